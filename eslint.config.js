@@ -1,0 +1,138 @@
+// @ts-check
+import { realpathSync, statSync } from 'node:fs';
+import { URL, fileURLToPath } from 'node:url';
+import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Import layers, lowest first. A layer may import itself and the layers it lists; anything
+ * else is an error, so a lower layer can never reach up into a higher one.
+ */
+const layers = /** @type {const} */ ([
+  // Public entry points re-export the whole library.
+  { type: 'entry', pattern: ['src/index.ts', 'src/testing.ts'], allow: ['*'] },
+  { type: 'root', pattern: 'src/*.ts', allow: [] },
+  { type: 'task', pattern: 'src/task/**', allow: ['root'] },
+  { type: 'bus', pattern: 'src/bus/**', allow: ['root', 'task'] },
+  // Siblings above the bus: none of them may import another.
+  { type: 'llm', pattern: 'src/llm/**', allow: ['root', 'task', 'bus'] },
+  { type: 'tools', pattern: 'src/tools/**', allow: ['root', 'task', 'bus'] },
+  { type: 'memory', pattern: 'src/memory/**', allow: ['root', 'task', 'bus'] },
+  { type: 'graph', pattern: 'src/graph/**', allow: ['root', 'task', 'bus'] },
+  { type: 'org', pattern: 'src/org/**', allow: ['root', 'task', 'bus'] },
+  { type: 'context', pattern: 'src/context/**', allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org'] },
+  // Pure machine definitions: they know Tasks and errors, never the runtime that provides them.
+  { type: 'machines', pattern: 'machines/**', allow: ['root', 'task'] },
+  {
+    type: 'runtime',
+    pattern: 'src/runtime/**',
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines'],
+  },
+  {
+    type: 'server',
+    pattern: 'src/server/**',
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', 'runtime'],
+  },
+  // The CLI's `serve` command starts the server, so the CLI sits just above it.
+  {
+    type: 'cli',
+    pattern: 'src/cli/**',
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', 'runtime', 'server'],
+  },
+  // A source folder nobody has placed in a layer yet: only entry points, tests and scripts may
+  // import it, so adding a folder forces a decision here instead of silently bypassing the rules.
+  { type: 'unplaced', pattern: ['src/**', 'machines/**'], allow: ['*'] },
+  { type: 'test', pattern: 'test/**', allow: ['*'] },
+  { type: 'scripts', pattern: 'scripts/**', allow: ['*'] },
+]);
+
+// Sources import `./x.js` (NodeNext) while the file on disk is `x.ts`. Boundaries must see the
+// real file to know its layer, so the node resolver is taught that mapping (no TS resolver needed).
+
+/** @param {string} path */
+const isFile = (path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+
+/** @param {string} path */
+const tsSourceOf = (path) => (path.endsWith('.js') ? `${path.slice(0, -3)}.ts` : undefined);
+
+const sourceResolver = {
+  extensions: ['.ts', '.js', '.mjs', '.json'],
+  // `resolve` only passes results through `realpathSync` when symlinks are not preserved.
+  preserveSymlinks: false,
+  /** @param {string} path */
+  isFile: (path) => {
+    const ts = tsSourceOf(path);
+    return isFile(path) || (ts !== undefined && isFile(ts));
+  },
+  /** @param {string} path */
+  realpathSync: (path) => {
+    const ts = tsSourceOf(path);
+    if (!isFile(path) && ts !== undefined && isFile(ts)) return realpathSync(ts);
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  },
+};
+
+export default defineConfig(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.troupe/'] },
+  js.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: root,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Kept from the presets on purpose (bugs, not style): no-floating-promises,
+      // no-misused-promises, no-explicit-any, no-unsafe-*, await-thenable, only-throw-error.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      // Async generators and interface implementations are async by contract, with or without an await.
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // `(task) => bus.publish(task)` as a callback is clear; only flag void used as a value elsewhere.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // Passing on a caught error or an abort signal's reason as-is is fine; rejecting with a literal is not.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+    },
+  },
+  {
+    files: ['**/*.{ts,mts,cts}'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/root-path': root,
+      'boundaries/elements': layers.map(({ type, pattern }) => ({ type, pattern, mode: 'full' })),
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      'import/resolver': { node: sourceResolver },
+    },
+    rules: {
+      'boundaries/element-types': [
+        'error',
+        {
+          default: 'disallow',
+          message:
+            '${file.type} must not import ${dependency.type}: a layer imports only layers below it, never a sibling (see `layers` in eslint.config.js)',
+          rules: layers.map(({ type, allow }) => ({ from: [type], allow: [type, ...allow] })),
+        },
+      ],
+    },
+  },
+  {
+    // Plain JavaScript config files are not in a TypeScript project.
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+);

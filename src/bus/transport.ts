@@ -1,0 +1,48 @@
+import type { Task } from '../task/index.js';
+
+/** What a bus wants a transport to bring it: Tasks for a target, or Tasks of an action pattern. */
+export type Interest = { readonly target: string } | { readonly pattern: string };
+
+/**
+ * Moves Tasks between buses. The in-process transport hands them straight back; a network
+ * transport (NATS) serialises them and subscribes only to the interests its bus declares,
+ * on subjects derived from target and action (see `subjectOf`).
+ */
+export interface Transport {
+  readonly name: string;
+  /** Where Tasks arriving for this bus go. Called once, by the bus. */
+  attach(deliver: (task: Task) => void): void;
+  /** Hands a Task over for delivery to every interested bus (including this one). */
+  send(task: Task): void;
+  /** Declares an interest; the returned function withdraws it. */
+  declare(interest: Interest): () => void;
+  close(): Promise<void>;
+}
+
+/** The subject a Task travels on: `troupe.<to>.<action>`, so target and action are both routable. */
+export function subjectOf(task: Pick<Task, 'to' | 'action'>, root = 'troupe'): string {
+  return `${root}.${task.to}.${task.action}`;
+}
+
+/** Delivers every Task back to the one bus in this process, synchronously. */
+export class InProcessTransport implements Transport {
+  readonly name = 'in-process';
+  #deliver: ((task: Task) => void) | undefined;
+
+  attach(deliver: (task: Task) => void): void {
+    this.#deliver = deliver;
+  }
+
+  send(task: Task): void {
+    this.#deliver?.(task);
+  }
+
+  declare(): () => void {
+    return () => undefined;
+  }
+
+  close(): Promise<void> {
+    this.#deliver = undefined;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,75 @@
+import { createServer } from 'node:net';
+import { createInspector } from '@statelyai/inspect';
+import { createInspectorServer } from '@statelyai/inspect/server';
+import { stringify } from 'safe-stable-stringify';
+import { WebSocket } from 'ws';
+import type { InspectionEvent } from 'xstate';
+import { TroupeError } from '../errors.js';
+
+export interface InspectorConnection {
+  readonly inspect: (event: InspectionEvent) => void;
+  /** Sends what is buffered, then disconnects (and stops the local relay, if any). */
+  close(): Promise<void>;
+}
+
+/**
+ * Streams XState inspection events of every actor to a WebSocket inspector endpoint. Resolves
+ * once connected, so no early event (the actors' creation) is dropped.
+ */
+export async function connectInspector(url: string, onStop: () => void = () => undefined): Promise<InspectorConnection> {
+  const socket = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', (error) => reject(new TroupeError('invalid_input', `cannot reach the inspector at ${url}: ${error.message}`)));
+  });
+  socket.on('error', () => undefined);
+  const inspector = createInspector({
+    send: (event) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(safeJson(event));
+    },
+  });
+  const observer = inspector.inspect;
+  return {
+    inspect: (event) => observer.next?.(event),
+    close: async () => {
+      for (let waited = 0; socket.bufferedAmount > 0 && waited < 2_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.close();
+        setTimeout(resolve, 500).unref();
+      });
+      onStop();
+    },
+  };
+}
+
+/** Starts the Stately inspector relay on `port` and connects to it. */
+export async function startLocalInspector(port: number): Promise<InspectorConnection & { readonly pageUrl: string }> {
+  await assertPortFree(port);
+  const server = createInspectorServer({ port, autoOpen: false });
+  const connection = await retry(() => connectInspector(`ws://127.0.0.1:${port}`, () => server.stop()));
+  return { ...connection, pageUrl: `http://localhost:${port}` };
+}
+
+async function retry<T>(attempt: () => Promise<T>, tries = 20): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (i >= tries) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', () => reject(new TroupeError('invalid_input', `inspector port ${port} is in use; pick another with --inspect <port>`)));
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
+
+function safeJson(value: unknown): string {
+  return stringify(value) ?? 'null';
+}

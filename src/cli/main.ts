@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError } from 'commander';
+import { runRequirement } from './run.js';
+
+function positiveNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    return parsed;
+  };
+}
+
+function port(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65_535) throw new InvalidArgumentError(`port must be an integer 1–65535, got "${value}"`);
+  return parsed;
+}
+
+const program = new Command()
+  .name('troupe')
+  .description('An actor-model runtime for societies of LLM agents')
+  .showHelpAfterError()
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+program
+  .command('run')
+  .description('give the root agent one requirement, print each Task as the society works, exit when the user has the answer')
+  .argument('<requirement>', 'what you want done')
+  .option('-t, --timeout <seconds>', 'give up after this many seconds', positiveNumber('--timeout'), 300)
+  .option('--inspect [port]', 'serve the Stately inspector relay (default port 8080) and stream every actor to it', port)
+  .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
+  .option('-v, --verbose', "also print the model's streamed text", false)
+  .option('--no-status', 'do not draw the live status line')
+  .action(async (requirement: string, options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean }) => {
+    if (requirement.trim() === '') {
+      process.stderr.write('troupe: the requirement must not be empty\n');
+      process.exit(2);
+    }
+    const code = await runRequirement(
+      requirement,
+      {
+        timeoutSeconds: options.timeout,
+        verbose: options.verbose,
+        status: options.status,
+        ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
+        ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
+      },
+      { stdout: process.stdout, stderr: process.stderr, env: process.env },
+    );
+    process.exitCode = code;
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,34 @@
+/**
+ * troupe — an actor-model runtime for societies of LLM agents.
+ *
+ * @example
+ * import { createRuntime } from 'troupe';
+ * const rt = await createRuntime();
+ * rt.bus.on('agent.*').subscribe((task) => console.log(task.action, task.from));
+ * const taskId = rt.submit('write a haiku about rain');
+ * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
+ * await rt.shutdown();
+ */
+export { createRuntime, Runtime, type AgentView, type RuntimeOptions, type OutputHandler, type Role, type AgentRecord, type Termination } from './runtime/index.js';
+export type { ShutdownSummary } from '../machines/runtime.machine.js';
+export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
+export {
+  Actions,
+  TaskSchema,
+  TaskStatusSchema,
+  AgentIdSchema,
+  createTask,
+  parseTask,
+  replyTo,
+  taskText,
+  type Task,
+  type TaskStatus,
+  type TaskInit,
+  type JsonValue,
+} from './task/index.js';
+export { OfflineModel, type ModelClient, type ChatRequest, type ChatDelta, type ChatMessage, type ToolDefinition } from './llm/index.js';
+export { defineTool, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type ToolPolicy } from './tools/index.js';
+export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
+export { systemClock, type Clock } from './clock.js';
+export { randomIds, sequentialIds, type IdGenerator } from './ids.js';
+export { createLogger, MemoryLogger, type Logger } from './logger.js';

@@ -1,0 +1,46 @@
+import type { AssistantMessage, ChatDelta, TokenUsage, ToolCall } from './messages.js';
+
+export interface CollectedReply {
+  readonly message: AssistantMessage;
+  readonly finishReason: string;
+  readonly usage: TokenUsage | undefined;
+}
+
+/**
+ * Drains a streamed reply into one assistant message, merging tool-call fragments by index,
+ * and hands each text fragment to `onText` as it arrives.
+ */
+export async function collectReply(stream: AsyncIterable<ChatDelta>, onText?: (text: string) => void): Promise<CollectedReply> {
+  let content = '';
+  let finishReason = 'stop';
+  let usage: TokenUsage | undefined;
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  for await (const delta of stream) {
+    switch (delta.type) {
+      case 'text':
+        content += delta.text;
+        onText?.(delta.text);
+        break;
+      case 'tool_call': {
+        const call = calls.get(delta.index) ?? { id: '', name: '', arguments: '' };
+        if (delta.id !== undefined && delta.id !== '') call.id = delta.id;
+        if (delta.name !== undefined) call.name += delta.name;
+        if (delta.arguments !== undefined) call.arguments += delta.arguments;
+        calls.set(delta.index, call);
+        break;
+      }
+      case 'finish':
+        finishReason = delta.reason;
+        usage = delta.usage ?? usage;
+        break;
+      default: {
+        const never: never = delta;
+        throw new Error(`unknown delta ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  const toolCalls: ToolCall[] = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, call]) => ({ id: call.id === '' ? `call_${index}` : call.id, name: call.name, arguments: call.arguments }));
+  return { message: { role: 'assistant', content, toolCalls }, finishReason, usage };
+}

@@ -1,0 +1,18 @@
+import type { ChatDelta, ChatRequest } from './messages.js';
+
+export interface ChatOptions {
+  /** Aborted when the calling agent is terminated: the call must stop and not be retried. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A chat model that streams. Implemented by the offline scripted model and by the
+ * OpenAI-compatible client; agents only ever see this interface.
+ */
+export interface ModelClient {
+  /** Shown in logs and summaries, e.g. `offline-scripted` or `openai:gpt-4o-mini`. */
+  readonly name: string;
+  /** True for models that follow a script instead of thinking; the CLI says so. */
+  readonly scripted: boolean;
+  chat(request: ChatRequest, options?: ChatOptions): AsyncIterable<ChatDelta>;
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** Plain settings of a runtime; everything here can come from a config file or environment. */
+export const RuntimeConfigSchema = z.object({
+  /** How long shutdown lets work in flight finish before cancelling the rest. */
+  drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+  /** Model calls allowed in one turn. */
+  maxSteps: z.number().int().positive().default(25),
+  /** Default timeout of one tool call. */
+  toolTimeoutMs: z.number().int().positive().default(60_000),
+  /** Longest accepted user message, in characters. */
+  maxInputChars: z.number().int().positive().default(100_000),
+  /** Messages kept in the user's inbox in memory (oldest dropped first). */
+  inboxLimit: z.number().int().positive().default(10_000),
+});
+
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+export type RuntimeConfigInput = z.input<typeof RuntimeConfigSchema>;
+
+export const UserTextSchema = z.string().trim().min(1, 'must not be empty');

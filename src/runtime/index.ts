@@ -1,0 +1,7 @@
+export { Runtime, createRuntime, rootPrompt, stateName, type AgentView, type RuntimeOptions } from './runtime.js';
+export { RuntimeConfigSchema, type RuntimeConfig, type RuntimeConfigInput } from './config.js';
+export { UserEndpoint, type OutputHandler } from './userEndpoint.js';
+export { Society, reservedIds } from './society.js';
+export type { AgentRecord, AgentStatus, Termination } from './agentCell.js';
+export type { Role } from './roleBook.js';
+export { Conversation } from './conversation.js';

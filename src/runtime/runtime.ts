@@ -1,0 +1,247 @@
+import { type Actor, type InspectionEvent, createActor, fromPromise, toPromise } from 'xstate';
+import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
+import { EventBus } from '../bus/index.js';
+import { type Clock, systemClock } from '../clock.js';
+import { TroupeError } from '../errors.js';
+import { type IdGenerator, randomIds } from '../ids.js';
+import { type Logger, createLogger } from '../logger.js';
+import { type ModelClient, OfflineModel } from '../llm/index.js';
+import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
+import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
+import type { AgentRecord } from './agentCell.js';
+import { type RuntimeConfig, type RuntimeConfigInput, RuntimeConfigSchema, UserTextSchema } from './config.js';
+import { waitForQuiet } from './quiet.js';
+import type { Role } from './roleBook.js';
+import { Society } from './society.js';
+import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
+
+export interface RuntimeOptions extends RuntimeConfigInput {
+  /** The model every agent uses; the offline scripted model when absent. */
+  model?: ModelClient;
+  bus?: EventBus;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  /** Tools added to the shared registry besides the meta-tools. */
+  tools?: readonly Tool[];
+  /** Receives XState inspection events of every actor (see `--inspect`). Off by default: it halves send speed. */
+  inspect?: (event: InspectionEvent) => void;
+  /** The root agent's role prompt and tool policy. */
+  root?: { prompt?: string; tools?: ToolPolicy };
+}
+
+/** An agent as the runtime reports it. */
+export interface AgentView extends AgentRecord {
+  readonly roleName: string;
+  /** The actor's state, e.g. `running.thinking`; `terminated` once gone. */
+  readonly state: string;
+  readonly queued: number;
+}
+
+export const rootPrompt = [
+  'You are the root agent of a society of AI agents. The user gives you requirements.',
+  'Break the work down: create roles (create_role), spawn child agents of those roles (spawn_agent),',
+  'delegate sub-tasks and wait for their results (delegate_task), terminate children whose work is done',
+  '(terminate_agent), then answer the user with the final result.',
+].join(' ');
+
+/**
+ * A running society: the bus, the user endpoint, the root agent and every agent spawned since.
+ *
+ * @example
+ * const rt = await createRuntime();
+ * const taskId = rt.submit('write a haiku about rain');
+ * const answer = await rt.waitForAnswer(taskId, { timeoutMs: 60_000 });
+ * await rt.shutdown();
+ */
+export class Runtime {
+  readonly bus: EventBus;
+  readonly user: UserEndpoint;
+  readonly tools: ToolRegistry;
+  readonly model: ModelClient;
+  readonly config: RuntimeConfig;
+  readonly society: Society;
+  readonly #clock: Clock;
+  readonly #ids: IdGenerator;
+  readonly #logger: Logger;
+  readonly #actor: Actor<typeof runtimeMachine>;
+  #summary: Promise<ShutdownSummary> | undefined;
+
+  constructor(options: RuntimeOptions) {
+    const { model, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
+    this.config = RuntimeConfigSchema.parse(config);
+    this.#clock = clock ?? systemClock;
+    this.#ids = ids ?? randomIds;
+    this.#logger = logger ?? createLogger((process.env['TROUPE_LOG_LEVEL'] as 'info' | undefined) ?? 'warn');
+    this.model = model ?? new OfflineModel();
+    this.bus = bus ?? new EventBus({ clock: this.#clock });
+    this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
+    this.society = new Society({
+      bus: this.bus, clock: this.#clock, ids: this.#ids, logger: this.#logger, model: this.model,
+      tools: this.tools, config: this.config, inspect,
+    });
+    this.user = new UserEndpoint({ bus: this.bus, logger: this.#logger, inboxLimit: this.config.inboxLimit, inspect });
+    this.bus.faults$.subscribe((fault) => {
+      this.#logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
+    });
+
+    const machine = runtimeMachine.provide({
+      actors: { drainSociety: fromPromise(({ input }) => this.#drain(input.drainTimeoutMs)) },
+      actions: {
+        stopIntake: () => this.user.drain(),
+        reportSummary: (_, { summary }) => this.#logger.info({ ...summary }, 'runtime shut down'),
+        reportFailure: (_, { error }) => this.#logger.error({ error: String(error) }, 'runtime failed'),
+      },
+    });
+    this.#actor = createActor(machine, { id: 'runtime', ...(inspect === undefined ? {} : { inspect }) });
+    this.#actor.start();
+
+    const rootRole = this.society.roles.create({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
+    this.society.spawn({ role: rootRole.id, parent: null, id: 'root' });
+    this.#actor.send({ type: 'runtime.started' });
+  }
+
+  /** `spawning`, `running`, `draining` or `terminated`. */
+  get state(): string {
+    return this.#actor.getSnapshot().value;
+  }
+
+  createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Role {
+    return this.society.roles.create({ ...input, createdBy: input.createdBy ?? 'user' });
+  }
+
+  /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Returns its id. */
+  spawn(input: { role: string; parent?: string }): string {
+    this.#requireOpen();
+    const parent = input.parent === undefined ? null : parseOrThrow(AgentIdSchema, input.parent, 'parent');
+    return this.society.spawn({ role: input.role, parent }).agentId;
+  }
+
+  /** Gives the root agent a requirement; returns the id of the Task sent (the answer comes back with it). */
+  submit(text: string, options: { sessionId?: string } = {}): string {
+    return this.#input('root', text, Actions.execute, null, options.sessionId);
+  }
+
+  /** Sends the user's message to an agent; returns the id of the Task sent. */
+  send(agentId: string, text: string, options: { taskId?: string } = {}): string {
+    const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
+    return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
+  }
+
+  /** Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents). */
+  terminate(agentId: string, options: { by: string; reason?: string }): Promise<void> {
+    return this.society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
+  }
+
+  agents(): AgentView[] {
+    return this.society.records().map((record) => this.#view(record));
+  }
+
+  agent(agentId: string): AgentView | undefined {
+    const record = this.society.record(agentId);
+    return record === undefined ? undefined : this.#view(record);
+  }
+
+  onOutput(handler: OutputHandler): () => void {
+    return this.user.onOutput(handler);
+  }
+
+  /** Resolves with the final Task of `taskId` once it reaches the user. */
+  waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
+    const isAnswer = (task: Task): boolean => task.id === taskId && finalStatuses.has(task.status);
+    const known = this.user.inbox().find(isAnswer);
+    if (known !== undefined) return Promise.resolve(known);
+    return new Promise((resolve, reject) => {
+      const timer = this.#clock.setTimeout(() => {
+        stop();
+        reject(new TroupeError('request_timeout', `no answer to task ${taskId} within ${options.timeoutMs} ms`, { context: { taskId } }));
+      }, options.timeoutMs);
+      const stop = this.onOutput((task) => {
+        if (!isAnswer(task)) return;
+        this.#clock.clearTimeout(timer);
+        stop();
+        resolve(task);
+      });
+    });
+  }
+
+  /** Stops intake, lets work in flight finish (up to `drainTimeoutMs`), stops every agent and summarises. */
+  shutdown(options: { drainTimeoutMs?: number } = {}): Promise<ShutdownSummary> {
+    this.#summary ??= (async () => {
+      this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
+      await toPromise(this.#actor);
+      const summary = this.#lastSummary;
+      if (summary === undefined) throw new TroupeError('internal', 'shutdown finished without a summary');
+      await this.bus.close();
+      return summary;
+    })();
+    return this.#summary;
+  }
+
+  #lastSummary: ShutdownSummary | undefined;
+
+  async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
+    const started = this.#clock.now();
+    const cells = () => this.society.liveIds().flatMap((id) => this.society.cell(id) ?? []);
+    const drained = await waitForQuiet(() => cells().map((cell) => cell.actor), () => this.bus.pendingRequests, this.bus.on('*'), drainTimeoutMs, this.#clock);
+    const pendingTasks = cells().reduce((sum, cell) => {
+      const { context } = cell.actor.getSnapshot();
+      return sum + context.mailbox.length + (context.current === null ? 0 : 1);
+    }, 0);
+    const live = this.society.liveIds();
+    const topLevel = live.filter((id) => this.society.parentOf(id) === null || !live.includes(this.society.parentOf(id) ?? ''));
+    await Promise.all(topLevel.map((id) => this.society.terminateSubtree(id, 'runtime', 'shutdown')));
+    this.user.close();
+    this.#lastSummary = {
+      agents: this.society.records().length,
+      terminatedAgents: live.length,
+      pendingTasks,
+      drained,
+      elapsedMs: this.#clock.now() - started,
+    };
+    return this.#lastSummary;
+  }
+
+  #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): string {
+    this.#requireOpen();
+    const target = parseOrThrow(AgentIdSchema, to, 'agentId');
+    const body = parseOrThrow(UserTextSchema.max(this.config.maxInputChars), text, 'text');
+    if (target === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
+    const record = this.society.record(target);
+    if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
+    if (record.status === 'terminated') throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
+    const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
+    this.user.input(task);
+    return task.id;
+  }
+
+  #requireOpen(): void {
+    if (this.state !== 'running') throw new TroupeError('intake_closed', `the runtime is ${this.state} and takes no new work`);
+  }
+
+  #view(record: AgentRecord): AgentView {
+    const cell = this.society.cell(record.id);
+    const snapshot = cell?.actor.getSnapshot();
+    return {
+      ...record,
+      roleName: this.society.roles.find(record.roleId)?.name ?? record.roleId,
+      state: snapshot === undefined ? 'terminated' : stateName(snapshot.value),
+      queued: snapshot?.context.mailbox.length ?? 0,
+    };
+  }
+}
+
+/** `{ running: 'thinking' }` → `running.thinking`. */
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object') {
+    const [key, inner] = Object.entries(value)[0] ?? [];
+    return key === undefined ? '' : `${key}.${stateName(inner)}`;
+  }
+  return String(value);
+}
+
+/** Starts a runtime with a root agent, ready for `submit`. */
+export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  return Promise.resolve(new Runtime(options));
+}

@@ -1,0 +1,233 @@
+import { type InspectionEvent, createActor, toPromise } from 'xstate';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../bus/index.js';
+import { TroupeError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { ModelClient } from '../llm/index.js';
+import { Actions, type Task, createTask, turnActions } from '../task/index.js';
+import type { SocietyPort, ToolRegistry } from '../tools/index.js';
+import { type AgentHost, provideAgentMachine } from './agentBehaviour.js';
+import type { AgentCell, AgentRecord, Termination } from './agentCell.js';
+import type { RuntimeConfig } from './config.js';
+import { Conversation } from './conversation.js';
+import { type Role, RoleBook } from './roleBook.js';
+
+export interface SocietyDeps {
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly model: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly config: RuntimeConfig;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+}
+
+/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink. */
+export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']);
+
+/**
+ * The live organisation: roles, agent records (the tree, as parent links), and one flat
+ * XState actor per live agent. It enforces the society's rules: only a parent terminates
+ * its child, termination cascades, a terminated agent takes no more work.
+ */
+export class Society implements SocietyPort, AgentHost {
+  readonly roles: RoleBook;
+  readonly #records = new Map<string, AgentRecord>();
+  readonly #children = new Map<string, Set<string>>();
+  readonly #cells = new Map<string, AgentCell>();
+  readonly #terminations: Termination[] = [];
+  readonly #machine: ReturnType<typeof provideAgentMachine>;
+  readonly port: SocietyPort = this;
+
+  constructor(private readonly deps: SocietyDeps) {
+    this.roles = new RoleBook(deps);
+    this.#machine = provideAgentMachine(this);
+  }
+
+  get bus(): EventBus { return this.deps.bus; }
+  get clock(): Clock { return this.deps.clock; }
+  get ids(): IdGenerator { return this.deps.ids; }
+  get logger(): Logger { return this.deps.logger; }
+  get model(): ModelClient { return this.deps.model; }
+  get tools(): ToolRegistry { return this.deps.tools; }
+  get config(): RuntimeConfig { return this.deps.config; }
+
+  cell(agentId: string): AgentCell | undefined {
+    return this.#cells.get(agentId);
+  }
+
+  record(agentId: string): AgentRecord | undefined {
+    return this.#records.get(agentId);
+  }
+
+  records(): AgentRecord[] {
+    return [...this.#records.values()];
+  }
+
+  terminations(): readonly Termination[] {
+    return this.#terminations;
+  }
+
+  /** Ids of live agents. */
+  liveIds(): string[] {
+    return [...this.#cells.keys()];
+  }
+
+  parentOf(agentId: string): string | null {
+    return this.#records.get(agentId)?.parentAgentId ?? null;
+  }
+
+  createRole(input: { name: string; prompt: string; createdBy: string }): { roleId: string; name: string } {
+    const role = this.roles.create(input);
+    return { roleId: role.id, name: role.name };
+  }
+
+  spawn(input: { role: string; parent: string | null; id?: string }): { agentId: string; roleId: string } {
+    const role = this.roles.find(input.role);
+    if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
+    if (input.parent !== null) this.#requireLive(input.parent);
+    const id = input.id ?? this.deps.ids.agent(role.name);
+    if (reservedIds.has(id) || this.#records.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
+
+    const record: AgentRecord = {
+      id,
+      roleId: role.id,
+      parentAgentId: input.parent,
+      createdAt: this.deps.clock.now(),
+      terminatedAt: null,
+      status: 'active',
+    };
+    this.#records.set(id, record);
+    if (input.parent !== null) this.#childrenOf(input.parent).add(id);
+
+    const actor = createActor(this.#machine, {
+      id,
+      input: { agentId: id, roleId: role.id, parentId: input.parent, maxSteps: this.deps.config.maxSteps },
+      ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
+    });
+    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], inbox: undefined };
+    this.#cells.set(id, cell);
+    actor.subscribe({ error: (error) => this.deps.logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error') });
+    actor.start();
+    // Only new work starts a turn; status updates and notices addressed to the agent are observations.
+    cell.inbox = this.deps.bus.subscribe({ to: id }, (task) => {
+      if (task.status === 'submitted' && turnActions.has(task.action)) actor.send({ type: 'task.received', task });
+    }, `agent:${id}`);
+    this.bus.publish(createTask({
+      from: id,
+      to: input.parent ?? 'runtime',
+      action: Actions.spawned,
+      status: 'completed',
+      parameters: { agentId: id, roleId: role.id, role: role.name },
+    }, this.deps));
+    return { agentId: id, roleId: role.id };
+  }
+
+  send(input: { from: string; to: string; text: string; parentTask: Task | null; action?: string }): Task {
+    if (input.to !== 'user') this.#requireLive(input.to);
+    const task = createTask({
+      from: input.from,
+      to: input.to,
+      action: input.action ?? Actions.message,
+      parameters: { text: input.text },
+      parentId: input.parentTask?.id ?? null,
+      sessionId: input.parentTask?.sessionId,
+    }, this.deps);
+    this.bus.publish(task);
+    return task;
+  }
+
+  async delegate(input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal }): Promise<Task> {
+    if (input.to === input.from) throw new TroupeError('invalid_input', 'an agent cannot delegate to itself');
+    this.#requireLive(input.to);
+    const task = createTask({
+      from: input.from,
+      to: input.to,
+      action: Actions.execute,
+      parameters: { text: input.text },
+      parentId: input.parentTask.id,
+      sessionId: input.parentTask.sessionId,
+    }, this.deps);
+    return this.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
+  }
+
+  /** Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level agent). */
+  async terminate(input: { agentId: string; by: string; reason: string }): Promise<void> {
+    const record = this.#requireLive(input.agentId);
+    const allowed = record.parentAgentId ?? 'user';
+    if (input.by !== allowed) {
+      throw new TroupeError('not_parent', `${input.by} may not terminate ${input.agentId}: only its parent ${allowed} may`, {
+        context: { agentId: input.agentId, by: input.by },
+      });
+    }
+    await this.terminateSubtree(input.agentId, input.by, input.reason);
+  }
+
+  /** Stops a subtree without the parent check (shutdown uses it). Parents stop first, so no one starts new work. */
+  async terminateSubtree(rootId: string, by: string, reason: string): Promise<void> {
+    const order = this.#subtree(rootId).filter((id) => this.#cells.has(id));
+    for (const id of order) {
+      this.#terminations.push({ agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason });
+      this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
+    }
+    await Promise.all(order.map(async (id) => {
+      const actor = this.#cells.get(id)?.actor;
+      if (actor !== undefined) await toPromise(actor).catch(() => undefined);
+      this.#forget(id);
+    }));
+  }
+
+  /** Called by the agent machine's `release` step while draining. */
+  release(agentId: string): Promise<void> {
+    const cell = this.#cells.get(agentId);
+    cell?.inbox?.unsubscribe();
+    cell?.conversation.clear();
+    return Promise.resolve();
+  }
+
+  #forget(agentId: string): void {
+    const cell = this.#cells.get(agentId);
+    if (cell === undefined) return;
+    cell.inbox?.unsubscribe();
+    cell.conversation.clear();
+    this.#cells.delete(agentId);
+    const record = this.#records.get(agentId);
+    if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: this.deps.clock.now() });
+  }
+
+  #requireLive(agentId: string): AgentRecord {
+    const record = this.#records.get(agentId);
+    if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
+    if (record.status === 'terminated' || !this.#cells.has(agentId)) {
+      throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
+    }
+    return record;
+  }
+
+  #childrenOf(agentId: string): Set<string> {
+    let set = this.#children.get(agentId);
+    if (set === undefined) {
+      set = new Set();
+      this.#children.set(agentId, set);
+    }
+    return set;
+  }
+
+  /** The agent and its descendants, parents before children. */
+  #subtree(rootId: string): string[] {
+    const out: string[] = [];
+    const queue = [rootId];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      out.push(id);
+      queue.push(...(this.#children.get(id) ?? []));
+    }
+    return out;
+  }
+}
+
+function systemPrompt(agentId: string, role: Role, parent: string | null): string {
+  const origin = parent === null ? 'You answer the user directly.' : `Your parent agent is ${parent}; your final answer goes back to whoever sent you the task.`;
+  return `${role.prompt}\n\nYou are agent ${agentId} (role ${role.name}) in a troupe society. ${origin}`;
+}

@@ -1,0 +1,101 @@
+import type { Subscription } from 'rxjs';
+import { type Actor, type InspectionEvent, createActor } from 'xstate';
+import { userEndpointMachine } from '../../machines/userEndpoint.machine.js';
+import type { EventBus } from '../bus/index.js';
+import { TroupeError, describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Task } from '../task/index.js';
+
+/** Receives each Task addressed to the user (console printer, HTTP, SSE …). */
+export type OutputHandler = (task: Task) => void;
+
+export interface UserEndpointDeps {
+  readonly bus: EventBus;
+  readonly logger: Logger;
+  readonly inboxLimit: number;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+}
+
+/**
+ * The human's door (agent id `user`). What the user says goes straight to its target; what
+ * agents address to `user` lands in the inbox and reaches every output handler.
+ */
+export class UserEndpoint {
+  readonly id = 'user';
+  readonly #inbox: Task[] = [];
+  readonly #handlers = new Set<OutputHandler>();
+  readonly #actor: Actor<typeof userEndpointMachine>;
+  readonly #subscription: Subscription;
+  #refusal: string | null = null;
+
+  constructor(private readonly deps: UserEndpointDeps) {
+    const machine = userEndpointMachine.provide({
+      actions: {
+        forwardInput: (_, { task }) => deps.bus.publish(task),
+        refuseInput: (_, { reason }) => {
+          this.#refusal = reason;
+        },
+        deliverToUser: (_, { task }) => this.#deliver(task),
+      },
+    });
+    this.#actor = createActor(machine, { id: 'user', ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }) });
+    this.#actor.start();
+    this.#subscription = deps.bus.subscribe({ to: 'user' }, (task) => this.#actor.send({ type: 'task.received', task }), 'user');
+    this.#actor.send({ type: 'endpoint.open' });
+  }
+
+  /** Forwards a Task the user wrote; throws (and publishes nothing) when it is refused. */
+  input(task: Task): void {
+    if (task.from !== 'user') throw new TroupeError('invalid_input', 'user input must come from "user"');
+    if (task.to === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
+    this.#refusal = null;
+    this.#actor.send({ type: 'user.input', task });
+    const refusal = this.#takeRefusal();
+    if (refusal !== null) throw new TroupeError('intake_closed', `message refused: ${refusal}`);
+  }
+
+  /** Registers an output handler; returns the function that removes it. */
+  onOutput(handler: OutputHandler): () => void {
+    this.#handlers.add(handler);
+    return () => this.#handlers.delete(handler);
+  }
+
+  /** What agents have sent the user, oldest first (bounded; the org store keeps the full log). */
+  inbox(): readonly Task[] {
+    return this.#inbox;
+  }
+
+  get state(): string {
+    return this.#actor.getSnapshot().value;
+  }
+
+  /** Stops taking input; answers to work in flight are still delivered. */
+  drain(): void {
+    this.#actor.send({ type: 'endpoint.close' });
+  }
+
+  close(): void {
+    this.#actor.send({ type: 'endpoint.closed' });
+    this.#subscription.unsubscribe();
+    this.#actor.stop();
+  }
+
+  /** The reason the machine refused the last input, if it did (its `refuseInput` action sets it). */
+  #takeRefusal(): string | null {
+    const refusal = this.#refusal;
+    this.#refusal = null;
+    return refusal;
+  }
+
+  #deliver(task: Task): void {
+    this.#inbox.push(task);
+    if (this.#inbox.length > this.deps.inboxLimit) this.#inbox.shift();
+    for (const handler of this.#handlers) {
+      try {
+        handler(task);
+      } catch (error) {
+        this.deps.logger.error({ taskId: task.id, error: describeError(error) }, 'output handler failed');
+      }
+    }
+  }
+}

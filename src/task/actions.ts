@@ -1,0 +1,26 @@
+/**
+ * The action names troupe itself publishes. Users may publish their own dotted names;
+ * these are the ones the runtime, memory and the CLI understand.
+ */
+export const Actions = {
+  /** Work for the receiver: a user requirement, a delegated sub-task. */
+  execute: 'execute',
+  /** A peer message; the receiver takes a turn on it. */
+  message: 'node.message',
+  /** A streamed fragment of an agent's model output. */
+  thinking: 'node.thinking',
+  /** A tool call an agent is making (observation only). */
+  toolCall: 'node.tool_call',
+  /** Lifecycle notices, addressed to the agent's parent. */
+  spawned: 'agent.spawned',
+  terminated: 'agent.terminated',
+  /** An agent's turn threw; reported to its parent, the agent keeps running. */
+  error: 'agent.error',
+  /** A warning to an agent about itself (e.g. its conversation is long). */
+  warning: 'agent.warning',
+} as const;
+
+export type KnownAction = (typeof Actions)[keyof typeof Actions];
+
+/** Actions that start a turn in the receiving agent. */
+export const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message]);

@@ -1,0 +1,6 @@
+export * from './schema.js';
+export * from './actions.js';
+export * from './task.js';
+export { deepFreeze } from './freeze.js';
+export { parseOrThrow, formatPath } from './validate.js';
+export { taskAsPrompt, readPrompt } from './prompt.js';

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** Agent ids travel in NATS subjects and URLs, so they are restricted to a safe alphabet. */
+export const AgentIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, "_" or "-"');
+
+export const TaskIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
+
+/** Dotted lower-case names: `execute`, `node.message`, `agent.spawned`. */
+export const ActionSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'must be dotted lower-case words like "node.message"');
+
+/** The A2A task states. */
+export const TaskStatusSchema = z.enum([
+  'submitted',
+  'working',
+  'input-required',
+  'completed',
+  'canceled',
+  'failed',
+  'rejected',
+]);
+
+export const TaskErrorSchema = z
+  .object({
+    code: z.string().min(1),
+    message: z.string(),
+  })
+  // Strict like the Task itself: an unknown key is rejected, not silently dropped.
+  .strict();
+
+export const TaskMetadataSchema = z
+  .object({
+    /** How much this Task matters to memory, 0..1 (L2 keeps what is above 0.6). */
+    importance: z.number().min(0).max(1).optional(),
+  })
+  .catchall(z.json());
+
+export const TaskSchema = z
+  .object({
+    id: TaskIdSchema,
+    /** Tasks of one conversation with the user share a session; memory and context filter by it. */
+    sessionId: TaskIdSchema,
+    /** The Task this one was made for (a sub-task, a reply's request), or null at the top. */
+    parentId: TaskIdSchema.nullable(),
+    from: AgentIdSchema,
+    to: AgentIdSchema,
+    action: ActionSchema,
+    status: TaskStatusSchema,
+    parameters: z.record(z.string(), z.json()),
+    result: z.json().nullable(),
+    error: TaskErrorSchema.nullable(),
+    metadata: TaskMetadataSchema,
+    /** Milliseconds since the epoch. */
+    createdAt: z.number().int().nonnegative(),
+  })
+  .strict();
+
+export type AgentId = z.infer<typeof AgentIdSchema>;
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+export type TaskError = z.infer<typeof TaskErrorSchema>;
+export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
+export type JsonValue = z.infer<ReturnType<typeof z.json>>;
+
+/** A Task is an immutable value: every Task troupe hands out is deeply frozen. */
+export type Task = Readonly<z.infer<typeof TaskSchema>>;
+
+/** Statuses after which a Task needs nothing more from its receiver. */
+export const finalStatuses: ReadonlySet<TaskStatus> = new Set(['completed', 'canceled', 'failed', 'rejected']);
+
+/** A reply ends a request when it is final or asks the requester for input. */
+export function isReplyStatus(status: TaskStatus): boolean {
+  return finalStatuses.has(status) || status === 'input-required';
+}

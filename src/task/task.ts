@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import type { IdGenerator } from '../ids.js';
+import { deepFreeze } from './freeze.js';
+import {
+  type AgentId,
+  type JsonValue,
+  type Task,
+  type TaskError,
+  type TaskMetadata,
+  TaskSchema,
+  type TaskStatus,
+} from './schema.js';
+import { parseOrThrow } from './validate.js';
+
+/** What a caller says when making a Task; the rest has defaults. */
+export interface TaskInit {
+  from: AgentId;
+  to: AgentId;
+  action: string;
+  parameters?: Record<string, JsonValue>;
+  status?: TaskStatus;
+  sessionId?: string;
+  parentId?: string | null;
+  metadata?: TaskMetadata;
+  id?: string;
+}
+
+export interface TaskFactoryDeps {
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}
+
+// Tasks this module validated and deep-froze. Being frozen proves neither (a caller can
+// Object.freeze any object, shallowly), so the bus trusts only membership here.
+const parsedTasks = new WeakSet<object>();
+
+/** Validates an untrusted value as a Task and returns a frozen copy. */
+export function parseTask(input: unknown): Task {
+  const task = deepFreeze(parseOrThrow(TaskSchema, input, 'task'));
+  parsedTasks.add(task);
+  return task;
+}
+
+/** True for a Task made by `parseTask`, `createTask` or `replyTo`: already valid and deeply frozen. */
+export function isParsedTask(value: unknown): value is Task {
+  return typeof value === 'object' && value !== null && parsedTasks.has(value);
+}
+
+/** Makes a new, validated, frozen Task. */
+export function createTask(init: TaskInit, deps: TaskFactoryDeps): Task {
+  const id = init.id ?? deps.ids.task();
+  return parseTask({
+    id,
+    sessionId: init.sessionId ?? id,
+    parentId: init.parentId ?? null,
+    from: init.from,
+    to: init.to,
+    action: init.action,
+    status: init.status ?? 'submitted',
+    parameters: init.parameters ?? {},
+    result: null,
+    error: null,
+    metadata: init.metadata ?? {},
+    createdAt: deps.clock.now(),
+  });
+}
+
+export interface ReplyInit {
+  status: TaskStatus;
+  result?: JsonValue;
+  error?: TaskError | null;
+  metadata?: TaskMetadata;
+}
+
+/**
+ * The receiver's answer to a Task: the same Task id with a new status, travelling back
+ * from the receiver to the sender. The original Task is untouched.
+ */
+export function replyTo(task: Task, reply: ReplyInit, clock: Clock): Task {
+  return parseTask({
+    ...task,
+    from: task.to,
+    to: task.from,
+    status: reply.status,
+    result: reply.result ?? null,
+    error: reply.error ?? null,
+    metadata: reply.metadata === undefined ? task.metadata : { ...task.metadata, ...reply.metadata },
+    createdAt: clock.now(),
+  });
+}
+
+/** The text a Task carries for a model or a human: `parameters.text`, else its JSON. */
+export function taskText(task: Task): string {
+  const source = task.result ?? task.parameters;
+  if (typeof source === 'string') return source;
+  // `result ?? parameters` is never null: a null result falls back to the parameters record.
+  if (typeof source === 'object' && !Array.isArray(source)) {
+    const text = (source as Record<string, JsonValue>)['text'];
+    if (typeof text === 'string') return text;
+  }
+  return JSON.stringify(source);
+}

@@ -1,0 +1,8 @@
+/**
+ * Test doubles for troupe users: the scripted model and a simulated clock, so a society can be
+ * tested deterministically without a network or real sleeps.
+ */
+export { ScriptedModel, type ScriptStep, type ScriptReply } from './llm/index.js';
+export { SimulatedClock } from './simulatedClock.js';
+export { sequentialIds } from './ids.js';
+export { MemoryLogger } from './logger.js';

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { AgentIdSchema, taskText } from '../task/index.js';
+import { type Tool, defineTool, jsonResult } from './tool.js';
+
+/** How long `delegate_task` waits for a child's answer unless the model says otherwise. */
+export const defaultDelegateTimeoutMs = 120_000;
+
+export const createRoleTool = defineTool({
+  name: 'create_role',
+  description: 'Create a role (a job description) that agents can be spawned with.',
+  parameters: z.object({
+    name: z.string().min(1).max(64).describe('Short role name, e.g. "poet"'),
+    prompt: z.string().min(1).max(20_000).describe('System prompt for agents of this role'),
+  }),
+  execute: (args, { agentId, society }) => Promise.resolve(jsonResult(society.createRole({ ...args, createdBy: agentId }))),
+});
+
+export const spawnAgentTool = defineTool({
+  name: 'spawn_agent',
+  description: 'Spawn a new agent of an existing role as your child. Optionally give it a first task (not awaited).',
+  parameters: z.object({
+    role: z.string().min(1).describe('Role name or role id'),
+    task: z.string().min(1).optional().describe('A first task to send to the new agent'),
+  }),
+  execute: (args, { agentId, society, task }) => {
+    const spawned = society.spawn({ role: args.role, parent: agentId });
+    if (args.task !== undefined) society.send({ from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
+    return Promise.resolve(jsonResult(spawned));
+  },
+});
+
+export const delegateTaskTool = defineTool({
+  name: 'delegate_task',
+  description: 'Send a task to another agent (usually your child) and wait for its result.',
+  parameters: z.object({
+    agentId: AgentIdSchema.describe('The agent to delegate to'),
+    task: z.string().min(1).describe('What the agent should do'),
+    timeoutSeconds: z.number().positive().max(3600).optional().describe('How long to wait, default 120'),
+  }),
+  // The delegate's own timeout governs; the tool timeout must not cut it short.
+  timeoutMs: 3_600_000 + 1_000,
+  execute: async (args, { agentId, society, task, signal }) => {
+    const reply = await society.delegate({
+      from: agentId,
+      to: args.agentId,
+      text: args.task,
+      parentTask: task,
+      timeoutMs: args.timeoutSeconds === undefined ? defaultDelegateTimeoutMs : args.timeoutSeconds * 1000,
+      signal,
+    });
+    return jsonResult({
+      agentId: args.agentId,
+      status: reply.status,
+      result: reply.status === 'completed' ? taskText(reply) : null,
+      error: reply.error === null ? null : reply.error.message,
+    });
+  },
+});
+
+export const sendMessageTool = defineTool({
+  name: 'send_message',
+  description: 'Send a message to an agent or to "user" without waiting for an answer.',
+  parameters: z.object({
+    to: AgentIdSchema.describe('Recipient agent id, or "user"'),
+    text: z.string().min(1),
+  }),
+  execute: (args, { agentId, society, task }) => {
+    const sent = society.send({ from: agentId, to: args.to, text: args.text, parentTask: task });
+    return Promise.resolve(jsonResult({ messageId: sent.id, to: args.to }));
+  },
+});
+
+export const terminateAgentTool = defineTool({
+  name: 'terminate_agent',
+  description: 'Terminate one of your child agents (and its descendants) and free its resources. Only its parent may.',
+  parameters: z.object({
+    agentId: AgentIdSchema,
+    reason: z.string().max(500).optional(),
+  }),
+  execute: async (args, { agentId, society }) => {
+    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent' });
+    return jsonResult({ ok: true, terminatedAgentId: args.agentId });
+  },
+});
+
+/** The tools by which agents build and run their society. */
+export const metaTools: readonly Tool[] = [createRoleTool, spawnAgentTool, delegateTaskTool, sendMessageTool, terminateAgentTool];

@@ -1,0 +1,43 @@
+import { TroupeError } from '../errors.js';
+import { type Tool, type ToolSpec, parametersJsonSchema } from './tool.js';
+
+/** Which tools a role may use: `allow` (when given) then `deny`. */
+export interface ToolPolicy {
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+}
+
+/** The tools shared by a whole society (children share their parent's registry). */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Tool>();
+  readonly #definitions = new Map<string, ToolSpec>();
+
+  register(...tools: Tool[]): this {
+    for (const tool of tools) {
+      if (this.#tools.has(tool.name)) throw new TroupeError('invalid_input', `a tool named ${tool.name} is already registered`);
+      this.#tools.set(tool.name, tool);
+      this.#definitions.set(tool.name, { name: tool.name, description: tool.description, parameters: parametersJsonSchema(tool.parameters) });
+    }
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** Whether `policy` lets a role use the tool `name`. */
+  allows(policy: ToolPolicy | undefined, name: string): boolean {
+    if (!this.#tools.has(name)) return false;
+    if (policy?.allow !== undefined && !policy.allow.includes(name)) return false;
+    return !(policy?.deny?.includes(name) ?? false);
+  }
+
+  /** The definitions a model sees, filtered by a role's policy. */
+  definitions(policy?: ToolPolicy): ToolSpec[] {
+    return [...this.#definitions.values()].filter((definition) => this.allows(policy, definition.name));
+  }
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { JsonValue, Task } from '../task/index.js';
+import type { SocietyPort } from './societyPort.js';
+
+/** A tool as a model sees it (the same shape as the model layer's ToolDefinition). */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/** A call a model made: `arguments` is its raw JSON text (the model layer's ToolCall). */
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** Something a tool produced besides its text, e.g. a file. */
+export interface Artifact {
+  readonly name: string;
+  readonly mediaType: string;
+  readonly content: string;
+}
+
+/** What a tool call returns to the model. `isError` results are shown to the model as failures. */
+export interface ToolResult {
+  readonly content: string;
+  readonly metadata?: Readonly<Record<string, JsonValue>>;
+  readonly artifacts?: readonly Artifact[];
+  readonly isError?: boolean;
+}
+
+/** What a running tool may use: who called it, for which Task, and the society around it. */
+export interface ToolContext {
+  readonly agentId: string;
+  readonly task: Task;
+  /** Aborted when the calling agent is terminated or the tool times out. */
+  readonly signal: AbortSignal;
+  readonly society: SocietyPort;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  /** Validates the model's arguments; the JSON Schema the model sees is generated from it. */
+  readonly parameters: S;
+  /** Longest a call may run before it becomes an error result. */
+  readonly timeoutMs?: number;
+  execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Declares a tool, keeping the argument type inferred from its zod schema. */
+export function defineTool<S extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  parameters: S;
+  timeoutMs?: number;
+  execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
+}): Tool<S> {
+  return tool;
+}
+
+/** A successful result whose content is `value` as JSON (how meta-tools answer). */
+export function jsonResult(value: Readonly<Record<string, JsonValue>>): ToolResult {
+  return { content: JSON.stringify(value), metadata: value };
+}
+
+/** An error result: the model sees `{"error": message}` and decides what to do next. */
+export function errorResult(message: string, code = 'tool_error'): ToolResult {
+  return { content: JSON.stringify({ error: message, code }), isError: true, metadata: { code } };
+}
+
+/** The JSON Schema a model sees for a tool's parameters. */
+export function parametersJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}

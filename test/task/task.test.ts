@@ -1,0 +1,286 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Clock, TimerHandle } from '../../src/clock.js';
+import { TroupeError, ValidationError } from '../../src/errors.js';
+import { sequentialIds } from '../../src/ids.js';
+import {
+  type JsonValue,
+  type Task,
+  type TaskInit,
+  type TaskMetadata,
+  TaskSchema,
+  TaskStatusSchema,
+  createTask,
+  deepFreeze,
+  isParsedTask,
+  parseTask,
+  replyTo,
+} from '../../src/task/index.js';
+
+/** A clock that reads whatever the test set; these tests never schedule anything. */
+function fixedClock(at: number): Clock & { at: number } {
+  return {
+    at,
+    now() {
+      return this.at;
+    },
+    setTimeout: () => 0 as unknown as TimerHandle,
+    clearTimeout: () => undefined,
+  };
+}
+
+function isDeepFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
+}
+
+/** Runs `fn` and returns the ValidationError it must throw. */
+function thrownBy(fn: () => unknown): ValidationError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return error as ValidationError;
+  }
+  throw new Error('expected a ValidationError, but nothing was thrown');
+}
+
+function rejection(input: unknown): ValidationError {
+  return thrownBy(() => parseTask(input));
+}
+
+function makeTask(init: Partial<TaskInit> = {}, at = 1_000): Task {
+  return createTask(
+    {
+      from: 'user',
+      to: 'poet-1',
+      action: 'execute',
+      parameters: { text: 'write a haiku', nested: { lines: [5, 7, 5], tags: { form: 'haiku' } } },
+      metadata: { importance: 0.7, source: { kind: 'cli' } },
+      ...init,
+    },
+    { ids: sequentialIds(), clock: fixedClock(at) },
+  );
+}
+
+/** A valid Task as plain, unfrozen JSON data. */
+function plain(task: Task = makeTask()): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(task)) as Record<string, unknown>;
+}
+
+describe('createTask', () => {
+  it('returns a valid Task with defaults filled in', () => {
+    const task = makeTask({}, 42);
+    expect(TaskSchema.safeParse(task).success).toBe(true);
+    expect(task).toMatchObject({
+      id: 't1',
+      sessionId: 't1',
+      parentId: null,
+      status: 'submitted',
+      result: null,
+      error: null,
+      createdAt: 42,
+    });
+  });
+
+  it('returns a deeply frozen Task', () => {
+    const task = makeTask();
+    expect(isDeepFrozen(task)).toBe(true);
+    expect(Object.isFrozen(task.parameters['nested'])).toBe(true);
+    expect(() => {
+      task.parameters['text'] = 'changed';
+    }).toThrow(TypeError);
+    expect(task.parameters['text']).toBe('write a haiku');
+  });
+
+  it("copies the caller's parameters and metadata instead of freezing them", () => {
+    const parameters: Record<string, JsonValue> = { list: [1, 2], inner: { a: 'b' } };
+    const metadata: TaskMetadata = { importance: 0.2, extra: { k: true } };
+    makeTask({ parameters, metadata });
+    expect(isDeepFrozen(parameters)).toBe(false);
+    expect(Object.isFrozen(parameters['inner'])).toBe(false);
+    expect(Object.isFrozen(metadata['extra'])).toBe(false);
+    parameters['list'] = [3];
+    expect(parameters).toEqual({ list: [3], inner: { a: 'b' } });
+  });
+
+  it('rejects invalid input with a ValidationError naming the field', () => {
+    expect(thrownBy(() => makeTask({ to: 'poet 1' })).field).toBe('task.to');
+    expect(thrownBy(() => makeTask({ action: 'Bad Action' })).field).toBe('task.action');
+    expect(thrownBy(() => makeTask({ metadata: { importance: 2 } })).field).toBe('task.metadata.importance');
+  });
+});
+
+describe('parseTask', () => {
+  it('accepts a valid plain object and returns a frozen copy, leaving the input alone', () => {
+    const input = plain();
+    const snapshot = structuredClone(input);
+    const task = parseTask(input);
+    expect(task).toEqual(input);
+    expect(task).not.toBe(input);
+    expect(isDeepFrozen(task)).toBe(true);
+    expect(Object.isFrozen(input)).toBe(false);
+    expect(Object.isFrozen(input['parameters'])).toBe(false);
+    expect(input).toEqual(snapshot);
+  });
+
+  it.each([
+    ['task.metadata.importance', { metadata: { importance: 2 } }],
+    ['task.metadata.importance', { metadata: { importance: -0.1 } }],
+    ['task.to', { to: 'poet 1' }],
+    ['task.from', { from: '' }],
+    ['task.action', { action: 'Bad Action' }],
+    ['task.action', { action: 'node.' }],
+    ['task.status', { status: 'done' }],
+    ['task.createdAt', { createdAt: 1.5 }],
+    ['task.parentId', { parentId: 'has/slash' }],
+    ['task.error.code', { error: { code: '', message: 'x' } }],
+    ['task.parameters', { parameters: [1, 2] }],
+  ])('names %s as the offending field', (field, patch) => {
+    const error = rejection({ ...plain(), ...patch });
+    expect(error.field).toBe(field);
+    expect(error.code).toBe('invalid_input');
+    expect(error).toBeInstanceOf(TroupeError);
+    expect(error.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('names a missing field', () => {
+    const { status: _status, ...rest } = plain();
+    expect(rejection(rest).field).toBe('task.status');
+  });
+
+  it('names the whole Task when the input is not an object', () => {
+    expect(rejection('not a task').field).toBe('task');
+    expect(rejection(null).field).toBe('task');
+  });
+
+  it('rejects unknown extra keys', () => {
+    const error = rejection({ ...plain(), priority: 'high' });
+    expect(error.field.startsWith('task')).toBe(true);
+    expect(error.message).toContain('priority');
+  });
+
+  it('rejects unknown extra keys inside the error object', () => {
+    const error = rejection({ ...plain(), status: 'failed', error: { code: 'model_error', message: 'boom', stack: 'at …' } });
+    expect(error.field.startsWith('task.error')).toBe(true);
+    expect(error.message).toContain('stack');
+  });
+
+  it('keeps extra JSON keys in metadata', () => {
+    const task = parseTask({ ...plain(), metadata: { importance: 1, origin: { via: 'http' } } });
+    expect(task.metadata).toEqual({ importance: 1, origin: { via: 'http' } });
+  });
+});
+
+describe('isParsedTask', () => {
+  it('is true only for Tasks that parseTask, createTask or replyTo made', () => {
+    const made = makeTask();
+    expect(isParsedTask(made)).toBe(true);
+    expect(isParsedTask(replyTo(made, { status: 'completed' }, fixedClock(0)))).toBe(true);
+    expect(isParsedTask(parseTask(plain()))).toBe(true);
+    // Frozen is not the same as validated: a forged or shallowly frozen object is not trusted.
+    expect(isParsedTask(plain())).toBe(false);
+    expect(isParsedTask(Object.freeze(plain()))).toBe(false);
+    expect(isParsedTask(deepFreeze(plain()))).toBe(false);
+    expect(isParsedTask(null)).toBe(false);
+  });
+});
+
+describe('replyTo', () => {
+  it('keeps the id, swaps from and to, and leaves the original untouched', () => {
+    const original = makeTask({ sessionId: 's1', parentId: 'p1' }, 10);
+    const snapshot = structuredClone(original);
+    const reply = replyTo(original, { status: 'completed', result: { text: 'rain on the roof' } }, fixedClock(20));
+
+    expect(reply).not.toBe(original);
+    expect(reply).toEqual({
+      ...snapshot,
+      from: 'poet-1',
+      to: 'user',
+      status: 'completed',
+      result: { text: 'rain on the roof' },
+      createdAt: 20,
+    });
+    expect(original).toEqual(snapshot);
+    expect(isDeepFrozen(original)).toBe(true);
+    expect(isDeepFrozen(reply)).toBe(true);
+  });
+
+  it('carries an error and merges metadata without touching the original', () => {
+    const original = makeTask();
+    const reply = replyTo(
+      original,
+      { status: 'failed', error: { code: 'model_error', message: 'no model' }, metadata: { importance: 0.9 } },
+      fixedClock(5),
+    );
+    expect(reply.status).toBe('failed');
+    expect(reply.result).toBeNull();
+    expect(reply.error).toEqual({ code: 'model_error', message: 'no model' });
+    expect(reply.metadata).toEqual({ importance: 0.9, source: { kind: 'cli' } });
+    expect(original.metadata).toEqual({ importance: 0.7, source: { kind: 'cli' } });
+  });
+
+  it('validates the reply', () => {
+    expect(() => replyTo(makeTask(), { status: 'completed', metadata: { importance: 3 } }, fixedClock(0))).toThrow(
+      ValidationError,
+    );
+  });
+});
+
+// Arbitrary valid inputs for createTask. fast-check prints the seed and path of any failure.
+const agentIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
+const taskIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/);
+const actionArb = fc
+  .array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLength: 1, maxLength: 4 })
+  .map((words) => words.join('.'));
+
+/** JSON has no -0, so a Task carrying one cannot come back equal; every other JSON value can. */
+function withoutNegativeZero(value: JsonValue): JsonValue {
+  if (typeof value === 'number') return Object.is(value, -0) ? 0 : value;
+  if (Array.isArray(value)) return value.map(withoutNegativeZero);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, JsonValue> = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = withoutNegativeZero(inner);
+    return out;
+  }
+  return value;
+}
+const jsonArb = fc.jsonValue({ maxDepth: 3 }).map((value) => withoutNegativeZero(value as JsonValue));
+const parametersArb = fc.dictionary(fc.string(), jsonArb, { maxKeys: 5 });
+const metadataArb = fc
+  .tuple(
+    fc.dictionary(fc.string().filter((key) => key !== 'importance'), jsonArb, { maxKeys: 3 }),
+    fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+  )
+  .map(([extra, importance]): TaskMetadata =>
+    importance === undefined ? extra : { ...extra, importance: Object.is(importance, -0) ? 0 : importance },
+  );
+
+const initArb = fc.record(
+  {
+    from: agentIdArb,
+    to: agentIdArb,
+    action: actionArb,
+    status: fc.constantFrom(...TaskStatusSchema.options),
+    parameters: parametersArb,
+    metadata: metadataArb,
+    sessionId: taskIdArb,
+    parentId: fc.option(taskIdArb, { nil: null }),
+    id: taskIdArb,
+  },
+  { requiredKeys: ['from', 'to', 'action'] },
+);
+
+describe('Task laws', () => {
+  it('a Task from createTask round-trips through JSON and parseTask to an equal value', () => {
+    fc.assert(
+      fc.property(initArb, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (init, at) => {
+        const task = createTask(init, { ids: sequentialIds(), clock: fixedClock(at) });
+        const back = parseTask(JSON.parse(JSON.stringify(task)));
+        expect(back).toEqual(task);
+        expect(isDeepFrozen(back)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
