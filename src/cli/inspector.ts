@@ -28,16 +28,21 @@ export async function connectInspector(url: string, onStop: () => void = () => u
       if (socket.readyState === WebSocket.OPEN) socket.send(safeJson(event));
     },
   });
+  // createInspector defers every event until started.
+  inspector.start();
   const observer = inspector.inspect;
   return {
     inspect: (event) => observer.next?.(event),
     close: async () => {
+      // The inspector converts each event in a setTimeout(0); let those queued so far run first.
+      await new Promise((r) => setTimeout(r, 5));
       for (let waited = 0; socket.bufferedAmount > 0 && waited < 2_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
       await new Promise<void>((resolve) => {
         socket.once('close', () => resolve());
         socket.close();
         setTimeout(resolve, 500).unref();
       });
+      inspector.stop();
       onStop();
     },
   };

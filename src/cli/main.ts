@@ -53,3 +53,5 @@ program
   });
 
 await program.parseAsync(process.argv);
+// Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit.
+process.exit(process.exitCode ?? 0);

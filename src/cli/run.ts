@@ -1,6 +1,7 @@
 import { Actions, type Task, taskText } from '../task/index.js';
 import { createLogger, type LogLevel, logLevels } from '../logger.js';
 import { createRuntime } from '../runtime/index.js';
+import { OfflineModel } from '../llm/index.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
@@ -44,7 +45,17 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return ExitCode.usage;
   }
 
-  const rt = await createRuntime({ logger, ...(inspector === undefined ? {} : { inspect: inspector.inspect }) });
+  const chunkDelayMs = Number(io.env['TROUPE_OFFLINE_DELAY_MS'] ?? 0);
+  if (!Number.isFinite(chunkDelayMs) || chunkDelayMs < 0) {
+    io.stderr.write(`troupe: TROUPE_OFFLINE_DELAY_MS must be a number of milliseconds ≥ 0, got "${io.env['TROUPE_OFFLINE_DELAY_MS'] ?? ''}"\n`);
+    await inspector?.close();
+    return ExitCode.usage;
+  }
+  const rt = await createRuntime({
+    logger,
+    model: new OfflineModel({ chunkDelayMs }),
+    ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
+  });
   if (rt.model.scripted) {
     io.stderr.write(`troupe: using the ${rt.model.name} model: its answers are scripted, not thought\n`);
   }

@@ -1,3 +1,4 @@
+import { sleep, systemClock } from '../clock.js';
 import { readPrompt } from '../task/index.js';
 import type { ChatDelta, ChatMessage, ChatRequest } from './messages.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
@@ -14,9 +15,18 @@ export const offlineNotice = '[offline scripted model]';
 export class OfflineModel implements ModelClient {
   readonly name = 'offline-scripted';
   readonly scripted = true;
+  readonly #chunkDelayMs: number;
+
+  /** `chunkDelayMs` paces the stream like a real model's, so the society can be watched at work. */
+  constructor(options: { chunkDelayMs?: number } = {}) {
+    this.#chunkDelayMs = options.chunkDelayMs ?? 0;
+  }
 
   async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
-    yield* streamReply(planReply(request), options.signal, `call_${request.messages.length}`);
+    for (const delta of streamReply(planReply(request), options.signal, `call_${request.messages.length}`)) {
+      if (this.#chunkDelayMs > 0) await sleep(systemClock, this.#chunkDelayMs, options.signal);
+      yield delta;
+    }
   }
 }
 

@@ -1,0 +1,118 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { runCli, startCli } from './cliProcess.js';
+
+/** Index of the first line matching `pattern` at or after `from`, or -1. */
+function lineIndex(lines: readonly string[], pattern: RegExp, from = 0): number {
+  for (let i = from; i < lines.length; i++) if (pattern.test(lines[i] ?? '')) return i;
+  return -1;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('troupe run', () => {
+  it('completes offline: spawn → delegate → result → terminate → answer, exit 0', async () => {
+    const result = await runCli(['run', 'write a haiku about rain', '--no-status']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const spawned = lineIndex(lines, /^poet-[0-9a-f]+ → root\s+agent\.spawned/);
+    const child = /^(poet-[0-9a-f]+) →/.exec(lines[spawned] ?? '')?.[1] ?? 'missing';
+    const delegated = lineIndex(lines, new RegExp(`^root → ${child}\\s+execute\\s`), spawned);
+    const result_ = lineIndex(lines, new RegExp(`^${child} → root\\s+execute \\[completed\\].*Rain on the roof`), delegated);
+    const terminated = lineIndex(lines, new RegExp(`^${child} → root\\s+agent\\.terminated`), result_);
+    const answered = lineIndex(lines, /^root → user\s+execute \[completed\]/, terminated);
+    expect([spawned, delegated, result_, terminated, answered].every((i) => i >= 0), result.stdout).toBe(true);
+    expect(result.stdout).toContain('each drop a small syllable');
+    expect(result.stderr).toContain('scripted');
+    expect(result.stderr).toMatch(/2 agents, 0 pending tasks at shutdown/);
+  });
+
+  it('exits 3 with a clear message when there is no answer within --timeout', async () => {
+    const result = await runCli(['run', 'write a haiku about rain', '--timeout', '0.3', '--no-status'], { TROUPE_OFFLINE_DELAY_MS: '50' });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/no answer to task .* within 300 ms \(raise --timeout/);
+  });
+
+  it.each([
+    [['run', '   '], /requirement must not be empty/],
+    [['run', 'x', '--timeout', 'soon'], /--timeout must be a positive number, got "soon"/],
+    [['run', 'x', '--inspect', '99999'], /port must be an integer 1–65535, got "99999"/],
+    [['run'], /missing required argument 'requirement'/],
+    [['dance'], /unknown command 'dance'/],
+  ])('exits 2 on bad arguments %j', async (args, message) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('rejects a malformed TROUPE_OFFLINE_DELAY_MS', async () => {
+    const result = await runCli(['run', 'x', '--no-status'], { TROUPE_OFFLINE_DELAY_MS: 'fast' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('TROUPE_OFFLINE_DELAY_MS must be a number');
+  });
+
+  it('--inspect-ws streams every actor to a WebSocket inspector', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const address = server.address();
+    const port = typeof address === 'object' ? address.port : 0;
+    const events: { type: string; name?: string; snapshot?: { value?: unknown } }[] = [];
+    server.on('connection', (socket) => socket.on('message', (data: Buffer) => events.push(JSON.parse(data.toString()) as (typeof events)[number])));
+    try {
+      const result = await runCli(['run', 'write a haiku about rain', '--no-status', '--inspect-ws', `ws://127.0.0.1:${port}`]);
+      expect(result.code, result.stderr).toBe(0);
+      const actors = new Set(events.filter((event) => event.type === '@xstate.actor').map((event) => event.name));
+      expect(actors).toContain('root');
+      expect(actors).toContain('user');
+      expect(actors).toContain('runtime');
+      expect([...actors].some((name) => name?.startsWith('poet-') === true)).toBe(true);
+      const values = events.filter((event) => event.type === '@xstate.snapshot').map((event) => JSON.stringify(event.snapshot?.value));
+      for (const state of ['{"running":"thinking"}', '{"running":"acting"}', '"draining"', '"terminated"']) expect(values).toContain(state);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('--inspect serves the inspector relay, whose clients receive the actors', async () => {
+    const port = await freePort();
+    const { child, done } = startCli(['run', 'write a haiku about rain', '--no-status', '--inspect', String(port)], { TROUPE_OFFLINE_DELAY_MS: '40' });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let i = 0; i < 200 && !stderr.includes(`http://localhost:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(stderr).toContain(`open http://localhost:${port}`);
+    const page = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
+    expect(page).toContain('Stately Inspector');
+    const received: string[] = [];
+    const client = new WebSocket(`ws://127.0.0.1:${port}`);
+    client.on('message', (data: Buffer) => received.push(data.toString()));
+    const result = await done;
+    client.close();
+    expect(result.code, result.stderr).toBe(0);
+    expect(received.some((message) => message.includes('"@xstate.actor"') && message.includes('"root"'))).toBe(true);
+  });
+
+  it('refuses --inspect on a port that is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const result = await runCli(['run', 'x', '--no-status', '--inspect', String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`inspector port ${port} is in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+});
