@@ -66,7 +66,7 @@ describe('troupe run', () => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => server.once('listening', resolve));
     const address = server.address();
-    const port = typeof address === 'object' ? address.port : 0;
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
     const events: { type: string; name?: string; snapshot?: { value?: unknown } }[] = [];
     server.on('connection', (socket) => socket.on('message', (data: Buffer) => events.push(JSON.parse(data.toString()) as (typeof events)[number])));
     try {
