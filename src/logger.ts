@@ -11,6 +11,11 @@ export interface Logger {
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
+/** The level named by `TROUPE_LOG_LEVEL`, or undefined when unset or not a level. */
+export function logLevelFromEnv(value: string | undefined): LogLevel | undefined {
+  return (logLevels as readonly string[]).includes(value ?? '') ? (value as LogLevel) : undefined;
+}
+
 /** A pino logger writing JSON lines to stderr, so stdout stays free for program output. */
 export function createLogger(level: LogLevel = 'info'): Logger {
   return pino({ level, base: { name: 'troupe' } }, pino.destination({ fd: 2, sync: true }));

@@ -1,5 +1,5 @@
 import { Actions, type Task, taskText } from '../task/index.js';
-import { createLogger, type LogLevel, logLevels } from '../logger.js';
+import { createLogger, logLevelFromEnv } from '../logger.js';
 import { createRuntime } from '../runtime/index.js';
 import { OfflineModel } from '../llm/index.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
@@ -28,8 +28,7 @@ export interface RunIo {
 
 /** `troupe run "<requirement>"`: one requirement, printed as it is worked on; resolves to the exit code. */
 export async function runRequirement(requirement: string, options: RunOptions, io: RunIo): Promise<number> {
-  const level = io.env['TROUPE_LOG_LEVEL'];
-  const logger = createLogger(isLogLevel(level) ? level : 'warn');
+  const logger = createLogger(logLevelFromEnv(io.env['TROUPE_LOG_LEVEL']) ?? 'warn');
   let inspector: InspectorConnection | undefined;
   try {
     if (options.inspectUrl !== undefined) {
@@ -88,8 +87,4 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   io.stderr.write(`troupe: ${summary.agents} agents, ${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`);
   await inspector?.close();
   return exitCode;
-}
-
-function isLogLevel(value: string | undefined): value is LogLevel {
-  return (logLevels as readonly string[]).includes(value ?? '');
 }

@@ -4,7 +4,7 @@ import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, createLogger } from '../logger.js';
+import { type Logger, createLogger, logLevelFromEnv } from '../logger.js';
 import { type ModelClient, OfflineModel } from '../llm/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
 import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
@@ -72,7 +72,7 @@ export class Runtime {
     this.config = RuntimeConfigSchema.parse(config);
     this.#clock = clock ?? systemClock;
     this.#ids = ids ?? randomIds;
-    this.#logger = logger ?? createLogger((process.env['TROUPE_LOG_LEVEL'] as 'info' | undefined) ?? 'warn');
+    this.#logger = logger ?? createLogger(logLevelFromEnv(process.env['TROUPE_LOG_LEVEL']) ?? 'info');
     this.model = model ?? new OfflineModel();
     this.bus = bus ?? new EventBus({ clock: this.#clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
@@ -209,7 +209,8 @@ export class Runtime {
     if (target === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
     const record = this.society.record(target);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
-    if (record.status === 'terminated') throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
+    // A draining agent has already let go of its inbox: a Task sent now would never be answered.
+    if (!this.society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
     this.user.input(task);
     return task.id;

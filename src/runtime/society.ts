@@ -38,6 +38,8 @@ export class Society implements SocietyPort, AgentHost {
   readonly #children = new Map<string, Set<string>>();
   readonly #cells = new Map<string, AgentCell>();
   readonly #terminations: Termination[] = [];
+  /** Agents told to terminate whose actors have not stopped yet: they take no new children or work. */
+  readonly #terminating = new Set<string>();
   readonly #machine: ReturnType<typeof provideAgentMachine>;
   readonly port: SocietyPort = this;
 
@@ -68,6 +70,11 @@ export class Society implements SocietyPort, AgentHost {
 
   terminations(): readonly Termination[] {
     return this.#terminations;
+  }
+
+  /** Whether `agentId` is live and not being terminated, so it may take new work and children. */
+  isActive(agentId: string): boolean {
+    return this.#records.get(agentId)?.status === 'active' && this.#cells.has(agentId) && !this.#terminating.has(agentId);
   }
 
   /** Ids of live agents. */
@@ -169,6 +176,9 @@ export class Society implements SocietyPort, AgentHost {
   async terminateSubtree(rootId: string, by: string, reason: string): Promise<void> {
     const order = this.#subtree(rootId).filter((id) => this.#cells.has(id));
     for (const id of order) {
+      // Already draining (a concurrent terminate or shutdown): wait for it below, record it once.
+      if (this.#terminating.has(id)) continue;
+      this.#terminating.add(id);
       this.#terminations.push({ agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason });
       this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
     }
@@ -193,6 +203,7 @@ export class Society implements SocietyPort, AgentHost {
     cell.inbox?.unsubscribe();
     cell.conversation.clear();
     this.#cells.delete(agentId);
+    this.#terminating.delete(agentId);
     const record = this.#records.get(agentId);
     if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: this.deps.clock.now() });
   }
@@ -200,7 +211,7 @@ export class Society implements SocietyPort, AgentHost {
   #requireLive(agentId: string): AgentRecord {
     const record = this.#records.get(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
-    if (record.status === 'terminated' || !this.#cells.has(agentId)) {
+    if (record.status === 'terminated' || !this.#cells.has(agentId) || this.#terminating.has(agentId)) {
       throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     }
     return record;
