@@ -65,7 +65,7 @@ export const agentMachine = setup({
     }),
     countStep: assign({ step: ({ context }) => context.step + 1 }),
     clearCurrent: assign({ current: null, step: 0 }),
-    clearMailbox: assign({ mailbox: [], current: null }),
+    clearMailbox: assign({ mailbox: [], current: null, step: 0 }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
     answer: (_, _params: { agentId: string; task: Task | null; text: string }) => undefined,
@@ -92,8 +92,9 @@ export const agentMachine = setup({
         src: 'prepare',
         input: ({ context }) => ({ agentId: context.agentId }),
         onDone: { target: 'running' },
+        // Through draining, so Tasks that arrived while spawning are answered, not dropped.
         onError: {
-          target: 'terminated',
+          target: 'draining',
           actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
         },
       },
@@ -185,7 +186,7 @@ export const agentMachine = setup({
           params: ({ context, event }) => ({
             agentId: context.agentId,
             tasks: context.current === null ? context.mailbox : [context.current, ...context.mailbox],
-            reason: event.type === 'agent.terminate' ? event.reason : 'terminated',
+            reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
           }),
         },
         'clearMailbox',
@@ -195,7 +196,7 @@ export const agentMachine = setup({
         src: 'release',
         input: ({ context, event }) => ({
           agentId: context.agentId,
-          reason: event.type === 'agent.terminate' ? event.reason : 'terminated',
+          reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
         }),
         onDone: { target: 'terminated' },
         onError: { target: 'terminated' },

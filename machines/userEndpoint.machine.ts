@@ -32,7 +32,13 @@ export const userEndpointMachine = setup({
   initial: 'spawning',
   states: {
     spawning: {
-      on: { 'endpoint.open': { target: 'running' } },
+      on: {
+        'endpoint.open': { target: 'running' },
+        'user.input': {
+          actions: { type: 'refuseInput', params: ({ event }) => ({ task: event.task, reason: 'not open yet' }) },
+        },
+        'task.received': { actions: { type: 'deliverToUser', params: ({ event }) => ({ task: event.task }) } },
+      },
     },
     running: {
       on: {

@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { type AgentEvent, type AgentInput, type ThinkOutput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
+import { systemClock } from '../../src/clock.js';
+import { sequentialIds } from '../../src/ids.js';
+import { type Task, createTask } from '../../src/task/index.js';
+import type { Effect, Invocation } from './harness.js';
+import {
+  type ExpectedEffects,
+  type MachineModel,
+  type RunStep,
+  definitionOf,
+  expectFullCoverage,
+  generatePaths,
+  measureCoverage,
+  replay,
+} from './modelBased.js';
+
+type Snapshot = SnapshotFrom<typeof agentMachine>;
+
+/** The domain events plus the settlements of the four invoked actors. */
+type ModelEvent =
+  | AgentEvent
+  | { type: 'xstate.done.actor.prepare'; output: undefined }
+  | { type: 'xstate.error.actor.prepare'; error: Error }
+  | { type: 'xstate.done.actor.think'; output: ThinkOutput }
+  | { type: 'xstate.error.actor.think'; error: Error }
+  | { type: 'xstate.done.actor.act'; output: undefined }
+  | { type: 'xstate.error.actor.act'; error: Error }
+  | { type: 'xstate.done.actor.release'; output: undefined }
+  | { type: 'xstate.error.actor.release'; error: Error };
+
+// maxSteps 2 makes the step limit reachable: think → act → think → act → stopped.
+const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2 };
+const { agentId } = input;
+const task = createTask({ from: 'user', to: agentId, action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
+
+const events: readonly ModelEvent[] = [
+  { type: 'task.received', task },
+  { type: 'agent.terminate', by: 'user', reason: 'no longer needed' },
+  { type: 'xstate.done.actor.prepare', output: undefined },
+  { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
+  { type: 'xstate.done.actor.think', output: { kind: 'tools', calls: 1 } },
+  { type: 'xstate.done.actor.think', output: { kind: 'answer', text: 'hi' } },
+  { type: 'xstate.error.actor.think', error: new Error('model failed') },
+  { type: 'xstate.done.actor.act', output: undefined },
+  { type: 'xstate.error.actor.act', error: new Error('tool failed') },
+  { type: 'xstate.done.actor.release', output: undefined },
+  { type: 'xstate.error.actor.release', error: new Error('release failed') },
+];
+
+function label(event: ModelEvent): string {
+  switch (event.type) {
+    case 'task.received':
+    case 'agent.terminate':
+      return event.type;
+    case 'xstate.done.actor.think':
+      return `think.done(${event.output.kind})`;
+    case 'xstate.done.actor.prepare':
+    case 'xstate.done.actor.act':
+    case 'xstate.done.actor.release':
+      return `${event.type.slice('xstate.done.actor.'.length)}.done`;
+    case 'xstate.error.actor.prepare':
+    case 'xstate.error.actor.think':
+    case 'xstate.error.actor.act':
+    case 'xstate.error.actor.release':
+      return `${event.type.slice('xstate.error.actor.'.length)}.error`;
+    default:
+      return event satisfies never;
+  }
+}
+
+const inTurn = (snapshot: Snapshot): boolean => snapshot.matches({ running: 'thinking' }) || snapshot.matches({ running: 'acting' });
+
+/**
+ * The documented effects. A turn ends with exactly one of answer / failTurn / stopAtStepLimit;
+ * a new one starts (beginTurn, think at step 0) with the oldest queued Task whenever the agent
+ * is running, out of a turn and has mail; entering draining cancels the current and queued
+ * Tasks and releases the agent; a Task arriving while draining is refused.
+ */
+function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEvent | { type: 'xstate.init' }; next: Snapshot }): ExpectedEffects {
+  const actions: Effect[] = [];
+  const invoked: Invocation[] = [];
+  if (prev === null) return { actions, invoked: [{ id: 'prepare', input: { agentId } }] };
+  const { current, mailbox, step, maxSteps } = prev.context;
+  let turnEnded = false;
+  switch (event.type) {
+    case 'xstate.done.actor.think':
+      if (event.output.kind === 'answer') {
+        actions.push({ type: 'answer', params: { agentId, task: current, text: event.output.text } });
+        turnEnded = true;
+      } else {
+        invoked.push({ id: 'act', input: { agentId, task: current, step } });
+      }
+      break;
+    case 'xstate.error.actor.think':
+    case 'xstate.error.actor.act':
+      actions.push({ type: 'failTurn', params: { agentId, task: current, error: event.error } });
+      turnEnded = true;
+      break;
+    case 'xstate.done.actor.act':
+      if (step + 1 >= maxSteps) {
+        actions.push({ type: 'stopAtStepLimit', params: { agentId, task: current, steps: step + 1 } });
+        turnEnded = true;
+      } else {
+        invoked.push({ id: 'think', input: { agentId, task: current, step: step + 1 } });
+      }
+      break;
+    case 'xstate.error.actor.prepare':
+      // A failed spawn drains: whatever queued while spawning is cancelled, then released.
+      actions.push({ type: 'reportSpawnFailure', params: { agentId, error: event.error } });
+      actions.push({ type: 'cancelPending', params: { agentId, tasks: mailbox, reason: 'spawn failed' } });
+      invoked.push({ id: 'release', input: { agentId, reason: 'spawn failed' } });
+      break;
+    case 'agent.terminate':
+      actions.push({
+        type: 'cancelPending',
+        params: { agentId, tasks: current === null ? mailbox : [current, ...mailbox], reason: event.reason },
+      });
+      invoked.push({ id: 'release', input: { agentId, reason: event.reason } });
+      break;
+    case 'task.received':
+      if (prev.matches('draining')) actions.push({ type: 'refuseTask', params: { agentId, task: event.task } });
+      break;
+    case 'xstate.init':
+    case 'xstate.done.actor.prepare':
+    case 'xstate.done.actor.release':
+    case 'xstate.error.actor.release':
+      break;
+    default:
+      event satisfies never;
+  }
+  const queued = event.type === 'task.received' && !prev.matches('draining') ? [...mailbox, event.task] : mailbox;
+  if (next.matches({ running: 'thinking' }) && (turnEnded || !inTurn(prev))) {
+    actions.push({ type: 'beginTurn', params: { agentId, task: queued[0] } });
+    invoked.push({ id: 'think', input: { agentId, task: queued[0], step: 0 } });
+  }
+  if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId } });
+  return { actions, invoked };
+}
+
+const settles = (effect: Effect): number => {
+  const params = effect.params as { task?: Task | null; tasks?: readonly Task[] };
+  switch (effect.type) {
+    case 'answer':
+    case 'failTurn':
+    case 'stopAtStepLimit':
+      return params.task === null ? 0 : 1;
+    case 'cancelPending':
+      return params.tasks?.length ?? 0;
+    default:
+      return 0;
+  }
+};
+
+/** A terminated agent has answered (completed, failed or canceled) every Task it accepted. */
+function noTaskLost(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  const last = steps.at(-1);
+  if (last?.next.status !== 'done') return;
+  const accepted = steps.filter((s) => s.event.type === 'task.received' && s.prev?.matches('draining') === false).length;
+  const answered = steps.flatMap((s) => s.actions).reduce((sum, effect) => sum + settles(effect), 0);
+  expect(answered, `the agent terminated with ${accepted - answered} accepted Task(s) never answered`).toBe(accepted);
+}
+
+const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
+  machine: agentMachine,
+  input,
+  events,
+  // Mailbox length is capped so the traversal is finite; the step is bounded by maxSteps.
+  project: (snapshot) => ({
+    value: snapshot.value,
+    status: snapshot.status,
+    mailbox: Math.min(snapshot.context.mailbox.length, 2),
+    current: snapshot.context.current?.id ?? null,
+    step: snapshot.context.step,
+  }),
+  label,
+  implement: (harness) =>
+    agentMachine.provide({
+      actors: {
+        prepare: harness.actor<undefined, { agentId: string }>(),
+        think: harness.actor<ThinkOutput, TurnInput>(),
+        act: harness.actor<undefined, TurnInput>(),
+        release: harness.actor<undefined, { agentId: string; reason: string }>(),
+      },
+      actions: {
+        beginTurn: harness.record('beginTurn'),
+        answer: harness.record('answer'),
+        failTurn: harness.record('failTurn'),
+        stopAtStepLimit: harness.record('stopAtStepLimit'),
+        cancelPending: harness.record('cancelPending'),
+        refuseTask: harness.record('refuseTask'),
+        reportSpawnFailure: harness.record('reportSpawnFailure'),
+        announceTerminated: harness.record('announceTerminated'),
+      },
+    }),
+  effects,
+  afterPath: noTaskLost,
+};
+
+const paths = generatePaths(model);
+const definition = definitionOf(agentMachine);
+
+describe('agent machine (model-based)', () => {
+  it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+    await replay(model, path, { check: true });
+  });
+
+  it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
+    const coverage = await measureCoverage(model, paths);
+    expectFullCoverage(coverage);
+    expect(coverage.states.covered).toBe(definition.states.length);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { type UserEndpointEvent, userEndpointMachine } from '../../machines/userEndpoint.machine.js';
+import { systemClock } from '../../src/clock.js';
+import { sequentialIds } from '../../src/ids.js';
+import { createTask } from '../../src/task/index.js';
+import type { Effect } from './harness.js';
+import { type ExpectedEffects, type MachineModel, definitionOf, expectFullCoverage, generatePaths, measureCoverage, replay } from './modelBased.js';
+
+type Snapshot = SnapshotFrom<typeof userEndpointMachine>;
+
+const deps = { ids: sequentialIds(), clock: systemClock };
+const toAgent = createTask({ from: 'user', to: 'a1', action: 'message', parameters: { text: 'hello' } }, deps);
+const toSelf = createTask({ from: 'user', to: 'user', action: 'message', parameters: { text: 'me?' } }, deps);
+const answer = createTask({ from: 'a1', to: 'user', action: 'message', status: 'completed', parameters: { text: 'hi' } }, deps);
+
+const events: readonly UserEndpointEvent[] = [
+  { type: 'endpoint.open' },
+  { type: 'user.input', task: toAgent },
+  { type: 'user.input', task: toSelf },
+  { type: 'task.received', task: answer },
+  { type: 'endpoint.close' },
+  { type: 'endpoint.closed' },
+];
+
+function label(event: UserEndpointEvent): string {
+  switch (event.type) {
+    case 'user.input':
+      return `user.input(to ${event.task.to})`;
+    case 'endpoint.open':
+    case 'task.received':
+    case 'endpoint.close':
+    case 'endpoint.closed':
+      return event.type;
+    default:
+      return event satisfies never;
+  }
+}
+
+/** The documented behaviour: forward input while running, refuse it to `user` or while draining, always deliver answers. */
+function effects({ prev, event }: { prev: Snapshot | null; event: UserEndpointEvent | { type: 'xstate.init' } }): ExpectedEffects {
+  const actions: Effect[] = [];
+  switch (event.type) {
+    case 'user.input':
+      if (prev?.matches('spawning') === true) actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'not open yet' } });
+      else if (prev?.matches('draining') === true) actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'shutting down' } });
+      else if (event.task.to === 'user') actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'the user cannot message itself' } });
+      else actions.push({ type: 'forwardInput', params: { task: event.task } });
+      break;
+    case 'task.received':
+      actions.push({ type: 'deliverToUser', params: { task: event.task } });
+      break;
+    case 'xstate.init':
+    case 'endpoint.open':
+    case 'endpoint.close':
+    case 'endpoint.closed':
+      break;
+    default:
+      event satisfies never;
+  }
+  return { actions, invoked: [] };
+}
+
+const model: MachineModel<Snapshot, UserEndpointEvent, undefined> = {
+  machine: userEndpointMachine,
+  input: undefined,
+  events,
+  project: (snapshot) => ({ value: snapshot.value, status: snapshot.status }),
+  label,
+  implement: (harness) =>
+    userEndpointMachine.provide({
+      actions: {
+        forwardInput: harness.record('forwardInput'),
+        refuseInput: harness.record('refuseInput'),
+        deliverToUser: harness.record('deliverToUser'),
+      },
+    }),
+  effects,
+};
+
+const paths = generatePaths(model);
+const definition = definitionOf(userEndpointMachine);
+
+describe('userEndpoint machine (model-based)', () => {
+  it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+    await replay(model, path, { check: true });
+  });
+
+  it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
+    const coverage = await measureCoverage(model, paths);
+    expectFullCoverage(coverage);
+    expect(coverage.states.covered).toBe(definition.states.length);
+  });
+});
