@@ -124,6 +124,7 @@ export class Runtime {
 
   /** Sends the user's message to an agent; returns the id of the Task sent. */
   send(agentId: string, text: string, options: { taskId?: string } = {}): string {
+    this.#requireOpen();
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
     return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
   }

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/runtime/index.js';
+import type { ChatRequest } from '../../src/llm/index.js';
+import { type Task, finalStatuses, readPrompt } from '../../src/task/index.js';
+import { type ScriptStep, SimulatedClock } from '../../src/testing.js';
+import { answers, quietRuntime, thrownCode, tick, until, waitTicksTool } from './harness.js';
+
+// Property 14 of seed 004: graceful shutdown stops intake at once, lets work in flight finish
+// (up to the drain timeout), cancels what is left, stops every agent and reports a consistent summary.
+
+/** Answers a Task `work <n>` after n rounds of the `wait_ticks` tool, naming the Task it answers. */
+const worker = (request: ChatRequest) => {
+  const messages = request.messages;
+  const start = messages.findLastIndex((message) => message.role === 'user');
+  const prompt = readPrompt(messages[start]?.content ?? '');
+  const rounds = Number(/work (\d+)/.exec(prompt?.text ?? '')?.[1] ?? 0);
+  const done = messages.slice(start + 1).filter((message) => message.role === 'tool').length;
+  return done < rounds ? { toolCalls: [{ name: 'wait_ticks', arguments: { ticks: 2 } }] } : { text: `done: ${prompt?.taskId ?? '?'}` };
+};
+
+const workloadArb = fc.record({
+  // For each extra agent: top level (false) or a child of root (true).
+  agents: fc.array(fc.boolean(), { maxLength: 3 }),
+  tasks: fc.array(fc.record({ agent: fc.nat(), rounds: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 }),
+  ticksBeforeShutdown: fc.integer({ min: 0, max: 6 }),
+});
+
+function spawnAgents(rt: Runtime, underRoot: readonly boolean[]): string[] {
+  rt.createRole({ name: 'worker', prompt: 'You do work.' });
+  return ['root', ...underRoot.map((child) => rt.spawn(child ? { role: 'worker', parent: 'root' } : { role: 'worker' }))];
+}
+
+/** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others. */
+function give(rt: Runtime, agentId: string, text: string): string {
+  return agentId === 'root' ? rt.submit(text) : rt.send(agentId, text);
+}
+
+function expectIntakeClosed(rt: Runtime, agentId: string): void {
+  expect(thrownCode(() => rt.submit('more work'))).toBe('intake_closed');
+  expect(thrownCode(() => rt.send(agentId, 'more work'))).toBe('intake_closed');
+  expect(thrownCode(() => rt.spawn({ role: 'worker' }))).toBe('intake_closed');
+}
+
+function finalAnswer(rt: Runtime, taskId: string): Task | undefined {
+  return rt.user.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
+}
+
+describe('graceful shutdown (property 14)', () => {
+  it('with work that finishes: intake closes at once, every task is answered, the summary is consistent', async () => {
+    await fc.assert(
+      fc.asyncProperty(workloadArb, async ({ agents, tasks, ticksBeforeShutdown }) => {
+        const steps: ScriptStep[] = Array.from({ length: 100 }, () => worker);
+        const { rt } = await quietRuntime({ steps, tools: [waitTicksTool] });
+        const ids = spawnAgents(rt, agents);
+        const sent = tasks.map(({ agent, rounds }) => give(rt, ids[agent % ids.length] ?? 'root', `work ${rounds}`));
+        for (let i = 0; i < ticksBeforeShutdown; i++) await tick();
+        const liveBefore = rt.society.liveIds().length;
+
+        const shutdown = rt.shutdown();
+        expectIntakeClosed(rt, 'root');
+        const summary = await shutdown;
+
+        expectIntakeClosed(rt, 'root');
+        expect(rt.state).toBe('terminated');
+        expect(summary.drained).toBe(true);
+        expect(summary).toMatchObject({ agents: rt.agents().length, terminatedAgents: liveBefore, pendingTasks: 0 });
+        expect(summary.elapsedMs).toBeGreaterThanOrEqual(0);
+        for (const taskId of sent) {
+          expect(finalAnswer(rt, taskId)).toMatchObject({ status: 'completed', result: { text: `done: ${taskId}` } });
+        }
+        for (const agent of rt.agents()) expect(agent).toMatchObject({ status: 'terminated', state: 'terminated' });
+        expect(rt.society.liveIds()).toEqual([]);
+        await expect(rt.shutdown()).resolves.toBe(summary);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('with work that hangs: the drain times out, pendingTasks counts what was left, and each of those is canceled', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.boolean(), { maxLength: 3 }),
+        // Finished before shutdown, then left hanging or queued at shutdown: agent index per task.
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        async (agents, finishedAt, hangingAt) => {
+          const clock = new SimulatedClock(1_000);
+          const { rt, model } = await quietRuntime({ clock, steps: answers(finishedAt.length) });
+          const ids = spawnAgents(rt, agents);
+          const target = (n: number): string => ids[n % ids.length] ?? 'root';
+
+          const finished = finishedAt.map((n) => give(rt, target(n), 'quick'));
+          await until(() => finished.every((taskId) => finalAnswer(rt, taskId) !== undefined), 'the quick tasks');
+          // Each busy agent's first model call hangs; its other Tasks wait in its mailbox.
+          const busy = new Set(hangingAt.map(target));
+          model.push(...Array.from(busy, () => ({ hang: true as const })), ...answers(8, 'too late'));
+          const hanging = hangingAt.map((n) => give(rt, target(n), 'slow'));
+          await until(() => model.requests.length === finished.length + busy.size, 'the hanging calls');
+          const liveBefore = rt.society.liveIds().length;
+
+          const shutdown = rt.shutdown({ drainTimeoutMs: 50 });
+          expectIntakeClosed(rt, 'root');
+          await until(() => clock.pending > 0, 'the drain timer');
+          clock.advance(49);
+          await tick();
+          expect(rt.state).toBe('draining');
+          clock.advance(1);
+          const summary = await shutdown;
+
+          expect(summary).toEqual({ agents: rt.agents().length, terminatedAgents: liveBefore, pendingTasks: hanging.length, drained: false, elapsedMs: 50 });
+          for (const taskId of finished) expect(finalAnswer(rt, taskId)?.status).toBe('completed');
+          for (const taskId of hanging) {
+            expect(finalAnswer(rt, taskId)).toMatchObject({ status: 'canceled', error: { code: 'agent_terminated' } });
+          }
+          expect(model.requests).toHaveLength(finished.length + busy.size);
+          for (const agent of rt.agents()) expect(agent).toMatchObject({ status: 'terminated', state: 'terminated' });
+          expectIntakeClosed(rt, 'root');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,224 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Conversation } from '../../src/runtime/index.js';
+import type { Runtime } from '../../src/runtime/index.js';
+import { Actions } from '../../src/task/index.js';
+import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, until } from './harness.js';
+
+// Properties 6–8 of seed 004: termination frees everything and is recorded, only a parent may
+// terminate (the user for top-level agents), and work queued at a terminated agent is answered.
+
+interface Node {
+  readonly id: string;
+  readonly parent: string | null;
+  readonly depth: number;
+}
+
+/** Each number picks a parent for the next agent among: none (top level), root, or an earlier agent of depth < 3. */
+const treeArb = fc.array(fc.nat(), { minLength: 1, maxLength: 10 });
+
+/** Spawns the tree `choices` describes; returns the test's own model of it (root included). */
+function spawnTree(rt: Runtime, choices: readonly number[]): Map<string, Node> {
+  rt.createRole({ name: 'worker', prompt: 'You do work.' });
+  const nodes = new Map<string, Node>([['root', { id: 'root', parent: null, depth: 0 }]]);
+  for (const choice of choices) {
+    const candidates: (Node | null)[] = [null, ...[...nodes.values()].filter((node) => node.depth < 3)];
+    const parent = candidates[choice % candidates.length] ?? null;
+    const id = rt.spawn(parent === null ? { role: 'worker' } : { role: 'worker', parent: parent.id });
+    nodes.set(id, { id, parent: parent?.id ?? null, depth: (parent?.depth ?? 0) + 1 });
+  }
+  return nodes;
+}
+
+/** `rootId` and its descendants in the test's model, parents first. */
+function subtree(nodes: ReadonlyMap<string, Node>, rootId: string): string[] {
+  const out = [rootId];
+  for (let i = 0; i < out.length; i++) {
+    for (const node of nodes.values()) if (node.parent === out[i]) out.push(node.id);
+  }
+  return out;
+}
+
+function snapshot(rt: Runtime): string {
+  return JSON.stringify({
+    agents: rt.agents(),
+    live: rt.society.liveIds().sort(),
+    terminations: rt.society.terminations(),
+  });
+}
+
+describe('terminate (properties 6–8)', () => {
+  it('property 6: a terminated agent and its descendants are gone, their conversations cleared, and each termination is recorded', async () => {
+    await fc.assert(
+      fc.asyncProperty(treeArb, fc.nat(), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), async (choices, pick, reason) => {
+        const { rt } = await quietRuntime({ steps: answers(40) });
+        const nodes = spawnTree(rt, choices);
+        const ids = [...nodes.keys()];
+        // Give every agent something to remember first, so "cleared" means something.
+        const sent = ids.map((id) => rt.send(id, `hello ${id}`));
+        await Promise.all(sent.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
+
+        const target = ids[pick % ids.length] ?? 'root';
+        const by = nodes.get(target)?.parent ?? 'user';
+        const gone = subtree(nodes, target);
+        const survivors = ids.filter((id) => !gone.includes(id));
+        const conversations = new Map<string, Conversation>();
+        for (const id of ids) {
+          const cell = rt.society.cell(id);
+          expect(cell).toBeDefined();
+          if (cell !== undefined) conversations.set(id, cell.conversation);
+          expect(cell?.conversation.length).toBeGreaterThan(1);
+        }
+        const seen = recordBus(rt);
+
+        await rt.terminate(target, reason === undefined ? { by } : { by, reason });
+
+        const expectedReason = reason ?? `terminated by ${by}`;
+        for (const id of gone) {
+          const view = rt.agent(id);
+          expect(view?.status).toBe('terminated');
+          expect(view?.state).toBe('terminated');
+          expect(view?.terminatedAt).not.toBeNull();
+          expect(rt.society.cell(id)).toBeUndefined();
+          expect(rt.society.liveIds()).not.toContain(id);
+          expect(conversations.get(id)?.length).toBe(0);
+          const records = rt.society.terminations().filter((t) => t.agentId === id);
+          expect(records).toHaveLength(1);
+          expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
+          expect(seen.some((task) => task.action === Actions.terminated && task.from === id && task.to === (nodes.get(id)?.parent ?? 'runtime'))).toBe(true);
+        }
+        for (const id of survivors) {
+          expect(rt.agent(id)?.status).toBe('active');
+          expect(rt.agent(id)?.state).toBe('running.idle');
+          expect(conversations.get(id)?.length).toBeGreaterThan(1);
+        }
+        expect(rt.society.terminations()).toHaveLength(gone.length);
+        await rt.shutdown();
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('property 6 (racing): work aimed at a subtree while it is being terminated never leaves a live descendant behind', async () => {
+    const raceArb = fc.array(
+      fc.record({ kind: fc.constantFrom('spawn' as const, 'send' as const, 'terminate' as const), at: fc.nat() }),
+      { minLength: 1, maxLength: 6 },
+    );
+    await fc.assert(
+      fc.asyncProperty(treeArb, fc.nat(), raceArb, async (choices, pick, race) => {
+        const { rt } = await quietRuntime({ steps: answers(20) });
+        const nodes = spawnTree(rt, choices);
+        await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
+        const ids = [...nodes.keys()];
+        const target = ids[pick % ids.length] ?? 'root';
+        const gone = subtree(nodes, target);
+        const seen = recordBus(rt);
+
+        const terminating = rt.terminate(target, { by: nodes.get(target)?.parent ?? 'user' });
+        // While it drains, the user aims more work at the dying subtree.
+        const extra: Promise<string | null>[] = [];
+        for (const step of race) {
+          const at = gone[step.at % gone.length] ?? target;
+          if (step.kind === 'spawn') {
+            expect(thrownCode(() => rt.spawn({ role: 'worker', parent: at }))).toBe('agent_terminated');
+          } else if (step.kind === 'send') {
+            // A draining agent has dropped its inbox, so accepting the Task would lose it.
+            expect(thrownCode(() => rt.send(at, 'too late?'))).toBe('agent_terminated');
+          } else {
+            extra.push(rejectedCode(rt.terminate(at, { by: nodes.get(at)?.parent ?? 'user' })));
+          }
+        }
+        await terminating;
+        for (const code of await Promise.all(extra)) expect(code).toBe('agent_terminated');
+        for (let i = 0; i < 3; i++) await tick();
+
+        for (const record of rt.agents()) {
+          const inSubtree = gone.includes(record.id) || (record.parentAgentId !== null && gone.includes(record.parentAgentId));
+          if (inSubtree) expect(record).toMatchObject({ status: 'terminated', state: 'terminated' });
+        }
+        for (const id of gone) expect(rt.society.terminations().filter((t) => t.agentId === id)).toHaveLength(1);
+        // Nothing from the user reached the dying subtree after terminate began.
+        expect(seen.filter((task) => task.from === 'user')).toEqual([]);
+        await rt.shutdown();
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('property 7: terminate succeeds iff the requester is the parent ("user" for top-level agents); otherwise not_parent and nothing changes', async () => {
+    const pairArb = fc.record({
+      requester: fc.oneof(fc.constantFrom('user', 'root', 'runtime', 'stranger'), fc.nat().map((n) => `#${n}`)),
+      target: fc.oneof(fc.constant('root'), fc.nat().map((n) => `#${n}`)),
+    });
+    await fc.assert(
+      fc.asyncProperty(treeArb, fc.array(pairArb, { minLength: 1, maxLength: 12 }), async (choices, pairs) => {
+        const { rt } = await quietRuntime();
+        const nodes = spawnTree(rt, choices);
+        const ids = [...nodes.keys()];
+        // `#n` names the n-th agent of the tree (root included), so pairs hit real agents often.
+        const resolve = (name: string): string => (name.startsWith('#') ? ids[Number(name.slice(1)) % ids.length] ?? 'root' : name);
+        // Let every agent leave `spawning`, so a snapshot moves only when a termination happens.
+        await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
+        const dead = new Set<string>();
+        const seen = recordBus(rt);
+        for (const pair of pairs) {
+          const requester = resolve(pair.requester);
+          const target = resolve(pair.target);
+          const before = snapshot(rt);
+          const published = seen.length;
+          const code = await rejectedCode(rt.terminate(target, { by: requester }));
+          if (dead.has(target)) {
+            expect(code).toBe('agent_terminated');
+          } else if (requester === (nodes.get(target)?.parent ?? 'user')) {
+            expect(code).toBeNull();
+            for (const id of subtree(nodes, target)) dead.add(id);
+          } else {
+            expect(code).toBe('not_parent');
+          }
+          if (code !== null) {
+            expect(snapshot(rt)).toBe(before);
+            expect(seen.length).toBe(published);
+          }
+          for (const id of ids) expect(rt.agent(id)?.status).toBe(dead.has(id) ? 'terminated' : 'active');
+        }
+        await rt.shutdown();
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('property 8: Tasks queued at an agent whose model hangs are all answered canceled on terminate, and no model call starts after it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.constantFrom('root', 'child', 'top'), fc.boolean(), async (k, where, early) => {
+        const { rt, model } = await quietRuntime({ steps: [{ hang: true }, ...answers(8, 'too late')] });
+        rt.createRole({ name: 'worker', prompt: 'You do work.' });
+        const agentId = where === 'root' ? 'root' : rt.spawn(where === 'child' ? { role: 'worker', parent: 'root' } : { role: 'worker' });
+        const by = where === 'child' ? 'root' : 'user';
+        // `early`: a fresh agent is terminated while still spawning, before any model call.
+        const spawning = early && where !== 'root';
+        const calls = spawning ? 0 : 1;
+        const seen = recordBus(rt);
+
+        const sent = [rt.send(agentId, 'first')];
+        if (!spawning) await until(() => model.requests.length === 1, 'the first model call');
+        for (let i = 0; i < k; i++) sent.push(rt.send(agentId, `queued ${i}`));
+        expect(rt.agent(agentId)).toMatchObject(spawning ? { state: 'spawning', queued: k + 1 } : { state: 'running.thinking', queued: k });
+
+        await rt.terminate(agentId, { by });
+        for (let i = 0; i < 5; i++) await tick();
+
+        for (const taskId of sent) {
+          const replies = seen.filter((task) => task.id === taskId && task.from === agentId);
+          const final = replies.filter((task) => task.status !== 'working');
+          expect(final).toHaveLength(1);
+          expect(final[0]).toMatchObject({ status: 'canceled', to: 'user', error: { code: 'agent_terminated' } });
+        }
+        expect(model.requests).toHaveLength(calls);
+        expect(rt.agent(agentId)?.state).toBe('terminated');
+        await rt.shutdown();
+        expect(model.requests).toHaveLength(calls);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
