@@ -1,20 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { type AgentEvent, type AgentInput, type ThinkOutput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { type Task, createTask } from '../../src/task/index.js';
 import type { Effect, Invocation } from './harness.js';
-import {
-  type ExpectedEffects,
-  type MachineModel,
-  type RunStep,
-  definitionOf,
-  expectFullCoverage,
-  generatePaths,
-  measureCoverage,
-  replay,
-} from './modelBased.js';
+import { type ExpectedEffects, type MachineModel, type RunStep, describeMachineModel } from './modelBased.js';
 
 type Snapshot = SnapshotFrom<typeof agentMachine>;
 
@@ -198,17 +189,4 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
   afterPath: noTaskLost,
 };
 
-const paths = generatePaths(model);
-const definition = definitionOf(agentMachine);
-
-describe('agent machine (model-based)', () => {
-  it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
-    await replay(model, path, { check: true });
-  });
-
-  it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
-    const coverage = await measureCoverage(model, paths);
-    expectFullCoverage(coverage);
-    expect(coverage.states.covered).toBe(definition.states.length);
-  });
-});
+describeMachineModel('agent machine', model);

@@ -9,7 +9,7 @@ import {
   type StateValue,
   createActor,
 } from 'xstate';
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Effect, Harness, type Invocation, isSettlement, settled } from './harness.js';
 
 /** The pseudo-event of a path's first step: the actor starting. */
@@ -316,4 +316,27 @@ export function expectFullCoverage(coverage: Coverage): void {
     { states: coverage.states.missing, transitions: coverage.transitions.missing, edges: coverage.edges.missing },
     'state nodes no path entered, transitions no path took, model edges the real actor did not follow',
   ).toEqual({ states: [], transitions: [], edges: [] });
+}
+
+/**
+ * Declares the model-based suite of a machine: one test per generated path, replayed against a
+ * real actor, and one test that the paths cover every state node, transition and model edge.
+ */
+export function describeMachineModel<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
+  title: string,
+  model: MachineModel<TSnapshot, TEvent, TInput>,
+): void {
+  const paths = generatePaths(model);
+  const definition = definitionOf(model.machine);
+  describe(`${title} (model-based)`, () => {
+    it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+      await replay(model, path, { check: true });
+    });
+
+    it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
+      const coverage = await measureCoverage(model, paths);
+      expectFullCoverage(coverage);
+      expect(coverage.states.covered).toBe(definition.states.length);
+    });
+  });
 }

@@ -1,8 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { type RuntimeEvent, type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import type { Effect, Invocation } from './harness.js';
-import { type ExpectedEffects, type MachineModel, definitionOf, expectFullCoverage, generatePaths, measureCoverage, replay } from './modelBased.js';
+import { type ExpectedEffects, type MachineModel, describeMachineModel } from './modelBased.js';
 
 type Snapshot = SnapshotFrom<typeof runtimeMachine>;
 
@@ -82,17 +81,4 @@ const model: MachineModel<Snapshot, ModelEvent, undefined> = {
   effects,
 };
 
-const paths = generatePaths(model);
-const definition = definitionOf(runtimeMachine);
-
-describe('runtime machine (model-based)', () => {
-  it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
-    await replay(model, path, { check: true });
-  });
-
-  it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
-    const coverage = await measureCoverage(model, paths);
-    expectFullCoverage(coverage);
-    expect(coverage.states.covered).toBe(definition.states.length);
-  });
-});
+describeMachineModel('runtime machine', model);

@@ -1,11 +1,10 @@
-import { describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { type UserEndpointEvent, userEndpointMachine } from '../../machines/userEndpoint.machine.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
 import type { Effect } from './harness.js';
-import { type ExpectedEffects, type MachineModel, definitionOf, expectFullCoverage, generatePaths, measureCoverage, replay } from './modelBased.js';
+import { type ExpectedEffects, type MachineModel, describeMachineModel } from './modelBased.js';
 
 type Snapshot = SnapshotFrom<typeof userEndpointMachine>;
 
@@ -78,17 +77,4 @@ const model: MachineModel<Snapshot, UserEndpointEvent, undefined> = {
   effects,
 };
 
-const paths = generatePaths(model);
-const definition = definitionOf(userEndpointMachine);
-
-describe('userEndpoint machine (model-based)', () => {
-  it.each(paths.map((path) => [path.name, path] as const))('%s', async (_name, path) => {
-    await replay(model, path, { check: true });
-  });
-
-  it(`covers all ${definition.states.length} state nodes, ${definition.transitions.length} transitions and every model edge`, async () => {
-    const coverage = await measureCoverage(model, paths);
-    expectFullCoverage(coverage);
-    expect(coverage.states.covered).toBe(definition.states.length);
-  });
-});
+describeMachineModel('userEndpoint machine', model);
