@@ -11,8 +11,8 @@ import { type ThinkOutput, type TurnInput, agentMachine } from '../../machines/a
 import type { AgentCell } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
 
-/** What the agent machine's implementations reach for; the society provides it. */
-export interface AgentHost {
+/** The shared services every agent of a runtime works with. */
+export interface AgentServices {
   readonly bus: EventBus;
   readonly clock: Clock;
   readonly ids: IdGenerator;
@@ -20,6 +20,10 @@ export interface AgentHost {
   readonly model: ModelClient;
   readonly tools: ToolRegistry;
   readonly config: RuntimeConfig;
+}
+
+/** What the agent machine's implementations reach for; the society provides it. */
+export interface AgentHost extends AgentServices {
   readonly port: SocietyPort;
   cell(agentId: string): AgentCell | undefined;
   parentOf(agentId: string): string | null;

@@ -183,14 +183,15 @@ export class Runtime {
 
   async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
     const started = this.#clock.now();
-    const cells = () => this.society.liveIds().flatMap((id) => this.society.cell(id) ?? []);
-    const drained = await waitForQuiet(() => cells().map((cell) => cell.actor), () => this.bus.pendingRequests, this.bus.on('*'), drainTimeoutMs, this.#clock);
-    const pendingTasks = cells().reduce((sum, cell) => {
-      const { context } = cell.actor.getSnapshot();
-      return sum + context.mailbox.length + (context.current === null ? 0 : 1);
-    }, 0);
+    const quiet = (): boolean => this.society.busyCount === 0 && this.bus.pendingRequests === 0;
+    const drained = await waitForQuiet(quiet, [this.society.activity$, this.bus.on('*')], drainTimeoutMs, this.#clock);
     const live = this.society.liveIds();
-    const topLevel = live.filter((id) => this.society.parentOf(id) === null || !live.includes(this.society.parentOf(id) ?? ''));
+    const pendingTasks = live.reduce((sum, id) => {
+      const context = this.society.cell(id)?.actor.getSnapshot().context;
+      return context === undefined ? sum : sum + context.mailbox.length + (context.current === null ? 0 : 1);
+    }, 0);
+    const liveSet = new Set(live);
+    const topLevel = live.filter((id) => !liveSet.has(this.society.parentOf(id) ?? ''));
     await Promise.all(topLevel.map((id) => this.society.terminateSubtree(id, 'runtime', 'shutdown')));
     this.user.close();
     this.#lastSummary = {

@@ -1,3 +1,4 @@
+import { type Observable, Subject } from 'rxjs';
 import { type InspectionEvent, createActor, toPromise } from 'xstate';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../bus/index.js';
@@ -7,20 +8,13 @@ import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
 import { Actions, type Task, createTask, turnActions } from '../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../tools/index.js';
-import { type AgentHost, provideAgentMachine } from './agentBehaviour.js';
+import { type AgentHost, type AgentServices, provideAgentMachine } from './agentBehaviour.js';
 import type { AgentCell, AgentRecord, Termination } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
 import { Conversation } from './conversation.js';
 import { type Role, RoleBook } from './roleBook.js';
 
-export interface SocietyDeps {
-  readonly bus: EventBus;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly model: ModelClient;
-  readonly tools: ToolRegistry;
-  readonly config: RuntimeConfig;
+export interface SocietyDeps extends AgentServices {
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
 }
 
@@ -40,6 +34,12 @@ export class Society implements SocietyPort, AgentHost {
   readonly #terminations: Termination[] = [];
   /** Agents told to terminate whose actors have not stopped yet: they take no new children or work. */
   readonly #terminating = new Set<string>();
+  // Agents not idle with an empty mailbox, kept up to date from their snapshots so that
+  // "is the society quiet?" costs O(1) however many agents there are.
+  readonly #busy = new Set<string>();
+  readonly #activity = new Subject<void>();
+  /** Emits whenever an agent becomes busy or quiet. */
+  readonly activity$: Observable<void> = this.#activity.asObservable();
   readonly #machine: ReturnType<typeof provideAgentMachine>;
   readonly port: SocietyPort = this;
 
@@ -116,7 +116,13 @@ export class Society implements SocietyPort, AgentHost {
     });
     const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], inbox: undefined };
     this.#cells.set(id, cell);
-    actor.subscribe({ error: (error) => this.deps.logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error') });
+    actor.subscribe({
+      next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
+      error: (error) => {
+        this.#track(id, false);
+        this.deps.logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
+      },
+    });
     actor.start();
     // Only new work starts a turn; status updates and notices addressed to the agent are observations.
     cell.inbox = this.deps.bus.subscribe({ to: id }, (task) => {
@@ -197,6 +203,18 @@ export class Society implements SocietyPort, AgentHost {
     return Promise.resolve();
   }
 
+  /** How many live agents are working or have mail. */
+  get busyCount(): number {
+    return this.#busy.size;
+  }
+
+  #track(agentId: string, busy: boolean): void {
+    if (busy === this.#busy.has(agentId)) return;
+    if (busy) this.#busy.add(agentId);
+    else this.#busy.delete(agentId);
+    this.#activity.next();
+  }
+
   #forget(agentId: string): void {
     const cell = this.#cells.get(agentId);
     if (cell === undefined) return;
@@ -204,6 +222,7 @@ export class Society implements SocietyPort, AgentHost {
     cell.conversation.clear();
     this.#cells.delete(agentId);
     this.#terminating.delete(agentId);
+    this.#track(agentId, false);
     const record = this.#records.get(agentId);
     if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: this.deps.clock.now() });
   }
