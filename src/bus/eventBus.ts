@@ -186,10 +186,13 @@ export class EventBus {
   }
 
   #enqueue(task: Task): void {
-    this.#queue.push(task);
-    if (this.#delivering) return;
+    if (this.#delivering) {
+      this.#queue.push(task);
+      return;
+    }
     this.#delivering = true;
     try {
+      this.#deliver(task);
       for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) this.#deliver(next);
     } finally {
       this.#delivering = false;
@@ -200,7 +203,9 @@ export class EventBus {
     this.#ring.push(task);
     // Observers by action first, so a log sees a request before any reply it provokes.
     this.#exact.get(task.action)?.next(task);
-    for (const prefix of prefixesOf(task.action)) this.#prefixes.get(prefix)?.next(task);
+    if (this.#prefixes.size > 0) {
+      for (const prefix of this.#prefixesOf(task.action)) this.#prefixes.get(prefix)?.next(task);
+    }
     if (this.#all.observed) this.#all.next(task);
 
     const pending = this.#pending.get(task.id);
@@ -210,6 +215,18 @@ export class EventBus {
       return;
     }
     this.#targets.get(task.to)?.next(task);
+  }
+
+  // Actions are few and repeat, so their prefixes are worked out once each (bounded, in case they don't).
+  readonly #prefixCache = new Map<string, readonly string[]>();
+  #prefixesOf(action: string): readonly string[] {
+    let prefixes = this.#prefixCache.get(action);
+    if (prefixes === undefined) {
+      prefixes = prefixesOf(action);
+      if (this.#prefixCache.size >= 4096) this.#prefixCache.clear();
+      this.#prefixCache.set(action, prefixes);
+    }
+    return prefixes;
   }
 
   #stream(map: Map<string, Subject<Task>> | undefined, key: string, interest: { target: string } | { pattern: string }): Observable<Task> {

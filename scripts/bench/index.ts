@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState,
+ * printed as one markdown table. Progress goes to stderr (with every round's time when
+ * BENCH_VERBOSE=1), so stdout holds only the report.
+ */
+import { cpus, loadavg } from 'node:os';
+import { actorDelivery } from './actorDelivery.js';
+import { busDelivery } from './busDelivery.js';
+import { elapsedMs, gcSource } from './measure.js';
+import { type Row, markdownTable } from './report.js';
+import { spawnSuite } from './spawn.js';
+
+const suites: readonly { readonly name: string; readonly run: () => Promise<Row[]> }[] = [
+  { name: 'bus delivery', run: busDelivery },
+  { name: 'actor delivery', run: actorDelivery },
+  { name: 'spawn', run: spawnSuite },
+];
+
+function header(): string {
+  const cores = cpus();
+  const model = cores[0]?.model.trim() ?? 'unknown CPU';
+  const [load] = loadavg();
+  return [
+    `node ${process.version}`,
+    new Date().toISOString().slice(0, 10),
+    `${model} (${cores.length} cores)`,
+    `load avg at start ${load?.toFixed(2) ?? 'n/a'}`,
+    `gc: ${gcSource}`,
+  ].join(' · ');
+}
+
+async function main(): Promise<void> {
+  const head = header();
+  const started = process.hrtime.bigint();
+  const rows: Row[] = [];
+  for (const suite of suites) {
+    process.stderr.write(`bench: ${suite.name}…\n`);
+    rows.push(...(await suite.run()));
+  }
+  const seconds = (elapsedMs(started) / 1000).toFixed(1);
+  process.stdout.write(`${head} · ran in ${seconds} s\n\n${markdownTable(rows)}\n`);
+}
+
+await main();
