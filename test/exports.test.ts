@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as machines from '../machines/index.js';
+import * as main from '../src/index.js';
+import * as testing from '../src/testing.js';
+
+// Pinned on purpose: adding or removing a public name is an API change and should be a visible diff.
+describe('public surface', () => {
+  it('exports exactly these runtime values from "troupe"', () => {
+    expect(Object.keys(main).sort()).toEqual([
+      'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel',
+      'RequestTimeoutError', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
+      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defineTool', 'metaTools', 'parseTask',
+      'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
+    ]);
+  });
+
+  it('exports the test doubles from "troupe/testing" and the machines from "troupe/machines"', () => {
+    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds']);
+    expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'runtimeMachine', 'userEndpointMachine']);
+  });
+
+  it('declares those entry points, with types, in package.json', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, { types?: string; import?: string } | string>;
+      bin: Record<string, string>;
+    };
+    for (const entry of ['.', './machines', './testing']) {
+      const target = pkg.exports[entry];
+      expect(typeof target === 'object' && target.types?.endsWith('.d.ts') && target.import?.endsWith('.js')).toBe(true);
+    }
+    expect(pkg.bin['troupe']).toBe('dist/src/cli/main.js');
+  });
+});
