@@ -8,6 +8,8 @@ export interface AgentInput {
   readonly parentId: string | null;
   /** Model calls allowed in one turn before it is stopped. */
   readonly maxSteps: number;
+  /** Tasks that may wait in the mailbox; more are refused (`mailbox_full`) so a flood cannot stall the agent. */
+  readonly mailboxLimit: number;
 }
 
 export interface AgentContext extends AgentInput {
@@ -72,7 +74,7 @@ export const agentMachine = setup({
     failTurn: (_, _params: { agentId: string; task: Task | null; error: unknown }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task | null; steps: number }) => undefined,
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string }) => undefined,
-    refuseTask: (_, _params: { agentId: string; task: Task }) => undefined,
+    refuseTask: (_, _params: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => undefined,
     reportSpawnFailure: (_, _params: { agentId: string; error: unknown }) => undefined,
     announceTerminated: (_, _params: { agentId: string }) => undefined,
   },
@@ -80,6 +82,7 @@ export const agentMachine = setup({
     hasMail: ({ context }) => context.mailbox.length > 0,
     wantsTools: (_, params: { output: ThinkOutput }) => params.output.kind === 'tools',
     stepLimitReached: ({ context }) => context.step + 1 >= context.maxSteps,
+    mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
   },
 }).createMachine({
   id: 'agent',
@@ -99,14 +102,20 @@ export const agentMachine = setup({
         },
       },
       on: {
-        'task.received': { actions: 'enqueue' },
+        'task.received': [
+          { guard: 'mailboxFull', actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) } },
+          { actions: 'enqueue' },
+        ],
         'agent.terminate': { target: 'draining' },
       },
     },
     running: {
       initial: 'idle',
       on: {
-        'task.received': { actions: 'enqueue' },
+        'task.received': [
+          { guard: 'mailboxFull', actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) } },
+          { actions: 'enqueue' },
+        ],
         'agent.terminate': { target: 'draining' },
       },
       states: {
@@ -202,7 +211,7 @@ export const agentMachine = setup({
         onError: { target: 'terminated' },
       },
       on: {
-        'task.received': { actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task }) } },
+        'task.received': { actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'terminating' as const }) } },
       },
     },
     terminated: {

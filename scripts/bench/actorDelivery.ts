@@ -112,7 +112,7 @@ export async function actorDelivery(): Promise<Row[]> {
       troupe: rateOf(viaBus, small),
       raw: rateOf(rawSmall, small),
       ratio: viaBus.medianMs / rawSmall.medianMs,
-      notes: `fresh agent per round, stuck on a hanging model call; raw = bare actor.send whose one assign copies the array too; ratio = time troupe ÷ time raw; N kept small because enqueue copies the mailbox (see last mailbox row)`,
+      notes: `fresh agent per round, stuck on a hanging model call; raw = bare actor.send whose one assign copies the array too; ratio = time troupe ÷ time raw; N kept small because enqueue copies the mailbox (bounded by mailboxLimit, default 10,000)`,
     },
     {
       benchmark: `agent mailbox: actor.send straight to the agent actor (${small.toLocaleString('en')} Tasks)`,
@@ -126,7 +126,7 @@ export async function actorDelivery(): Promise<Row[]> {
       troupe: `${duration(perTask(viaBusLarge, large))}/Task`,
       raw: `${duration(perTask(rawLarge, large))}/Task`,
       ratio: viaBusLarge.medianMs / rawLarge.medianMs,
-      notes: `per-Task time ×${growth(viaBusLarge, viaBus)} (troupe), ×${growth(rawLarge, rawSmall)} (raw) from ${small.toLocaleString('en')} to ${large.toLocaleString('en')} queued: here the fixed cost of a send dominates, but enqueue copies the whole mailbox (machines/agent.machine.ts:59), O(queue length) per Task, which takes over in the tens of thousands`,
+      notes: `per-Task time ×${growth(viaBusLarge, viaBus)} (troupe), ×${growth(rawLarge, rawSmall)} (raw) from ${small.toLocaleString('en')} to ${large.toLocaleString('en')} queued: here the fixed cost of a send dominates, enqueue copies the mailbox, O(queue length) per Task, which is why mailboxLimit (default 10,000) bounds it`,
     },
   ];
 }

@@ -148,8 +148,12 @@ export function provideAgentMachine(host: AgentHost) {
           publish(replyTo(task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } }, host.clock));
         }
       }),
-      refuseTask: guarded('refuseTask', ({ agentId, task }: { agentId: string; task: Task }) => {
-        publish(replyTo(task, { status: 'rejected', error: { code: 'agent_terminated', message: `agent ${agentId} is terminating` } }, host.clock));
+      refuseTask: guarded('refuseTask', ({ agentId, task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
+        const error = reason === 'terminating'
+          ? { code: 'agent_terminated', message: `agent ${agentId} is terminating` }
+          : { code: 'mailbox_full', message: `agent ${agentId} has ${host.config.mailboxLimit} Tasks waiting; try again later` };
+        if (reason === 'mailbox_full') host.logger.warn({ agentId, taskId: task.id }, 'mailbox full: task rejected');
+        publish(replyTo(task, { status: 'rejected', error }, host.clock));
       }),
       reportSpawnFailure: guarded('reportSpawnFailure', ({ agentId, error }: { agentId: string; error: unknown }) => {
         host.logger.error({ agentId, error: describeError(error) }, 'agent failed to spawn');

@@ -6,6 +6,8 @@ export const RuntimeConfigSchema = z.object({
   drainTimeoutMs: z.number().int().nonnegative().default(30_000),
   /** Model calls allowed in one turn. */
   maxSteps: z.number().int().positive().default(25),
+  /** Tasks one agent may have waiting; past it new Tasks are rejected with `mailbox_full`. */
+  mailboxLimit: z.number().int().positive().default(10_000),
   /** Default timeout of one tool call. */
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest accepted user message, in characters. */

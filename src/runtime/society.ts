@@ -111,7 +111,7 @@ export class Society implements SocietyPort, AgentHost {
 
     const actor = createActor(this.#machine, {
       id,
-      input: { agentId: id, roleId: role.id, parentId: input.parent, maxSteps: this.deps.config.maxSteps },
+      input: { agentId: id, roleId: role.id, parentId: input.parent, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     });
     const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], inbox: undefined };

@@ -21,8 +21,8 @@ type ModelEvent =
   | { type: 'xstate.done.actor.release'; output: undefined }
   | { type: 'xstate.error.actor.release'; error: Error };
 
-// maxSteps 2 makes the step limit reachable: think → act → think → act → stopped.
-const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2 };
+// maxSteps 2 makes the step limit reachable: think → act → think → act → stopped; mailboxLimit 2 the full mailbox.
+const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 2 };
 const { agentId } = input;
 const task = createTask({ from: 'user', to: agentId, action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
 
@@ -111,7 +111,8 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       invoked.push({ id: 'release', input: { agentId, reason: event.reason } });
       break;
     case 'task.received':
-      if (prev.matches('draining')) actions.push({ type: 'refuseTask', params: { agentId, task: event.task } });
+      if (prev.matches('draining')) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
+      else if (mailbox.length >= prev.context.mailboxLimit) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'mailbox_full' } });
       break;
     case 'xstate.init':
     case 'xstate.done.actor.prepare':
@@ -139,6 +140,9 @@ const settles = (effect: Effect): number => {
       return params.task === null ? 0 : 1;
     case 'cancelPending':
       return params.tasks?.length ?? 0;
+    case 'refuseTask':
+      // Refused for a full mailbox: answered `rejected` at once (refusals while draining were never accepted).
+      return (effect.params as { reason: string }).reason === 'mailbox_full' ? 1 : 0;
     default:
       return 0;
   }

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { quietRuntime, recordBus, until } from './harness.js';
+
+describe('bounded mailbox', () => {
+  it('rejects Tasks past mailboxLimit with mailbox_full and keeps the ones it accepted', async () => {
+    // The agent is still spawning when the six arrive: three fit, three are refused. Then the
+    // first turn's model call hangs, so the other two keep waiting.
+    const { rt, logger } = await quietRuntime({ mailboxLimit: 3, steps: [{ hang: true }] });
+    const seen = recordBus(rt);
+    rt.createRole({ name: 'worker', prompt: 'work' });
+    const worker = rt.spawn({ role: 'worker' });
+    const sent = Array.from({ length: 6 }, (_, i) => rt.send(worker, `job ${i}`));
+    await until(() => rt.agent(worker)?.state === 'running.thinking', 'the first turn');
+
+    const rejected = seen.filter((task) => task.from === worker && task.status === 'rejected');
+    expect(rejected.map((task) => task.id)).toEqual(sent.slice(3));
+    expect(rejected.every((task) => task.error?.code === 'mailbox_full')).toBe(true);
+    expect(rt.agent(worker)?.queued).toBe(2);
+    expect(logger.entries.filter((entry) => entry.message === 'mailbox full: task rejected')).toHaveLength(3);
+
+    // The accepted ones are still answered (canceled) when the agent goes.
+    await rt.terminate(worker, { by: 'user' });
+    const canceled = seen.filter((task) => task.from === worker && task.status === 'canceled').map((task) => task.id);
+    expect(canceled.sort()).toEqual(sent.slice(0, 3).sort());
+    await rt.shutdown();
+  });
+});
