@@ -8,7 +8,9 @@ import { quietRuntime, recordBus, until } from './harness.js';
 // Property 12 of seed 004: one agent's failure never stops another. A model that throws fails
 // that agent's turn (a `failed` reply and an `agent.error` notice to its parent) and nothing else.
 
-afterEach(() => {
+afterEach(async () => {
+  // RxJS reports a raw subscriber's error from a setTimeout(0): let the last ones land first.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   rxConfig.onUnhandledError = null;
 });
 
@@ -38,6 +40,7 @@ describe('failure isolation (property 12)', () => {
           await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
 
           const rxErrors: unknown[] = [];
+          let raw: { unsubscribe(): void } | undefined;
           if (faultySubscribers) {
             rxConfig.onUnhandledError = (error) => rxErrors.push(error);
             rt.bus.subscribe({ pattern: '*' }, () => {
@@ -45,7 +48,7 @@ describe('failure isolation (property 12)', () => {
             }, 'bad-observer');
             rt.bus.subscribe({ to: ids[ids.length - 1] ?? 'root' }, () => Promise.reject(new Error('inbox exploded')), 'bad-inbox');
             // A raw RxJS subscriber: RxJS reports its error out of band and keeps delivering.
-            rt.bus.on('*').subscribe(() => {
+            raw = rt.bus.on('*').subscribe(() => {
               throw new Error('raw observer exploded');
             });
           }
@@ -81,6 +84,7 @@ describe('failure isolation (property 12)', () => {
             expect(faults.some((entry) => entry.fields['subscriber'] === 'bad-observer')).toBe(true);
             await until(() => logger.entries.some((entry) => entry.fields['subscriber'] === 'bad-inbox'), 'the rejected handler to be reported');
             await until(() => rxErrors.length > 0, 'RxJS to report the raw subscriber');
+            raw?.unsubscribe();
           }
           const summary = await rt.shutdown();
           expect(summary.drained).toBe(true);
