@@ -5,6 +5,12 @@ export interface ChatOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface EmbedOptions {
+  readonly signal?: AbortSignal;
+  /** Provider embedding model; the client's default when absent. */
+  readonly model?: string;
+}
+
 /**
  * A chat model that streams. Implemented by the offline scripted model and by the
  * OpenAI-compatible client; agents only ever see this interface.
@@ -15,4 +21,6 @@ export interface ModelClient {
   /** True for models that follow a script instead of thinking; the CLI says so. */
   readonly scripted: boolean;
   chat(request: ChatRequest, options?: ChatOptions): AsyncIterable<ChatDelta>;
+  /** One vector per text, in order. */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
 }

@@ -1,6 +1,7 @@
 import { sleep, systemClock } from '../clock.js';
 import { readPrompt } from '../task/index.js';
 import type { ChatDelta, ChatMessage, ChatRequest } from './messages.js';
+import { hashEmbedding } from './hashEmbedding.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
 import { type ScriptReply, streamReply } from './scriptedReply.js';
 
@@ -20,6 +21,11 @@ export class OfflineModel implements ModelClient {
   /** `chunkDelayMs` paces the stream like a real model's, so the society can be watched at work. */
   constructor(options: { chunkDelayMs?: number } = {}) {
     this.#chunkDelayMs = options.chunkDelayMs ?? 0;
+  }
+
+  /** Offline embeddings: deterministic hashed bag of words and trigrams (see hashEmbedding). */
+  embed(texts: readonly string[]): Promise<number[][]> {
+    return Promise.resolve(texts.map((text) => hashEmbedding(text)));
   }
 
   async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {

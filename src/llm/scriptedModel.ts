@@ -1,16 +1,19 @@
 import type { ChatDelta, ChatRequest } from './messages.js';
+import { hashEmbedding } from './hashEmbedding.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
 import { type ScriptReply, streamReply } from './scriptedReply.js';
 
 /**
- * A step of a script: a reply, a reply computed from the request, an error to throw, or a
- * call that hangs until it is aborted.
+ * A step of a script: a reply, a reply computed from the request, an error to throw, a call
+ * that hangs until it is aborted, or raw stream chunks.
  */
 export type ScriptStep =
   | ScriptReply
   | ((request: ChatRequest) => ScriptReply)
   | { readonly error: Error }
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** Raw stream pieces, sent as given (e.g. to test fragment merging or a stream that errors midway). */
+  | { readonly chunks: readonly (ChatDelta | { readonly error: Error })[] };
 
 /**
  * A deterministic model for tests: it answers each call with the next step of its script and
@@ -42,6 +45,11 @@ export class ScriptedModel implements ModelClient {
     this.#steps.push(...steps);
   }
 
+  /** Offline embeddings: deterministic hashed bag of words and trigrams (see hashEmbedding). */
+  embed(texts: readonly string[]): Promise<number[][]> {
+    return Promise.resolve(texts.map((text) => hashEmbedding(text)));
+  }
+
   async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
     this.requests.push(request);
     const step = this.#steps.shift();
@@ -50,6 +58,12 @@ export class ScriptedModel implements ModelClient {
       yield* streamReply(step(request), options.signal, `call_${this.requests.length}`);
     } else if ('error' in step) {
       throw step.error;
+    } else if ('chunks' in step) {
+      for (const chunk of step.chunks) {
+        options.signal?.throwIfAborted();
+        if ('error' in chunk) throw chunk.error;
+        yield chunk;
+      }
     } else if ('hang' in step) {
       await new Promise<never>((_, reject) => {
         const signal = options.signal;

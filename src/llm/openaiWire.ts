@@ -1,0 +1,129 @@
+import type {
+  ChatCompletionChunk,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { ChatDelta, ChatMessage, ChatRequest, ToolDefinition } from './messages.js';
+
+/*
+ * The mapping between troupe's chat messages and OpenAI's chat-completions wire format, in one
+ * place: the OpenAI-compatible client speaks it outward, the local test server reads it back.
+ */
+
+export function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case 'system':
+        return { role: 'system', content: message.content };
+      case 'user':
+        return { role: 'user', content: message.content };
+      case 'assistant':
+        return message.toolCalls.length === 0
+          ? { role: 'assistant', content: message.content }
+          : {
+              role: 'assistant',
+              content: message.content === '' ? null : message.content,
+              tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+            };
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      default: {
+        const never: never = message;
+        return never;
+      }
+    }
+  });
+}
+
+export function toWireTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+}
+
+/** Turns one streamed chunk into troupe deltas. */
+export function chunkToDeltas(chunk: ChatCompletionChunk): ChatDelta[] {
+  const deltas: ChatDelta[] = [];
+  for (const choice of chunk.choices) {
+    const { content, tool_calls: toolCalls } = choice.delta;
+    if (typeof content === 'string' && content !== '') deltas.push({ type: 'text', text: content });
+    for (const call of toolCalls ?? []) {
+      deltas.push({
+        type: 'tool_call',
+        index: call.index,
+        ...(call.id === undefined ? {} : { id: call.id }),
+        ...(call.function?.name === undefined ? {} : { name: call.function.name }),
+        ...(call.function?.arguments === undefined ? {} : { arguments: call.function.arguments }),
+      });
+    }
+    if (choice.finish_reason !== null) deltas.push({ type: 'finish', reason: choice.finish_reason });
+  }
+  if (chunk.usage !== undefined && chunk.usage !== null) {
+    deltas.push({ type: 'finish', reason: 'usage', usage: { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens } });
+  }
+  return deltas;
+}
+
+const WireContentSchema = z.union([
+  z.string(),
+  z.null(),
+  z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()),
+]).optional();
+
+const WireMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: WireContentSchema }).loose(),
+  z.object({ role: z.literal('developer'), content: WireContentSchema }).loose(),
+  z.object({ role: z.literal('user'), content: WireContentSchema }).loose(),
+  z.object({
+    role: z.literal('assistant'),
+    content: WireContentSchema,
+    tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+  }).loose(),
+  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: WireContentSchema }).loose(),
+]);
+
+/** The part of a chat-completions request body the local server understands. */
+export const WireChatRequestSchema = z.object({
+  model: z.string().min(1),
+  messages: z.array(WireMessageSchema).min(1),
+  stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+  tools: z.array(z.object({
+    type: z.literal('function'),
+    function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+  })).optional(),
+}).loose();
+
+export type WireChatRequest = z.infer<typeof WireChatRequestSchema>;
+
+function textOf(content: z.infer<typeof WireContentSchema>): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => part.text ?? '').join('');
+}
+
+/** Reads a validated wire request back into troupe's terms. */
+export function fromWireRequest(body: WireChatRequest): ChatRequest {
+  const tools = (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters ?? {} }));
+  const messages = body.messages.map((message): ChatMessage => {
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        return { role: 'system', content: textOf(message.content) };
+      case 'user':
+        return { role: 'user', content: textOf(message.content) };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: textOf(message.content),
+          toolCalls: (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+        };
+      case 'tool':
+        return { role: 'tool', toolCallId: message.tool_call_id, name: '', content: textOf(message.content) };
+      default: {
+        const never: never = message;
+        return never;
+      }
+    }
+  });
+  return { model: body.model, messages, tools };
+}
