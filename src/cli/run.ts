@@ -1,7 +1,7 @@
 import { Actions, type Task, taskText } from '../task/index.js';
 import { createLogger, logLevelFromEnv } from '../logger.js';
 import { createRuntime } from '../runtime/index.js';
-import { OfflineModel } from '../llm/index.js';
+import { type ModelClient, modelFromEnv } from '../llm/index.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
@@ -44,20 +44,22 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return ExitCode.usage;
   }
 
-  const chunkDelayMs = Number(io.env['TROUPE_OFFLINE_DELAY_MS'] ?? 0);
-  if (!Number.isFinite(chunkDelayMs) || chunkDelayMs < 0) {
-    io.stderr.write(`troupe: TROUPE_OFFLINE_DELAY_MS must be a number of milliseconds ≥ 0, got "${io.env['TROUPE_OFFLINE_DELAY_MS'] ?? ''}"\n`);
+  let model: ModelClient;
+  try {
+    model = modelFromEnv(io.env);
+  } catch (error) {
+    io.stderr.write(`troupe: bad model settings in the environment: ${describeError(error)}\n`);
     await inspector?.close();
     return ExitCode.usage;
   }
   const rt = await createRuntime({
     logger,
-    model: new OfflineModel({ chunkDelayMs }),
+    model,
     ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
   });
-  if (rt.model.scripted) {
-    io.stderr.write(`troupe: using the ${rt.model.name} model: its answers are scripted, not thought\n`);
-  }
+  io.stderr.write(rt.model.scripted
+    ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
+    : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`);
   const status = options.status && io.stderr.isTTY ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
   const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {

@@ -8,9 +8,14 @@ export interface CollectedReply {
 
 /**
  * Drains a streamed reply into one assistant message, merging tool-call fragments by index,
- * and hands each text fragment to `onText` as it arrives.
+ * and hands each text fragment to `onText` as it arrives. A `restart` (the retry layer
+ * re-running a failed stream) discards what was collected so far.
  */
-export async function collectReply(stream: AsyncIterable<ChatDelta>, onText?: (text: string) => void): Promise<CollectedReply> {
+export async function collectReply(
+  stream: AsyncIterable<ChatDelta>,
+  onText?: (text: string) => void,
+  onRestart?: (attempt: number) => void,
+): Promise<CollectedReply> {
   let content = '';
   let finishReason = 'stop';
   let usage: TokenUsage | undefined;
@@ -29,6 +34,11 @@ export async function collectReply(stream: AsyncIterable<ChatDelta>, onText?: (t
         calls.set(delta.index, call);
         break;
       }
+      case 'restart':
+        content = '';
+        calls.clear();
+        onRestart?.(delta.attempt);
+        break;
       case 'finish':
         finishReason = delta.reason;
         usage = delta.usage ?? usage;

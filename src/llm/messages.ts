@@ -43,4 +43,6 @@ export type ChatDelta =
   | { readonly type: 'text'; readonly text: string }
   /** A fragment of tool call `index`: the first carries id and name, later ones more arguments. */
   | { readonly type: 'tool_call'; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments?: string }
-  | { readonly type: 'finish'; readonly reason: string; readonly usage?: TokenUsage };
+  | { readonly type: 'finish'; readonly reason: string; readonly usage?: TokenUsage }
+  /** The stream failed and is being retried from the start: drop what arrived so far. */
+  | { readonly type: 'restart'; readonly attempt: number };

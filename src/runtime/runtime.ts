@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, createLogger, logLevelFromEnv } from '../logger.js';
-import { type ModelClient, OfflineModel } from '../llm/index.js';
+import { type ModelClient, type RetryPolicy, RetryingModel, defaultRetryPolicy, modelFromEnv } from '../llm/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
 import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
 import type { AgentRecord } from './agentCell.js';
@@ -16,8 +16,10 @@ import { Society } from './society.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 export interface RuntimeOptions extends RuntimeConfigInput {
-  /** The model every agent uses; the offline scripted model when absent. */
+  /** The model every agent uses; when absent, chosen from the environment (see `modelFromEnv`). */
   model?: ModelClient;
+  /** Retry schedule for model calls (1, 2, 4 s by default), or false for none. */
+  retry?: Partial<RetryPolicy> | false;
   bus?: EventBus;
   clock?: Clock;
   ids?: IdGenerator;
@@ -68,12 +70,13 @@ export class Runtime {
   #summary: Promise<ShutdownSummary> | undefined;
 
   constructor(options: RuntimeOptions) {
-    const { model, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
+    const { model, retry, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
     this.config = RuntimeConfigSchema.parse(config);
     this.#clock = clock ?? systemClock;
     this.#ids = ids ?? randomIds;
     this.#logger = logger ?? createLogger(logLevelFromEnv(process.env['TROUPE_LOG_LEVEL']) ?? 'info');
-    this.model = model ?? new OfflineModel();
+    const chosen = model ?? modelFromEnv(process.env);
+    this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock: this.#clock, logger: this.#logger });
     this.bus = bus ?? new EventBus({ clock: this.#clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
     this.society = new Society({

@@ -1,0 +1,67 @@
+import OpenAI from 'openai';
+import type { ChatDelta, ChatRequest } from './messages.js';
+import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
+import { chunkToDeltas, toWireMessages, toWireTools } from './openaiWire.js';
+
+export interface OpenAIModelOptions {
+  /** Sent as the bearer token; local servers (Ollama, vLLM, LM Studio) accept any value. */
+  readonly apiKey?: string;
+  /** e.g. `http://localhost:11434/v1` for Ollama; OpenAI's own API when absent. */
+  readonly baseURL?: string;
+  /** Chat model name, e.g. `gpt-4o-mini`, `llama3.1`. */
+  readonly model: string;
+  readonly embeddingModel?: string;
+  /** Per request; the retry layer above decides what happens after a timeout. */
+  readonly timeoutMs?: number;
+  /** Ask for token usage in the stream (`stream_options.include_usage`); some servers refuse it. */
+  readonly includeUsage?: boolean;
+  readonly defaultHeaders?: Record<string, string>;
+}
+
+/**
+ * Any OpenAI-compatible chat endpoint through the official `openai` package. The SDK's own
+ * retries are off (`maxRetries: 0`) so that there is one retry schedule: troupe's.
+ */
+export class OpenAIModel implements ModelClient {
+  readonly name: string;
+  readonly scripted = false;
+  readonly #client: OpenAI;
+  readonly #options: OpenAIModelOptions;
+
+  constructor(options: OpenAIModelOptions) {
+    this.#options = options;
+    this.name = `openai:${options.model}`;
+    this.#client = new OpenAI({
+      apiKey: options.apiKey ?? 'not-needed',
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: 0,
+      ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
+    });
+  }
+
+  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
+    const stream = await this.#client.chat.completions.create(
+      {
+        model: request.model ?? this.#options.model,
+        messages: toWireMessages(request.messages),
+        ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
+        stream: true,
+        ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+      },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    for await (const chunk of stream) {
+      for (const delta of chunkToDeltas(chunk)) yield delta;
+    }
+  }
+
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const response = await this.#client.embeddings.create(
+      { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+  }
+}

@@ -1,0 +1,137 @@
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { type Clock, sleep, systemClock } from '../clock.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ChatDelta, ChatRequest } from './messages.js';
+import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (seed 004: at most 3). */
+  readonly maxRetries: number;
+  /** Delay before retry n (from 0) is `baseDelayMs · 2ⁿ`: 1 s, 2 s, 4 s by default. */
+  readonly baseDelayMs: number;
+  /** No wait is longer than this, whatever the server's Retry-After says. */
+  readonly maxDelayMs: number;
+  /** 0..1: each delay is shortened by up to this fraction at random, so agents do not retry in lockstep. */
+  readonly jitter: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0 };
+
+export interface RetryVerdict {
+  readonly retryable: boolean;
+  /** What the server asked for (Retry-After / retry-after-ms), when it did. */
+  readonly retryAfterMs?: number;
+  readonly status?: number;
+}
+
+/** Network errors, timeouts, 408, 429 and 5xx are worth another try; other 4xx and aborts are not. */
+export function classifyModelError(error: unknown): RetryVerdict {
+  if (error instanceof APIUserAbortError) return { retryable: false };
+  if (error instanceof APIConnectionError) return { retryable: true };
+  if (error instanceof APIError) {
+    // The SDK types these generically; at run time they are a number (or undefined) and Headers.
+    const { status, headers } = error as { status: number | undefined; headers: Headers | undefined };
+    if (status === undefined) return { retryable: true };
+    const retryable = status === 408 || status === 429 || status >= 500;
+    const retryAfterMs = retryAfterFrom(headers);
+    return { retryable, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+  if (isNetworkError(error)) return { retryable: true };
+  return { retryable: false };
+}
+
+/** Reads `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
+export function retryAfterFrom(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after');
+  if (value === undefined || value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+
+function isNetworkError(error: unknown): boolean {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return typeof code === 'string' && networkCodes.has(code);
+}
+
+export interface RetryDeps {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** 0 ≤ x < 1; injected so jitter is testable. */
+  readonly random?: () => number;
+}
+
+/**
+ * Wraps a model with troupe's one retry schedule. A stream that fails part-way is run again
+ * from the start, announced by a `restart` delta so the consumer drops the partial reply. An
+ * aborted call (its agent was terminated) is never retried.
+ */
+export class RetryingModel implements ModelClient {
+  readonly name: string;
+  readonly scripted: boolean;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+
+  constructor(
+    readonly inner: ModelClient,
+    readonly policy: RetryPolicy = defaultRetryPolicy,
+    private readonly deps: RetryDeps = {},
+  ) {
+    this.name = inner.name;
+    this.scripted = inner.scripted;
+    this.#clock = deps.clock ?? systemClock;
+    this.#random = deps.random ?? Math.random;
+  }
+
+  /** The wait before retry `retry` (0-based), given what the server asked for. */
+  delayFor(retry: number, retryAfterMs: number | undefined): number {
+    const { baseDelayMs, maxDelayMs, jitter } = this.policy;
+    const backoff = baseDelayMs * 2 ** retry * (1 - jitter * this.#random());
+    return Math.min(maxDelayMs, Math.max(backoff, retryAfterMs ?? 0));
+  }
+
+  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
+    for (let attempt = 0; ; attempt++) {
+      let started = false;
+      try {
+        if (attempt > 0) yield { type: 'restart', attempt };
+        for await (const delta of this.inner.chat(request, options)) {
+          started = true;
+          yield delta;
+        }
+        return;
+      } catch (error) {
+        await this.#beforeRetry(error, attempt, options.signal, started ? 'stream' : 'call');
+      }
+    }
+  }
+
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.inner.embed(texts, options);
+      } catch (error) {
+        await this.#beforeRetry(error, attempt, options.signal, 'embed');
+      }
+    }
+  }
+
+  /** Rethrows unless `error` deserves another attempt; otherwise logs and waits. */
+  async #beforeRetry(error: unknown, attempt: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+    if (signal?.aborted === true) throw error;
+    const verdict = classifyModelError(error);
+    if (!verdict.retryable || attempt >= this.policy.maxRetries) throw error;
+    const delayMs = this.delayFor(attempt, verdict.retryAfterMs);
+    this.deps.logger?.warn(
+      { model: this.name, what, attempt: attempt + 1, of: this.policy.maxRetries, delayMs, status: verdict.status, error: describeError(error) },
+      'model call failed; retrying',
+    );
+    await sleep(this.#clock, delayMs, signal);
+  }
+}

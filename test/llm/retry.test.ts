@@ -1,0 +1,154 @@
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { RetryingModel, collectReply, defaultRetryPolicy, retryAfterFrom } from '../../src/llm/index.js';
+import type { ChatRequest } from '../../src/llm/index.js';
+import { MemoryLogger, ScriptedModel, SimulatedClock } from '../../src/testing.js';
+
+const request: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
+const serverError = (): APIError => APIError.generate(500, { error: { message: 'upstream broke' } }, undefined, new Headers());
+const rateLimited = (retryAfter: string): APIError =>
+  APIError.generate(429, { error: { message: 'slow down' } }, undefined, new Headers({ 'retry-after': retryAfter }));
+
+/** Lets every queued promise callback and I/O event run (a turn of the event loop, not a sleep). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function setup(steps: ConstructorParameters<typeof ScriptedModel>[0], policy = defaultRetryPolicy, random = () => 0) {
+  const inner = new ScriptedModel(steps);
+  const clock = new SimulatedClock();
+  const logger = new MemoryLogger();
+  const model = new RetryingModel(inner, policy, { clock, logger, random });
+  return { inner, clock, logger, model };
+}
+
+/** Advances the clock to each due timer in turn and returns the waits it found. */
+async function runTimers(clock: SimulatedClock, done: () => boolean): Promise<number[]> {
+  const waits: number[] = [];
+  for (let guard = 0; guard < 20 && !done(); guard++) {
+    await settle();
+    if (clock.pending === 0) continue;
+    const before = clock.now();
+    // Step 1 ms at a time up to the timer so an early retry would be caught.
+    for (let step = 0; clock.pending > 0 && step < 120_000; step++) clock.advance(1);
+    waits.push(clock.now() - before);
+  }
+  return waits;
+}
+
+describe('RetryingModel', () => {
+  it('retries 5xx three times after 1, 2 and 4 s, then surfaces the error', async () => {
+    const { inner, clock, logger, model } = setup([{ error: serverError() }, { error: serverError() }, { error: serverError() }, { error: serverError() }]);
+    let outcome: unknown;
+    const call = collectReply(model.chat(request)).then(
+      () => (outcome = 'resolved'),
+      (error: unknown) => (outcome = error),
+    );
+    const waits = await runTimers(clock, () => outcome !== undefined);
+    await call;
+    expect(waits).toEqual([1000, 2000, 4000]);
+    expect(inner.requests).toHaveLength(4);
+    expect(outcome).toBeInstanceOf(APIError);
+    expect((outcome as APIError).status).toBe(500);
+    const retries = logger.entries.filter((entry) => entry.message === 'model call failed; retrying');
+    expect(retries.map((entry) => [entry.fields['attempt'], entry.fields['delayMs'], entry.fields['status']])).toEqual([
+      [1, 1000, 500],
+      [2, 2000, 500],
+      [3, 4000, 500],
+    ]);
+    expect(retries.every((entry) => String(entry.fields['error']).includes('upstream broke'))).toBe(true);
+  });
+
+  it('returns the reply when the second attempt succeeds', async () => {
+    const { inner, clock, model } = setup([{ error: new APIConnectionError({ message: 'socket hang up' }) }, { text: 'hello again' }]);
+    let reply: string | undefined;
+    const call = collectReply(model.chat(request)).then((collected) => (reply = collected.message.content));
+    const waits = await runTimers(clock, () => reply !== undefined);
+    await call;
+    expect(waits).toEqual([1000]);
+    expect(reply).toBe('hello again');
+    expect(inner.requests).toHaveLength(2);
+  });
+
+  it('waits as long as Retry-After asks, in seconds or as a date, but no longer than maxDelayMs', async () => {
+    const { clock, model } = setup([{ error: rateLimited('7') }, { error: rateLimited('600') }, { text: 'ok' }], { ...defaultRetryPolicy, maxDelayMs: 30_000 });
+    let done = false;
+    const call = collectReply(model.chat(request)).then(() => (done = true));
+    const waits = await runTimers(clock, () => done);
+    await call;
+    expect(waits).toEqual([7000, 30_000]);
+    expect(retryAfterFrom(new Headers({ 'retry-after': new Date(10_000).toUTCString() }), 4_000)).toBe(6_000);
+    expect(retryAfterFrom(new Headers({ 'retry-after-ms': '250' }))).toBe(250);
+    expect(retryAfterFrom(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
+  });
+
+  it.each([400, 401, 403, 404, 422])('does not retry a %i', async (status) => {
+    const { inner, clock, model } = setup([{ error: APIError.generate(status, { error: { message: 'no' } }, undefined, new Headers()) }, { text: 'never' }]);
+    await expect(collectReply(model.chat(request))).rejects.toMatchObject({ status });
+    expect(inner.requests).toHaveLength(1);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('does not retry an error it does not know to be transient', async () => {
+    const { inner, model } = setup([{ error: new Error('tool schema rejected') }, { text: 'never' }]);
+    await expect(collectReply(model.chat(request))).rejects.toThrow('tool schema rejected');
+    expect(inner.requests).toHaveLength(1);
+  });
+
+  it('never retries an aborted call (property 11): neither an abort error nor an abort during the wait', async () => {
+    const first = setup([{ error: new APIUserAbortError() }, { text: 'never' }]);
+    await expect(collectReply(first.model.chat(request))).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(first.inner.requests).toHaveLength(1);
+
+    const second = setup([{ error: serverError() }, { text: 'never' }]);
+    const controller = new AbortController();
+    const call = collectReply(second.model.chat(request, { signal: controller.signal }));
+    const outcome = call.catch((error: unknown) => error);
+    await settle();
+    expect(second.clock.pending).toBe(1);
+    controller.abort(new Error('agent terminated'));
+    expect(await outcome).toMatchObject({ message: 'agent terminated' });
+    second.clock.advance(10_000);
+    await settle();
+    expect(second.inner.requests).toHaveLength(1);
+  });
+
+  it('restarts a stream that fails part-way, and the consumer keeps only the retried reply', async () => {
+    const { inner, clock, model } = setup([
+      { chunks: [{ type: 'text', text: 'half an ans' }, { error: new APIConnectionError({ message: 'reset' }) }] },
+      { text: 'the whole answer' },
+    ]);
+    const restarts: number[] = [];
+    let reply: string | undefined;
+    const call = collectReply(model.chat(request), undefined, (attempt) => restarts.push(attempt)).then((collected) => (reply = collected.message.content));
+    await runTimers(clock, () => reply !== undefined);
+    await call;
+    expect(reply).toBe('the whole answer');
+    expect(restarts).toEqual([1]);
+    expect(inner.requests).toHaveLength(2);
+  });
+
+  it('spreads delays with jitter so parallel agents do not retry in lockstep', () => {
+    const draws = [0.5, 0, 0.99];
+    const { model } = setup([], { ...defaultRetryPolicy, jitter: 0.5 }, () => draws.shift() ?? 0);
+    expect([model.delayFor(0, undefined), model.delayFor(1, undefined), model.delayFor(2, undefined)]).toEqual([750, 2000, 4000 * (1 - 0.5 * 0.99)]);
+  });
+
+  it('retries embeddings on the same schedule', async () => {
+    const inner = new ScriptedModel([]);
+    let calls = 0;
+    const flaky = Object.assign(Object.create(inner) as ScriptedModel, {
+      embed: async (texts: readonly string[]) => {
+        calls++;
+        if (calls === 1) throw serverError();
+        return inner.embed(texts);
+      },
+    });
+    const clock = new SimulatedClock();
+    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock });
+    let vectors: number[][] | undefined;
+    const call = model.embed(['a b c']).then((result) => (vectors = result));
+    const waits = await runTimers(clock, () => vectors !== undefined);
+    await call;
+    expect(waits).toEqual([1000]);
+    expect(vectors?.[0]).toHaveLength(256);
+  });
+});
