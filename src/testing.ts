@@ -6,3 +6,10 @@ export { ScriptedModel, type ScriptStep, type ScriptReply } from './llm/index.js
 export { SimulatedClock } from './simulatedClock.js';
 export { sequentialIds } from './ids.js';
 export { MemoryLogger } from './logger.js';
+export {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type OpenAICompatibleServerOptions,
+  type RecordedRequest,
+  type ServerStep,
+} from './llm/testing/openaiCompatibleServer.js';

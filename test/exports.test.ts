@@ -16,7 +16,7 @@ describe('public surface', () => {
   });
 
   it('exports the test doubles from "troupe/testing" and the machines from "troupe/machines"', () => {
-    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds']);
+    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds', 'startOpenAICompatibleServer']);
     expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'runtimeMachine', 'userEndpointMachine']);
   });
 

@@ -1,0 +1,70 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+
+/** Larger request bodies are refused with 413, as OpenAI refuses oversized payloads. */
+export const maxBodyBytes = 10 * 1024 * 1024;
+
+/** OpenAI's error body: what the SDK reads into `APIError.error`, `.code`, `.param` and `.type`. */
+export interface ErrorEnvelope {
+  readonly error: { readonly message: string; readonly type: string; readonly param: string | null; readonly code: string | null };
+}
+
+/** The whole body as text, or undefined when it exceeds `limit` (the rest is drained, not kept). */
+export async function readBody(request: IncomingMessage, limit = maxBodyBytes): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+  }
+  return size > limit ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/** OpenAI's error `type` and default `code` for a status, so the SDK maps it to the same error class and fields. */
+function errorKindOf(status: number): { type: string; code: string | null } {
+  if (status === 401) return { type: 'invalid_request_error', code: 'invalid_api_key' };
+  if (status === 403) return { type: 'permission_error', code: null };
+  if (status === 429) return { type: 'requests', code: 'rate_limit_exceeded' };
+  if (status >= 500) return { type: 'server_error', code: null };
+  return { type: 'invalid_request_error', code: null };
+}
+
+export function errorEnvelope(status: number, message: string, param: string | null = null, code?: string | null): ErrorEnvelope {
+  const kind = errorKindOf(status);
+  return { error: { message, type: kind.type, param, code: code === undefined ? kind.code : code } };
+}
+
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  options: { param?: string | null; code?: string | null; headers?: OutgoingHttpHeaders } = {},
+): void {
+  sendJson(response, status, errorEnvelope(status, message, options.param ?? null, options.code), options.headers);
+}
+
+/** The first problem of a failed body validation, worded like OpenAI's and naming the field (`messages[0].role`). */
+export function describeInvalidBody(error: z.ZodError, body: unknown): { message: string; param: string | null } {
+  const issue = error.issues[0];
+  if (issue === undefined || issue.path.length === 0) return { message: 'The request body must be a JSON object.', param: null };
+  const param = issue.path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join('');
+  if (valueAt(body, issue.path) === undefined) return { message: `Missing required parameter: '${param}'.`, param };
+  return { message: `Invalid value for '${param}': ${issue.message}`, param };
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
