@@ -9,3 +9,4 @@ export { OpenAIModel, type OpenAIModelOptions } from './openaiModel.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryVerdict, type RetryDeps } from './retry.js';
 export { modelFromEnv, ModelEnvSchema, defaultModelName } from './modelFromEnv.js';
 export { toWireMessages, toWireTools, fromWireRequest, chunkToDeltas, WireChatRequestSchema, type WireChatRequest } from './openaiWire.js';
+export { readImportance, ImportanceTagStripper, type ImportanceReading } from './importance.js';
