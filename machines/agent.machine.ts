@@ -24,7 +24,8 @@ export interface AgentContext extends AgentInput {
 /** What one model call decided: call tools, or answer. */
 export type ThinkOutput =
   | { readonly kind: 'tools'; readonly calls: number }
-  | { readonly kind: 'answer'; readonly text: string };
+  /** `importance` (0..1) comes from an `<imp:X/>` tag the model wrote, already stripped from `text`. */
+  | { readonly kind: 'answer'; readonly text: string; readonly importance?: number };
 
 export interface TurnInput {
   readonly agentId: string;
@@ -70,7 +71,7 @@ export const agentMachine = setup({
     clearMailbox: assign({ mailbox: [], current: null, step: 0 }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
-    answer: (_, _params: { agentId: string; task: Task | null; text: string }) => undefined,
+    answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
     failTurn: (_, _params: { agentId: string; task: Task | null; error: unknown }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task | null; steps: number }) => undefined,
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string }) => undefined,
@@ -145,6 +146,7 @@ export const agentMachine = setup({
                       agentId: context.agentId,
                       task: context.current,
                       text: event.output.kind === 'answer' ? event.output.text : '',
+                      importance: event.output.kind === 'answer' ? event.output.importance : undefined,
                     }),
                   },
                   'clearCurrent',

@@ -13,6 +13,7 @@ export const errorCodes = [
   'intake_closed',
   'model_error',
   'tool_error',
+  'repeat_guard',
   'aborted',
   'internal',
 ] as const;

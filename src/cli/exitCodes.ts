@@ -27,6 +27,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'intake_closed':
     case 'model_error':
     case 'tool_error':
+    case 'repeat_guard':
     case 'aborted':
     case 'internal':
       return ExitCode.internal;

@@ -1,11 +1,20 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
+import { serveModel } from './modelServer.js';
 import { runRequirement } from './run.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
     if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    return parsed;
+  };
+}
+
+function nonNegativeNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0) throw new InvalidArgumentError(`${name} must be a number ≥ 0, got "${value}"`);
     return parsed;
   };
 }
@@ -50,6 +59,16 @@ program
       { stdout: process.stdout, stderr: process.stderr, env: process.env },
     );
     process.exitCode = code;
+  });
+
+program
+  .command('model-server')
+  .description('serve the offline playbook over the OpenAI chat-completions protocol (for trying OPENAI_BASE_URL without a model)')
+  .option('-p, --port <port>', 'port to listen on', port, 4010)
+  .option('--host <host>', 'interface to bind', '127.0.0.1')
+  .option('--chunk-delay <ms>', 'pause between streamed chunks', nonNegativeNumber('--chunk-delay'), 0)
+  .action(async (options: { port: number; host: string; chunkDelay: number }) => {
+    process.exitCode = await serveModel({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelay }, { stdout: process.stdout, stderr: process.stderr });
   });
 
 await program.parseAsync(process.argv);

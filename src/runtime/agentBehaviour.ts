@@ -3,13 +3,14 @@ import type { EventBus } from '../bus/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { type ModelClient, collectReply } from '../llm/index.js';
-import { Actions, type Task, createTask, replyTo, taskAsPrompt } from '../task/index.js';
-import { type SocietyPort, type ToolRegistry, runToolCall } from '../tools/index.js';
+import type { ModelClient } from '../llm/index.js';
+import { Actions, type Task, createTask, replyTo } from '../task/index.js';
+import type { SocietyPort, ToolRegistry } from '../tools/index.js';
 import { fromPromise } from 'xstate';
 import { type ThinkOutput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
 import type { AgentCell } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
+import { act, think } from './turn.js';
 
 /** The shared services every agent of a runtime works with. */
 export interface AgentServices {
@@ -27,6 +28,8 @@ export interface AgentHost extends AgentServices {
   readonly port: SocietyPort;
   cell(agentId: string): AgentCell | undefined;
   parentOf(agentId: string): string | null;
+  /** Before each model call: warns an agent whose conversation is over its maximum. */
+  warnIfLong(agentId: string, task: Task | null): boolean;
   /** Frees what the agent held (inbox, conversation, registry entry). */
   release(agentId: string, reason: string): Promise<void>;
 }
@@ -35,11 +38,6 @@ export interface AgentHost extends AgentServices {
 export function provideAgentMachine(host: AgentHost) {
   const deps = { ids: host.ids, clock: host.clock };
   const publish = (task: Task): void => host.bus.publish(task);
-  const cellOf = (agentId: string): AgentCell => {
-    const cell = host.cell(agentId);
-    if (cell === undefined) throw new Error(`agent ${agentId} has no live cell`);
-    return cell;
-  };
   // An action that throws would stop the actor; one agent's failure must never stop it or another.
   const guarded = <P>(name: string, body: (params: P) => void) => (_: unknown, params: P): void => {
     try {
@@ -60,62 +58,12 @@ export function provideAgentMachine(host: AgentHost) {
     }, deps));
   };
 
-  const thinkingTask = (agentId: string, task: Task, text: string): Task =>
-    createTask({
-      from: agentId,
-      to: 'observer',
-      action: Actions.thinking,
-      status: 'working',
-      parameters: { text },
-      parentId: task.id,
-      sessionId: task.sessionId,
-    }, deps);
-
   return agentMachine.provide({
     actors: {
       prepare: fromPromise<undefined, { agentId: string }>(() => Promise.resolve(undefined)),
 
-      think: fromPromise<ThinkOutput, TurnInput>(async ({ input, signal }) => {
-        const cell = cellOf(input.agentId);
-        if (input.step === 0) cell.conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
-        const stream = host.model.chat(
-          { messages: cell.conversation.messages, tools: host.tools.definitions(cell.role.tools) },
-          { signal },
-        );
-        const reply = await collectReply(stream, (text) => publish(thinkingTask(input.agentId, input.task, text)));
-        signal.throwIfAborted();
-        cell.conversation.append(reply.message);
-        cell.pendingCalls = reply.message.toolCalls;
-        return reply.message.toolCalls.length > 0
-          ? { kind: 'tools', calls: reply.message.toolCalls.length }
-          : { kind: 'answer', text: reply.message.content };
-      }),
-
-      act: fromPromise<undefined, TurnInput>(async ({ input, signal }) => {
-        const cell = cellOf(input.agentId);
-        const calls = cell.pendingCalls;
-        cell.pendingCalls = [];
-        for (const call of calls) {
-          publish(createTask({
-            from: input.agentId,
-            to: 'observer',
-            action: Actions.toolCall,
-            status: 'working',
-            parameters: { tool: call.name, arguments: call.arguments },
-            parentId: input.task.id,
-            sessionId: input.task.sessionId,
-          }, deps));
-        }
-        const context = { agentId: input.agentId, task: input.task, signal, society: host.port };
-        const options = { registry: host.tools, policy: cell.role.tools, defaultTimeoutMs: host.config.toolTimeoutMs };
-        // Independent calls run in parallel; results go back in the order the model asked.
-        const results = await Promise.all(calls.map((call) => runToolCall(call, context, options)));
-        signal.throwIfAborted();
-        cell.conversation.append(
-          ...calls.map((call, i) => ({ role: 'tool' as const, toolCallId: call.id, name: call.name, content: results[i]?.content ?? '' })),
-        );
-        return undefined;
-      }),
+      think: fromPromise<ThinkOutput, TurnInput>(({ input, signal }) => think(host, input, signal)),
+      act: fromPromise<undefined, TurnInput>(({ input, signal }) => act(host, input, signal)),
 
       release: fromPromise<undefined, { agentId: string; reason: string }>(async ({ input }) => {
         await host.release(input.agentId, input.reason);
@@ -128,8 +76,9 @@ export function provideAgentMachine(host: AgentHost) {
         host.logger.debug({ agentId, taskId: task.id }, 'turn started');
         publish(replyTo(task, { status: 'working' }, host.clock));
       }),
-      answer: guarded('answer', ({ task, text }: { agentId: string; task: Task | null; text: string }) => {
-        if (task !== null) publish(replyTo(task, { status: 'completed', result: { text } }, host.clock));
+      answer: guarded('answer', ({ task, text, importance }: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => {
+        const metadata = importance === undefined ? {} : { metadata: { importance } };
+        if (task !== null) publish(replyTo(task, { status: 'completed', result: { text }, ...metadata }, host.clock));
       }),
       failTurn: guarded('failTurn', ({ agentId, task, error }: { agentId: string; task: Task | null; error: unknown }) => {
         const message = describeError(error);

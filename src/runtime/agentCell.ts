@@ -7,6 +7,13 @@ import type { Role } from './roleBook.js';
 
 export type AgentStatus = 'active' | 'terminated';
 
+/** Model calls made and tokens used, as reported by the provider. */
+export interface ModelUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /** An agent as the organisation records it. */
 export interface AgentRecord {
   readonly id: string;
@@ -31,5 +38,9 @@ export interface AgentCell {
   readonly actor: Actor<typeof agentMachine>;
   /** Tool calls the last model reply asked for, run by the next `act`. */
   pendingCalls: readonly ToolCall[];
+  /** How often each (tool, arguments) was called in the current turn, for the repeat guard. */
+  readonly turnCalls: Map<string, number>;
+  /** Model calls and tokens this agent has used (kept by the society after it terminates). */
+  readonly usage: ModelUsage;
   inbox: Subscription | undefined;
 }

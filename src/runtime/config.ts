@@ -8,6 +8,10 @@ export const RuntimeConfigSchema = z.object({
   maxSteps: z.number().int().positive().default(25),
   /** Tasks one agent may have waiting; past it new Tasks are rejected with `mailbox_full`. */
   mailboxLimit: z.number().int().positive().default(10_000),
+  /** Messages an agent's conversation may hold before each model call warns it to `compress_context`. */
+  maxConversationMessages: z.number().int().positive().default(50),
+  /** The same tool call (same arguments) allowed this many times in one turn; then refused, then the turn stops. */
+  maxRepeatedToolCalls: z.number().int().min(2).default(3),
   /** Default timeout of one tool call. */
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest accepted user message, in characters. */

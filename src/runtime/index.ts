@@ -2,6 +2,6 @@ export { Runtime, createRuntime, rootPrompt, stateName, type AgentView, type Run
 export { RuntimeConfigSchema, type RuntimeConfig, type RuntimeConfigInput } from './config.js';
 export { UserEndpoint, type OutputHandler } from './userEndpoint.js';
 export { Society, reservedIds } from './society.js';
-export type { AgentRecord, AgentStatus, Termination } from './agentCell.js';
+export type { AgentRecord, AgentStatus, ModelUsage, Termination } from './agentCell.js';
 export type { Role } from './roleBook.js';
 export { Conversation } from './conversation.js';

@@ -8,7 +8,7 @@ import { type Logger, createLogger, logLevelFromEnv } from '../logger.js';
 import { type ModelClient, type RetryPolicy, RetryingModel, defaultRetryPolicy, modelFromEnv } from '../llm/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
 import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
-import type { AgentRecord } from './agentCell.js';
+import type { AgentRecord, ModelUsage } from './agentCell.js';
 import { type RuntimeConfig, type RuntimeConfigInput, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import { waitForQuiet } from './quiet.js';
 import type { Role } from './roleBook.js';
@@ -38,6 +38,7 @@ export interface AgentView extends AgentRecord {
   /** The actor's state, e.g. `running.thinking`; `terminated` once gone. */
   readonly state: string;
   readonly queued: number;
+  readonly usage: ModelUsage;
 }
 
 export const rootPrompt = [
@@ -146,6 +147,18 @@ export class Runtime {
     return record === undefined ? undefined : this.#view(record);
   }
 
+  /** Model calls and tokens of the whole society so far. */
+  usage(): ModelUsage {
+    const total: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+    for (const record of this.society.records()) {
+      const usage = this.society.usageOf(record.id);
+      total.calls += usage?.calls ?? 0;
+      total.promptTokens += usage?.promptTokens ?? 0;
+      total.completionTokens += usage?.completionTokens ?? 0;
+    }
+    return total;
+  }
+
   onOutput(handler: OutputHandler): () => void {
     return this.user.onOutput(handler);
   }
@@ -233,6 +246,7 @@ export class Runtime {
       roleName: this.society.roles.find(record.roleId)?.name ?? record.roleId,
       state: snapshot === undefined ? 'terminated' : stateName(snapshot.value),
       queued: snapshot?.context.mailbox.length ?? 0,
+      usage: { ...(this.society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
     };
   }
 }

@@ -7,11 +7,11 @@ import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
 import { Actions, type Task, createTask, turnActions } from '../task/index.js';
-import type { SocietyPort, ToolRegistry } from '../tools/index.js';
+import type { PlanStepInput, RecordedPlan, SocietyPort, ToolRegistry } from '../tools/index.js';
 import { type AgentHost, type AgentServices, provideAgentMachine } from './agentBehaviour.js';
-import type { AgentCell, AgentRecord, Termination } from './agentCell.js';
+import type { AgentCell, AgentRecord, ModelUsage, Termination } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
-import { Conversation } from './conversation.js';
+import { Conversation, lengthWarning } from './conversation.js';
 import { type Role, RoleBook } from './roleBook.js';
 
 export interface SocietyDeps extends AgentServices {
@@ -34,6 +34,7 @@ export class Society implements SocietyPort, AgentHost {
   readonly #terminations: Termination[] = [];
   /** Agents told to terminate whose actors have not stopped yet: they take no new children or work. */
   readonly #terminating = new Set<string>();
+  readonly #usage = new Map<string, ModelUsage>();
   // Agents not idle with an empty mailbox, kept up to date from their snapshots so that
   // "is the society quiet?" costs O(1) however many agents there are.
   readonly #busy = new Set<string>();
@@ -109,12 +110,14 @@ export class Society implements SocietyPort, AgentHost {
     this.#records.set(id, record);
     if (input.parent !== null) this.#childrenOf(input.parent).add(id);
 
+    const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+    this.#usage.set(id, usage);
     const actor = createActor(this.#machine, {
       id,
       input: { agentId: id, roleId: role.id, parentId: input.parent, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     });
-    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], inbox: undefined };
+    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
     this.#cells.set(id, cell);
     actor.subscribe({
       next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
@@ -195,12 +198,64 @@ export class Society implements SocietyPort, AgentHost {
     }));
   }
 
+  compressContext(input: { agentId: string; summary: string; keepRecent: number }): { removed: number; kept: number; messages: number } {
+    const conversation = this.#liveCell(input.agentId).conversation;
+    const { removed, kept } = conversation.compress(input.summary, input.keepRecent);
+    this.deps.logger.debug({ agentId: input.agentId, removed, kept }, 'conversation compressed');
+    return { removed, kept, messages: conversation.length };
+  }
+
+  recordPlan(input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan {
+    this.#requireLive(input.agentId);
+    const tasks = input.steps.map((step, index) => createTask({
+      from: input.agentId,
+      to: input.agentId,
+      action: Actions.planStep,
+      parameters: { goal: input.goal, index, title: step.title, detail: step.detail ?? null },
+      parentId: input.parentTask.id,
+      sessionId: input.parentTask.sessionId,
+    }, this.deps));
+    // Made (and validated) before any is published, so a plan is recorded whole or not at all.
+    for (const task of tasks) this.bus.publish(task);
+    return { planId: input.parentTask.id, steps: tasks.map((task, index) => ({ taskId: task.id, index, title: input.steps[index]?.title ?? '' })) };
+  }
+
+  /**
+   * Before each model call: when `agentId`'s conversation holds more than
+   * `config.maxConversationMessages`, tells the model so in a system message and publishes an
+   * `agent.warning` Task (about `task`) to the agent's parent, or `runtime` for a top-level agent.
+   * Returns whether it warned. Called once per model call, it warns on every call while over.
+   */
+  warnIfLong(agentId: string, task: Task | null): boolean {
+    const conversation = this.#cells.get(agentId)?.conversation;
+    const max = this.deps.config.maxConversationMessages;
+    if (conversation === undefined || !conversation.needsWarning(max)) return false;
+    const messages = conversation.length;
+    conversation.append({ role: 'system', content: lengthWarning(messages, max) });
+    this.deps.logger.warn({ agentId, messages, max }, 'conversation over its maximum length');
+    this.bus.publish(createTask({
+      from: agentId,
+      to: this.parentOf(agentId) ?? 'runtime',
+      action: Actions.warning,
+      status: 'completed',
+      parameters: { messages, max },
+      parentId: task?.id ?? null,
+      sessionId: task?.sessionId,
+    }, this.deps));
+    return true;
+  }
+
   /** Called by the agent machine's `release` step while draining. */
   release(agentId: string): Promise<void> {
     const cell = this.#cells.get(agentId);
     cell?.inbox?.unsubscribe();
     cell?.conversation.clear();
     return Promise.resolve();
+  }
+
+  /** Model calls and tokens of an agent, live or terminated. */
+  usageOf(agentId: string): ModelUsage | undefined {
+    return this.#usage.get(agentId);
   }
 
   /** How many live agents are working or have mail. */
@@ -234,6 +289,13 @@ export class Society implements SocietyPort, AgentHost {
       throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     }
     return record;
+  }
+
+  #liveCell(agentId: string): AgentCell {
+    this.#requireLive(agentId);
+    const cell = this.#cells.get(agentId);
+    if (cell === undefined) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
+    return cell;
   }
 
   #childrenOf(agentId: string): Set<string> {

@@ -18,6 +18,8 @@ export const Actions = {
   error: 'agent.error',
   /** A warning to an agent about itself (e.g. its conversation is long). */
   warning: 'agent.warning',
+  /** One step of a plan an agent made (`create_plan`), addressed to itself; a record, not work: it starts no turn. */
+  planStep: 'plan.step',
 } as const;
 
 export type KnownAction = (typeof Actions)[keyof typeof Actions];

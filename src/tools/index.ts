@@ -1,5 +1,8 @@
 export * from './tool.js';
-export type { SocietyPort } from './societyPort.js';
+export type { SocietyPort, PlanStepInput, RecordedPlan } from './societyPort.js';
 export { ToolRegistry, type ToolPolicy } from './registry.js';
 export { runToolCall, type RunToolOptions } from './runToolCall.js';
+export { toolFromFunction, asToolResult, type ToolFunction, type ToolFunctionReturn } from './toolFromFunction.js';
 export * from './metaTools.js';
+export { compressContextTool, defaultKeepRecent } from './compressContextTool.js';
+export { createPlanTool, maxPlanSteps } from './createPlanTool.js';

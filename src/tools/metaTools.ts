@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema, taskText } from '../task/index.js';
+import { compressContextTool } from './compressContextTool.js';
+import { createPlanTool } from './createPlanTool.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
 
 /** How long `delegate_task` waits for a child's answer unless the model says otherwise. */
@@ -83,5 +85,7 @@ export const terminateAgentTool = defineTool({
   },
 });
 
-/** The tools by which agents build and run their society. */
-export const metaTools: readonly Tool[] = [createRoleTool, spawnAgentTool, delegateTaskTool, sendMessageTool, terminateAgentTool];
+/** The tools by which agents build and run their society, plan, and keep their own context short. */
+export const metaTools: readonly Tool[] = [
+  createRoleTool, spawnAgentTool, delegateTaskTool, sendMessageTool, terminateAgentTool, createPlanTool, compressContextTool,
+];

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { formatPath } from '../task/index.js';
 import type { ToolPolicy, ToolRegistry } from './registry.js';
@@ -8,12 +9,15 @@ export interface RunToolOptions {
   readonly policy?: ToolPolicy;
   /** Used when a tool declares no timeout of its own. */
   readonly defaultTimeoutMs: number;
+  /** Times the tool's timeout. The runtime passes its own clock; the system clock when absent. */
+  readonly clock: Clock;
 }
 
 /**
  * Runs one tool call from a model. Never throws: unknown tools, arguments that are not JSON
- * or fail the schema, a tool that throws and a tool that outlives its timeout all come back
- * as error results the model can read and react to.
+ * or fail the schema, a tool that throws, a tool that outlives its timeout and a call whose
+ * caller is aborted all come back as error results the model can read and react to. On a
+ * timeout or an abort the tool's own signal is aborted, so it can stop its work.
  */
 export async function runToolCall(call: ToolCallRequest, context: ToolContext, options: RunToolOptions): Promise<ToolResult> {
   const { registry, policy } = options;
@@ -35,24 +39,33 @@ export async function runToolCall(call: ToolCallRequest, context: ToolContext, o
     return errorResult(`invalid arguments for ${call.name}: ${field === '' ? '' : `${field}: `}${issue?.message ?? 'invalid'}`, 'invalid_input');
   }
 
+  const { clock } = options;
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const controller = new AbortController();
-  const onParentAbort = (): void => controller.abort(context.signal.reason);
-  context.signal.addEventListener('abort', onParentAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<ToolResult>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-      resolve(errorResult(`${call.name} timed out after ${timeoutMs} ms`, 'tool_timeout'));
-    }, timeoutMs);
+  // Settles with an error result when the timeout fires or the caller aborts, whichever is first.
+  let interrupt!: (result: ToolResult) => void;
+  const interrupted = new Promise<ToolResult>((resolve) => {
+    interrupt = resolve;
   });
+  const onParentAbort = (): void => {
+    controller.abort(context.signal.reason);
+    interrupt(errorResult(`${call.name} aborted: ${describeError(context.signal.reason)}`, 'aborted'));
+  };
+  if (context.signal.aborted) onParentAbort();
+  else context.signal.addEventListener('abort', onParentAbort, { once: true });
+  const timer = clock.setTimeout(() => {
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    interrupt(errorResult(`${call.name} timed out after ${timeoutMs} ms`, 'tool_timeout'));
+  }, timeoutMs);
   try {
+    // Not started at all when the caller is already gone.
+    if (controller.signal.aborted) return await interrupted;
     const execution = tool.execute(parsed.data, { ...context, signal: controller.signal });
-    return await Promise.race([execution, timeout]);
+    return await Promise.race([execution, interrupted]);
   } catch (error) {
     return errorResult(`${call.name} failed: ${describeError(error)}`, errorCodeOf(error));
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     context.signal.removeEventListener('abort', onParentAbort);
   }
 }

@@ -1,5 +1,18 @@
 import type { Task } from '../task/index.js';
 
+/** One step of a plan as a model writes it. */
+export interface PlanStepInput {
+  readonly title: string;
+  readonly detail?: string | undefined;
+}
+
+/** A recorded plan: each step became a `plan.step` Task, in order. */
+export interface RecordedPlan {
+  /** The id the steps hang from (their `parentId`): the Task the plan was made for. */
+  readonly planId: string;
+  readonly steps: readonly { readonly taskId: string; readonly index: number; readonly title: string }[];
+}
+
 /**
  * What meta-tools may ask of the society they run in. The runtime implements it; tools never
  * see the runtime itself. Every method enforces the society's rules and throws a TroupeError
@@ -15,4 +28,11 @@ export interface SocietyPort {
   send(input: { from: string; to: string; text: string; parentTask: Task }): Task;
   /** Terminates `agentId` and its descendants; only its parent may. */
   terminate(input: { agentId: string; by: string; reason: string }): Promise<void>;
+  /**
+   * Shortens `agentId`'s own conversation to its system prompt, `summary` and the last
+   * `keepRecent` messages (plus the step in flight); `messages` is its length afterwards.
+   */
+  compressContext(input: { agentId: string; summary: string; keepRecent: number }): { removed: number; kept: number; messages: number };
+  /** Publishes each step as a `plan.step` Task from `agentId` to itself under `parentTask`, in order. */
+  recordPlan(input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan;
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { runCli, startCli } from './cliProcess.js';
 
 /** Index of the first line matching `pattern` at or after `from`, or -1. */
@@ -21,21 +22,56 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Asserts the society's flow in the printed lines: spawn → delegate → result → terminate → answer. */
+function expectDelegationFlow(stdout: string): void {
+  const lines = stdout.split('\n');
+  const spawned = lineIndex(lines, /^poet-[0-9a-f]+ → root\s+agent\.spawned/);
+  const child = /^(poet-[0-9a-f]+) →/.exec(lines[spawned] ?? '')?.[1] ?? 'missing';
+  const delegated = lineIndex(lines, new RegExp(`^root → ${child}\\s+execute\\s`), spawned);
+  const result_ = lineIndex(lines, new RegExp(`^${child} → root\\s+execute \\[completed\\].*Rain on the roof`), delegated);
+  const terminated = lineIndex(lines, new RegExp(`^${child} → root\\s+agent\\.terminated`), result_);
+  const answered = lineIndex(lines, /^root → user\s+execute \[completed\]/, terminated);
+  expect([spawned, delegated, result_, terminated, answered].every((i) => i >= 0), stdout).toBe(true);
+  expect(stdout).toContain('each drop a small syllable');
+}
+
 describe('troupe run', () => {
   it('completes offline: spawn → delegate → result → terminate → answer, exit 0', async () => {
     const result = await runCli(['run', 'write a haiku about rain', '--no-status']);
     expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.split('\n');
-    const spawned = lineIndex(lines, /^poet-[0-9a-f]+ → root\s+agent\.spawned/);
-    const child = /^(poet-[0-9a-f]+) →/.exec(lines[spawned] ?? '')?.[1] ?? 'missing';
-    const delegated = lineIndex(lines, new RegExp(`^root → ${child}\\s+execute\\s`), spawned);
-    const result_ = lineIndex(lines, new RegExp(`^${child} → root\\s+execute \\[completed\\].*Rain on the roof`), delegated);
-    const terminated = lineIndex(lines, new RegExp(`^${child} → root\\s+agent\\.terminated`), result_);
-    const answered = lineIndex(lines, /^root → user\s+execute \[completed\]/, terminated);
-    expect([spawned, delegated, result_, terminated, answered].every((i) => i >= 0), result.stdout).toBe(true);
-    expect(result.stdout).toContain('each drop a small syllable');
+    expectDelegationFlow(result.stdout);
     expect(result.stderr).toContain('scripted');
     expect(result.stderr).toMatch(/2 agents, 0 pending tasks at shutdown/);
+  });
+
+  it('shows the same flow through the openai package when OPENAI_BASE_URL points at an OpenAI-compatible server', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      const result = await runCli(['run', 'write a haiku about rain', '--no-status'], { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: '' });
+      expect(result.code, result.stderr).toBe(0);
+      expectDelegationFlow(result.stdout);
+      expect(result.stderr).toContain(`model openai:gpt-4o-mini at ${server.baseURL}`);
+      expect(server.chatRequests).toHaveLength(6);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('troupe model-server serves the playbook until SIGINT', async () => {
+    const port = await freePort();
+    const { child, done } = startCli(['model-server', '--port', String(port)]);
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    for (let i = 0; i < 200 && !stdout.includes('/v1'); i++) await new Promise((r) => setTimeout(r, 25));
+    const baseURL = `http://127.0.0.1:${port}/v1`;
+    expect(stdout).toContain(baseURL);
+    const result = await runCli(['run', 'write a haiku about rain', '--no-status'], { OPENAI_BASE_URL: baseURL });
+    expect(result.code, result.stderr).toBe(0);
+    expectDelegationFlow(result.stdout);
+    child.kill('SIGINT');
+    const served = await done;
+    expect(served.code).toBe(0);
+    expect(served.stderr).toContain('stopped after 6 chat requests');
   });
 
   it('exits 3 with a clear message when there is no answer within --timeout', async () => {

@@ -1,0 +1,31 @@
+import { describeError } from '../errors.js';
+import { startOpenAICompatibleServer } from '../llm/testing/openaiCompatibleServer.js';
+
+export interface ModelServerOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly chunkDelayMs: number;
+}
+
+/**
+ * `troupe model-server`: the offline playbook behind the OpenAI protocol, so the whole path
+ * through the `openai` package can be tried with no model at all. Runs until SIGINT/SIGTERM.
+ */
+export async function serveModel(options: ModelServerOptions, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+  let server: Awaited<ReturnType<typeof startOpenAICompatibleServer>>;
+  try {
+    server = await startOpenAICompatibleServer({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelayMs });
+  } catch (error) {
+    io.stderr.write(`troupe model-server: cannot listen on ${options.host}:${options.port}: ${describeError(error)}\n`);
+    return 2;
+  }
+  io.stdout.write(`troupe model-server: an offline, scripted OpenAI-compatible endpoint at ${server.baseURL}\n`);
+  io.stdout.write(`try: OPENAI_BASE_URL=${server.baseURL} troupe run "write a haiku about rain"\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  io.stderr.write(`troupe model-server: stopped after ${server.chatRequests.length} chat requests\n`);
+  return 0;
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineTool, jsonResult } from './tool.js';
+
+/** Recent messages `compress_context` keeps when the model does not say. */
+export const defaultKeepRecent = 10;
+
+/**
+ * Lets an agent shorten its own conversation: the system prompt, the model's summary and the
+ * last `keepRecent` messages stay; the step making this call and its result stay after them.
+ */
+export const compressContextTool = defineTool({
+  name: 'compress_context',
+  description:
+    'Shorten your own conversation when it gets long: keeps your system prompt, your summary of everything earlier, ' +
+    'and the most recent messages. Put every fact, decision and open task you still need into the summary.',
+  parameters: z.object({
+    summary: z.string().min(1).max(20_000).regex(/\S/, 'must not be blank').describe('What matters from the conversation so far'),
+    keepRecent: z.number().int().nonnegative().max(10_000).default(defaultKeepRecent).describe('How many recent messages to keep verbatim, default 10'),
+  }),
+  execute: (args, { agentId, society }) =>
+    Promise.resolve(jsonResult(society.compressContext({ agentId, summary: args.summary, keepRecent: args.keepRecent }))),
+});

@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/llm/index.js';
+import { Conversation, compressMessages, summaryHeader } from '../../src/runtime/conversation.js';
+
+// Properties 9 and 10 of seed 004: compress_context keeps the system prompt, the caller's
+// summary and the recent messages (never splitting a tool call from its results), and a
+// conversation asks for a warning exactly when it is longer than its maximum.
+// fast-check prints the seed and path of any failure, so a failing case can be replayed.
+
+type Piece =
+  | { readonly kind: 'user' | 'assistant' | 'note'; readonly text: string }
+  | { readonly kind: 'tools'; readonly text: string; readonly calls: number };
+
+const pieceArb: fc.Arbitrary<Piece> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('user' as const, 'assistant' as const, 'note' as const), text: fc.string({ maxLength: 12 }) }),
+  fc.record({ kind: fc.constant('tools' as const), text: fc.string({ maxLength: 12 }), calls: fc.integer({ min: 1, max: 3 }) }),
+);
+
+/**
+ * A well-formed conversation: the system prompt, then user and assistant messages, system notes,
+ * and steps of an assistant message with tool calls followed by one result per call. When
+ * `inFlight` > 0 it ends with the step being acted on now: an assistant message whose calls
+ * (the first one compress_context) have no results yet.
+ */
+const conversationArb = fc
+  .record({ system: fc.string({ maxLength: 12 }), pieces: fc.array(pieceArb, { maxLength: 30 }), inFlight: fc.integer({ min: 0, max: 3 }) })
+  .map(({ system, pieces, inFlight }) => {
+    let next = 0;
+    const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${++next}`, name: i === 0 ? 'compress_context' : 'echo', arguments: '{}' }));
+    const messages: ChatMessage[] = [{ role: 'system', content: system }];
+    for (const piece of pieces) {
+      if (piece.kind === 'tools') {
+        const toolCalls = calls(piece.calls);
+        messages.push({ role: 'assistant', content: piece.text, toolCalls });
+        for (const call of toolCalls) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: piece.text });
+      } else if (piece.kind === 'user') messages.push({ role: 'user', content: piece.text });
+      else if (piece.kind === 'note') messages.push({ role: 'system', content: piece.text });
+      else messages.push({ role: 'assistant', content: piece.text, toolCalls: [] });
+    }
+    if (inFlight > 0) messages.push({ role: 'assistant', content: '', toolCalls: calls(inFlight) });
+    return messages;
+  });
+
+const isCallStep = (message: ChatMessage | undefined): boolean => message?.role === 'assistant' && message.toolCalls.length > 0;
+
+/** What a provider requires: each tool message follows (over its siblings) the assistant message that made its call, and that message gets all its results. */
+function pairingViolations(messages: readonly ChatMessage[], inFlight: ChatMessage | undefined): string[] {
+  const problems: string[] = [];
+  messages.forEach((message, i) => {
+    if (message.role === 'tool') {
+      let owner = i - 1;
+      while (messages[owner]?.role === 'tool') owner--;
+      const candidate = messages[owner];
+      if (candidate?.role !== 'assistant' || !candidate.toolCalls.some((call) => call.id === message.toolCallId)) problems.push(`orphan tool result at ${i}`);
+    }
+    if (message.role === 'assistant' && message.toolCalls.length > 0 && message !== inFlight) {
+      const results = messages.slice(i + 1, i + 1 + message.toolCalls.length);
+      if (results.some((result, k) => result.role !== 'tool' || result.toolCallId !== message.toolCalls[k]?.id)) problems.push(`tool calls without results at ${i}`);
+    }
+  });
+  return problems;
+}
+
+describe('compress_context (property 9)', () => {
+  it('keeps the system prompt, then the summary, then the last keepRecent messages, extended back only to keep a tool call with its results', () => {
+    fc.assert(
+      fc.property(conversationArb, fc.string({ minLength: 1, maxLength: 30 }), fc.nat({ max: 40 }), (messages, summary, keepRecent) => {
+        const { messages: out, removed, kept } = compressMessages(messages, summary, keepRecent);
+
+        // (1) the original system prompt, untouched, first; (2) the summary right after it.
+        expect(out[0]).toBe(messages[0]);
+        expect(out[1]).toEqual({ role: 'system', content: `${summaryHeader}\n${summary}` });
+
+        // (3) the rest is a suffix of the conversation, copied verbatim.
+        const rest = out.slice(2);
+        expect(rest.length).toBeLessThanOrEqual(messages.length - 1);
+        expect(rest).toEqual(messages.slice(messages.length - rest.length));
+        expect(kept).toBe(rest.length);
+
+        // The step in flight (a trailing assistant message with calls) is kept, outside the count.
+        const last = messages.at(-1);
+        const inFlight = messages.length > 1 && isCallStep(last) ? last : undefined;
+        if (inFlight !== undefined) expect(rest.at(-1)).toBe(inFlight);
+        const history = messages.slice(1, messages.length - (inFlight === undefined ? 0 : 1));
+        const window = rest.length - (inFlight === undefined ? 0 : 1);
+        expect(removed).toBe(history.length - window);
+
+        // The window is exactly the last keepRecent messages of the history, unless that would
+        // start on a tool result: then it reaches back to the assistant message that made the
+        // call, over that call's sibling results and nothing else.
+        if (keepRecent >= history.length) {
+          expect(window).toBe(history.length);
+        } else {
+          const cut = history[history.length - keepRecent];
+          if (cut?.role !== 'tool') {
+            expect(window).toBe(keepRecent);
+          } else {
+            expect(window).toBeGreaterThan(keepRecent);
+            const first = history[history.length - window];
+            expect(first?.role === 'assistant' && first.toolCalls.some((call) => call.id === cut.toolCallId)).toBe(true);
+            expect(history.slice(history.length - window + 1, history.length - keepRecent).every((message) => message.role === 'tool')).toBe(true);
+          }
+        }
+
+        // Never a tool message without its assistant call, nor a finished call without its results.
+        expect(pairingViolations(out, inFlight)).toEqual([]);
+      }),
+    );
+  });
+
+  it('Conversation.compress replaces its messages with what compressMessages returns', () => {
+    fc.assert(
+      fc.property(conversationArb, fc.string({ minLength: 1 }), fc.nat({ max: 40 }), (messages, summary, keepRecent) => {
+        const conversation = new Conversation(messages[0]?.content ?? '');
+        conversation.append(...messages.slice(1));
+        const expected = compressMessages(messages, summary, keepRecent);
+        expect(conversation.compress(summary, keepRecent)).toEqual({ removed: expected.removed, kept: expected.kept });
+        expect(conversation.messages).toEqual(expected.messages);
+      }),
+    );
+  });
+
+  it('with the step in flight and keepRecent 0, leaves only the prompt, the summary and that step', () => {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'prompt' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'echo', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'a', name: 'echo', content: 'x' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'b', name: 'compress_context', arguments: '{}' }] },
+    ];
+    expect(compressMessages(messages, 'S', 0)).toEqual({
+      messages: [messages[0], { role: 'system', content: `${summaryHeader}\nS` }, messages[4]],
+      removed: 3,
+      kept: 1,
+    });
+    // keepRecent 1 would start on the tool result: the window reaches back to its call.
+    expect(compressMessages(messages, 'S', 1).messages.slice(2)).toEqual(messages.slice(2));
+  });
+});
+
+describe('conversation length warning (property 10)', () => {
+  it('for any appends and any maximum, asks for a warning exactly when longer than the maximum', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 8 }), { maxLength: 30 }), fc.nat({ max: 80 }), (batches, max) => {
+        const conversation = new Conversation('prompt');
+        let length = 1;
+        expect(conversation.needsWarning(max)).toBe(length > max);
+        for (const batch of batches) {
+          conversation.append(...Array.from({ length: batch }, (_, i): ChatMessage => ({ role: 'user', content: `m${i}` })));
+          length += batch;
+          expect(conversation.length).toBe(length);
+          expect(conversation.needsWarning(max)).toBe(length > max);
+        }
+      }),
+    );
+  });
+});

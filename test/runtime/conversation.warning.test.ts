@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/llm/index.js';
+import { lengthWarning } from '../../src/runtime/conversation.js';
+import { Actions, type Task, createTask } from '../../src/task/index.js';
+import { SimulatedClock, sequentialIds } from '../../src/testing.js';
+import { quietRuntime, recordBus } from './harness.js';
+
+// Property 10 of seed 004 at the society: before each model call, an agent whose conversation
+// is longer than maxConversationMessages is told so (a system message in its conversation) and
+// its parent gets an agent.warning Task; on every such call while it stays over, never otherwise.
+
+const filler = (n: number): ChatMessage[] => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` }));
+
+async function setup(maxConversationMessages: number) {
+  const { rt, model } = await quietRuntime({ maxConversationMessages });
+  rt.createRole({ name: 'worker', prompt: 'You work.' });
+  const child = rt.spawn({ role: 'worker', parent: 'root' });
+  const task = createTask({ from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } }, { ids: sequentialIds(), clock: new SimulatedClock() });
+  const conversation = rt.society.cell(child)?.conversation;
+  if (conversation === undefined) throw new Error('no conversation');
+  return { rt, model, child, task, conversation, seen: recordBus(rt) };
+}
+
+const warnings = (seen: readonly Task[]): Task[] => seen.filter((task) => task.action === Actions.warning);
+
+describe('Society.warnIfLong (property 10)', () => {
+  it('is silent at the maximum, and past it tells the model and the parent, on every call while over', async () => {
+    const { rt, child, task, conversation, seen } = await setup(4);
+    conversation.append(...filler(3));
+    expect(conversation.length).toBe(4);
+    expect(rt.society.warnIfLong(child, task)).toBe(false);
+    expect(conversation.length).toBe(4);
+    expect(warnings(seen)).toEqual([]);
+
+    conversation.append(...filler(1));
+    expect(rt.society.warnIfLong(child, task)).toBe(true);
+    expect(conversation.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(5, 4) });
+    expect(lengthWarning(5, 4)).toMatch(/5 messages \(max 4\).*compress_context/);
+    expect(warnings(seen)).toEqual([
+      expect.objectContaining({ from: child, to: 'root', status: 'completed', parameters: { messages: 5, max: 4 }, parentId: task.id, sessionId: task.sessionId }),
+    ]);
+
+    // Still over at the next model call: warned again, with the new count.
+    expect(rt.society.warnIfLong(child, task)).toBe(true);
+    expect(warnings(seen).map((warning) => warning.parameters)).toEqual([{ messages: 5, max: 4 }, { messages: 6, max: 4 }]);
+
+    // Compressed below the maximum: silent again.
+    rt.society.compressContext({ agentId: child, summary: 'S', keepRecent: 1 });
+    expect(conversation.length).toBe(3);
+    expect(rt.society.warnIfLong(child, task)).toBe(false);
+    expect(warnings(seen)).toHaveLength(2);
+    await rt.shutdown();
+  });
+
+  it('addresses a top-level agent\'s warning to "runtime", and ignores an agent that is gone', async () => {
+    const { rt } = await quietRuntime({ maxConversationMessages: 1 });
+    const seen = recordBus(rt);
+    rt.society.cell('root')?.conversation.append(...filler(1));
+    expect(rt.society.warnIfLong('root', null)).toBe(true);
+    expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: null, parameters: { messages: 2, max: 1 } })]);
+    expect(rt.society.warnIfLong('nobody', null)).toBe(false);
+    await rt.shutdown();
+  });
+
+  it('for any appends between model calls and any maximum, warns exactly at the calls where the length is over it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: 6 }), { minLength: 1, maxLength: 15 }), fc.integer({ min: 1, max: 30 }), async (batches, max) => {
+        const { rt, child, task, conversation, seen } = await setup(max);
+        let length = conversation.length;
+        let expected = 0;
+        for (const batch of batches) {
+          conversation.append(...filler(batch));
+          length += batch;
+          const over = length > max;
+          expect(rt.society.warnIfLong(child, task)).toBe(over);
+          if (over) {
+            expected += 1;
+            expect(warnings(seen).at(-1)?.parameters).toEqual({ messages: length, max });
+            length += 1; // the warning itself is a message
+          }
+          expect(conversation.length).toBe(length);
+          expect(warnings(seen)).toHaveLength(expected);
+        }
+        await rt.shutdown();
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('conversation length warning, end to end', () => {
+  // Needs think (src/runtime/turn.ts) to call `host.warnIfLong(input.agentId, input.task)` before
+  // each model call. Until that line is in, this is expected to fail; once it is, turn it into `it`.
+  it('a model call on an over-long conversation sees the warning last, and the parent gets agent.warning', async () => {
+    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
+    const seen = recordBus(rt);
+    await rt.waitForAnswer(rt.submit('first'), { timeoutMs: 5_000 });
+    expect(warnings(seen)).toEqual([]); // [system, user] then the answer: 3, not over
+
+    await rt.waitForAnswer(rt.submit('second'), { timeoutMs: 5_000 });
+    expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(4, 3) });
+    await rt.waitForAnswer(rt.submit('third'), { timeoutMs: 5_000 });
+    expect(model.requests[2]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(7, 3) });
+    expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([['runtime', { messages: 4, max: 3 }], ['runtime', { messages: 7, max: 3 }]]);
+    await rt.shutdown();
+  });
+});

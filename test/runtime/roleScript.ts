@@ -1,0 +1,53 @@
+import type { ChatRequest, ScriptReply } from '../../src/llm/index.js';
+
+export type RoleStep = ScriptReply | ((request: ChatRequest) => ScriptReply);
+
+/** The role of the agent making a request, read from its system prompt. */
+export function roleOf(request: ChatRequest): string {
+  const system = request.messages.find((message) => message.role === 'system');
+  return /\(role ([^)]+)\)/.exec(system?.content ?? '')?.[1] ?? 'unknown';
+}
+
+/** The JSON of the most recent tool result in the request. */
+export function lastToolResult(request: ChatRequest): Record<string, unknown> {
+  const tool = [...request.messages].reverse().find((message) => message.role === 'tool');
+  return tool === undefined ? {} : (JSON.parse(tool.content) as Record<string, unknown>);
+}
+
+/**
+ * One scripted reply function for a whole society: each request is answered with the next step
+ * of the script of the requesting agent's role. Unused steps are reported by `remaining()`.
+ */
+export function scriptByRole(scripts: Record<string, RoleStep[]>): { reply: (request: ChatRequest) => ScriptReply; remaining: () => Record<string, number> } {
+  const queues = new Map(Object.entries(scripts).map(([role, steps]) => [role, [...steps]]));
+  return {
+    reply: (request) => {
+      const role = roleOf(request);
+      const step = queues.get(role)?.shift();
+      if (step === undefined) throw new Error(`no scripted step left for role ${role}`);
+      return typeof step === 'function' ? step(request) : step;
+    },
+    remaining: () => Object.fromEntries([...queues].map(([role, steps]) => [role, steps.length])),
+  };
+}
+
+/** root → manager → worker and back, every agent terminating the child it made. */
+export function delegationChain(): Record<string, RoleStep[]> {
+  return {
+    root: [
+      { toolCalls: [{ name: 'create_role', arguments: { name: 'manager', prompt: 'You manage a worker.' } }] },
+      { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'manager' } }] },
+      (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'get the number' } }] }),
+      (request) => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: lastToolResult(request)['agentId'] } }] }),
+      { text: 'The number is 42.<imp:0.9/>' },
+    ],
+    manager: [
+      { toolCalls: [{ name: 'create_role', arguments: { name: 'worker', prompt: 'You find numbers.' } }] },
+      { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'worker' } }] },
+      (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'find the number' } }] }),
+      (request) => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: lastToolResult(request)['agentId'] } }] }),
+      { text: 'worker says 42' },
+    ],
+    worker: [{ text: '42' }],
+  };
+}
