@@ -9,7 +9,17 @@
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
  */
-export { createRuntime, Runtime, type AgentView, type RuntimeOptions, type OutputHandler, type Role, type AgentRecord, type Termination } from './runtime/index.js';
+export {
+  createRuntime,
+  Runtime,
+  type AgentView,
+  type RuntimeOptions,
+  type OutputHandler,
+  type Role,
+  type AgentRecord,
+  type Termination,
+  type ModelUsage,
+} from './runtime/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
 export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
 export {
@@ -26,8 +36,21 @@ export {
   type TaskInit,
   type JsonValue,
 } from './task/index.js';
-export { OfflineModel, type ModelClient, type ChatRequest, type ChatDelta, type ChatMessage, type ToolDefinition } from './llm/index.js';
-export { defineTool, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type ToolPolicy } from './tools/index.js';
+export {
+  OfflineModel,
+  OpenAIModel,
+  RetryingModel,
+  modelFromEnv,
+  defaultRetryPolicy,
+  type ModelClient,
+  type OpenAIModelOptions,
+  type RetryPolicy,
+  type ChatRequest,
+  type ChatDelta,
+  type ChatMessage,
+  type ToolDefinition,
+} from './llm/index.js';
+export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type ToolPolicy } from './tools/index.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { randomIds, sequentialIds, type IdGenerator } from './ids.js';

@@ -8,10 +8,11 @@ import * as testing from '../src/testing.js';
 describe('public surface', () => {
   it('exports exactly these runtime values from "troupe"', () => {
     expect(Object.keys(main).sort()).toEqual([
-      'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel',
-      'RequestTimeoutError', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
-      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defineTool', 'metaTools', 'parseTask',
-      'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
+      'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel', 'OpenAIModel',
+      'RequestTimeoutError', 'RetryingModel', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
+      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
+      'modelFromEnv', 'parseTask', 'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
+      'toolFromFunction',
     ]);
   });
 
