@@ -1,12 +1,13 @@
 /**
- * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState,
- * printed as one markdown table. Progress goes to stderr (with every round's time when
- * BENCH_VERBOSE=1), so stdout holds only the report.
+ * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
+ * tool loop through the whole runtime against a hand-written one, printed as one markdown table.
+ * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
 import { actorDelivery } from './actorDelivery.js';
 import { busDelivery } from './busDelivery.js';
 import { elapsedMs, gcSource } from './measure.js';
+import { reactLoop } from './reactLoop.js';
 import { type Row, markdownTable } from './report.js';
 import { spawnSuite } from './spawn.js';
 
@@ -14,6 +15,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'bus delivery', run: busDelivery },
   { name: 'actor delivery', run: actorDelivery },
   { name: 'spawn', run: spawnSuite },
+  { name: 'ReAct loop', run: reactLoop },
 ];
 
 function header(): string {
