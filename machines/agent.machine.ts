@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { type AnyEventObject, assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Task } from '../src/task/schema.js';
 
 /** What an agent starts with; the organisation tree is data (`parentId`), not XState's actor tree. */
@@ -21,7 +21,7 @@ export interface AgentContext extends AgentInput {
   readonly step: number;
 }
 
-/** What one model call decided: call tools, or answer. */
+/** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */
 export type ThinkOutput =
   | { readonly kind: 'tools'; readonly calls: number }
   /** `importance` (0..1) comes from an `<imp:X/>` tag the model wrote, already stripped from `text`. */
@@ -30,19 +30,32 @@ export type ThinkOutput =
 export interface TurnInput {
   readonly agentId: string;
   readonly task: Task;
+  /** Model calls already made in this turn (0 when it starts). */
   readonly step: number;
 }
 
+/** What the running turn reports back to the machine, one event per phase change. */
+export type TurnEvent =
+  /** The model asked for tools: thinking → acting. */
+  | { type: 'turn.tools'; calls: number }
+  /** The tool results are in the conversation: acting → thinking (or the step limit). */
+  | { type: 'turn.observed' }
+  /** The model answered: the turn is over. */
+  | { type: 'turn.answered'; text: string; importance?: number }
+  /** A model call or tool step failed: the turn is over, the agent lives on. */
+  | { type: 'turn.failed'; error: unknown };
+
 export type AgentEvent =
   | { type: 'task.received'; task: Task }
-  | { type: 'agent.terminate'; by: string; reason: string };
+  | { type: 'agent.terminate'; by: string; reason: string }
+  | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
 }
 
 /**
- * An agent: spawning → running (idle ⇄ thinking ⇄ acting) → draining → terminated.
+ * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → draining → terminated.
  * Side effects are named and supplied by the runtime with `.provide()`.
  */
 export const agentMachine = setup({
@@ -53,8 +66,10 @@ export const agentMachine = setup({
   },
   actors: {
     prepare: fromPromise<undefined, { agentId: string }>(() => missing('prepare')),
-    think: fromPromise<ThinkOutput, TurnInput>(() => missing('think')),
-    act: fromPromise<undefined, TurnInput>(() => missing('act')),
+    // One actor runs the whole ReAct loop of a turn and reports each phase change as a TurnEvent;
+    // the machine decides (step limit, termination) and stops it by leaving `turn`. One actor per
+    // turn rather than one per model call and tool step keeps a step cheap.
+    runTurn: fromCallback<AnyEventObject, TurnInput>(() => missing('runTurn')),
     release: fromPromise<undefined, { agentId: string; reason: string }>(() => missing('release')),
   },
   actions: {
@@ -81,7 +96,6 @@ export const agentMachine = setup({
   },
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
-    wantsTools: (_, params: { output: ThinkOutput }) => params.output.kind === 'tools',
     stepLimitReached: ({ context }) => context.step + 1 >= context.maxSteps,
     mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
   },
@@ -123,37 +137,21 @@ export const agentMachine = setup({
         idle: {
           always: {
             guard: 'hasMail',
-            target: 'thinking',
+            target: 'turn',
             actions: [
               'takeNextTask',
               { type: 'beginTurn', params: ({ context }) => ({ agentId: context.agentId, task: context.current }) },
             ],
           },
         },
-        thinking: {
+        turn: {
           invoke: {
-            id: 'think',
-            src: 'think',
+            id: 'turn',
+            src: 'runTurn',
             input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.step }),
-            onDone: [
-              { guard: { type: 'wantsTools', params: ({ event }) => ({ output: event.output }) }, target: 'acting' },
-              {
-                target: 'idle',
-                actions: [
-                  {
-                    type: 'answer',
-                    params: ({ context, event }) => ({
-                      agentId: context.agentId,
-                      task: context.current,
-                      text: event.output.kind === 'answer' ? event.output.text : '',
-                      importance: event.output.kind === 'answer' ? event.output.importance : undefined,
-                    }),
-                  },
-                  'clearCurrent',
-                ],
-              },
-            ],
-            onError: {
+          },
+          on: {
+            'turn.failed': {
               target: 'idle',
               actions: [
                 { type: 'failTurn', params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, error: event.error }) },
@@ -161,29 +159,37 @@ export const agentMachine = setup({
               ],
             },
           },
-        },
-        acting: {
-          invoke: {
-            id: 'act',
-            src: 'act',
-            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.step }),
-            onDone: [
-              {
-                guard: 'stepLimitReached',
-                target: 'idle',
-                actions: [
-                  { type: 'stopAtStepLimit', params: ({ context }) => ({ agentId: context.agentId, task: context.current, steps: context.step + 1 }) },
-                  'clearCurrent',
+          initial: 'thinking',
+          states: {
+            thinking: {
+              on: {
+                'turn.tools': { target: 'acting' },
+                'turn.answered': {
+                  target: '#agent.running.idle',
+                  actions: [
+                    {
+                      type: 'answer',
+                      params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, text: event.text, importance: event.importance }),
+                    },
+                    'clearCurrent',
+                  ],
+                },
+              },
+            },
+            acting: {
+              on: {
+                'turn.observed': [
+                  {
+                    guard: 'stepLimitReached',
+                    target: '#agent.running.idle',
+                    actions: [
+                      { type: 'stopAtStepLimit', params: ({ context }) => ({ agentId: context.agentId, task: context.current, steps: context.step + 1 }) },
+                      'clearCurrent',
+                    ],
+                  },
+                  { target: 'thinking', actions: 'countStep' },
                 ],
               },
-              { target: 'thinking', actions: 'countStep' },
-            ],
-            onError: {
-              target: 'idle',
-              actions: [
-                { type: 'failTurn', params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, error: event.error }) },
-                'clearCurrent',
-              ],
             },
           },
         },

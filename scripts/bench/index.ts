@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
  * tool loop through the whole runtime against a hand-written one, printed as one markdown table.
+ * BENCH_ONLY=<text> runs only the suites whose name contains it.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   const head = header();
   const started = process.hrtime.bigint();
   const rows: Row[] = [];
-  for (const suite of suites) {
+  // BENCH_ONLY=<words> runs only the suites whose name contains them (e.g. BENCH_ONLY=react).
+  const only = process.env['BENCH_ONLY']?.toLowerCase();
+  for (const suite of suites.filter((candidate) => only === undefined || candidate.name.toLowerCase().includes(only))) {
     process.stderr.write(`bench: ${suite.name}…\n`);
     rows.push(...(await suite.run()));
   }

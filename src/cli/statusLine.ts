@@ -35,7 +35,7 @@ export class StatusLine {
 
   #draw(): void {
     const live = this.agents().filter((agent) => agent.status === 'active');
-    const parts = live.map((agent) => `${agent.id}: ${agent.state.replace('running.', '')}${agent.queued > 0 ? ` (+${agent.queued})` : ''}`);
+    const parts = live.map((agent) => `${agent.id}: ${agent.state.replace(/^running\.(turn\.)?/, '')}${agent.queued > 0 ? ` (+${agent.queued})` : ''}`);
     const frame = frames[this.#frame++ % frames.length] ?? '';
     const text = `${frame} ${parts.join(' · ')}`;
     const width = this.stream.columns > 0 ? this.stream.columns - 1 : 100;

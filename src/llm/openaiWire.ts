@@ -11,29 +11,42 @@ import type { ChatDelta, ChatMessage, ChatRequest, ToolDefinition } from './mess
  * place: the OpenAI-compatible client speaks it outward, the local test server reads it back.
  */
 
+// A conversation is resent whole on every call while only its tail is new, so each message's
+// wire form is made once. Messages are never changed after they are appended.
+const wireCache = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
+
 export function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((message): ChatCompletionMessageParam => {
-    switch (message.role) {
-      case 'system':
-        return { role: 'system', content: message.content };
-      case 'user':
-        return { role: 'user', content: message.content };
-      case 'assistant':
-        return message.toolCalls.length === 0
-          ? { role: 'assistant', content: message.content }
-          : {
-              role: 'assistant',
-              content: message.content === '' ? null : message.content,
-              tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
-            };
-      case 'tool':
-        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-      default: {
-        const never: never = message;
-        return never;
-      }
+  return messages.map((message) => {
+    let wire = wireCache.get(message);
+    if (wire === undefined) {
+      wire = toWireMessage(message);
+      wireCache.set(message, wire);
     }
+    return wire;
   });
+}
+
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'assistant':
+      return message.toolCalls.length === 0
+        ? { role: 'assistant', content: message.content }
+        : {
+            role: 'assistant',
+            content: message.content === '' ? null : message.content,
+            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+          };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    default: {
+      const never: never = message;
+      return never;
+    }
+  }
 }
 
 export function toWireTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {

@@ -6,11 +6,11 @@ import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
 import { Actions, type Task, createTask, replyTo } from '../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../tools/index.js';
-import { fromPromise } from 'xstate';
-import { type ThinkOutput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
+import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
+import { type TurnInput, agentMachine } from '../../machines/agent.machine.js';
 import type { AgentCell } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
-import { act, think } from './turn.js';
+import { runTurn } from './turn.js';
 
 /** The shared services every agent of a runtime works with. */
 export interface AgentServices {
@@ -62,8 +62,7 @@ export function provideAgentMachine(host: AgentHost) {
     actors: {
       prepare: fromPromise<undefined, { agentId: string }>(() => Promise.resolve(undefined)),
 
-      think: fromPromise<ThinkOutput, TurnInput>(({ input, signal }) => think(host, input, signal)),
-      act: fromPromise<undefined, TurnInput>(({ input, signal }) => act(host, input, signal)),
+      runTurn: fromCallback<AnyEventObject, TurnInput>(({ input, sendBack }) => runTurn(host, input, sendBack)),
 
       release: fromPromise<undefined, { agentId: string; reason: string }>(async ({ input }) => {
         await host.release(input.agentId, input.reason);

@@ -35,7 +35,7 @@ export interface RuntimeOptions extends RuntimeConfigInput {
 /** An agent as the runtime reports it. */
 export interface AgentView extends AgentRecord {
   readonly roleName: string;
-  /** The actor's state, e.g. `running.thinking`; `terminated` once gone. */
+  /** The actor's state, e.g. `running.turn.thinking`; `terminated` once gone. */
   readonly state: string;
   readonly queued: number;
   readonly usage: ModelUsage;
@@ -73,6 +73,7 @@ export class Runtime {
   constructor(options: RuntimeOptions) {
     const { model, retry, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
     this.config = RuntimeConfigSchema.parse(config);
+    this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     this.#clock = clock ?? systemClock;
     this.#ids = ids ?? randomIds;
     this.#logger = logger ?? createLogger(logLevelFromEnv(process.env['TROUPE_LOG_LEVEL']) ?? 'info');
@@ -196,6 +197,8 @@ export class Runtime {
   }
 
   #lastSummary: ShutdownSummary | undefined;
+  // Built once: zod schemas are cheap to run and costly to build.
+  readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
 
   async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
     const started = this.#clock.now();
@@ -223,7 +226,7 @@ export class Runtime {
   #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): string {
     this.#requireOpen();
     const target = parseOrThrow(AgentIdSchema, to, 'agentId');
-    const body = parseOrThrow(UserTextSchema.max(this.config.maxInputChars), text, 'text');
+    const body = parseOrThrow(this.#textSchema, text, 'text');
     if (target === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
     const record = this.society.record(target);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
@@ -251,7 +254,7 @@ export class Runtime {
   }
 }
 
-/** `{ running: 'thinking' }` → `running.thinking`. */
+/** `{ running: { turn: 'thinking' } }` → `running.turn.thinking`. */
 export function stateName(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value !== null && typeof value === 'object') {

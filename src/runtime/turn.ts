@@ -1,8 +1,9 @@
+import { setMaxListeners } from 'node:events';
 import { TroupeError } from '../errors.js';
 import { ImportanceTagStripper, collectReply, readImportance } from '../llm/index.js';
 import { Actions, type Task, createTask, taskAsPrompt } from '../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../tools/index.js';
-import type { ThinkOutput, TurnInput } from '../../machines/agent.machine.js';
+import type { ThinkOutput, TurnEvent, TurnInput } from '../../machines/agent.machine.js';
 import type { AgentHost } from './agentBehaviour.js';
 import type { AgentCell } from './agentCell.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
@@ -96,4 +97,41 @@ export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal
     });
   }
   return undefined;
+}
+
+/** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
+const turnLeft = Object.freeze(new Error('the agent left the turn (it ended, hit the step limit or was terminated)'));
+
+/**
+ * Runs a whole ReAct turn (think → act → observe, repeated) and reports every phase change to
+ * the agent machine. The machine owns the decisions: after each report it may leave the turn
+ * (step limit, termination), which calls the returned stop function; the loop checks its signal
+ * after every report and starts nothing once stopped.
+ */
+export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnEvent) => void): () => void {
+  const controller = new AbortController();
+  const { signal } = controller;
+  // The openai SDK leaves one abort listener per request on the signal it is given; a turn makes
+  // at most maxSteps requests, and the listeners go with the turn, so the bound is known.
+  setMaxListeners(host.config.maxSteps * 4 + 16, signal);
+  void (async () => {
+    try {
+      for (let step = input.step; !signal.aborted; step++) {
+        const outcome = await think(host, { ...input, step }, signal);
+        if (signal.aborted) return;
+        if (outcome.kind === 'answer') {
+          report(outcome.importance === undefined ? { type: 'turn.answered', text: outcome.text } : { type: 'turn.answered', text: outcome.text, importance: outcome.importance });
+          return;
+        }
+        report({ type: 'turn.tools', calls: outcome.calls });
+        if (signal.aborted) return;
+        await act(host, { ...input, step }, signal);
+        if (signal.aborted) return;
+        report({ type: 'turn.observed' });
+      }
+    } catch (error) {
+      if (!signal.aborted) report({ type: 'turn.failed', error });
+    }
+  })();
+  return () => controller.abort(turnLeft);
 }

@@ -17,7 +17,7 @@ describe('StatusLine', () => {
     vi.useFakeTimers();
     try {
       const { stream, written } = fakeStream();
-      const agents = [agent('root', 'running.acting'), agent('poet-1', 'running.thinking', 'active', 2), agent('gone', 'terminated', 'terminated')];
+      const agents = [agent('root', 'running.turn.acting'), agent('poet-1', 'running.turn.thinking', 'active', 2), agent('gone', 'terminated', 'terminated')];
       const line = new StatusLine(stream, () => agents);
       line.start(100);
       vi.advanceTimersByTime(100);

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
-import { type AgentEvent, type AgentInput, type ThinkOutput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
+import { type AgentEvent, type AgentInput, type TurnInput, agentMachine } from '../../machines/agent.machine.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { type Task, createTask } from '../../src/task/index.js';
@@ -9,15 +9,11 @@ import { type ExpectedEffects, type MachineModel, type RunStep, describeMachineM
 
 type Snapshot = SnapshotFrom<typeof agentMachine>;
 
-/** The domain events plus the settlements of the four invoked actors. */
+/** The domain events (the turn's reports among them) plus the settlements of the promise actors. */
 type ModelEvent =
   | AgentEvent
   | { type: 'xstate.done.actor.prepare'; output: undefined }
   | { type: 'xstate.error.actor.prepare'; error: Error }
-  | { type: 'xstate.done.actor.think'; output: ThinkOutput }
-  | { type: 'xstate.error.actor.think'; error: Error }
-  | { type: 'xstate.done.actor.act'; output: undefined }
-  | { type: 'xstate.error.actor.act'; error: Error }
   | { type: 'xstate.done.actor.release'; output: undefined }
   | { type: 'xstate.error.actor.release'; error: Error };
 
@@ -31,11 +27,10 @@ const events: readonly ModelEvent[] = [
   { type: 'agent.terminate', by: 'user', reason: 'no longer needed' },
   { type: 'xstate.done.actor.prepare', output: undefined },
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
-  { type: 'xstate.done.actor.think', output: { kind: 'tools', calls: 1 } },
-  { type: 'xstate.done.actor.think', output: { kind: 'answer', text: 'hi' } },
-  { type: 'xstate.error.actor.think', error: new Error('model failed') },
-  { type: 'xstate.done.actor.act', output: undefined },
-  { type: 'xstate.error.actor.act', error: new Error('tool failed') },
+  { type: 'turn.tools', calls: 1 },
+  { type: 'turn.answered', text: 'hi', importance: 0.7 },
+  { type: 'turn.observed' },
+  { type: 'turn.failed', error: new Error('model failed') },
   { type: 'xstate.done.actor.release', output: undefined },
   { type: 'xstate.error.actor.release', error: new Error('release failed') },
 ];
@@ -45,15 +40,15 @@ function label(event: ModelEvent): string {
     case 'task.received':
     case 'agent.terminate':
       return event.type;
-    case 'xstate.done.actor.think':
-      return `think.done(${event.output.kind})`;
+    case 'turn.tools':
+    case 'turn.answered':
+    case 'turn.observed':
+    case 'turn.failed':
+      return event.type;
     case 'xstate.done.actor.prepare':
-    case 'xstate.done.actor.act':
     case 'xstate.done.actor.release':
       return `${event.type.slice('xstate.done.actor.'.length)}.done`;
     case 'xstate.error.actor.prepare':
-    case 'xstate.error.actor.think':
-    case 'xstate.error.actor.act':
     case 'xstate.error.actor.release':
       return `${event.type.slice('xstate.error.actor.'.length)}.error`;
     default:
@@ -61,7 +56,7 @@ function label(event: ModelEvent): string {
   }
 }
 
-const inTurn = (snapshot: Snapshot): boolean => snapshot.matches({ running: 'thinking' }) || snapshot.matches({ running: 'acting' });
+const inTurn = (snapshot: Snapshot): boolean => snapshot.matches({ running: 'turn' });
 
 /**
  * The documented effects. A turn ends with exactly one of answer / failTurn / stopAtStepLimit;
@@ -76,26 +71,21 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
   const { current, mailbox, step, maxSteps } = prev.context;
   let turnEnded = false;
   switch (event.type) {
-    case 'xstate.done.actor.think':
-      if (event.output.kind === 'answer') {
-        actions.push({ type: 'answer', params: { agentId, task: current, text: event.output.text } });
-        turnEnded = true;
-      } else {
-        invoked.push({ id: 'act', input: { agentId, task: current, step } });
-      }
+    case 'turn.answered':
+      actions.push({ type: 'answer', params: { agentId, task: current, text: event.text, importance: event.importance } });
+      turnEnded = true;
       break;
-    case 'xstate.error.actor.think':
-    case 'xstate.error.actor.act':
+    case 'turn.failed':
       actions.push({ type: 'failTurn', params: { agentId, task: current, error: event.error } });
       turnEnded = true;
       break;
-    case 'xstate.done.actor.act':
+    case 'turn.observed':
       if (step + 1 >= maxSteps) {
         actions.push({ type: 'stopAtStepLimit', params: { agentId, task: current, steps: step + 1 } });
         turnEnded = true;
-      } else {
-        invoked.push({ id: 'think', input: { agentId, task: current, step: step + 1 } });
       }
+      break;
+    case 'turn.tools':
       break;
     case 'xstate.error.actor.prepare':
       // A failed spawn drains: whatever queued while spawning is cancelled, then released.
@@ -123,9 +113,10 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       event satisfies never;
   }
   const queued = event.type === 'task.received' && !prev.matches('draining') ? [...mailbox, event.task] : mailbox;
-  if (next.matches({ running: 'thinking' }) && (turnEnded || !inTurn(prev))) {
+  // One turn actor for the whole turn: invoked when a turn begins, never per step.
+  if (next.matches({ running: 'turn' }) && (turnEnded || !inTurn(prev))) {
     actions.push({ type: 'beginTurn', params: { agentId, task: queued[0] } });
-    invoked.push({ id: 'think', input: { agentId, task: queued[0], step: 0 } });
+    invoked.push({ id: 'turn', input: { agentId, task: queued[0], step: 0 } });
   }
   if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId } });
   return { actions, invoked };
@@ -174,8 +165,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     agentMachine.provide({
       actors: {
         prepare: harness.actor<undefined, { agentId: string }>(),
-        think: harness.actor<ThinkOutput, TurnInput>(),
-        act: harness.actor<undefined, TurnInput>(),
+        runTurn: harness.callback<TurnInput>(),
         release: harness.actor<undefined, { agentId: string; reason: string }>(),
       },
       actions: {

@@ -1,4 +1,4 @@
-import { type PromiseActorLogic, type PromiseActorRef, fromPromise } from 'xstate';
+import { type AnyEventObject, type CallbackActorLogic, type PromiseActorLogic, type PromiseActorRef, fromCallback, fromPromise } from 'xstate';
 
 /** A named action the machine fired, with the params it resolved. */
 export interface Effect {
@@ -66,6 +66,16 @@ export class Harness {
           if (this.#pending.get(self.id) === pending) this.#pending.delete(self.id);
         });
       });
+    });
+  }
+
+  /**
+   * A callback actor that only records that it was invoked: the events it would send its parent
+   * are the model's own events, sent to the machine by the test.
+   */
+  callback<TInput>(): CallbackActorLogic<AnyEventObject, TInput> {
+    return fromCallback<AnyEventObject, TInput>(({ input, self }) => {
+      this.invoked.push({ id: self.id, input });
     });
   }
 

@@ -10,7 +10,7 @@ describe('bounded mailbox', () => {
     rt.createRole({ name: 'worker', prompt: 'work' });
     const worker = rt.spawn({ role: 'worker' });
     const sent = Array.from({ length: 6 }, (_, i) => rt.send(worker, `job ${i}`));
-    await until(() => rt.agent(worker)?.state === 'running.thinking', 'the first turn');
+    await until(() => rt.agent(worker)?.state === 'running.turn.thinking', 'the first turn');
 
     const rejected = seen.filter((task) => task.from === worker && task.status === 'rejected');
     expect(rejected.map((task) => task.id)).toEqual(sent.slice(3));

@@ -202,7 +202,7 @@ describe('terminate (properties 6–8)', () => {
         const sent = [rt.send(agentId, 'first')];
         if (!spawning) await until(() => model.requests.length === 1, 'the first model call');
         for (let i = 0; i < k; i++) sent.push(rt.send(agentId, `queued ${i}`));
-        expect(rt.agent(agentId)).toMatchObject(spawning ? { state: 'spawning', queued: k + 1 } : { state: 'running.thinking', queued: k });
+        expect(rt.agent(agentId)).toMatchObject(spawning ? { state: 'spawning', queued: k + 1 } : { state: 'running.turn.thinking', queued: k });
 
         await rt.terminate(agentId, { by });
         for (let i = 0; i < 5; i++) await tick();
