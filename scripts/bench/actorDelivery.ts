@@ -35,7 +35,7 @@ interface Busy {
 /** How a round hands its Tasks to the busy agent. */
 type Delivery = 'bus' | 'actor.send';
 
-/** A fresh agent per round, stuck in `running.thinking` on a model call that never returns, so every Task queues. */
+/** A fresh agent per round, stuck in `running.turn.thinking` on a model call that never returns, so every Task queues. */
 async function busyAgent(rt: Runtime, model: ScriptedModel, count: number): Promise<Busy> {
   model.push({ hang: true });
   const agentId = rt.spawn({ role: 'worker' });
@@ -43,7 +43,7 @@ async function busyAgent(rt: Runtime, model: ScriptedModel, count: number): Prom
   const deps = { ids: sequentialIds(), clock: systemClock };
   rt.bus.publish(createTask({ from: 'bench', to: agentId, action: Actions.execute, parameters: { text: 'think forever' }, id: `${agentId}-first` }, deps));
   const state = rt.agent(agentId)?.state;
-  if (state !== 'running.thinking') throw new Error(`agent ${agentId} is ${String(state)}, expected running.thinking`);
+  if (state !== 'running.turn.thinking') throw new Error(`agent ${agentId} is ${String(state)}, expected running.turn.thinking`);
   return { agentId, tasks: tasksFor(agentId, count, deps) };
 }
 
@@ -108,7 +108,7 @@ export async function actorDelivery(): Promise<Row[]> {
   const growth = (big: Timing, little: Timing): string => (perTask(big, large) / perTask(little, small)).toFixed(1);
   return [
     {
-      benchmark: `agent mailbox: rt.bus.publish → agent in running.thinking (${small.toLocaleString('en')} Tasks)`,
+      benchmark: `agent mailbox: rt.bus.publish → agent in running.turn.thinking (${small.toLocaleString('en')} Tasks)`,
       troupe: rateOf(viaBus, small),
       raw: rateOf(rawSmall, small),
       ratio: viaBus.medianMs / rawSmall.medianMs,

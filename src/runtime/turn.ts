@@ -114,23 +114,25 @@ export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnE
   // The openai SDK leaves one abort listener per request on the signal it is given; a turn makes
   // at most maxSteps requests, and the listeners go with the turn, so the bound is known.
   setMaxListeners(host.config.maxSteps * 4 + 16, signal);
+  // Read through a function: each report may stop the turn synchronously, so the flag changes under us.
+  const stopped = (): boolean => signal.aborted;
   void (async () => {
     try {
-      for (let step = input.step; !signal.aborted; step++) {
+      for (let step = input.step; !stopped(); step++) {
         const outcome = await think(host, { ...input, step }, signal);
-        if (signal.aborted) return;
+        if (stopped()) return;
         if (outcome.kind === 'answer') {
           report(outcome.importance === undefined ? { type: 'turn.answered', text: outcome.text } : { type: 'turn.answered', text: outcome.text, importance: outcome.importance });
           return;
         }
         report({ type: 'turn.tools', calls: outcome.calls });
-        if (signal.aborted) return;
+        if (stopped()) return;
         await act(host, { ...input, step }, signal);
-        if (signal.aborted) return;
+        if (stopped()) return;
         report({ type: 'turn.observed' });
       }
     } catch (error) {
-      if (!signal.aborted) report({ type: 'turn.failed', error });
+      if (!stopped()) report({ type: 'turn.failed', error });
     }
   })();
   return () => controller.abort(turnLeft);
