@@ -12,6 +12,7 @@ import { type AgentHost, type AgentServices, provideAgentMachine } from './agent
 import type { AgentCell, AgentRecord, ModelUsage, Termination } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
 import { Conversation, lengthWarning } from './conversation.js';
+import { OrgTree } from './orgTree.js';
 import { type Role, RoleBook } from './roleBook.js';
 
 export interface SocietyDeps extends AgentServices {
@@ -28,10 +29,8 @@ export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'obs
  */
 export class Society implements SocietyPort, AgentHost {
   readonly roles: RoleBook;
-  readonly #records = new Map<string, AgentRecord>();
-  readonly #children = new Map<string, Set<string>>();
+  readonly #org = new OrgTree();
   readonly #cells = new Map<string, AgentCell>();
-  readonly #terminations: Termination[] = [];
   /** Agents told to terminate whose actors have not stopped yet: they take no new children or work. */
   readonly #terminating = new Set<string>();
   readonly #usage = new Map<string, ModelUsage>();
@@ -62,20 +61,20 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   record(agentId: string): AgentRecord | undefined {
-    return this.#records.get(agentId);
+    return this.#org.get(agentId);
   }
 
   records(): AgentRecord[] {
-    return [...this.#records.values()];
+    return this.#org.all();
   }
 
   terminations(): readonly Termination[] {
-    return this.#terminations;
+    return this.#org.terminations();
   }
 
   /** Whether `agentId` is live and not being terminated, so it may take new work and children. */
   isActive(agentId: string): boolean {
-    return this.#records.get(agentId)?.status === 'active' && this.#cells.has(agentId) && !this.#terminating.has(agentId);
+    return this.#org.get(agentId)?.status === 'active' && this.#cells.has(agentId) && !this.#terminating.has(agentId);
   }
 
   /** Ids of live agents. */
@@ -84,7 +83,7 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   parentOf(agentId: string): string | null {
-    return this.#records.get(agentId)?.parentAgentId ?? null;
+    return this.#org.parentOf(agentId);
   }
 
   createRole(input: { name: string; prompt: string; createdBy: string }): { roleId: string; name: string } {
@@ -97,7 +96,7 @@ export class Society implements SocietyPort, AgentHost {
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.#requireLive(input.parent);
     const id = input.id ?? this.deps.ids.agent(role.name);
-    if (reservedIds.has(id) || this.#records.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
+    if (reservedIds.has(id) || this.#org.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
     const record: AgentRecord = {
       id,
@@ -107,8 +106,7 @@ export class Society implements SocietyPort, AgentHost {
       terminatedAt: null,
       status: 'active',
     };
-    this.#records.set(id, record);
-    if (input.parent !== null) this.#childrenOf(input.parent).add(id);
+    this.#org.add(record);
 
     const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
     this.#usage.set(id, usage);
@@ -183,12 +181,12 @@ export class Society implements SocietyPort, AgentHost {
 
   /** Stops a subtree without the parent check (shutdown uses it). Parents stop first, so no one starts new work. */
   async terminateSubtree(rootId: string, by: string, reason: string): Promise<void> {
-    const order = this.#subtree(rootId).filter((id) => this.#cells.has(id));
+    const order = this.#org.subtree(rootId).filter((id) => this.#cells.has(id));
     for (const id of order) {
       // Already draining (a concurrent terminate or shutdown): wait for it below, record it once.
       if (this.#terminating.has(id)) continue;
       this.#terminating.add(id);
-      this.#terminations.push({ agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason });
+      this.#org.recordTermination({ agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason });
       this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
     }
     await Promise.all(order.map(async (id) => {
@@ -278,12 +276,11 @@ export class Society implements SocietyPort, AgentHost {
     this.#cells.delete(agentId);
     this.#terminating.delete(agentId);
     this.#track(agentId, false);
-    const record = this.#records.get(agentId);
-    if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: this.deps.clock.now() });
+    this.#org.markTerminated(agentId, this.deps.clock.now());
   }
 
   #requireLive(agentId: string): AgentRecord {
-    const record = this.#records.get(agentId);
+    const record = this.#org.get(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
     if (record.status === 'terminated' || !this.#cells.has(agentId) || this.#terminating.has(agentId)) {
       throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
@@ -296,26 +293,6 @@ export class Society implements SocietyPort, AgentHost {
     const cell = this.#cells.get(agentId);
     if (cell === undefined) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     return cell;
-  }
-
-  #childrenOf(agentId: string): Set<string> {
-    let set = this.#children.get(agentId);
-    if (set === undefined) {
-      set = new Set();
-      this.#children.set(agentId, set);
-    }
-    return set;
-  }
-
-  /** The agent and its descendants, parents before children. */
-  #subtree(rootId: string): string[] {
-    const out: string[] = [];
-    const queue = [rootId];
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      out.push(id);
-      queue.push(...(this.#children.get(id) ?? []));
-    }
-    return out;
   }
 }
 

@@ -1,0 +1,63 @@
+import type { AgentRecord, Termination } from './agentCell.js';
+
+/**
+ * The organisation as data: every agent ever spawned, its parent link, and who terminated
+ * whom. Kept apart from the live actors because the tree outlives them (terminated agents
+ * stay on record) and because it is what the org store persists.
+ */
+export class OrgTree {
+  readonly #records = new Map<string, AgentRecord>();
+  readonly #children = new Map<string, Set<string>>();
+  readonly #terminations: Termination[] = [];
+
+  has(agentId: string): boolean {
+    return this.#records.has(agentId);
+  }
+
+  get(agentId: string): AgentRecord | undefined {
+    return this.#records.get(agentId);
+  }
+
+  all(): AgentRecord[] {
+    return [...this.#records.values()];
+  }
+
+  parentOf(agentId: string): string | null {
+    return this.#records.get(agentId)?.parentAgentId ?? null;
+  }
+
+  add(record: AgentRecord): void {
+    this.#records.set(record.id, record);
+    if (record.parentAgentId === null) return;
+    let siblings = this.#children.get(record.parentAgentId);
+    if (siblings === undefined) {
+      siblings = new Set();
+      this.#children.set(record.parentAgentId, siblings);
+    }
+    siblings.add(record.id);
+  }
+
+  markTerminated(agentId: string, at: number): void {
+    const record = this.#records.get(agentId);
+    if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: at });
+  }
+
+  recordTermination(termination: Termination): void {
+    this.#terminations.push(termination);
+  }
+
+  terminations(): readonly Termination[] {
+    return this.#terminations;
+  }
+
+  /** The agent and its descendants, parents before children. */
+  subtree(rootId: string): string[] {
+    const out: string[] = [];
+    const queue = [rootId];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      out.push(id);
+      queue.push(...(this.#children.get(id) ?? []));
+    }
+    return out;
+  }
+}
