@@ -1,189 +1,132 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import OpenAI from 'openai';
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { z } from 'zod';
-import { type ChatRequest, type Runtime, type Task, createRuntime, defineTool, sequentialIds, taskText } from '../../src/index.js';
-import { OpenAIModel, type ScriptReply } from '../../src/llm/index.js';
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
-import { jsonResult } from '../../src/tools/index.js';
-import { type Round, type Timing, compare, median, settle } from './measure.js';
+import type { ChatRequest } from '../../src/index.js';
+import { median } from './measure.js';
 import { type Row, times } from './report.js';
-import { silentLogger } from './silentLogger.js';
 
 /** Tool steps per run; each run is STEPS model calls that call `echo`, then one that answers. */
-const STEPS = 20;
-const CALLS = STEPS + 1;
+export const STEPS = 20;
+export const CALLS = STEPS + 1;
 const GOAL = 1.2;
-// A round is 21 local HTTP round trips (~25–70 ms here). Both sides keep getting faster for the
-// first few hundred calls (JIT), so 10 warm-up rounds; 30 timed rounds a side take ~5 s in all.
-const options = { warmup: 10, rounds: 30 };
+// A round is 21 local HTTP round trips (~20–40 ms here). In a fresh process both sides keep
+// getting faster for ~100–150 rounds (JIT; ~1.3–1.5× slower around round 40 than at 200), so each
+// process warms up for 100 rounds before its 50 measured ones; 3 blocks a side, alternated,
+// take ~40 s in all, ~1.5 s of each process being start-up.
+const options = { blocks: 3, warmup: 100, rounds: 50 };
 
-const echoDescription = 'Returns its argument.';
-const echoParameters = z.object({ n: z.number() });
-/** The JSON Schema troupe derives from `echoParameters`, written out by hand for the baseline (checked equal below). */
-const echoJsonSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+export type Side = 'troupe' | 'hand';
 
-const echoTool = defineTool({
-  name: 'echo',
-  description: echoDescription,
-  parameters: echoParameters,
-  execute: ({ n }) => Promise.resolve(jsonResult({ n })),
-});
-
-/**
- * The server's script for both sides: while fewer than STEPS tool results follow the last user
- * message, one `echo` call whose argument is that count (distinct each step, so troupe's repeat
- * guard never fires); then the answer.
- */
-function loopReply(request: ChatRequest): ScriptReply {
-  const lastUser = request.messages.findLastIndex((message) => message.role === 'user');
-  const results = request.messages.slice(lastUser + 1).filter((message) => message.role === 'tool').length;
-  return results < STEPS ? { toolCalls: [{ name: 'echo', arguments: { n: results } }] } : { text: 'done' };
-}
-
-/** What both sides' first request must share, taken from troupe's latest run. */
-interface Opening {
+/** The system and user messages troupe opens with, given to the hand-written loop. */
+export interface Opening {
   system: string;
   user: string;
-  request: ChatRequest | undefined;
 }
 
-/**
- * Runs `body`, adding the CPU time the process spent meanwhile (ms) to `samples`: a cross-check
- * on wall time that other load on the machine disturbs less (it includes GC threads).
- */
-async function cpuTimed<T>(samples: number[], body: () => Promise<T>): Promise<T> {
-  const start = process.cpuUsage();
-  const value = await body();
-  const { user, system } = process.cpuUsage(start);
-  samples.push((user + system) / 1000);
-  return value;
+/** What a `reactLoopWorker.ts` process prints on stdout, as one line of JSON. */
+export interface WorkerReport {
+  /** Wall time of each measured round ÷ CALLS (ms). */
+  readonly msPerStepSamples: number[];
+  /** Process CPU time (user + system, GC threads and the in-process server included) of each measured round ÷ CALLS (ms). */
+  readonly cpuPerStepSamples: number[];
+  /** Chat requests the worker's server received over all rounds, warm-ups included. */
+  readonly calls: number;
+  /**
+   * The first request of round 1. troupe's names the agent and task (`worker-1`, `t5`), so it is
+   * the same in every troupe process (sequential ids) and later rounds differ only in those ids.
+   */
+  readonly firstRequest: ChatRequest;
 }
 
-/** A fresh worker per round in one long-lived runtime; timed from rt.send until the answer is back. */
-function troupeRound(rt: Runtime, server: OpenAICompatibleServer, opening: Opening, cpu: number[]): Round<{ agentId: string; before: number; answer?: Task }> {
-  return {
-    setup: async () => {
-      const agentId = rt.spawn({ role: 'worker' });
-      await settle();
-      return { agentId, before: server.chatRequests.length };
-    },
-    run: async (state) => {
-      state.answer = await cpuTimed(cpu, () => rt.waitForAnswer(rt.send(state.agentId, 'loop'), { timeoutMs: 30_000 }));
-    },
-    teardown: async ({ agentId, before, answer }) => {
-      if (answer?.status !== 'completed') throw new Error(`troupe loop ended ${String(answer?.status)}: ${JSON.stringify(answer?.error ?? null)}`);
-      if (taskText(answer) !== 'done') throw new Error(`troupe loop answered ${JSON.stringify(taskText(answer))}, expected "done"`);
-      const made = server.chatRequests.length - before;
-      if (made !== CALLS) throw new Error(`troupe loop made ${made} model calls, expected ${CALLS}`);
-      const first = server.chatRequests[before];
-      const [system, user] = first?.messages ?? [];
-      if (system?.role !== 'system' || user?.role !== 'user') throw new Error('troupe loop did not open with a system and a user message');
-      Object.assign(opening, { system: system.content, user: user.content, request: first });
-      await rt.terminate(agentId, { by: 'user' });
-    },
-  };
-}
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const workerScript = fileURLToPath(new URL('reactLoopWorker.ts', import.meta.url));
 
-interface HandResult {
-  calls: number;
-  text: string;
-}
-
-/** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does. */
-async function handLoop(client: OpenAI, system: string, user: string, tools: ChatCompletionFunctionTool[]): Promise<HandResult> {
-  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
-  for (let calls = 1; ; calls++) {
-    const stream = await client.chat.completions.create({ model: 'bench', messages, tools, stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    const toolCalls: { id: string; name: string; arguments: string }[] = [];
-    for await (const chunk of stream) {
-      for (const choice of chunk.choices) {
-        if (typeof choice.delta.content === 'string') text += choice.delta.content;
-        for (const fragment of choice.delta.tool_calls ?? []) {
-          const call = (toolCalls[fragment.index] ??= { id: '', name: '', arguments: '' });
-          if (fragment.id !== undefined) call.id = fragment.id;
-          call.name += fragment.function?.name ?? '';
-          call.arguments += fragment.function?.arguments ?? '';
-        }
+/** Runs one side in a fresh Node process (`--import tsx`, resolved from the repository root); its stderr passes through. */
+function runWorker(side: Side, opening?: Opening): Promise<WorkerReport> {
+  const args = ['--import', 'tsx', workerScript, side, String(options.rounds), String(options.warmup)];
+  if (opening !== undefined) args.push(JSON.stringify(opening));
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code !== 0) {
+        reject(new Error(`${side} worker exited with ${signal ?? `code ${String(code)}`}`));
+        return;
       }
-    }
-    if (toolCalls.length === 0) return { calls, text };
-    messages.push({
-      role: 'assistant',
-      content: text === '' ? null : text,
-      tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+      try {
+        const report = JSON.parse(stdout) as WorkerReport;
+        const total = (options.warmup + options.rounds) * CALLS;
+        if (report.calls !== total) throw new Error(`${side} worker made ${report.calls} chat requests, expected ${total} (${CALLS} a round)`);
+        if (report.msPerStepSamples.length !== options.rounds || report.cpuPerStepSamples.length !== options.rounds) {
+          throw new Error(`${side} worker reported ${report.msPerStepSamples.length} rounds, expected ${options.rounds}`);
+        }
+        resolve(report);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
-    for (const call of toolCalls) {
-      const args = JSON.parse(call.arguments) as { n: number };
-      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ n: args.n }) });
-    }
-  }
+  });
 }
 
-function handRound(client: OpenAI, server: OpenAICompatibleServer, opening: Opening, cpu: number[]): Round<{ before: number; result?: HandResult }> {
-  const tools: ChatCompletionFunctionTool[] = [{ type: 'function', function: { name: 'echo', description: echoDescription, parameters: echoJsonSchema } }];
-  return {
-    setup: () => ({ before: server.chatRequests.length }),
-    run: async (state) => {
-      state.result = await cpuTimed(cpu, () => handLoop(client, opening.system, opening.user, tools));
-    },
-    teardown: ({ before, result }) => {
-      const made = server.chatRequests.length - before;
-      if (made !== CALLS || result?.calls !== CALLS) throw new Error(`hand-written loop made ${made} model calls, expected ${CALLS}`);
-      if (result.text !== 'done') throw new Error(`hand-written loop answered ${JSON.stringify(result.text)}, expected "done"`);
-      // Same opening request on both sides: same messages, same tool schema.
-      if (!isDeepStrictEqual(server.chatRequests[before], opening.request)) throw new Error('hand-written loop sent a different first request than troupe');
-    },
-  };
+/** The system and user messages of troupe's first request. */
+function openingOf(request: ChatRequest): Opening {
+  const [system, user] = request.messages;
+  if (system?.role !== 'system' || user?.role !== 'user') throw new Error('troupe loop did not open with a system and a user message');
+  return { system: system.content, user: user.content };
 }
 
 /**
  * A 20-step ReAct loop through the whole runtime (agent actor, bus, conversation, retry layer,
- * OpenAIModel) against a minimal hand-written loop with the same `openai` client, both talking
- * to one local OpenAI-compatible server that answers at once.
+ * OpenAIModel) against a minimal hand-written loop with the same `openai` client, each talking
+ * to a local OpenAI-compatible server that answers at once. Each side runs alone in its own
+ * process (sharing one would let each distort the other's JIT, heap and GC), in blocks
+ * alternated troupe, hand, troupe, hand, … so drift in machine load reaches both alike.
  */
 export async function reactLoop(): Promise<Row[]> {
-  const server = await startOpenAICompatibleServer({ fallback: loopReply });
-  const model = new OpenAIModel({ apiKey: 'bench', baseURL: server.baseURL, model: 'bench' });
-  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30 });
-  // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
-  rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
-  const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
-  const opening: Opening = { system: '', user: '', request: undefined };
-  const troupeCpu: number[] = [];
-  const rawCpu: number[] = [];
-  let troupe: Timing;
-  let raw: Timing;
-  try {
-    [troupe, raw] = await compare(troupeRound(rt, server, opening, troupeCpu), handRound(client, server, opening, rawCpu), options);
-  } finally {
-    await rt.shutdown({ drainTimeoutMs: 0 });
-    await server.close();
+  const blocks: Record<Side, WorkerReport[]> = { troupe: [], hand: [] };
+  let reference: ChatRequest | undefined;
+  for (let block = 1; block <= options.blocks; block++) {
+    for (const side of ['troupe', 'hand'] as const) {
+      // troupe always runs first, so the hand-written loop is given troupe's opening messages.
+      const report = await runWorker(side, side === 'hand' && reference !== undefined ? openingOf(reference) : undefined);
+      // Same opening request on both sides and in every block: same messages, same tool schema.
+      reference ??= report.firstRequest;
+      if (!isDeepStrictEqual(report.firstRequest, reference)) throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
+      blocks[side].push(report);
+      process.stderr.write(`  ${side} ${block}/${options.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
+    }
   }
 
-  const perStep = (timing: Timing): number => timing.medianMs / CALLS;
-  const msPerStep = (timing: Timing): string => `${perStep(timing).toFixed(2)} ms/step`;
-  const ratio = troupe.medianMs / raw.medianMs;
+  const all = (side: Side, samples: (report: WorkerReport) => number[]): number[] => blocks[side].flatMap(samples);
+  const msPerStep = (side: Side): number => median(all(side, (report) => report.msPerStepSamples));
+  const cpuPerStep = (side: Side): number => median(all(side, (report) => report.cpuPerStepSamples));
+  const range = (side: Side): string => {
+    const samples = all(side, (report) => report.msPerStepSamples);
+    return `${Math.min(...samples).toFixed(2)}–${Math.max(...samples).toFixed(2)}`;
+  };
+  const blockMedians = (side: Side): string => blocks[side].map((report) => median(report.msPerStepSamples).toFixed(2)).join('/');
+
+  const ratio = msPerStep('troupe') / msPerStep('hand');
   const verdict = ratio <= GOAL ? `met in this run (${times(ratio)})` : `NOT met in this run (${times(ratio)})`;
-  const overheadUs = (perStep(troupe) - perStep(raw)) * 1000;
-  // CPU medians of the timed rounds (the warm-ups come first in each list).
-  const cpuPerStep = (samples: number[]): number => median(samples.slice(options.warmup)) / CALLS;
-  const cpuRatio = cpuPerStep(troupeCpu) / cpuPerStep(rawCpu);
+  const overheadUs = (msPerStep('troupe') - msPerStep('hand')) * 1000;
+  const cpuRatio = cpuPerStep('troupe') / cpuPerStep('hand');
+  const measured = options.blocks * options.rounds;
   return [
     {
       benchmark: `ReAct loop: ${STEPS} echo tool steps + answer, local OpenAI-compatible server (per model call)`,
-      troupe: msPerStep(troupe),
-      raw: msPerStep(raw),
+      troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `median of ${options.rounds} interleaved rounds after ${options.warmup} warm-ups; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming); raw = hand-written loop, same openai client, messages, tools and streaming; server in-process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (troupe, hand × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming); raw = hand-written loop, same openai client, messages, tools and streaming; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
     },
     {
       benchmark: 'ReAct loop: troupe overhead per step',
       troupe: `${overheadUs >= 0 ? '+' : '−'}${Math.abs(overheadUs).toFixed(0)} µs/step`,
       raw: '—',
       ratio: Number.NaN,
-      notes: `(troupe − raw) ÷ ${CALLS} model calls, from the medians above; rounds (ms) troupe ${troupe.minMs.toFixed(1)}–${troupe.maxMs.toFixed(1)}, raw ${raw.minMs.toFixed(1)}–${raw.maxMs.toFixed(1)}; process CPU time per step (median, less disturbed by other load): troupe ${cpuPerStep(troupeCpu).toFixed(2)} ms, raw ${cpuPerStep(rawCpu).toFixed(2)} ms, ${times(cpuRatio)}`,
+      notes: `(troupe − raw) per step, from the medians above; block medians (ms/step) troupe ${blockMedians('troupe')}, raw ${blockMedians('hand')}; rounds (ms/step) troupe ${range('troupe')}, raw ${range('hand')}; process CPU time per step (median, less disturbed by other load): troupe ${cpuPerStep('troupe').toFixed(2)} ms, raw ${cpuPerStep('hand').toFixed(2)} ms, ${times(cpuRatio)}`,
     },
   ];
 }
