@@ -1,0 +1,87 @@
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { TroupeError, describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type SubDbName, metaKey } from './keys.js';
+import { MetaRecordSchema } from './schemas.js';
+import { zodReason } from './validators.js';
+
+/** The organisation schema this troupe writes. */
+export const currentSchemaVersion = 1;
+
+/** What a migration may do: read and rewrite raw records, inside the opening transaction. */
+export interface MigrationTxn {
+  /** The version being migrated from; the hook brings the store to `from + 1`. */
+  readonly from: number;
+  entries(db: SubDbName): { key: Key; value: unknown }[];
+  put(db: SubDbName, key: Key, value: unknown): void;
+  remove(db: SubDbName, key: Key): void;
+}
+
+/**
+ * `migrations[n]` upgrades a store at schema version n - 1 to version n. On open, the hooks
+ * from the stored version up to the current one run in order, in one transaction with the
+ * new schema version, so a failed migration leaves the store as it was.
+ */
+export type Migration = (txn: MigrationTxn) => void;
+export type Migrations = Readonly<Record<number, Migration>>;
+
+/** Migrations shipped with troupe: none yet, version 1 is the first. */
+export const orgMigrations: Migrations = {};
+
+/** What the meta record says: a version, nothing (a new or pre-versioned store), or garbage. */
+export type StoredVersion =
+  | { readonly kind: 'version'; readonly version: number }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'invalid'; readonly reason: string };
+
+export function readSchemaVersion(meta: Database<unknown>): StoredVersion {
+  let value: unknown;
+  try {
+    value = meta.get(metaKey);
+  } catch (error) {
+    return { kind: 'invalid', reason: `undecodable: ${describeError(error)}` };
+  }
+  if (value === undefined) return { kind: 'absent' };
+  const parsed = MetaRecordSchema.safeParse(value);
+  if (parsed.success) return { kind: 'version', version: parsed.data.schemaVersion };
+  return { kind: 'invalid', reason: zodReason(parsed.error) };
+}
+
+/**
+ * Brings the store from schema version `from` up to `target`, running each hook in order,
+ * in one transaction that also records the new version: a failed migration changes nothing.
+ */
+export function migrate(
+  root: RootDatabase,
+  dbs: Readonly<Record<SubDbName, Database<unknown>>>,
+  options: { logger: Logger; migrations: Migrations; from: number; target: number },
+): void {
+  const { logger, migrations, from, target } = options;
+  if (from > target) {
+    throw new TroupeError('internal', `the org store has schema version ${from}, newer than this troupe's ${target}`);
+  }
+  const txn = (version: number): MigrationTxn => ({
+    from: version,
+    entries: (db) => [...dbs[db].getRange()].map(({ key, value }) => ({ key, value })),
+    put: (db, key, value) => {
+      dbs[db].putSync(key, value);
+    },
+    remove: (db, key) => {
+      dbs[db].removeSync(key);
+    },
+  });
+  try {
+    root.transactionSync(() => {
+      for (let version = from; version < target; version++) {
+        const hook = migrations[version + 1];
+        if (hook === undefined) throw new TroupeError('internal', `no migration from schema version ${version} to ${version + 1}`);
+        hook(txn(version));
+        logger.info({ from: version, to: version + 1 }, 'org store migrated');
+      }
+      dbs.meta.putSync(metaKey, { v: 1, schemaVersion: target });
+    });
+  } catch (error) {
+    if (error instanceof TroupeError) throw error;
+    throw new TroupeError('internal', `org store migration from version ${from} failed: ${describeError(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,45 @@
+import type { Database } from 'lmdb';
+import { type Task, parseTask } from '../task/index.js';
+import { isNameKey, nameRange, seqRange } from './keys.js';
+import type { ConversationStep } from './schemas.js';
+import type { Page } from './types.js';
+
+// Everything read back was validated on open or before it was written, so reads cast
+// instead of parsing again, except Tasks: `parseTask` makes them frozen Tasks the bus trusts.
+
+/** Every value of a sub-db, in key order. */
+export function allValues<T>(db: Database<unknown>): T[] {
+  return [...db.getRange()].map(({ value }) => value as T);
+}
+
+function pageOptions(page: Page): { offset?: number; limit?: number } {
+  return {
+    ...(page.offset === undefined ? {} : { offset: Math.max(0, Math.floor(page.offset)) }),
+    ...(page.limit === undefined ? {} : { limit: Math.max(0, Math.floor(page.limit)) }),
+  };
+}
+
+/** The Tasks of an `[owner, seq]` sub-db (the message log), in sequence order. */
+export function ownedTasks(db: Database<unknown>, owner: string, page: Page): Task[] {
+  if (page.limit === 0) return [];
+  return [...db.getRange({ ...seqRange(owner), ...pageOptions(page) })].map(({ value }) => parseTask((value as { task: unknown }).task));
+}
+
+/** The Tasks of a `seq` sub-db (the inbox), in sequence order. */
+export function sequencedTasks(db: Database<unknown>, page: Page): Task[] {
+  if (page.limit === 0) return [];
+  return [...db.getRange(pageOptions(page))].map(({ value }) => parseTask((value as { task: unknown }).task));
+}
+
+/** An agent's conversation steps in order, without the record version. */
+export function conversationSteps(db: Database<unknown>, agentId: string): ConversationStep[] {
+  return [...db.getRange(seqRange(agentId))].map(({ value }) => {
+    const { v: _v, ...step } = value as ConversationStep & { v: 1 };
+    return step;
+  });
+}
+
+/** The second half of every `[owner, name]` key of one owner. */
+export function ownedNames(db: Database<unknown>, owner: string): string[] {
+  return [...db.getKeys(nameRange(owner))].flatMap((key) => (isNameKey(key) && key[0] === owner ? [key[1]] : []));
+}

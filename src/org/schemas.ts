@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { AgentIdSchema, TaskSchema } from '../task/index.js';
+
+/**
+ * Persisted records of the organisation. Every stored value carries `v`, the version of its
+ * own shape, so a record written by another troupe is recognised instead of misread.
+ */
+const v1 = z.literal(1);
+const timestamp = z.number().int().nonnegative();
+
+/** Which tools a role may use; the same shape as the tool registry's policy. */
+export const ToolPolicyRecordSchema = z
+  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+  .strict();
+
+export const RoleRecordSchema = z
+  .object({
+    v: v1,
+    id: z.string().min(1),
+    name: z.string().min(1),
+    prompt: z.string(),
+    /** The agent (or `user`) that created the role. */
+    createdBy: AgentIdSchema,
+    createdAt: timestamp,
+    tools: ToolPolicyRecordSchema.optional(),
+  })
+  .strict();
+
+export const AgentStatusSchema = z.enum(['active', 'terminated']);
+
+export const AgentRecordSchema = z
+  .object({
+    v: v1,
+    id: AgentIdSchema,
+    roleId: z.string().min(1),
+    /** Null for a top-level agent (its parent is the user). */
+    parentAgentId: AgentIdSchema.nullable(),
+    createdAt: timestamp,
+    terminatedAt: timestamp.nullable(),
+    status: AgentStatusSchema,
+  })
+  .strict()
+  .refine((agent) => (agent.status === 'terminated') === (agent.terminatedAt !== null), {
+    message: 'terminatedAt must be set exactly when status is "terminated"',
+    path: ['terminatedAt'],
+  });
+
+/** The parent → child link, kept beside the agent so a subtree is one range read. */
+export const ChildLinkRecordSchema = z.object({ v: v1 }).strict();
+
+export const TerminationRecordSchema = z
+  .object({
+    v: v1,
+    agentId: AgentIdSchema,
+    terminatedBy: AgentIdSchema,
+    at: timestamp,
+    reason: z.string(),
+  })
+  .strict();
+
+/** One Task of a task tree's message log. TaskSchema is strict, so the Task is wrapped. */
+export const MessageRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
+
+/** One Task the user has received. */
+export const InboxRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
+
+export const ToolCallRecordSchema = z
+  .object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })
+  .strict();
+
+/**
+ * One step of an agent's conversation, shaped like a chat message. The llm layer is out of
+ * reach from here, so this is its own schema: loose enough for every message role.
+ */
+export const ConversationStepSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    toolCalls: z.array(ToolCallRecordSchema).optional(),
+    toolCallId: z.string().min(1).optional(),
+    name: z.string().optional(),
+  })
+  .strict();
+
+export const ConversationRecordSchema = ConversationStepSchema.extend({ v: v1 }).strict();
+
+export const ArtifactContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
+
+export const ArtifactRecordSchema = z
+  .object({ v: v1, name: z.string().min(1), mediaType: z.string().min(1), content: ArtifactContentSchema })
+  .strict();
+
+export const MetaRecordSchema = z.object({ v: v1, schemaVersion: z.number().int().nonnegative() }).strict();
+
+/** A record moved aside on open because it failed validation; kept byte for byte. */
+export const QuarantineRecordSchema = z
+  .object({
+    v: v1,
+    db: z.string(),
+    key: z.unknown(),
+    raw: z.instanceof(Uint8Array),
+    reason: z.string(),
+    at: timestamp,
+  })
+  .strict();
+
+export type RoleRecord = Readonly<z.infer<typeof RoleRecordSchema>>;
+export type AgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
+export type AgentStatus = z.infer<typeof AgentStatusSchema>;
+export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
+export type ConversationStep = Readonly<z.infer<typeof ConversationStepSchema>>;
+export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
+export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
+export type MetaRecord = z.infer<typeof MetaRecordSchema>;
+export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;
+

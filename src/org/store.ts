@@ -1,0 +1,147 @@
+import { mkdir } from 'node:fs/promises';
+import { type Database, type RootDatabase, open } from 'lmdb';
+import { systemClock } from '../clock.js';
+import { TroupeError, describeError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { type SubDbName, metaKey, subDbNames } from './keys.js';
+import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
+import { type InvalidRecord, listQuarantine, quarantine, scanDb } from './quarantine.js';
+import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks } from './reads.js';
+import type { AgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
+import { validators } from './validators.js';
+import { createDurableWriter } from './writer.js';
+import * as w from './writes.js';
+
+/**
+ * Opens (or creates) the organisation store in `dir`: one LMDB environment with a named
+ * sub-db per record kind. Opening migrates an older schema, then validates every record;
+ * an invalid one is reported, moved to the quarantine and the rest loads.
+ *
+ * @example
+ * const store = await openOrgStore({ dir: '.troupe/org' });
+ * await store.createRole({ id: 'role-1', name: 'poet', prompt: 'Write poems.', createdBy: 'user' });
+ * await store.close();
+ */
+export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> {
+  const logger = options.logger ?? createLogger('warn');
+  const clock = options.clock ?? systemClock;
+  await mkdir(options.dir, { recursive: true });
+  let root: RootDatabase;
+  try {
+    // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
+    root = open({ path: options.dir, noSubdir: false, maxDbs: subDbNames.length + 2 });
+  } catch (error) {
+    throw new TroupeError('internal', `cannot open the org store in ${options.dir}: ${describeError(error)}`, { cause: error });
+  }
+  try {
+    const dbs = Object.fromEntries(subDbNames.map((name) => [name, root.openDB<unknown>({ name })])) as Record<
+      SubDbName,
+      Database<unknown>
+    >;
+    const target = options.schemaVersion ?? currentSchemaVersion;
+    const stored = readSchemaVersion(dbs.meta);
+    if (stored.kind === 'invalid') {
+      // Garbage in meta: set it aside and trust the current schema; the scan below quarantines what does not fit.
+      quarantine(root, dbs, [{ db: 'meta', key: metaKey, reason: stored.reason }], { clock, logger });
+    }
+    // No meta: a new store gets the current schema; records without one are pre-versioned (0).
+    const isEmpty = (): boolean => subDbNames.every((name) => name === 'quarantine' || dbs[name].getKeysCount({ limit: 1 }) === 0);
+    const from = stored.kind === 'version' ? stored.version : stored.kind === 'absent' && !isEmpty() ? 0 : target;
+    if (stored.kind !== 'version' || from !== target) {
+      migrate(root, dbs, { logger, migrations: { ...orgMigrations, ...options.migrations }, from, target });
+    }
+    const invalid: InvalidRecord[] = [];
+    for (const [name, validate] of Object.entries(validators)) {
+      invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
+    }
+    quarantine(root, dbs, invalid, { clock, logger });
+    return createOrgStore(root, dbs, { ...options, logger, clock });
+  } catch (error) {
+    await root.close();
+    throw error instanceof TroupeError
+      ? error
+      : new TroupeError('internal', `cannot load the org store in ${options.dir}: ${describeError(error)}`, { cause: error });
+  }
+}
+
+function createOrgStore(
+  root: RootDatabase,
+  dbs: SubDbs,
+  options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>,
+): OrgStore {
+  const { clock } = options;
+  const writer = createDurableWriter(root, options.logger, options.writeFault);
+  // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
+  const write = <T>(label: string, prepare: () => () => T): Promise<T> => {
+    try {
+      return writer.run(label, prepare());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  let closing: Promise<void> | undefined;
+
+  return {
+    createRole: (role) =>
+      write('createRole', () => {
+        const record = w.roleRecord({ v: 1, ...role, createdAt: role.createdAt ?? clock.now() });
+        return () => w.putRole(dbs, record);
+      }),
+    createAgent: (agent) =>
+      write('createAgent', () => {
+        const record = w.agentRecord({
+          v: 1,
+          ...agent,
+          createdAt: agent.createdAt ?? clock.now(),
+          terminatedAt: null,
+          status: 'active',
+        });
+        return () => w.putAgent(dbs, record);
+      }),
+    updateAgent: (agentId, patch) => write('updateAgent', () => () => w.patchAgent(dbs, agentId, patch)),
+    markTerminated: (termination) =>
+      write('markTerminated', () => {
+        const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
+        return () => w.terminate(dbs, record);
+      }),
+    appendMessage: (rootTaskId, task) =>
+      write('appendMessage', () => {
+        const record = w.messageRecord(task);
+        return () => w.appendSeq(dbs.messages, rootTaskId, [record]) - 1;
+      }),
+    messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
+    appendConversation: (agentId, steps) =>
+      write('appendConversation', () => {
+        const records = w.stepRecords(steps);
+        return () => w.appendSeq(dbs.conversations, agentId, records);
+      }),
+    conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
+    clearConversation: (agentId) => write('clearConversation', () => () => w.clearSeq(dbs.conversations, agentId)),
+    putArtifact: (artifact) =>
+      write('putArtifact', () => {
+        const { hash, record } = w.artifactRecord(artifact);
+        return () => w.putArtifactRecord(dbs, hash, record);
+      }),
+    artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
+    appendInbox: (task) =>
+      write('appendInbox', () => {
+        const record = w.inboxRecord(task);
+        return () => w.appendInboxTask(dbs, record);
+      }),
+    inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
+    role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
+    roles: () => allValues<RoleRecord>(dbs.roles),
+    agent: (agentId) => dbs.agents.get(agentId) as AgentRecord | undefined,
+    agents: () => allValues<AgentRecord>(dbs.agents),
+    children: (agentId) => ownedNames(dbs.children, agentId),
+    terminations: () => allValues<TerminationRecord>(dbs.terminations),
+    quarantined: () => listQuarantine(dbs.quarantine),
+    close: () =>
+      (closing ??= (async () => {
+        await writer.close();
+        // Closing the environment waits for outstanding commits and flushes.
+        await root.close();
+      })()),
+  };
+}

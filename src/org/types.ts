@@ -1,0 +1,114 @@
+import type { Database } from 'lmdb';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Task } from '../task/index.js';
+import type { SubDbName } from './keys.js';
+import type { Migrations } from './migrations.js';
+import type { QuarantineEntry } from './quarantine.js';
+import type {
+  AgentRecord,
+  ArtifactContent,
+  ArtifactRecord,
+  ConversationStep,
+  RoleRecord,
+  TerminationRecord,
+} from './schemas.js';
+import type { WriteFault } from './writer.js';
+
+/** The open sub-databases, by name. */
+export type SubDbs = Readonly<Record<SubDbName, Database<unknown>>>;
+
+export interface NewRole {
+  readonly id: string;
+  readonly name: string;
+  readonly prompt: string;
+  readonly createdBy: string;
+  /** Defaults to the store's clock. */
+  readonly createdAt?: number;
+  readonly tools?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };
+}
+
+export interface NewAgent {
+  readonly id: string;
+  readonly roleId: string;
+  readonly parentAgentId: string | null;
+  readonly createdAt?: number;
+}
+
+/** What may change on a live agent; the parent link moves with `parentAgentId`. */
+export interface AgentPatch {
+  readonly roleId?: string;
+  readonly parentAgentId?: string | null;
+}
+
+export interface NewTermination {
+  readonly agentId: string;
+  readonly terminatedBy: string;
+  readonly reason: string;
+  readonly at?: number;
+}
+
+export interface NewArtifact {
+  readonly name: string;
+  readonly mediaType: string;
+  readonly content: ArtifactContent;
+}
+
+/** A window on a sequence: skip `offset` entries, return at most `limit`. */
+export interface Page {
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+export interface OrgStoreOptions {
+  /** Directory of the LMDB environment; created when missing. */
+  readonly dir: string;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Added to (and overriding) troupe's own migrations; see `Migrations`. */
+  readonly migrations?: Migrations;
+  /** The schema version to bring the store to; troupe's current one unless a test says otherwise. */
+  readonly schemaVersion?: number;
+  /** Test seam: see `WriteFault`. */
+  readonly writeFault?: WriteFault;
+}
+
+/**
+ * The organisation's durable state. Every write resolves only once it is committed and
+ * flushed to disk, so what a call acknowledged survives a kill -9 and is readable as soon as
+ * the call returns. Refusals (unknown agent, duplicate id, bad input) reject with their own
+ * TroupeError code; a write that fails twice rejects with TroupeError('internal') and the
+ * store stays usable.
+ */
+export interface OrgStore {
+  createRole(role: NewRole): Promise<RoleRecord>;
+  /** The agent record and its parent link, in one transaction. */
+  createAgent(agent: NewAgent): Promise<AgentRecord>;
+  updateAgent(agentId: string, patch: AgentPatch): Promise<AgentRecord>;
+  /** Marks the agent terminated and records who ended it and why, in one transaction. */
+  markTerminated(termination: NewTermination): Promise<TerminationRecord>;
+  /** Appends one Task to a task tree's log; resolves with its sequence number. */
+  appendMessage(rootTaskId: string, task: Task): Promise<number>;
+  messages(rootTaskId: string, page?: Page): Task[];
+  /** Appends steps (one transaction for all); resolves with the conversation's new length. */
+  appendConversation(agentId: string, steps: readonly ConversationStep[]): Promise<number>;
+  conversation(agentId: string): ConversationStep[];
+  clearConversation(agentId: string): Promise<void>;
+  /** Stores an artifact under the sha256 of its content and resolves with that hash. */
+  putArtifact(artifact: NewArtifact): Promise<string>;
+  artifact(hash: string): ArtifactRecord | undefined;
+  /** Appends a Task to the user's inbox; resolves with its sequence number. */
+  appendInbox(task: Task): Promise<number>;
+  inbox(page?: Page): Task[];
+  role(roleId: string): RoleRecord | undefined;
+  roles(): RoleRecord[];
+  agent(agentId: string): AgentRecord | undefined;
+  agents(): AgentRecord[];
+  /** Ids of the agents whose parent is `agentId`. */
+  children(agentId: string): string[];
+  terminations(): TerminationRecord[];
+  /** Records moved aside on open because they failed validation. */
+  quarantined(): QuarantineEntry[];
+  /** Waits for queued writes, flushes and closes; later calls reject. */
+  close(): Promise<void>;
+}

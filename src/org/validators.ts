@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import { formatPath } from '../task/index.js';
+import { type RecordDbName, isNameKey, isSeq, isSeqKey } from './keys.js';
+import {
+  AgentRecordSchema,
+  ArtifactRecordSchema,
+  ChildLinkRecordSchema,
+  ConversationRecordSchema,
+  InboxRecordSchema,
+  MessageRecordSchema,
+  RoleRecordSchema,
+  TerminationRecordSchema,
+} from './schemas.js';
+
+/** The first zod issue as `field: message`, the way a quarantine reason names the culprit. */
+export function zodReason(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid value';
+  const field = formatPath(issue.path);
+  return field === '' ? issue.message : `${field}: ${issue.message}`;
+}
+
+/** The content address of an artifact: hex sha256 of its bytes (UTF-8 for text). */
+export function artifactHash(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** Checks a decoded record against its key; returns why it is invalid, or undefined. */
+type Validator = (key: unknown, value: unknown) => string | undefined;
+
+function shaped<S extends z.ZodType>(schema: S, keyCheck: (key: unknown, value: z.infer<S>) => string | undefined): Validator {
+  return (key, value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? keyCheck(key, parsed.data) : zodReason(parsed.error);
+  };
+}
+
+const keyIs = (expected: string, key: unknown): string | undefined =>
+  key === expected ? undefined : `key: does not match the record (expected ${JSON.stringify(expected)})`;
+
+/** How every record kind is validated on open: its schema, and its key against its value. */
+export const validators: Readonly<Record<RecordDbName, Validator>> = {
+  roles: shaped(RoleRecordSchema, (key, role) => keyIs(role.id, key)),
+  agents: shaped(AgentRecordSchema, (key, agent) => keyIs(agent.id, key)),
+  children: shaped(ChildLinkRecordSchema, (key) => (isNameKey(key) ? undefined : 'key: expected [parentAgentId, childAgentId]')),
+  terminations: shaped(TerminationRecordSchema, (key, termination) => keyIs(termination.agentId, key)),
+  messages: shaped(MessageRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]')),
+  conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
+  artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
+  inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
+};

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { TroupeError } from '../../src/errors.js';
+import { artifactHash } from '../../src/org/index.js';
+import { isParsedTask } from '../../src/task/index.js';
+import { makeTask, orgHarness, snapshot } from './harness.js';
+
+const { tempDir, openTestStore } = orgHarness();
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    return error instanceof TroupeError ? error.code : String(error);
+  }
+}
+
+describe('org store: round trip over real LMDB files', () => {
+  it('keeps every record kind across close and reopen', async () => {
+    const dir = await tempDir();
+    const { store } = await openTestStore(dir);
+    const role = await store.createRole({ id: 'role-1', name: 'poet', prompt: 'Write poems.', createdBy: 'user', tools: { deny: ['x'] } });
+    await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
+    await store.createAgent({ id: 'poet-2', roleId: 'role-1', parentAgentId: 'poet-1' });
+    const termination = await store.markTerminated({ agentId: 'poet-2', terminatedBy: 'poet-1', reason: 'done' });
+    const tasks = [makeTask({ id: 'root' }), makeTask({ id: 'sub', parentId: 'root' }), makeTask({ id: 'root', text: 'reply' })];
+    for (const task of tasks) await store.appendMessage('root', task);
+    const steps = [
+      { role: 'system' as const, content: 'You write poems.' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'search', arguments: '{}' }] },
+      { role: 'tool' as const, content: 'found', toolCallId: 'c1', name: 'search' },
+    ];
+    expect(await store.appendConversation('poet-1', steps)).toBe(3);
+    const text = await store.putArtifact({ name: 'poem.txt', mediaType: 'text/plain', content: 'rain on the roof' });
+    const bytes = await store.putArtifact({ name: 'b.bin', mediaType: 'application/octet-stream', content: new Uint8Array([1, 2, 3]) });
+    expect(text).toBe(artifactHash('rain on the roof'));
+    await store.appendInbox(makeTask({ id: 'in1', from: 'poet-1', to: 'user' }));
+    const before = snapshot(store, ['root']);
+    await store.close();
+
+    const { store: reopened, logger } = await openTestStore(dir);
+    expect(snapshot(reopened, ['root'])).toEqual(before);
+    expect(reopened.role('role-1')).toEqual(role);
+    expect(reopened.agent('poet-2')).toMatchObject({ status: 'terminated', terminatedAt: termination.at, parentAgentId: 'poet-1' });
+    expect(reopened.children('poet-1')).toEqual(['poet-2']);
+    expect(reopened.terminations()).toEqual([termination]);
+    expect(reopened.messages('root')).toEqual(tasks);
+    expect(reopened.messages('root').every(isParsedTask)).toBe(true);
+    expect(reopened.conversation('poet-1')).toEqual(steps);
+    expect(reopened.artifact(text)).toEqual({ v: 1, name: 'poem.txt', mediaType: 'text/plain', content: 'rain on the roof' });
+    expect(new Uint8Array(reopened.artifact(bytes)?.content as Uint8Array)).toEqual(new Uint8Array([1, 2, 3]));
+    expect(reopened.inbox().map((task) => task.id)).toEqual(['in1']);
+    expect(reopened.quarantined()).toEqual([]);
+    expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
+  });
+
+  it('reads sequences in order and pages them', async () => {
+    const { store } = await openTestStore(await tempDir());
+    // 12 entries: numeric order must win over byte order (10 after 9, not after 1).
+    for (let i = 0; i < 12; i++) {
+      await store.appendMessage('root', makeTask({ id: `m${i}` }));
+      await store.appendInbox(makeTask({ id: `i${i}` }));
+    }
+    await store.appendMessage('root-2', makeTask({ id: 'other' }));
+    await store.appendConversation('a', [{ role: 'user', content: '0' }]);
+    await store.appendConversation('a', Array.from({ length: 11 }, (_, i) => ({ role: 'user' as const, content: `${i + 1}` })));
+    await store.appendConversation('a-b', [{ role: 'user', content: 'other agent' }]);
+    const ids = (tasks: readonly { id: string }[]) => tasks.map((task) => task.id);
+    expect(ids(store.messages('root'))).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
+    expect(ids(store.messages('root', { offset: 9, limit: 2 }))).toEqual(['m9', 'm10']);
+    expect(ids(store.messages('root', { offset: 11, limit: 5 }))).toEqual(['m11']);
+    expect(ids(store.messages('root', { limit: 0 }))).toEqual([]);
+    expect(ids(store.messages('root-2'))).toEqual(['other']);
+    expect(ids(store.inbox({ offset: 10 }))).toEqual(['i10', 'i11']);
+    expect(store.conversation('a').map((step) => step.content)).toEqual(Array.from({ length: 12 }, (_, i) => `${i}`));
+    await store.clearConversation('a');
+    expect(store.conversation('a')).toEqual([]);
+    expect(store.conversation('a-b')).toHaveLength(1);
+    expect(await store.appendConversation('a', [{ role: 'user', content: 'fresh' }])).toBe(1);
+  });
+
+  it('refuses inconsistent org changes with their own codes and writes nothing', async () => {
+    const { store } = await openTestStore(await tempDir());
+    await store.createRole({ id: 'r', name: 'r', prompt: 'p', createdBy: 'user' });
+    await store.createAgent({ id: 'a', roleId: 'r', parentAgentId: null });
+    expect(await codeOf(store.createRole({ id: 'r', name: 'again', prompt: 'p', createdBy: 'user' }))).toBe('invalid_input');
+    expect(await codeOf(store.createAgent({ id: 'a', roleId: 'r', parentAgentId: null }))).toBe('invalid_input');
+    expect(await codeOf(store.createAgent({ id: 'b', roleId: 'nope', parentAgentId: null }))).toBe('invalid_input');
+    expect(await codeOf(store.createAgent({ id: 'b', roleId: 'r', parentAgentId: 'ghost' }))).toBe('unknown_agent');
+    expect(await codeOf(store.createAgent({ id: 'bad id!', roleId: 'r', parentAgentId: null }))).toBe('invalid_input');
+    expect(await codeOf(store.markTerminated({ agentId: 'ghost', terminatedBy: 'user', reason: '' }))).toBe('unknown_agent');
+    await store.markTerminated({ agentId: 'a', terminatedBy: 'user', reason: 'bye' });
+    expect(await codeOf(store.markTerminated({ agentId: 'a', terminatedBy: 'user', reason: 'again' }))).toBe('agent_terminated');
+    expect(await codeOf(store.createAgent({ id: 'c', roleId: 'r', parentAgentId: 'a' }))).toBe('agent_terminated');
+    expect(store.agents().map((agent) => agent.id)).toEqual(['a']);
+    expect(store.children('a')).toEqual([]);
+    expect(store.terminations()).toHaveLength(1);
+  });
+
+  it('updates an agent and moves its parent link in one write', async () => {
+    const { store } = await openTestStore(await tempDir());
+    await store.createRole({ id: 'r', name: 'r', prompt: 'p', createdBy: 'user' });
+    await store.createRole({ id: 'r2', name: 'r2', prompt: 'p', createdBy: 'user' });
+    for (const [id, parent] of [['a', null], ['b', 'a'], ['c', 'b']] as const) {
+      await store.createAgent({ id, roleId: 'r', parentAgentId: parent });
+    }
+    expect(await codeOf(store.updateAgent('a', { parentAgentId: 'c' }))).toBe('invalid_input');
+    const moved = await store.updateAgent('c', { parentAgentId: 'a', roleId: 'r2' });
+    expect(moved).toMatchObject({ parentAgentId: 'a', roleId: 'r2' });
+    expect(store.children('a')).toEqual(['b', 'c']);
+    expect(store.children('b')).toEqual([]);
+  });
+
+  it('stores an artifact once per content', async () => {
+    const { store } = await openTestStore(await tempDir());
+    const first = await store.putArtifact({ name: 'a.txt', mediaType: 'text/plain', content: 'same' });
+    const second = await store.putArtifact({ name: 'b.txt', mediaType: 'text/markdown', content: 'same' });
+    expect(second).toBe(first);
+    expect(store.artifact(first)?.name).toBe('a.txt');
+    expect(store.artifact('0'.repeat(64))).toBeUndefined();
+  });
+
+  it('rejects writes after close', async () => {
+    const { store } = await openTestStore(await tempDir());
+    await store.close();
+    expect(await codeOf(store.appendInbox(makeTask()))).toBe('internal');
+  });
+});
