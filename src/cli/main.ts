@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
+import { registerMessagesCommand } from './messagesView.js';
 import { serveModel } from './modelServer.js';
+import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
 
 function positiveNumber(name: string) {
@@ -70,6 +72,10 @@ program
   .action(async (options: { port: number; host: string; chunkDelay: number }) => {
     process.exitCode = await serveModel({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelay }, { stdout: process.stdout, stderr: process.stderr });
   });
+
+// Read-only views over the data dir.
+registerOrgCommand(program);
+registerMessagesCommand(program);
 
 await program.parseAsync(process.argv);
 // Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit.

@@ -1,0 +1,70 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { TaskIdSchema } from '../task/index.js';
+import { type ViewIo, resolveDataDir, withOrganisation } from './dataDir.js';
+import { ExitCode } from './exitCodes.js';
+import { formatTask } from './formatTask.js';
+import { clockTime } from './timeFormat.js';
+
+export interface MessagesViewOptions {
+  /** `--data-dir`; see `resolveDataDir` for the default. */
+  readonly dataDir?: string;
+  readonly json: boolean;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+/**
+ * `troupe messages <taskId>`: prints the message log of one task tree, in order, one line per
+ * Task (or the Tasks as a JSON array), reading only; resolves to the exit code.
+ *
+ * @example
+ * process.exitCode = await messagesView('t1', { json: false, limit: 20 }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+ */
+export function messagesView(taskId: string, options: MessagesViewOptions, io: ViewIo): Promise<number> {
+  const checked = TaskIdSchema.safeParse(taskId);
+  if (!checked.success) {
+    io.stderr.write(`troupe: <taskId> ${checked.error.issues[0]?.message ?? 'is invalid'}, got "${taskId}"\n`);
+    return Promise.resolve(ExitCode.usage);
+  }
+  const dir = resolveDataDir(options.dataDir, io.env);
+  return withOrganisation(dir, io, (store) => {
+    // An empty page past the end is fine; a task tree with no message at all is not one.
+    if (store.messages(taskId, { limit: 1 }).length === 0) {
+      io.stderr.write(`troupe: no messages for task ${taskId} in ${dir}\n`);
+      return ExitCode.usage;
+    }
+    const tasks = store.messages(taskId, {
+      ...(options.offset === undefined ? {} : { offset: options.offset }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+    });
+    io.stdout.write(
+      options.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.map((task) => `${clockTime(task.createdAt)}  ${formatTask(task)}\n`).join(''),
+    );
+    return ExitCode.ok;
+  });
+}
+
+/** Adds `troupe messages` to the program. */
+export function registerMessagesCommand(program: Command): void {
+  program
+    .command('messages')
+    .description("print every message of a task's tree, in order, from the data dir (read-only)")
+    .argument('<taskId>', 'the root task of the tree')
+    .option('--data-dir <dir>', 'the organisation to read (default: $TROUPE_DATA_DIR, else ./.troupe)')
+    .option('--json', 'print the Tasks as a JSON array', false)
+    .option('--offset <n>', 'skip the first n messages', integerAtLeast('--offset', 0))
+    .option('--limit <n>', 'print at most n messages', integerAtLeast('--limit', 1))
+    .action(async (taskId: string, options: MessagesViewOptions) => {
+      process.exitCode = await messagesView(taskId, options, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    });
+}
+
+function integerAtLeast(name: string, min: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isSafeInteger(parsed) || parsed < min) {
+      throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}, got "${value}"`);
+    }
+    return parsed;
+  };
+}
