@@ -5,7 +5,7 @@
  * import { createRuntime } from 'troupe';
  * const rt = await createRuntime();
  * rt.bus.on('agent.*').subscribe((task) => console.log(task.action, task.from));
- * const taskId = rt.submit('write a haiku about rain');
+ * const taskId = await rt.submit('write a haiku about rain');
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
  */

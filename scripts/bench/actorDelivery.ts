@@ -38,7 +38,7 @@ type Delivery = 'bus' | 'actor.send';
 /** A fresh agent per round, stuck in `running.turn.thinking` on a model call that never returns, so every Task queues. */
 async function busyAgent(rt: Runtime, model: ScriptedModel, count: number): Promise<Busy> {
   model.push({ hang: true });
-  const agentId = rt.spawn({ role: 'worker' });
+  const agentId = await rt.spawn({ role: 'worker' });
   await settle();
   const deps = { ids: sequentialIds(), clock: systemClock };
   rt.bus.publish(createTask({ from: 'bench', to: agentId, action: Actions.execute, parameters: { text: 'think forever' }, id: `${agentId}-first` }, deps));
@@ -88,7 +88,7 @@ function bareRound(count: number): Round<Actor<typeof mailboxMachine>> {
 async function timeAgainstBare(count: number, delivery: Delivery, rounds: MeasureOptions = options): Promise<[Timing, Timing]> {
   const model = new ScriptedModel([]);
   const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds() });
-  rt.createRole({ name: 'worker', prompt: 'You work.' });
+  await rt.createRole({ name: 'worker', prompt: 'You work.' });
   try {
     return await compare(agentRound(rt, model, count, delivery), bareRound(count), rounds);
   } finally {

@@ -55,15 +55,15 @@ async function troupeLoop(server: OpenAICompatibleServer): Promise<Loop> {
   });
   const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30 });
   // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
-  rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
+  await rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
   let agentId = '';
   return {
     setup: async () => {
-      agentId = rt.spawn({ role: 'worker' });
+      agentId = await rt.spawn({ role: 'worker' });
       await settle();
     },
     run: async () => {
-      const answer = await rt.waitForAnswer(rt.send(agentId, 'loop'), { timeoutMs: 30_000 });
+      const answer = await rt.waitForAnswer(await rt.send(agentId, 'loop'), { timeoutMs: 30_000 });
       if (answer.status !== 'completed') throw new Error(`troupe loop ended ${answer.status}: ${JSON.stringify(answer.error ?? null)}`);
       return taskText(answer);
     },

@@ -112,11 +112,11 @@ function medians(outcomes: readonly Outcome[]): Outcome {
 const troupeSide: Side<Runtime> = {
   create: async () => {
     const rt = await createRuntime({ model: new ScriptedModel([]), logger: silentLogger, ids: sequentialIds() });
-    rt.createRole({ name: 'worker', prompt: 'You work.' });
+    await rt.createRole({ name: 'worker', prompt: 'You work.' });
     return rt;
   },
   populate: async (rt, count) => {
-    for (let i = 0; i < count; i++) rt.spawn({ role: 'worker' });
+    for (let i = 0; i < count; i++) await rt.spawn({ role: 'worker' });
     await settle();
   },
   verify: (rt, count) => {

@@ -71,7 +71,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   let exitCode: number;
   let answer: Task | undefined;
   try {
-    const taskId = rt.submit(requirement);
+    const taskId = await rt.submit(requirement);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
   } catch (error) {

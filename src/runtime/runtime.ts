@@ -53,7 +53,7 @@ export const rootPrompt = [
  *
  * @example
  * const rt = await createRuntime();
- * const taskId = rt.submit('write a haiku about rain');
+ * const taskId = await rt.submit('write a haiku about rain');
  * const answer = await rt.waitForAnswer(taskId, { timeoutMs: 60_000 });
  * await rt.shutdown();
  */
@@ -70,8 +70,19 @@ export class Runtime {
   readonly #actor: Actor<typeof runtimeMachine>;
   #summary: Promise<ShutdownSummary> | undefined;
 
-  constructor(options: RuntimeOptions) {
+  readonly #root: { prompt?: string; tools?: ToolPolicy } | undefined;
+
+  /** Starts a runtime with its root agent; `createRuntime` is the public way in. */
+  static async create(options: RuntimeOptions): Promise<Runtime> {
+    const runtime = new Runtime(options);
+    await runtime.#spawnRoot();
+    return runtime;
+  }
+
+  // Private: a runtime is only usable once its root agent exists, which `create` awaits.
+  private constructor(options: RuntimeOptions) {
     const { model, retry, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
+    this.#root = root;
     this.config = RuntimeConfigSchema.parse(config);
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     this.#clock = clock ?? systemClock;
@@ -100,9 +111,19 @@ export class Runtime {
     });
     this.#actor = createActor(machine, { id: 'runtime', ...(inspect === undefined ? {} : { inspect }) });
     this.#actor.start();
+  }
 
-    const rootRole = this.society.roles.create({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
-    this.society.spawn({ role: rootRole.id, parent: null, id: 'root' });
+  /** Creates the root role and agent, then opens intake (`spawning` → `running`). */
+  async #spawnRoot(): Promise<void> {
+    const root = this.#root;
+    try {
+      const rootRole = this.society.roles.create({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
+      await this.society.spawn({ role: rootRole.id, parent: null, id: 'root' });
+    } catch (error) {
+      this.#actor.send({ type: 'runtime.failed', error });
+      await this.bus.close();
+      throw error;
+    }
     this.#actor.send({ type: 'runtime.started' });
   }
 
@@ -111,24 +132,26 @@ export class Runtime {
     return this.#actor.getSnapshot().value;
   }
 
-  createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Role {
+  // The intake calls are async so that each can await a durable write before it resolves;
+  // every broken rule rejects the returned promise (a TroupeError with its code).
+  async createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
     return this.society.roles.create({ ...input, createdBy: input.createdBy ?? 'user' });
   }
 
-  /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Returns its id. */
-  spawn(input: { role: string; parent?: string }): string {
+  /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Resolves with its id. */
+  async spawn(input: { role: string; parent?: string }): Promise<string> {
     this.#requireOpen();
     const parent = input.parent === undefined ? null : parseOrThrow(AgentIdSchema, input.parent, 'parent');
-    return this.society.spawn({ role: input.role, parent }).agentId;
+    return (await this.society.spawn({ role: input.role, parent })).agentId;
   }
 
-  /** Gives the root agent a requirement; returns the id of the Task sent (the answer comes back with it). */
-  submit(text: string, options: { sessionId?: string } = {}): string {
+  /** Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes back with it). */
+  async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
     return this.#input('root', text, Actions.execute, null, options.sessionId);
   }
 
-  /** Sends the user's message to an agent; returns the id of the Task sent. */
-  send(agentId: string, text: string, options: { taskId?: string } = {}): string {
+  /** Sends the user's message to an agent; resolves with the id of the Task sent. */
+  async send(agentId: string, text: string, options: { taskId?: string } = {}): Promise<string> {
     this.#requireOpen();
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
     return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
@@ -266,5 +289,5 @@ export function stateName(value: unknown): string {
 
 /** Starts a runtime with a root agent, ready for `submit`. */
 export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  return Promise.resolve(new Runtime(options));
+  return Runtime.create(options);
 }

@@ -86,12 +86,17 @@ export class Society implements SocietyPort, AgentHost {
     return this.#org.parentOf(agentId);
   }
 
-  createRole(input: { name: string; prompt: string; createdBy: string }): { roleId: string; name: string } {
+  /** Async so that a durable write can be awaited before it resolves; a broken rule rejects. */
+  async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
     const role = this.roles.create(input);
     return { roleId: role.id, name: role.name };
   }
 
-  spawn(input: { role: string; parent: string | null; id?: string }): { agentId: string; roleId: string } {
+  /**
+   * Creates the agent's record and parent link and starts its actor. Async so that a durable
+   * write can be awaited before it resolves; a broken rule rejects.
+   */
+  async spawn(input: { role: string; parent: string | null; id?: string }): Promise<{ agentId: string; roleId: string }> {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.#requireLive(input.parent);

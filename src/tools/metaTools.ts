@@ -14,7 +14,7 @@ export const createRoleTool = defineTool({
     name: z.string().min(1).max(64).describe('Short role name, e.g. "poet"'),
     prompt: z.string().min(1).max(20_000).describe('System prompt for agents of this role'),
   }),
-  execute: (args, { agentId, society }) => Promise.resolve(jsonResult(society.createRole({ ...args, createdBy: agentId }))),
+  execute: async (args, { agentId, society }) => jsonResult(await society.createRole({ ...args, createdBy: agentId })),
 });
 
 export const spawnAgentTool = defineTool({
@@ -24,10 +24,10 @@ export const spawnAgentTool = defineTool({
     role: z.string().min(1).describe('Role name or role id'),
     task: z.string().min(1).optional().describe('A first task to send to the new agent'),
   }),
-  execute: (args, { agentId, society, task }) => {
-    const spawned = society.spawn({ role: args.role, parent: agentId });
+  execute: async (args, { agentId, society, task }) => {
+    const spawned = await society.spawn({ role: args.role, parent: agentId });
     if (args.task !== undefined) society.send({ from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
-    return Promise.resolve(jsonResult(spawned));
+    return jsonResult(spawned);
   },
 });
 

@@ -14,8 +14,8 @@ const filler = (n: number): ChatMessage[] => Array.from({ length: n }, (_, i) =>
 
 async function setup(maxConversationMessages: number) {
   const { rt, model } = await quietRuntime({ maxConversationMessages });
-  rt.createRole({ name: 'worker', prompt: 'You work.' });
-  const child = rt.spawn({ role: 'worker', parent: 'root' });
+  await rt.createRole({ name: 'worker', prompt: 'You work.' });
+  const child = await rt.spawn({ role: 'worker', parent: 'root' });
   const task = createTask({ from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } }, { ids: sequentialIds(), clock: new SimulatedClock() });
   const conversation = rt.society.cell(child)?.conversation;
   if (conversation === undefined) throw new Error('no conversation');
@@ -95,12 +95,12 @@ describe('conversation length warning, end to end', () => {
   it('a model call on an over-long conversation sees the warning last, and the parent gets agent.warning', async () => {
     const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
     const seen = recordBus(rt);
-    await rt.waitForAnswer(rt.submit('first'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('first'), { timeoutMs: 5_000 });
     expect(warnings(seen)).toEqual([]); // [system, user] then the answer: 3, not over
 
-    await rt.waitForAnswer(rt.submit('second'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('second'), { timeoutMs: 5_000 });
     expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(4, 3) });
-    await rt.waitForAnswer(rt.submit('third'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('third'), { timeoutMs: 5_000 });
     expect(model.requests[2]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(7, 3) });
     expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([['runtime', { messages: 4, max: 3 }], ['runtime', { messages: 7, max: 3 }]]);
     await rt.shutdown();

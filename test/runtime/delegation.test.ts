@@ -11,7 +11,7 @@ describe('delegation, end to end', () => {
   it('the offline model spawns a child, delegates, lets it go and answers the user', async () => {
     const rt = await createRuntime({ logger: new MemoryLogger(), ids: sequentialIds() });
     const seen = recordBus(rt);
-    const taskId = rt.submit('write a haiku about rain');
+    const taskId = await rt.submit('write a haiku about rain');
     const answer = await rt.waitForAnswer(taskId, { timeoutMs: 10_000 });
 
     expect(answer).toMatchObject({ id: taskId, from: 'root', to: 'user', status: 'completed' });
@@ -41,13 +41,13 @@ describe('delegation, end to end', () => {
   it('a turn that keeps calling tools stops at maxSteps with a step_limit failure', async () => {
     const loop = () => ({ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }] });
     const { rt, model } = await quietRuntime({ maxSteps: 2, tools: [echoTool], steps: [loop, loop, { text: 'next task' }] });
-    const taskId = rt.submit('loop forever');
+    const taskId = await rt.submit('loop forever');
     const answer = await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
 
     expect(answer).toMatchObject({ status: 'failed', error: { code: 'step_limit' } });
     expect(model.requests).toHaveLength(2);
     // The agent survives its own runaway turn and takes the next task.
-    const next = await rt.waitForAnswer(rt.submit('and now?'), { timeoutMs: 5_000 });
+    const next = await rt.waitForAnswer(await rt.submit('and now?'), { timeoutMs: 5_000 });
     expect(next).toMatchObject({ status: 'completed', result: { text: 'next task' } });
     model.assertUsedUp();
     await rt.shutdown();
@@ -58,7 +58,7 @@ describe('delegation, end to end', () => {
       tools: [echoTool],
       steps: [{ toolCalls: [{ name: 'echo', arguments: '{not json' }] }, { text: 'recovered' }],
     });
-    const answer = await rt.waitForAnswer(rt.submit('use the echo tool'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('use the echo tool'), { timeoutMs: 5_000 });
 
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'recovered' } });
     expect(model.requests).toHaveLength(2);

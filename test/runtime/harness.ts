@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type Runtime, type RuntimeOptions, createRuntime } from '../../src/runtime/index.js';
 import { type ErrorCode, TroupeError } from '../../src/errors.js';
 import { type ScriptStep, MemoryLogger, ScriptedModel, sequentialIds } from '../../src/testing.js';
-import type { Task } from '../../src/task/index.js';
+import { Actions, type Task } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 
 /** A quiet runtime with deterministic ids; the model is a ScriptedModel unless one is given. */
@@ -43,6 +43,34 @@ export async function until(condition: () => boolean, what: string, limit = 2_00
     await tick();
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Starts a spawn and runs `whileSpawning` with the new agent's id before awaiting it, while the
+ * agent is still in `spawning`: it leaves that state a few microtasks after it starts, so awaiting
+ * the spawn first would be too late. Relies on `rt.spawn` creating the agent (and publishing its
+ * `agent.spawned` notice) before it returns its promise, which holds while intake does no I/O;
+ * it fails loudly, not silently, if that changes.
+ */
+export async function duringSpawn<T>(
+  rt: Runtime,
+  input: { role: string; parent?: string },
+  whileSpawning: (agentId: string) => T,
+): Promise<{ agentId: string; result: T }> {
+  let created: string | undefined;
+  const subscription = rt.bus.on(Actions.spawned).subscribe((task) => {
+    created ??= task.from;
+  });
+  const spawning = rt.spawn(input);
+  subscription.unsubscribe();
+  if (created === undefined) {
+    await spawning;
+    throw new Error('the agent did not exist when spawn returned its promise');
+  }
+  expect(rt.agent(created)?.state).toBe('spawning');
+  const result = whileSpawning(created);
+  expect(await spawning).toBe(created);
+  return { agentId: created, result };
 }
 
 /** Runs `action` and returns the TroupeError code it threw, or null when it returned. */

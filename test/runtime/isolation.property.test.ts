@@ -35,8 +35,8 @@ describe('failure isolation (property 12)', () => {
           const firstRound: ScriptStep[] = ids.map((id, i) => (throws[i] ? { error: new Error('boom') } : { text: `answer from ${id}` }));
           const laterRound: ScriptStep[] = ids.map((id) => ({ text: `later from ${id}` }));
           const { rt, model, logger } = await quietRuntime({ steps: [...firstRound, ...laterRound] });
-          rt.createRole({ name: 'worker', prompt: 'You do work.' });
-          for (let i = 0; i < children; i++) rt.spawn({ role: 'worker', parent: 'root' });
+          await rt.createRole({ name: 'worker', prompt: 'You do work.' });
+          for (let i = 0; i < children; i++) await rt.spawn({ role: 'worker', parent: 'root' });
           await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
 
           const rxErrors: unknown[] = [];
@@ -54,7 +54,8 @@ describe('failure isolation (property 12)', () => {
           }
           const seen = recordBus(rt);
 
-          const first = ids.map((id) => rt.send(id, `first task for ${id}`));
+          const first: string[] = [];
+          for (const id of ids) first.push(await rt.send(id, `first task for ${id}`));
           const answers = await Promise.all(first.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
           expect(model.requests.map(agentOf)).toEqual(ids);
 
@@ -73,7 +74,8 @@ describe('failure isolation (property 12)', () => {
             expect(rt.agent(id)).toMatchObject({ status: 'active', state: 'running.idle' });
           });
 
-          const later = ids.map((id) => rt.send(id, `later task for ${id}`));
+          const later: string[] = [];
+          for (const id of ids) later.push(await rt.send(id, `later task for ${id}`));
           const laterAnswers = await Promise.all(later.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
           ids.forEach((id, i) => {
             expect(laterAnswers[i]).toMatchObject({ from: id, status: 'completed', result: { text: `later from ${id}` } });

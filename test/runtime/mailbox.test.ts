@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quietRuntime, recordBus, until } from './harness.js';
+import { duringSpawn, quietRuntime, recordBus, until } from './harness.js';
 
 describe('bounded mailbox', () => {
   it('rejects Tasks past mailboxLimit with mailbox_full and keeps the ones it accepted', async () => {
@@ -7,9 +7,13 @@ describe('bounded mailbox', () => {
     // first turn's model call hangs, so the other two keep waiting.
     const { rt, logger } = await quietRuntime({ mailboxLimit: 3, steps: [{ hang: true }] });
     const seen = recordBus(rt);
-    rt.createRole({ name: 'worker', prompt: 'work' });
-    const worker = rt.spawn({ role: 'worker' });
-    const sent = Array.from({ length: 6 }, (_, i) => rt.send(worker, `job ${i}`));
+    await rt.createRole({ name: 'worker', prompt: 'work' });
+    const { agentId: worker, result: sending } = await duringSpawn(rt, { role: 'worker' }, (id) => {
+      const sends = Array.from({ length: 6 }, (_, i) => rt.send(id, `job ${i}`));
+      expect(rt.agent(id)?.state).toBe('spawning');
+      return sends;
+    });
+    const sent = await Promise.all(sending);
     await until(() => rt.agent(worker)?.state === 'running.turn.thinking', 'the first turn');
 
     const rejected = seen.filter((task) => task.from === worker && task.status === 'rejected');

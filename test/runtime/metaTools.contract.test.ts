@@ -56,7 +56,7 @@ describe.each(Object.keys(models))('every meta-tool through a model tool call, w
     const { model, requests } = (models[name] ?? (() => { throw new Error(name); }))(script.reply);
     const rt = await createRuntime({ model, logger: new MemoryLogger(), ids: sequentialIds() });
     const seen = recordBus(rt);
-    const taskId = rt.submit('do everything');
+    const taskId = await rt.submit('do everything');
     const answer = await rt.waitForAnswer(taskId, { timeoutMs: 10_000 });
 
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'all done' } });

@@ -27,7 +27,7 @@ describe('the runtime over the OpenAI protocol', () => {
     const { rt } = await runtimeOverHttp();
     const seen = recordBus(rt);
     const before = server.chatRequests.length;
-    const answer = await rt.waitForAnswer(rt.submit('write a haiku about rain'), { timeoutMs: 10_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('write a haiku about rain'), { timeoutMs: 10_000 });
     expect(answer.status).toBe('completed');
     expect(answer.result).toMatchObject({ text: expect.stringContaining('each drop a small syllable') as unknown });
     const actions = seen.filter((task) => task.action !== Actions.thinking && task.action !== Actions.toolCall).map((task) => `${task.action}:${task.status}`);
@@ -48,7 +48,7 @@ describe('the runtime over the OpenAI protocol', () => {
     const script = scriptByRole(delegationChain());
     server.script(...Array.from({ length: 11 }, () => script.reply));
     const { rt } = await runtimeOverHttp();
-    const answer = await rt.waitForAnswer(rt.submit('what is the number?'), { timeoutMs: 10_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'The number is 42.' }, metadata: { importance: 0.9 } });
     expect(script.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
     expect(rt.agents().filter((agent) => agent.status === 'terminated').map((agent) => agent.roleName).sort()).toEqual(['manager', 'worker']);
@@ -58,9 +58,9 @@ describe('the runtime over the OpenAI protocol', () => {
   it('retries a 429 and a 500 on its own schedule, then answers', async () => {
     server.script({ status: 429, retryAfter: 0 }, { status: 500, message: 'flaky' }, { text: 'made it' });
     const { rt, logger } = await runtimeOverHttp({ retry: { baseDelayMs: 5 } });
-    rt.createRole({ name: 'solo', prompt: 'answer' });
-    const solo = rt.spawn({ role: 'solo' });
-    const answer = await rt.waitForAnswer(rt.send(solo, 'hello'), { timeoutMs: 10_000 });
+    await rt.createRole({ name: 'solo', prompt: 'answer' });
+    const solo = await rt.spawn({ role: 'solo' });
+    const answer = await rt.waitForAnswer(await rt.send(solo, 'hello'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'made it' } });
     const retries = logger.entries.filter((entry) => entry.message === 'model call failed; retrying');
     expect(retries.map((entry) => [entry.fields['attempt'], entry.fields['status']])).toEqual([[1, 429], [2, 500]]);
@@ -70,10 +70,10 @@ describe('the runtime over the OpenAI protocol', () => {
   it('shows the model malformed tool-call JSON as an error it can recover from', async () => {
     server.script({ toolCalls: [{ name: 'send_message', arguments: '{"to": "user", "text": ' }] }, { text: 'sorry, fixed' });
     const { rt } = await runtimeOverHttp();
-    rt.createRole({ name: 'clumsy', prompt: 'answer' });
-    const clumsy = rt.spawn({ role: 'clumsy' });
+    await rt.createRole({ name: 'clumsy', prompt: 'answer' });
+    const clumsy = await rt.spawn({ role: 'clumsy' });
     const before = server.chatRequests.length;
-    const answer = await rt.waitForAnswer(rt.send(clumsy, 'go'), { timeoutMs: 10_000 });
+    const answer = await rt.waitForAnswer(await rt.send(clumsy, 'go'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'sorry, fixed' } });
     const second = server.chatRequests[before + 1];
     expect(second?.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('not valid JSON') as unknown });

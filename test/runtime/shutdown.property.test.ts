@@ -4,7 +4,7 @@ import type { Runtime } from '../../src/runtime/index.js';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { type Task, finalStatuses, readPrompt } from '../../src/task/index.js';
 import { type ScriptStep, SimulatedClock } from '../../src/testing.js';
-import { answers, quietRuntime, thrownCode, tick, until, waitTicksTool } from './harness.js';
+import { answers, quietRuntime, rejectedCode, tick, until, waitTicksTool } from './harness.js';
 
 // Property 14 of seed 004: graceful shutdown stops intake at once, lets work in flight finish
 // (up to the drain timeout), cancels what is left, stops every agent and reports a consistent summary.
@@ -26,20 +26,29 @@ const workloadArb = fc.record({
   ticksBeforeShutdown: fc.integer({ min: 0, max: 6 }),
 });
 
-function spawnAgents(rt: Runtime, underRoot: readonly boolean[]): string[] {
-  rt.createRole({ name: 'worker', prompt: 'You do work.' });
-  return ['root', ...underRoot.map((child) => rt.spawn(child ? { role: 'worker', parent: 'root' } : { role: 'worker' }))];
+async function spawnAgents(rt: Runtime, underRoot: readonly boolean[]): Promise<string[]> {
+  await rt.createRole({ name: 'worker', prompt: 'You do work.' });
+  const ids = ['root'];
+  for (const child of underRoot) ids.push(await rt.spawn(child ? { role: 'worker', parent: 'root' } : { role: 'worker' }));
+  return ids;
 }
 
 /** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others. */
-function give(rt: Runtime, agentId: string, text: string): string {
+function give(rt: Runtime, agentId: string, text: string): Promise<string> {
   return agentId === 'root' ? rt.submit(text) : rt.send(agentId, text);
 }
 
-function expectIntakeClosed(rt: Runtime, agentId: string): void {
-  expect(thrownCode(() => rt.submit('more work'))).toBe('intake_closed');
-  expect(thrownCode(() => rt.send(agentId, 'more work'))).toBe('intake_closed');
-  expect(thrownCode(() => rt.spawn({ role: 'worker' }))).toBe('intake_closed');
+/** Gives each Task in order, each acknowledged before the next is given. */
+async function giveAll(rt: Runtime, work: readonly { agentId: string; text: string }[]): Promise<string[]> {
+  const sent: string[] = [];
+  for (const { agentId, text } of work) sent.push(await give(rt, agentId, text));
+  return sent;
+}
+
+async function expectIntakeClosed(rt: Runtime, agentId: string): Promise<void> {
+  expect(await rejectedCode(rt.submit('more work'))).toBe('intake_closed');
+  expect(await rejectedCode(rt.send(agentId, 'more work'))).toBe('intake_closed');
+  expect(await rejectedCode(rt.spawn({ role: 'worker' }))).toBe('intake_closed');
 }
 
 function finalAnswer(rt: Runtime, taskId: string): Task | undefined {
@@ -52,16 +61,16 @@ describe('graceful shutdown (property 14)', () => {
       fc.asyncProperty(workloadArb, async ({ agents, tasks, ticksBeforeShutdown }) => {
         const steps: ScriptStep[] = Array.from({ length: 100 }, () => worker);
         const { rt } = await quietRuntime({ steps, tools: [waitTicksTool] });
-        const ids = spawnAgents(rt, agents);
-        const sent = tasks.map(({ agent, rounds }) => give(rt, ids[agent % ids.length] ?? 'root', `work ${rounds}`));
+        const ids = await spawnAgents(rt, agents);
+        const sent = await giveAll(rt, tasks.map(({ agent, rounds }) => ({ agentId: ids[agent % ids.length] ?? 'root', text: `work ${rounds}` })));
         for (let i = 0; i < ticksBeforeShutdown; i++) await tick();
         const liveBefore = rt.society.liveIds().length;
 
         const shutdown = rt.shutdown();
-        expectIntakeClosed(rt, 'root');
+        await expectIntakeClosed(rt, 'root');
         const summary = await shutdown;
 
-        expectIntakeClosed(rt, 'root');
+        await expectIntakeClosed(rt, 'root');
         expect(rt.state).toBe('terminated');
         expect(summary.drained).toBe(true);
         expect(summary).toMatchObject({ agents: rt.agents().length, terminatedAgents: liveBefore, pendingTasks: 0 });
@@ -87,20 +96,20 @@ describe('graceful shutdown (property 14)', () => {
         async (agents, finishedAt, hangingAt) => {
           const clock = new SimulatedClock(1_000);
           const { rt, model } = await quietRuntime({ clock, steps: answers(finishedAt.length) });
-          const ids = spawnAgents(rt, agents);
+          const ids = await spawnAgents(rt, agents);
           const target = (n: number): string => ids[n % ids.length] ?? 'root';
 
-          const finished = finishedAt.map((n) => give(rt, target(n), 'quick'));
+          const finished = await giveAll(rt, finishedAt.map((n) => ({ agentId: target(n), text: 'quick' })));
           await until(() => finished.every((taskId) => finalAnswer(rt, taskId) !== undefined), 'the quick tasks');
           // Each busy agent's first model call hangs; its other Tasks wait in its mailbox.
           const busy = new Set(hangingAt.map(target));
           model.push(...Array.from(busy, () => ({ hang: true as const })), ...answers(8, 'too late'));
-          const hanging = hangingAt.map((n) => give(rt, target(n), 'slow'));
+          const hanging = await giveAll(rt, hangingAt.map((n) => ({ agentId: target(n), text: 'slow' })));
           await until(() => model.requests.length === finished.length + busy.size, 'the hanging calls');
           const liveBefore = rt.society.liveIds().length;
 
           const shutdown = rt.shutdown({ drainTimeoutMs: 50 });
-          expectIntakeClosed(rt, 'root');
+          await expectIntakeClosed(rt, 'root');
           await until(() => clock.pending > 0, 'the drain timer');
           clock.advance(49);
           await tick();
@@ -115,7 +124,7 @@ describe('graceful shutdown (property 14)', () => {
           }
           expect(model.requests).toHaveLength(finished.length + busy.size);
           for (const agent of rt.agents()) expect(agent).toMatchObject({ status: 'terminated', state: 'terminated' });
-          expectIntakeClosed(rt, 'root');
+          await expectIntakeClosed(rt, 'root');
         },
       ),
       { numRuns: 60 },

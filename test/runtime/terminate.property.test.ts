@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/runtime/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
-import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, until } from './harness.js';
+import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, until } from './harness.js';
 
 // Properties 6–8 of seed 004: termination frees everything and is recorded, only a parent may
 // terminate (the user for top-level agents), and work queued at a terminated agent is answered.
@@ -18,13 +18,13 @@ interface Node {
 const treeArb = fc.array(fc.nat(), { minLength: 1, maxLength: 10 });
 
 /** Spawns the tree `choices` describes; returns the test's own model of it (root included). */
-function spawnTree(rt: Runtime, choices: readonly number[]): Map<string, Node> {
-  rt.createRole({ name: 'worker', prompt: 'You do work.' });
+async function spawnTree(rt: Runtime, choices: readonly number[]): Promise<Map<string, Node>> {
+  await rt.createRole({ name: 'worker', prompt: 'You do work.' });
   const nodes = new Map<string, Node>([['root', { id: 'root', parent: null, depth: 0 }]]);
   for (const choice of choices) {
     const candidates: (Node | null)[] = [null, ...[...nodes.values()].filter((node) => node.depth < 3)];
     const parent = candidates[choice % candidates.length] ?? null;
-    const id = rt.spawn(parent === null ? { role: 'worker' } : { role: 'worker', parent: parent.id });
+    const id = await rt.spawn(parent === null ? { role: 'worker' } : { role: 'worker', parent: parent.id });
     nodes.set(id, { id, parent: parent?.id ?? null, depth: (parent?.depth ?? 0) + 1 });
   }
   return nodes;
@@ -52,10 +52,11 @@ describe('terminate (properties 6–8)', () => {
     await fc.assert(
       fc.asyncProperty(treeArb, fc.nat(), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), async (choices, pick, reason) => {
         const { rt } = await quietRuntime({ steps: answers(40) });
-        const nodes = spawnTree(rt, choices);
+        const nodes = await spawnTree(rt, choices);
         const ids = [...nodes.keys()];
         // Give every agent something to remember first, so "cleared" means something.
-        const sent = ids.map((id) => rt.send(id, `hello ${id}`));
+        const sent: string[] = [];
+        for (const id of ids) sent.push(await rt.send(id, `hello ${id}`));
         await Promise.all(sent.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
 
         const target = ids[pick % ids.length] ?? 'root';
@@ -107,7 +108,7 @@ describe('terminate (properties 6–8)', () => {
     await fc.assert(
       fc.asyncProperty(treeArb, fc.nat(), raceArb, async (choices, pick, race) => {
         const { rt } = await quietRuntime({ steps: answers(20) });
-        const nodes = spawnTree(rt, choices);
+        const nodes = await spawnTree(rt, choices);
         await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
         const ids = [...nodes.keys()];
         const target = ids[pick % ids.length] ?? 'root';
@@ -116,20 +117,23 @@ describe('terminate (properties 6–8)', () => {
 
         const terminating = rt.terminate(target, { by: nodes.get(target)?.parent ?? 'user' });
         // While it drains, the user aims more work at the dying subtree.
+        // All of it is issued before the termination is awaited, so each call races it; every one is refused.
         const extra: Promise<string | null>[] = [];
         for (const step of race) {
           const at = gone[step.at % gone.length] ?? target;
           if (step.kind === 'spawn') {
-            expect(thrownCode(() => rt.spawn({ role: 'worker', parent: at }))).toBe('agent_terminated');
+            extra.push(rejectedCode(rt.spawn({ role: 'worker', parent: at })));
           } else if (step.kind === 'send') {
             // A draining agent has dropped its inbox, so accepting the Task would lose it.
-            expect(thrownCode(() => rt.send(at, 'too late?'))).toBe('agent_terminated');
+            extra.push(rejectedCode(rt.send(at, 'too late?')));
           } else {
             extra.push(rejectedCode(rt.terminate(at, { by: nodes.get(at)?.parent ?? 'user' })));
           }
         }
         await terminating;
-        for (const code of await Promise.all(extra)) expect(code).toBe('agent_terminated');
+        const codes = await Promise.all(extra);
+        expect(codes).toHaveLength(race.length);
+        for (const code of codes) expect(code).toBe('agent_terminated');
         for (let i = 0; i < 3; i++) await tick();
 
         for (const record of rt.agents()) {
@@ -153,7 +157,7 @@ describe('terminate (properties 6–8)', () => {
     await fc.assert(
       fc.asyncProperty(treeArb, fc.array(pairArb, { minLength: 1, maxLength: 12 }), async (choices, pairs) => {
         const { rt } = await quietRuntime();
-        const nodes = spawnTree(rt, choices);
+        const nodes = await spawnTree(rt, choices);
         const ids = [...nodes.keys()];
         // `#n` names the n-th agent of the tree (root included), so pairs hit real agents often.
         const resolve = (name: string): string => (name.startsWith('#') ? ids[Number(name.slice(1)) % ids.length] ?? 'root' : name);
@@ -191,20 +195,34 @@ describe('terminate (properties 6–8)', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.constantFrom('root', 'child', 'top'), fc.boolean(), async (k, where, early) => {
         const { rt, model } = await quietRuntime({ steps: [{ hang: true }, ...answers(8, 'too late')] });
-        rt.createRole({ name: 'worker', prompt: 'You do work.' });
-        const agentId = where === 'root' ? 'root' : rt.spawn(where === 'child' ? { role: 'worker', parent: 'root' } : { role: 'worker' });
+        await rt.createRole({ name: 'worker', prompt: 'You do work.' });
+        const spawnInput = where === 'child' ? { role: 'worker', parent: 'root' } : { role: 'worker' };
         const by = where === 'child' ? 'root' : 'user';
         // `early`: a fresh agent is terminated while still spawning, before any model call.
         const spawning = early && where !== 'root';
         const calls = spawning ? 0 : 1;
         const seen = recordBus(rt);
 
-        const sent = [rt.send(agentId, 'first')];
-        if (!spawning) await until(() => model.requests.length === 1, 'the first model call');
-        for (let i = 0; i < k; i++) sent.push(rt.send(agentId, `queued ${i}`));
-        expect(rt.agent(agentId)).toMatchObject(spawning ? { state: 'spawning', queued: k + 1 } : { state: 'running.turn.thinking', queued: k });
-
-        await rt.terminate(agentId, { by });
+        let agentId = 'root';
+        const sent: string[] = [];
+        if (spawning) {
+          // All of it while the agent is still spawning: its Tasks queue, and it is terminated there.
+          const caught = await duringSpawn(rt, spawnInput, (id) => {
+            const sends = [rt.send(id, 'first'), ...Array.from({ length: k }, (_, i) => rt.send(id, `queued ${i}`))];
+            expect(rt.agent(id)).toMatchObject({ state: 'spawning', queued: k + 1 });
+            return { sends, terminating: rt.terminate(id, { by }) };
+          });
+          agentId = caught.agentId;
+          sent.push(...(await Promise.all(caught.result.sends)));
+          await caught.result.terminating;
+        } else {
+          if (where !== 'root') agentId = await rt.spawn(spawnInput);
+          sent.push(await rt.send(agentId, 'first'));
+          await until(() => model.requests.length === 1, 'the first model call');
+          for (let i = 0; i < k; i++) sent.push(await rt.send(agentId, `queued ${i}`));
+          expect(rt.agent(agentId)).toMatchObject({ state: 'running.turn.thinking', queued: k });
+          await rt.terminate(agentId, { by });
+        }
         for (let i = 0; i < 5; i++) await tick();
 
         for (const taskId of sent) {

@@ -9,7 +9,7 @@ describe('the ReAct turn', () => {
   it('moves <imp:X/> tags into metadata.importance and never shows them', async () => {
     const { rt } = await quietRuntime({ steps: [{ text: 'Rain falls softly.<imp:0.8/>' }] });
     const seen = recordBus(rt);
-    const answer = await rt.waitForAnswer(rt.submit('a haiku'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('a haiku'), { timeoutMs: 5_000 });
     expect(answer.result).toEqual({ text: 'Rain falls softly.' });
     expect(answer.metadata.importance).toBe(0.8);
     const shown = seen.filter((task) => task.action === Actions.thinking).map((task) => task.parameters['text'] as string).join('');
@@ -36,7 +36,7 @@ describe('the ReAct turn', () => {
       toolTimeoutMs: 2_000,
       steps: [{ toolCalls: [{ name: 'rendezvous', arguments: { name: 'a' } }, { name: 'rendezvous', arguments: { name: 'b' } }] }, { text: 'done' }],
     });
-    const answer = await rt.waitForAnswer(rt.submit('meet'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('meet'), { timeoutMs: 5_000 });
     expect(answer.status).toBe('completed');
     const results = model.requests[1]?.messages.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(results).toEqual(['{"name":"a"}', '{"name":"b"}']);
@@ -58,7 +58,7 @@ describe('the ReAct turn', () => {
       // The same call four times, with the keys in another order and other spacing.
       steps: [same('{"q":"x","page":1}'), same('{"page":1,"q":"x"}'), same('{ "q": "x", "page": 1 }'), same('{"q":"x","page":1}'), { text: 'unused' }],
     });
-    const answer = await rt.waitForAnswer(rt.submit('find x'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('find x'), { timeoutMs: 5_000 });
     expect(runs).toBe(2);
     const told = model.requests[3]?.messages.at(-1);
     expect(told).toMatchObject({ role: 'tool', content: expect.stringContaining('called lookup with these same arguments 3 times') as unknown });
@@ -77,7 +77,7 @@ describe('the ReAct turn', () => {
     const script = scriptByRole(delegationChain());
     const { rt } = await quietRuntime({ steps: Array.from({ length: 11 }, () => script.reply) });
     const seen = recordBus(rt);
-    const answer = await rt.waitForAnswer(rt.submit('what is the number?'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 5_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'The number is 42.' }, metadata: { importance: 0.9 } });
     expect(script.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
     const manager = rt.agents().find((agent) => agent.roleName === 'manager');

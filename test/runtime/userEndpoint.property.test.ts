@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/errors.js';
 import { Actions, type Task, TaskStatusSchema, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
-import { answers, quietRuntime, recordBus, thrownCode, tick, validAgentId } from './harness.js';
+import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, validAgentId } from './harness.js';
 
 // Properties 1–3 of seed 004: the user endpoint validates what the user says, never lets the
 // user talk to itself, and hands everything agents address to `user` to the inbox and every handler.
@@ -17,11 +17,11 @@ const terminated = 'worker-3';
 async function society(options: { rootTerminated: boolean }) {
   const setup = await quietRuntime({ steps: answers(400) });
   const { rt } = setup;
-  rt.createRole({ name: 'worker', prompt: 'You do work.' });
-  rt.spawn({ role: 'worker' });
-  rt.spawn({ role: 'worker' });
-  rt.spawn({ role: 'worker' });
-  rt.spawn({ role: 'worker', parent: 'root' });
+  await rt.createRole({ name: 'worker', prompt: 'You do work.' });
+  await rt.spawn({ role: 'worker' });
+  await rt.spawn({ role: 'worker' });
+  await rt.spawn({ role: 'worker' });
+  await rt.spawn({ role: 'worker', parent: 'root' });
   await rt.terminate(terminated, { by: 'user' });
   if (options.rootTerminated) await rt.terminate('root', { by: 'user' });
   return setup;
@@ -64,7 +64,7 @@ function expectedOutcome(action: UserAction, dead: ReadonlySet<string>): ErrorCo
 }
 
 describe('user endpoint (properties 1–3)', () => {
-  it('property 1: send/submit either forwards exactly one Task to the target or throws the right code and publishes nothing', async () => {
+  it('property 1: send/submit either forwards exactly one Task to the target or rejects with the right code and publishes nothing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.boolean(), fc.array(userActionArb, { minLength: 1, maxLength: 12 }), async (rootTerminated, actions) => {
         const { rt } = await society({ rootTerminated });
@@ -73,11 +73,11 @@ describe('user endpoint (properties 1–3)', () => {
         for (const action of actions) {
           const before = seen.length;
           let taskId: string | undefined;
-          const code = thrownCode(() => {
+          const code = await rejectedCode((async () => {
             taskId = action.kind === 'submit'
-              ? rt.submit(action.text)
-              : rt.send(action.target, action.text, action.taskId === undefined ? {} : { taskId: action.taskId });
-          });
+              ? await rt.submit(action.text)
+              : await rt.send(action.target, action.text, action.taskId === undefined ? {} : { taskId: action.taskId });
+          })());
           const expected = expectedOutcome(action, dead);
           if (expected !== 'accept') {
             expect(code).toBe(expected);
@@ -122,12 +122,12 @@ describe('user endpoint (properties 1–3)', () => {
         for (const step of steps) {
           const before = seen.length;
           let taskId: string | undefined;
-          const code = thrownCode(() => {
-            if (step.kind === 'submit') taskId = rt.submit(step.text);
-            else if (step.kind === 'send') taskId = rt.send(step.target, step.text);
+          const code = step.kind === 'raw'
             // The endpoint's own door, bypassing Runtime's checks.
-            else rt.user.input(createTask({ from: 'user', to: step.target, action: Actions.message, parameters: { text: step.text }, id: `raw-${ids.task()}` }, deps));
-          });
+            ? thrownCode(() => rt.user.input(createTask({ from: 'user', to: step.target, action: Actions.message, parameters: { text: step.text }, id: `raw-${ids.task()}` }, deps)))
+            : await rejectedCode((async () => {
+              taskId = step.kind === 'submit' ? await rt.submit(step.text) : await rt.send(step.target, step.text);
+            })());
           if (code === null) {
             if (step.kind === 'raw') accepted.set(seen[before]?.id ?? '', step.target);
             else accepted.set(taskId ?? '', step.kind === 'submit' ? 'root' : step.target);

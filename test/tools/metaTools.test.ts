@@ -30,8 +30,8 @@ describe('compress_context, end to end', () => {
         { text: 'second done' },
       ],
     });
-    await rt.waitForAnswer(rt.submit('first'), { timeoutMs: 5_000 });
-    const answer = await rt.waitForAnswer(rt.submit('second'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('first'), { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('second'), { timeoutMs: 5_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'second done' } });
 
     // Before: [system, user1, call a, result a, call b, result b, 'first done', user2].
@@ -62,7 +62,7 @@ describe('compress_context, end to end', () => {
         { text: 'done' },
       ],
     });
-    await rt.waitForAnswer(rt.submit('go'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 5_000 });
     const after = model.requests[2]?.messages ?? [];
     expect(after.map((message) => message.role)).toEqual(['system', 'system', 'assistant', 'tool', 'tool']);
     expect(after.slice(3).map((message) => (message.role === 'tool' ? message.name : ''))).toEqual(['compress_context', 'echo']);
@@ -75,7 +75,7 @@ describe('compress_context, end to end', () => {
     const { rt, model } = await quietRuntime({
       steps: [{ toolCalls: [{ name: 'compress_context', arguments: { summary: '  ' } }] }, { text: 'ok' }],
     });
-    await rt.waitForAnswer(rt.submit('go'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 5_000 });
     const after = model.requests[1]?.messages ?? [];
     expect(after.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(after[3]?.content).toContain('summary: must not be blank');
@@ -90,7 +90,7 @@ describe('create_plan, end to end', () => {
       steps: [{ toolCalls: [{ name: 'create_plan', arguments: { goal: 'a haiku', steps } }] }, { text: 'planned' }],
     });
     const seen = recordBus(rt);
-    const taskId = rt.submit('write a haiku');
+    const taskId = await rt.submit('write a haiku');
     const answer = await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'planned' } });
 
@@ -129,7 +129,7 @@ describe('create_plan, end to end', () => {
       ],
     });
     const seen = recordBus(rt);
-    await rt.waitForAnswer(rt.submit('plan'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('plan'), { timeoutMs: 5_000 });
     const results = model.requests[1]?.messages.slice(-2).map((message) => message.content) ?? [];
     expect(results).toHaveLength(2);
     for (const content of results) expect(content).toMatch(/invalid arguments for create_plan: steps: /);
