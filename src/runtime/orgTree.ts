@@ -37,6 +37,14 @@ export class OrgTree {
     siblings.add(record.id);
   }
 
+  /** Takes back a record whose creation could not be recorded durably. */
+  remove(agentId: string): void {
+    const record = this.#records.get(agentId);
+    if (record === undefined) return;
+    this.#records.delete(agentId);
+    if (record.parentAgentId !== null) this.#children.get(record.parentAgentId)?.delete(agentId);
+  }
+
   markTerminated(agentId: string, at: number): void {
     const record = this.#records.get(agentId);
     if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: at });

@@ -29,6 +29,20 @@ export class RoleBook {
     return role;
   }
 
+  /** Puts back a role read from the organisation store. */
+  restore(role: Role): void {
+    this.#byId.set(role.id, role);
+    this.#byName.set(role.name, role);
+  }
+
+  /** Takes back a role whose creation could not be recorded. */
+  forget(roleId: string): void {
+    const role = this.#byId.get(roleId);
+    if (role === undefined) return;
+    this.#byId.delete(roleId);
+    this.#byName.delete(role.name);
+  }
+
   /** A role by id or by name. */
   find(idOrName: string): Role | undefined {
     return this.#byId.get(idOrName) ?? this.#byName.get(idOrName.trim());

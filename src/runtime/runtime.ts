@@ -10,7 +10,9 @@ import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatu
 import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
 import type { AgentRecord, ModelUsage } from './agentCell.js';
 import { type RuntimeConfig, type RuntimeConfigInput, RuntimeConfigSchema, UserTextSchema } from './config.js';
+import { type Journal, storeJournal } from './journal.js';
 import { waitForQuiet } from './quiet.js';
+import { type OrgStore, openOrgStore } from '../org/index.js';
 import type { Role } from './roleBook.js';
 import { Society } from './society.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
@@ -28,6 +30,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   tools?: readonly Tool[];
   /** Receives XState inspection events of every actor (see `--inspect`). Off by default: it halves send speed. */
   inspect?: (event: InspectionEvent) => void;
+  /**
+   * Directory of the organisation store (LMDB). With it, roles, agents, terminations, every
+   * Task's message log and the user's inbox are written durably, and a runtime created on the
+   * same directory restores them. Without it the runtime keeps everything in memory.
+   */
+  dataDir?: string;
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
 }
@@ -74,14 +82,39 @@ export class Runtime {
 
   /** Starts a runtime with its root agent; `createRuntime` is the public way in. */
   static async create(options: RuntimeOptions): Promise<Runtime> {
-    const runtime = new Runtime(options);
-    await runtime.#spawnRoot();
+    const store = options.dataDir === undefined ? undefined : await openOrgStore({
+      dir: options.dataDir,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+    const runtime = new Runtime(options, store);
+    if (store !== undefined && runtime.#restore(store)) runtime.#actor.send({ type: 'runtime.started' });
+    else await runtime.#spawnRoot();
     return runtime;
   }
 
+  /** Brings back the organisation in `store`; false when it holds none yet (a new data dir). */
+  #restore(store: OrgStore): boolean {
+    const root = store.agent('root');
+    if (root === undefined) return false;
+    if (root.status !== 'active') {
+      throw new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } });
+    }
+    this.society.restore({
+      roles: store.roles().map(({ v: _v, ...role }) => role),
+      agents: store.agents().map(({ v: _v, ...agent }) => agent),
+      terminations: store.terminations().map(({ v: _v, ...termination }) => termination),
+    });
+    this.user.restoreInbox(store.inbox({ offset: 0, limit: Number.MAX_SAFE_INTEGER }));
+    this.#logger.info({ agents: this.society.liveIds().length, roles: this.society.roles.list().length }, 'organisation restored');
+    return true;
+  }
+
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
-  private constructor(options: RuntimeOptions) {
-    const { model, retry, bus, clock, ids, logger, tools, inspect, root, ...config } = options;
+  private constructor(options: RuntimeOptions, store: OrgStore | undefined) {
+    const { model, retry, bus, clock, ids, logger, tools, inspect, root, dataDir: _dataDir, ...config } = options;
+    this.#store = store;
+    this.#journal = store === undefined ? undefined : storeJournal(store);
     this.#root = root;
     this.config = RuntimeConfigSchema.parse(config);
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
@@ -94,9 +127,21 @@ export class Runtime {
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
     this.society = new Society({
       bus: this.bus, clock: this.#clock, ids: this.#ids, logger: this.#logger, model: this.model,
-      tools: this.tools, config: this.config, inspect,
+      tools: this.tools, config: this.config, inspect, journal: this.#journal,
     });
     this.user = new UserEndpoint({ bus: this.bus, logger: this.#logger, inboxLimit: this.config.inboxLimit, inspect });
+    const journal = this.#journal;
+    if (journal !== undefined) {
+      // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
+      // add up to is logged) and the user's own messages (logged durably before they are sent).
+      this.bus.subscribe({ pattern: '*' }, (task) => {
+        if (task.action === Actions.thinking || this.#loggedFirst.has(task)) return undefined;
+        return journal.task(task);
+      }, 'message-log');
+      this.user.onOutput((task) => {
+        journal.inbox(task).catch((error: unknown) => this.#logger.error({ taskId: task.id, error: String(error) }, 'inbox write failed'));
+      });
+    }
     this.bus.faults$.subscribe((fault) => {
       this.#logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
     });
@@ -117,7 +162,7 @@ export class Runtime {
   async #spawnRoot(): Promise<void> {
     const root = this.#root;
     try {
-      const rootRole = this.society.roles.create({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
+      const rootRole = await this.society.addRole({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
       await this.society.spawn({ role: rootRole.id, parent: null, id: 'root' });
     } catch (error) {
       this.#actor.send({ type: 'runtime.failed', error });
@@ -135,7 +180,7 @@ export class Runtime {
   // The intake calls are async so that each can await a durable write before it resolves;
   // every broken rule rejects the returned promise (a TroupeError with its code).
   async createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
-    return this.society.roles.create({ ...input, createdBy: input.createdBy ?? 'user' });
+    return this.society.addRole({ ...input, createdBy: input.createdBy ?? 'user' });
   }
 
   /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Resolves with its id. */
@@ -214,12 +259,16 @@ export class Runtime {
       const summary = this.#lastSummary;
       if (summary === undefined) throw new TroupeError('internal', 'shutdown finished without a summary');
       await this.bus.close();
+      await this.#store?.close();
       return summary;
     })();
     return this.#summary;
   }
 
   #lastSummary: ShutdownSummary | undefined;
+  readonly #store: OrgStore | undefined;
+  readonly #journal: Journal | undefined;
+  readonly #loggedFirst = new WeakSet<Task>();
   // Built once: zod schemas are cheap to run and costly to build.
   readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
 
@@ -234,7 +283,7 @@ export class Runtime {
     }, 0);
     const liveSet = new Set(live);
     const topLevel = live.filter((id) => !liveSet.has(this.society.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.society.terminateSubtree(id, 'runtime', 'shutdown')));
+    await Promise.all(topLevel.map((id) => this.society.terminateSubtree(id, 'runtime', 'shutdown', { record: false })));
     this.user.close();
     this.#lastSummary = {
       agents: this.society.records().length,
@@ -246,7 +295,7 @@ export class Runtime {
     return this.#lastSummary;
   }
 
-  #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): string {
+  async #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): Promise<string> {
     this.#requireOpen();
     const target = parseOrThrow(AgentIdSchema, to, 'agentId');
     const body = parseOrThrow(this.#textSchema, text, 'text');
@@ -256,6 +305,12 @@ export class Runtime {
     // A draining agent has already let go of its inbox: a Task sent now would never be answered.
     if (!this.society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
+    if (this.#journal !== undefined) {
+      // Durable before it is sent and before the caller hears its id.
+      await this.#journal.task(task);
+      this.#loggedFirst.add(task);
+      this.#requireOpen();
+    }
     this.user.input(task);
     return task.id;
   }

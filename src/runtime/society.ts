@@ -7,16 +7,19 @@ import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
 import { Actions, type Task, createTask, turnActions } from '../task/index.js';
-import type { PlanStepInput, RecordedPlan, SocietyPort, ToolRegistry } from '../tools/index.js';
+import type { PlanStepInput, RecordedPlan, SocietyPort, ToolPolicy, ToolRegistry } from '../tools/index.js';
 import { type AgentHost, type AgentServices, provideAgentMachine } from './agentBehaviour.js';
 import type { AgentCell, AgentRecord, ModelUsage, Termination } from './agentCell.js';
 import type { RuntimeConfig } from './config.js';
 import { Conversation, lengthWarning } from './conversation.js';
+import type { Journal } from './journal.js';
 import { OrgTree } from './orgTree.js';
 import { type Role, RoleBook } from './roleBook.js';
 
 export interface SocietyDeps extends AgentServices {
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** Durable record of the organisation; absent in a memory-only runtime. */
+  readonly journal: Journal | undefined;
 }
 
 /** Ids no agent may take: the human's endpoint, the supervisor, the observation sink. */
@@ -88,15 +91,28 @@ export class Society implements SocietyPort, AgentHost {
 
   /** Async so that a durable write can be awaited before it resolves; a broken rule rejects. */
   async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
-    const role = this.roles.create(input);
+    const role = await this.addRole(input);
     return { roleId: role.id, name: role.name };
+  }
+
+  /** Creates a role and resolves once it is recorded; a role that could not be recorded is taken back. */
+  async addRole(input: { name: string; prompt: string; createdBy: string; tools?: ToolPolicy }): Promise<Role> {
+    const role = this.roles.create(input);
+    try {
+      await this.deps.journal?.role(role);
+    } catch (error) {
+      this.roles.forget(role.id);
+      throw error;
+    }
+    return role;
   }
 
   /**
    * Creates the agent's record and parent link and starts its actor. Async so that a durable
    * write can be awaited before it resolves; a broken rule rejects.
    */
-  async spawn(input: { role: string; parent: string | null; id?: string }): Promise<{ agentId: string; roleId: string }> {
+  /** `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins its tree. */
+  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.#requireLive(input.parent);
@@ -112,15 +128,55 @@ export class Society implements SocietyPort, AgentHost {
       status: 'active',
     };
     this.#org.add(record);
+    if (this.deps.journal !== undefined) {
+      try {
+        await this.deps.journal.agent(record);
+      } catch (error) {
+        this.#org.remove(id);
+        throw error;
+      }
+      // The parent may have been terminated while the record was being written.
+      if (input.parent !== null && !this.isActive(input.parent)) {
+        await this.deps.journal.terminated({ agentId: id, terminatedBy: input.parent, at: this.deps.clock.now(), reason: 'parent terminated while spawning' });
+        this.#org.markTerminated(id, this.deps.clock.now());
+        throw new TroupeError('agent_terminated', `agent "${input.parent}" is terminated`, { context: { agentId: input.parent } });
+      }
+    }
+    this.#start(record, role, input.parentTask);
+    return { agentId: id, roleId: role.id };
+  }
 
+  /**
+   * Puts back an organisation read from the store: roles, records and terminations, and an
+   * actor (with a fresh conversation) for every agent still active. Nothing is written.
+   */
+  restore(input: { roles: readonly Role[]; agents: readonly AgentRecord[]; terminations: readonly Termination[] }): void {
+    for (const role of input.roles) this.roles.restore(role);
+    const byCreation = [...input.agents].sort((a, b) => a.createdAt - b.createdAt);
+    for (const record of byCreation) this.#org.add(record);
+    for (const termination of input.terminations) this.#org.recordTermination(termination);
+    for (const record of byCreation) {
+      const role = this.roles.find(record.roleId);
+      if (record.status !== 'active') continue;
+      if (role === undefined) {
+        this.deps.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
+        continue;
+      }
+      this.#start(record, role);
+    }
+  }
+
+  /** Starts the actor of an agent whose record exists, and connects it to the bus. */
+  #start(record: AgentRecord, role: Role, parentTask?: Task): void {
+    const { id } = record;
     const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
     this.#usage.set(id, usage);
     const actor = createActor(this.#machine, {
       id,
-      input: { agentId: id, roleId: role.id, parentId: input.parent, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
+      input: { agentId: id, roleId: role.id, parentId: record.parentAgentId, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     });
-    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, input.parent)), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
+    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, record.parentAgentId)), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
     this.#cells.set(id, cell);
     actor.subscribe({
       next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
@@ -136,12 +192,13 @@ export class Society implements SocietyPort, AgentHost {
     }, `agent:${id}`);
     this.bus.publish(createTask({
       from: id,
-      to: input.parent ?? 'runtime',
+      to: record.parentAgentId ?? 'runtime',
       action: Actions.spawned,
       status: 'completed',
       parameters: { agentId: id, roleId: role.id, role: role.name },
+      parentId: parentTask?.id ?? null,
+      sessionId: parentTask?.sessionId,
     }, this.deps));
-    return { agentId: id, roleId: role.id };
   }
 
   send(input: { from: string; to: string; text: string; parentTask: Task | null; action?: string }): Task {
@@ -185,15 +242,20 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   /** Stops a subtree without the parent check (shutdown uses it). Parents stop first, so no one starts new work. */
-  async terminateSubtree(rootId: string, by: string, reason: string): Promise<void> {
+  async terminateSubtree(rootId: string, by: string, reason: string, options: { record: boolean } = { record: true }): Promise<void> {
     const order = this.#org.subtree(rootId).filter((id) => this.#cells.has(id));
+    const written: Promise<void>[] = [];
     for (const id of order) {
       // Already draining (a concurrent terminate or shutdown): wait for it below, record it once.
       if (this.#terminating.has(id)) continue;
       this.#terminating.add(id);
-      this.#org.recordTermination({ agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason });
+      const termination = { agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason };
+      this.#org.recordTermination(termination);
       this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
+      // Shutdown only stops actors: the organisation lives on and is restored on restart.
+      if (options.record && this.deps.journal !== undefined) written.push(this.deps.journal.terminated(termination));
     }
+    await Promise.all(written);
     await Promise.all(order.map(async (id) => {
       const actor = this.#cells.get(id)?.actor;
       if (actor !== undefined) await toPromise(actor).catch(() => undefined);

@@ -60,6 +60,11 @@ export class UserEndpoint {
     return () => this.#handlers.delete(handler);
   }
 
+  /** Puts back what the user had received before a restart (from the org store), oldest first. */
+  restoreInbox(tasks: readonly Task[]): void {
+    this.#inbox.push(...tasks.slice(-this.deps.inboxLimit));
+  }
+
   /** What agents have sent the user, oldest first (bounded; the org store keeps the full log). */
   inbox(): readonly Task[] {
     return this.#inbox;

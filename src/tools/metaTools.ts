@@ -25,7 +25,7 @@ export const spawnAgentTool = defineTool({
     task: z.string().min(1).optional().describe('A first task to send to the new agent'),
   }),
   execute: async (args, { agentId, society, task }) => {
-    const spawned = await society.spawn({ role: args.role, parent: agentId });
+    const spawned = await society.spawn({ role: args.role, parent: agentId, parentTask: task });
     if (args.task !== undefined) society.send({ from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
     return jsonResult(spawned);
   },

@@ -21,7 +21,7 @@ export interface RecordedPlan {
 export interface SocietyPort {
   createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
   /** Spawns a child of `parent` with the role named (or id'd) `role`. */
-  spawn(input: { role: string; parent: string }): Promise<{ agentId: string; roleId: string }>;
+  spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }>;
   /** Sends `text` to `to` and waits for its final reply. */
   delegate(input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal }): Promise<Task>;
   /** Sends `text` to `to` without waiting; returns the Task sent. */

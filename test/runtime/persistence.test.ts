@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OfflineModel, ScriptedModel } from '../../src/llm/index.js';
+import { openOrgStore } from '../../src/org/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { Actions } from '../../src/task/index.js';
+import { MemoryLogger } from '../../src/testing.js';
+import { runCli } from '../cli/cliProcess.js';
+
+const dirs: string[] = [];
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-persist-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('the runtime on an organisation store', () => {
+  it('writes roles, agents, terminations, the message log and the inbox, and restores them on restart', async () => {
+    const dir = await dataDir();
+    const first = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: new MemoryLogger() });
+    const taskId = await first.submit('write a haiku about rain');
+    const answer = await first.waitForAnswer(taskId, { timeoutMs: 10_000 });
+    expect(answer.status).toBe('completed');
+    const poet = first.agents().find((agent) => agent.roleName === 'poet');
+    const summary = await first.shutdown();
+    expect(summary.drained).toBe(true);
+
+    // What the store holds, read back directly.
+    const store = await openOrgStore({ dir });
+    expect(store.roles().map((role) => role.name).sort()).toEqual(['poet', 'root']);
+    expect(store.agent('root')).toMatchObject({ status: 'active', parentAgentId: null });
+    expect(store.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', parentAgentId: 'root' });
+    expect(store.terminations()).toEqual([expect.objectContaining({ agentId: poet?.id, terminatedBy: 'root', reason: 'task done' })]);
+    const log = store.messages(taskId);
+    expect(log[0]).toMatchObject({ id: taskId, from: 'user', to: 'root', status: 'submitted' });
+    expect(log.at(-1)).toMatchObject({ id: taskId, from: 'root', to: 'user', status: 'completed' });
+    expect(log.some((task) => task.action === Actions.spawned)).toBe(true);
+    expect(log.some((task) => task.action === Actions.thinking)).toBe(false);
+    expect(store.inbox().map((task) => [task.id, task.status])).toEqual(
+      first.user.inbox().map((task) => [task.id, task.status]),
+    );
+    expect(store.quarantined()).toEqual([]);
+    await store.close();
+
+    // A new runtime on the same directory brings the organisation back.
+    const model = new ScriptedModel([{ text: 'hello again' }]);
+    const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    expect(second.agent('root')).toMatchObject({ status: 'active', state: 'running.idle' });
+    expect(second.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', state: 'terminated' });
+    expect(second.society.terminations()).toHaveLength(1);
+    expect(second.user.inbox().filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['working', 'completed']);
+    await expect(second.createRole({ name: 'poet', prompt: 'again' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(second.send(poet?.id ?? '', 'are you there?')).rejects.toMatchObject({ code: 'agent_terminated' });
+    const next = await second.submit('hello');
+    expect((await second.waitForAnswer(next, { timeoutMs: 10_000 })).result).toEqual({ text: 'hello again' });
+    await second.shutdown();
+
+    // The log is readable by the CLI view, the new task next to the old one.
+    const viewed = await runCli(['messages', next, '--data-dir', dir]);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    expect(viewed.stdout).toMatch(/user → root\s+execute\s+hello/);
+    expect(viewed.stdout).toMatch(/root → user\s+execute \[completed\]\s+hello again/);
+  });
+
+  it('refuses to restore a data dir whose root agent was terminated', async () => {
+    const dir = await dataDir();
+    const rt = await createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() });
+    await rt.terminate('root', { by: 'user' });
+    await rt.shutdown();
+    await expect(createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() })).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
