@@ -1,6 +1,8 @@
-import type { OrgStore } from '../org/index.js';
+import type { ChatMessage } from '../llm/index.js';
+import type { ConversationStep, OrgStore } from '../org/index.js';
 import type { Task } from '../task/index.js';
 import type { AgentRecord, Termination } from './agentCell.js';
+import type { ConversationSink } from './conversation.js';
 import type { Role } from './roleBook.js';
 
 /**
@@ -15,6 +17,10 @@ export interface Journal {
   task(task: Task): Promise<void>;
   /** Appends a Task addressed to the user to the inbox. */
   inbox(task: Task): Promise<void>;
+  /** Keeps `agentId`'s conversation as appended steps; failures are logged by the caller. */
+  conversation(agentId: string, onError: (error: unknown) => void): ConversationSink;
+  /** A stored conversation, ready to continue. */
+  storedConversation(agentId: string): ChatMessage[];
 }
 
 /** A Journal on the LMDB organisation store. */
@@ -42,5 +48,47 @@ export function storeJournal(store: OrgStore): Journal {
     inbox: async (task) => {
       await store.appendInbox(task);
     },
+    // Writes are queued in call order by the store, so steps land in the order they were made.
+    conversation: (agentId, onError) => ({
+      appended: (messages) => void store.appendConversation(agentId, messages.map(toStep)).catch(onError),
+      replaced: (messages) => {
+        void store.clearConversation(agentId).catch(onError);
+        void store.appendConversation(agentId, messages.map(toStep)).catch(onError);
+      },
+      cleared: () => void store.clearConversation(agentId).catch(onError),
+    }),
+    storedConversation: (agentId) => store.conversation(agentId).map(fromStep),
   };
+}
+
+function toStep(message: ChatMessage): ConversationStep {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return { role: 'assistant', content: message.content, toolCalls: message.toolCalls.map((call) => ({ ...call })) };
+    case 'tool':
+      return { role: 'tool', content: message.content, toolCallId: message.toolCallId, name: message.name };
+    default: {
+      const never: never = message;
+      return never;
+    }
+  }
+}
+
+function fromStep(step: ConversationStep): ChatMessage {
+  switch (step.role) {
+    case 'system':
+    case 'user':
+      return { role: step.role, content: step.content };
+    case 'assistant':
+      return { role: 'assistant', content: step.content, toolCalls: (step.toolCalls ?? []).map((call) => ({ ...call })) };
+    case 'tool':
+      return { role: 'tool', content: step.content, toolCallId: step.toolCallId ?? '', name: step.name ?? '' };
+    default: {
+      const never: never = step.role;
+      return never;
+    }
+  }
 }

@@ -162,12 +162,24 @@ export class Society implements SocietyPort, AgentHost {
         this.deps.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
         continue;
       }
-      this.#start(record, role);
+      this.#start(record, role, undefined, true);
     }
   }
 
+  /** A new conversation, or when restoring, the stored one; either way kept in the journal from now on. */
+  #conversationFor(record: AgentRecord, role: Role, restoring: boolean): Conversation {
+    const journal = this.deps.journal;
+    const fresh = systemPrompt(record.id, role, record.parentAgentId);
+    if (journal === undefined) return new Conversation(fresh);
+    const sink = journal.conversation(record.id, (error) => {
+      this.deps.logger.error({ agentId: record.id, error: String(error) }, 'conversation write failed');
+    });
+    const stored = restoring ? journal.storedConversation(record.id) : [];
+    return stored.length > 0 ? new Conversation(stored, sink) : new Conversation(fresh, sink);
+  }
+
   /** Starts the actor of an agent whose record exists, and connects it to the bus. */
-  #start(record: AgentRecord, role: Role, parentTask?: Task): void {
+  #start(record: AgentRecord, role: Role, parentTask?: Task, restoring = false): void {
     const { id } = record;
     const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
     this.#usage.set(id, usage);
@@ -176,7 +188,7 @@ export class Society implements SocietyPort, AgentHost {
       input: { agentId: id, roleId: role.id, parentId: record.parentAgentId, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     });
-    const cell: AgentCell = { role, conversation: new Conversation(systemPrompt(id, role, record.parentAgentId)), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
+    const cell: AgentCell = { role, conversation: this.#conversationFor(record, role, restoring), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
     this.#cells.set(id, cell);
     actor.subscribe({
       next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
@@ -251,6 +263,8 @@ export class Society implements SocietyPort, AgentHost {
       this.#terminating.add(id);
       const termination = { agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason };
       this.#org.recordTermination(termination);
+      // Stopped, not terminated: the stored conversation stays for the restart.
+      if (!options.record) this.#cells.get(id)?.conversation.detach();
       this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
       // Shutdown only stops actors: the organisation lives on and is restored on restart.
       if (options.record && this.deps.journal !== undefined) written.push(this.deps.journal.terminated(termination));

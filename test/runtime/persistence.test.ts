@@ -75,3 +75,31 @@ describe('the runtime on an organisation store', () => {
     await expect(createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() })).rejects.toMatchObject({ code: 'invalid_input' });
   });
 });
+
+describe('conversations across a restart', () => {
+  it('an agent continues its conversation where it stopped; a terminated agent leaves none behind', async () => {
+    const dir = await dataDir();
+    const first = await createRuntime({ dataDir: dir, model: new ScriptedModel([{ text: 'first answer' }]), logger: new MemoryLogger() });
+    await first.createRole({ name: 'worker', prompt: 'You work.' });
+    const worker = await first.spawn({ role: 'worker' });
+    const gone = await first.spawn({ role: 'worker' });
+    await first.waitForAnswer(await first.send(worker, 'first question'), { timeoutMs: 10_000 });
+    const before = first.society.cell(worker)?.conversation.messages.map((message) => message.content) ?? [];
+    expect(before.slice(1)).toEqual([expect.stringContaining('first question'), 'first answer']);
+    await first.terminate(gone, { by: 'user' });
+    await first.shutdown();
+
+    const model = new ScriptedModel([{ text: 'second answer' }]);
+    const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    expect(second.society.cell(worker)?.conversation.messages.map((message) => message.content)).toEqual(before);
+    await second.waitForAnswer(await second.send(worker, 'second question'), { timeoutMs: 10_000 });
+    // The model sees the earlier exchange, then the new question.
+    expect(model.requests[0]?.messages.map((message) => message.content)).toEqual([...before, expect.stringContaining('second question')]);
+    await second.shutdown();
+
+    const store = await openOrgStore({ dir });
+    expect(store.conversation(gone)).toEqual([]);
+    expect(store.conversation(worker).map((step) => step.content).at(-1)).toBe('second answer');
+    await store.close();
+  });
+});
