@@ -44,7 +44,9 @@ program
   .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--no-status', 'do not draw the live status line')
-  .action(async (requirement: string, options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean }) => {
+  .option('--data-dir <dir>', 'organisation store to write and restore (default: TROUPE_DATA_DIR, else ./.troupe)')
+  .option('--memory', 'keep the organisation in memory only', false)
+  .action(async (requirement: string, options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean; dataDir?: string; memory: boolean }) => {
     if (requirement.trim() === '') {
       process.stderr.write('troupe: the requirement must not be empty\n');
       process.exit(2);
@@ -55,6 +57,7 @@ program
         timeoutSeconds: options.timeout,
         verbose: options.verbose,
         status: options.status,
+        dataDir: options.memory ? null : options.dataDir ?? (process.env['TROUPE_DATA_DIR']?.trim() || './.troupe'),
         ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
         ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
       },

@@ -18,6 +18,8 @@ export interface RunOptions {
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
   readonly status: boolean;
+  /** The organisation store, or null to keep everything in memory. */
+  readonly dataDir: string | null;
 }
 
 export interface RunIo {
@@ -55,6 +57,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   const rt = await createRuntime({
     logger,
     model,
+    dataDir: options.dataDir,
     ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
   });
   io.stderr.write(rt.model.scripted

@@ -52,7 +52,9 @@ export function planReply(request: ChatRequest): ScriptReply {
 
   const last = exchanges.at(-1);
   const lastResult = parseJson(last?.result);
-  if (last !== undefined && (lastResult === undefined || typeof lastResult['error'] === 'string')) {
+  // A role kept from an earlier run (a restored organisation) is simply used again.
+  const roleExists = last?.name === 'create_role' && typeof lastResult?.['error'] === 'string' && lastResult['error'].includes('already exists');
+  if (last !== undefined && !roleExists && (lastResult === undefined || typeof lastResult['error'] === 'string')) {
     return { text: `${offlineNotice} I could not finish: ${last.name} failed with ${last.result ?? 'no result'}.` };
   }
   const role = roleFor(incoming.text);

@@ -33,9 +33,9 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   /**
    * Directory of the organisation store (LMDB). With it, roles, agents, terminations, every
    * Task's message log and the user's inbox are written durably, and a runtime created on the
-   * same directory restores them. Without it the runtime keeps everything in memory.
+   * same directory restores them. Absent: `TROUPE_DATA_DIR` if set; null or neither: memory only.
    */
-  dataDir?: string;
+  dataDir?: string | null;
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
 }
@@ -82,8 +82,9 @@ export class Runtime {
 
   /** Starts a runtime with its root agent; `createRuntime` is the public way in. */
   static async create(options: RuntimeOptions): Promise<Runtime> {
-    const store = options.dataDir === undefined ? undefined : await openOrgStore({
-      dir: options.dataDir,
+    const dataDir = options.dataDir === undefined ? dataDirFromEnv() : options.dataDir;
+    const store = dataDir === null ? undefined : await openOrgStore({
+      dir: dataDir,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
@@ -340,6 +341,12 @@ export function stateName(value: unknown): string {
     return key === undefined ? '' : `${key}.${stateName(inner)}`;
   }
   return String(value);
+}
+
+/** `TROUPE_DATA_DIR` when set (and not blank), else null: memory only. */
+function dataDirFromEnv(): string | null {
+  const dir = process.env['TROUPE_DATA_DIR']?.trim();
+  return dir === undefined || dir === '' ? null : dir;
 }
 
 /** Starts a runtime with a root agent, ready for `submit`. */

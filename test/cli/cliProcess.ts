@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,18 +13,25 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Starts `troupe <args>` from source in a child process. */
+/**
+ * Starts `troupe <args>` from source in a child process. Unless the test names one, each run
+ * gets a fresh data dir of its own (removed afterwards), so runs never share an organisation.
+ */
 export function startCli(args: readonly string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const ownDir = env['TROUPE_DATA_DIR'] === undefined ? mkdtempSync(join(tmpdir(), 'troupe-cli-')) : undefined;
   const child = spawn(tsx, ['src/cli/main.ts', ...args], {
     cwd: root,
-    env: { ...process.env, TROUPE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, TROUPE_LOG_LEVEL: 'warn', ...(ownDir === undefined ? {} : { TROUPE_DATA_DIR: ownDir }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'] as const,
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => {
+    if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
+    resolve({ code, stdout, stderr });
+  }));
   return { child, done };
 }
 

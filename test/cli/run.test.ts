@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
@@ -72,6 +75,25 @@ describe('troupe run', () => {
     const served = await done;
     expect(served.code).toBe(0);
     expect(served.stderr).toContain('stopped after 6 chat requests');
+  });
+
+  it('writes the organisation to --data-dir and picks it up again on the next run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-run-'));
+    try {
+      const first = await runCli(['run', 'write a haiku about rain', '--no-status', '--data-dir', dir]);
+      expect(first.code, first.stderr).toBe(0);
+      const second = await runCli(['run', 'write a haiku about snow', '--no-status', '--data-dir', dir]);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain('Snow on the roof');
+      const org = await runCli(['org', '--data-dir', dir, '--json']);
+      expect(org.code, org.stderr).toBe(0);
+      const { agents, roles } = JSON.parse(org.stdout) as { agents: { id: string; status: string }[]; roles: { name: string }[] };
+      expect(roles.map((role) => role.name).sort()).toEqual(['poet', 'root']);
+      expect(agents.find((agent) => agent.id === 'root')?.status).toBe('active');
+      expect(agents.filter((agent) => agent.id.startsWith('poet-')).map((agent) => agent.status)).toEqual(['terminated', 'terminated']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 3 with a clear message when there is no answer within --timeout', async () => {
