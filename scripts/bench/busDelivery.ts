@@ -1,6 +1,7 @@
 import { Subject } from 'rxjs';
 import { Actions, EventBus, type Task, createTask, sequentialIds, systemClock } from '../../src/index.js';
-import { type Round, type Timing, compare, opsPerSecond, seededRandom } from './measure.js';
+import { seededRandom } from '../../src/random.js';
+import { type Round, type Timing, compare, opsPerSecond } from './measure.js';
 import { type Row, rate } from './report.js';
 
 const PUBLISHES = 100_000;

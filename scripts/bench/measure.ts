@@ -1,3 +1,4 @@
+
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -110,16 +111,4 @@ export function opsPerSecond(ops: number, ms: number): number {
 /** Resolves after pending promise jobs and one turn of the event loop. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** A small seeded PRNG (mulberry32), so every run publishes the same sequence. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

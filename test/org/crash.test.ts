@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { OrgStore } from '../../src/org/index.js';
+import { seededRandom } from '../../src/random.js';
 import { orgHarness } from './harness.js';
 
 // Seed 004 / issue 4: a kill -9 at any moment loses nothing that was acknowledged, and
@@ -10,18 +11,6 @@ import { orgHarness } from './harness.js';
 const { tempDir, openTestStore } = orgHarness();
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = 20;
-
-/** mulberry32: a small seeded generator, so a failing schedule of kills can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** Runs the writer until `delayMs` after it is ready, kills it with SIGKILL, returns its acknowledgements. */
 async function runAndKill(dir: string, round: number, delayMs: number): Promise<string[][]> {

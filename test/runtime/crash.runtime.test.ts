@@ -5,23 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openOrgStore } from '../../src/org/index.js';
+import { seededRandom } from '../../src/random.js';
 
 // Issue 4: a runtime killed (-9) at random moments loses nothing it acknowledged — roles,
 // agents, user messages — and every restart restores the organisation it finds.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = 20;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** Starts the runtime on `dir`, kills it `delayMs` after it is ready, returns what it acknowledged. */
 async function runAndKill(dir: string, round: number, delayMs: number): Promise<string[][]> {
