@@ -10,10 +10,10 @@ export const STEPS = 20;
 export const CALLS = STEPS + 1;
 const GOAL = 1.2;
 // A round is 21 local HTTP round trips (~20–40 ms here). In a fresh process both sides keep
-// getting faster for ~100–150 rounds (JIT; ~1.3–1.5× slower around round 40 than at 200), so each
-// process warms up for 100 rounds before its 50 measured ones; 3 blocks a side, alternated,
-// take ~40 s in all, ~1.5 s of each process being start-up.
-const options = { blocks: 3, warmup: 100, rounds: 50 };
+// getting faster for ~150–200 rounds (JIT: troupe's larger body of code takes longer to
+// optimise, ~1.5× slower around round 50 than at 250), so each process warms up for 250 rounds
+// before its 60 measured ones; 3 blocks a side, alternated, take ~1 min in all.
+const options = { blocks: 3, warmup: 250, rounds: 60 };
 
 export type Side = 'troupe' | 'hand';
 
@@ -39,11 +39,14 @@ export interface WorkerReport {
 }
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const workerScript = fileURLToPath(new URL('reactLoopWorker.ts', import.meta.url));
+// `npm run bench` runs the compiled JavaScript, as an application would; run from source under
+// tsx (whose closures each pay for a name-keeping call) the worker is TypeScript too.
+const compiled = import.meta.url.endsWith('.js');
+const workerScript = fileURLToPath(new URL(compiled ? 'reactLoopWorker.js' : 'reactLoopWorker.ts', import.meta.url));
 
-/** Runs one side in a fresh Node process (`--import tsx`, resolved from the repository root); its stderr passes through. */
+/** Runs one side in a fresh Node process (plain node on compiled code, else `--import tsx`); its stderr passes through. */
 function runWorker(side: Side, opening?: Opening): Promise<WorkerReport> {
-  const args = ['--import', 'tsx', workerScript, side, String(options.rounds), String(options.warmup)];
+  const args = [...(compiled ? [] : ['--import', 'tsx']), workerScript, side, String(options.rounds), String(options.warmup)];
   if (opening !== undefined) args.push(JSON.stringify(opening));
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
   let stdout = '';

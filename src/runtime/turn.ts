@@ -116,13 +116,20 @@ export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnE
   setMaxListeners(host.config.maxSteps * 4 + 16, signal);
   // Read through a function: each report may stop the turn synchronously, so the flag changes under us.
   const stopped = (): boolean => signal.aborted;
+  // Set just before the last report: the turn has nothing in flight, so leaving it needs no
+  // abort, which would wake the abort listener every model request of the turn left behind.
+  let over = false;
+  const end = (event: TurnEvent): void => {
+    over = true;
+    report(event);
+  };
   void (async () => {
     try {
       for (let step = input.step; !stopped(); step++) {
         const outcome = await think(host, { ...input, step }, signal);
         if (stopped()) return;
         if (outcome.kind === 'answer') {
-          report(outcome.importance === undefined ? { type: 'turn.answered', text: outcome.text } : { type: 'turn.answered', text: outcome.text, importance: outcome.importance });
+          end(outcome.importance === undefined ? { type: 'turn.answered', text: outcome.text } : { type: 'turn.answered', text: outcome.text, importance: outcome.importance });
           return;
         }
         report({ type: 'turn.tools', calls: outcome.calls });
@@ -132,8 +139,10 @@ export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnE
         report({ type: 'turn.observed' });
       }
     } catch (error) {
-      if (!stopped()) report({ type: 'turn.failed', error });
+      if (!stopped()) end({ type: 'turn.failed', error });
     }
   })();
-  return () => controller.abort(turnLeft);
+  return () => {
+    if (!over) controller.abort(turnLeft);
+  };
 }
