@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { TroupeError } from '../errors.js';
 import { ImportanceTagStripper, collectReply, readImportance } from '../llm/index.js';
-import { Actions, type Task, createTask, taskAsPrompt } from '../task/index.js';
+import { Actions, type Task, observationTask, taskAsPrompt } from '../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../tools/index.js';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../machines/agent.machine.js';
 import type { AgentHost } from './agentBehaviour.js';
@@ -16,10 +16,7 @@ function cellOf(host: AgentHost, agentId: string): AgentCell {
 
 /** An observation Task about the turn on `task` (thinking text, a tool call): addressed to no one in particular. */
 function observation(host: AgentHost, agentId: string, task: Task, action: string, parameters: Record<string, string | number>): Task {
-  return createTask(
-    { from: agentId, to: 'observer', action, status: 'working', parameters, parentId: task.id, sessionId: task.sessionId },
-    host,
-  );
+  return observationTask({ from: agentId, about: task, action, parameters }, host);
 }
 
 /**

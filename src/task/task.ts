@@ -11,6 +11,7 @@ import {
   type TaskStatus,
 } from './schema.js';
 import { parseOrThrow } from './validate.js';
+import { ValidationError } from '../errors.js';
 
 /** What a caller says when making a Task; the rest has defaults. */
 export interface TaskInit {
@@ -63,6 +64,44 @@ export function createTask(init: TaskInit, deps: TaskFactoryDeps): Task {
     metadata: init.metadata ?? {},
     createdAt: deps.clock.now(),
   });
+}
+
+/** What an observation says: who is working on which Task, and the fragment seen (text, a tool call). */
+export interface ObservationInit {
+  readonly from: AgentId;
+  readonly about: Task;
+  readonly action: string;
+  readonly parameters: Readonly<Record<string, string | number>>;
+}
+
+/**
+ * A `working` Task to `observer` about `about` (thinking text, a tool call), made many times a
+ * turn. Every field comes from values already validated (the Task, the agent's id, a fixed
+ * action) or is a string or finite number by type, so it skips the schema parse that is most of
+ * `createTask`'s cost; a non-finite number is still refused.
+ */
+export function observationTask(init: ObservationInit, deps: TaskFactoryDeps): Task {
+  const parameters: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(init.parameters)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new ValidationError(`task.parameters.${key}`, 'must be a finite number');
+    parameters[key] = value;
+  }
+  const task: Task = Object.freeze({
+    id: deps.ids.task(),
+    sessionId: init.about.sessionId,
+    parentId: init.about.id,
+    from: init.from,
+    to: 'observer',
+    action: init.action,
+    status: 'working',
+    parameters: Object.freeze(parameters),
+    result: null,
+    error: null,
+    metadata: Object.freeze({}),
+    createdAt: deps.clock.now(),
+  });
+  parsedTasks.add(task);
+  return task;
 }
 
 export interface ReplyInit {

@@ -75,7 +75,7 @@ export async function runToolCall(call: ToolCallRequest, context: ToolContext, o
   }, timeoutMs);
   try {
     // Not started at all when the caller is already gone.
-    if (aborted) return await interrupted;
+    if (context.signal.aborted) return await interrupted;
     const execution = tool.execute(parsed.data, {
       ...context,
       get signal() {

@@ -13,6 +13,7 @@ import {
   createTask,
   deepFreeze,
   isParsedTask,
+  observationTask,
   parseTask,
   replyTo,
 } from '../../src/task/index.js';
@@ -183,6 +184,31 @@ describe('isParsedTask', () => {
     expect(isParsedTask(Object.freeze(plain()))).toBe(false);
     expect(isParsedTask(deepFreeze(plain()))).toBe(false);
     expect(isParsedTask(null)).toBe(false);
+  });
+});
+
+describe('observationTask', () => {
+  const about = makeTask();
+  const deps = { ids: sequentialIds(), clock: fixedClock(5_000) };
+
+  it('makes a frozen, schema-valid working Task to observer under the Task it is about, trusted by the bus', () => {
+    const task = observationTask({ from: 'poet-1', about, action: 'node.tool_call', parameters: { tool: 'echo', arguments: '{"n":1}' } }, deps);
+    expect(TaskSchema.parse(task)).toEqual(task);
+    expect(task).toMatchObject({ from: 'poet-1', to: 'observer', status: 'working', parentId: about.id, sessionId: about.sessionId, createdAt: 5_000 });
+    expect(isDeepFrozen(task)).toBe(true);
+    expect(isParsedTask(task)).toBe(true);
+  });
+
+  it('copies the parameters, so a later change to the caller\'s object does not reach the Task', () => {
+    const parameters: Record<string, string | number> = { text: 'a' };
+    const task = observationTask({ from: 'poet-1', about, action: 'node.thinking', parameters }, deps);
+    parameters['text'] = 'b';
+    expect(task.parameters).toEqual({ text: 'a' });
+  });
+
+  it('refuses a number JSON cannot carry, naming the parameter', () => {
+    const error = thrownBy(() => observationTask({ from: 'poet-1', about, action: 'node.thinking', parameters: { restart: Number.NaN } }, deps));
+    expect(error.field).toBe('task.parameters.restart');
   });
 });
 
