@@ -15,6 +15,7 @@ export const subDbNames = [
   'conversations',
   'artifacts',
   'inbox',
+  'mailboxes',
   'quarantine',
 ] as const;
 

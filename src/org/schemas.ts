@@ -61,6 +61,15 @@ export const TerminationRecordSchema = z
 /** One Task of a task tree's message log. TaskSchema is strict, so the Task is wrapped. */
 export const MessageRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 
+/**
+ * A Task an agent accepted and has not yet answered, kept under `[agentId, taskId]` so the
+ * answer removes it without a search; `seq` keeps the order they arrived in.
+ */
+export const MailboxRecordSchema = z
+  .object({ v: v1, seq: z.number().int().nonnegative(), task: TaskSchema })
+  .strict()
+  .refine((record) => record.task.status === 'submitted', { message: 'a waiting Task must be "submitted"', path: ['task', 'status'] });
+
 /** One Task the user has received. */
 export const InboxRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 

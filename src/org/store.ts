@@ -6,7 +6,7 @@ import { createLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb } from './quarantine.js';
-import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks } from './reads.js';
+import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks, waitingTasks } from './reads.js';
 import type { AgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
@@ -81,6 +81,8 @@ function createOrgStore(
     }
   };
   let closing: Promise<void> | undefined;
+  // Order of waiting Tasks across all agents; read from disk on first use.
+  let waitingSeq: number | undefined;
 
   return {
     createRole: (role) =>
@@ -130,6 +132,17 @@ function createOrgStore(
         return () => w.appendInboxTask(dbs, record);
       }),
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
+    addWaiting: (agentId, task) =>
+      write('addWaiting', () => {
+        // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
+        w.waitingRecord(0, task);
+        return () => {
+          waitingSeq ??= w.nextWaitingSeq(dbs);
+          if (w.putWaiting(dbs, agentId, waitingSeq, task)) waitingSeq += 1;
+        };
+      }),
+    removeWaiting: (agentId, taskId) => write('removeWaiting', () => () => void dbs.mailboxes.removeSync([agentId, taskId])),
+    waiting: (agentId) => waitingTasks(dbs.mailboxes, agentId),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as AgentRecord | undefined,

@@ -97,6 +97,15 @@ export interface OrgStore {
   /** Stores an artifact under the sha256 of its content and resolves with that hash. */
   putArtifact(artifact: NewArtifact): Promise<string>;
   artifact(hash: string): ArtifactRecord | undefined;
+  /**
+   * Keeps a Task `agentId` accepted until `removeWaiting` says it was answered, so a restart
+   * can hand it back. Adding a Task already waiting keeps the first record (and its place).
+   */
+  addWaiting(agentId: string, task: Task): Promise<void>;
+  /** Forgets a waiting Task; a Task not waiting is no error. */
+  removeWaiting(agentId: string, taskId: string): Promise<void>;
+  /** The Tasks waiting for `agentId`, in the order they arrived. */
+  waiting(agentId: string): Task[];
   /** Appends a Task to the user's inbox; resolves with its sequence number. */
   appendInbox(task: Task): Promise<number>;
   inbox(page?: Page): Task[];

@@ -8,6 +8,7 @@ import {
   ChildLinkRecordSchema,
   ConversationRecordSchema,
   InboxRecordSchema,
+  MailboxRecordSchema,
   MessageRecordSchema,
   RoleRecordSchema,
   TerminationRecordSchema,
@@ -49,4 +50,6 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
+  mailboxes: shaped(MailboxRecordSchema, (key, record) =>
+    isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds'),
 };

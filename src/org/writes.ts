@@ -1,7 +1,7 @@
 import type { Database } from 'lmdb';
 import { TroupeError } from '../errors.js';
 import { type Task, parseOrThrow } from '../task/index.js';
-import { isSeqKey, seqRange } from './keys.js';
+import { isSeqKey, nameRange, seqRange } from './keys.js';
 import {
   type AgentRecord,
   AgentRecordSchema,
@@ -10,6 +10,7 @@ import {
   type ConversationStep,
   ConversationRecordSchema,
   InboxRecordSchema,
+  MailboxRecordSchema,
   MessageRecordSchema,
   type RoleRecord,
   RoleRecordSchema,
@@ -86,6 +87,8 @@ export function terminate(dbs: SubDbs, termination: TerminationRecord): Terminat
   const agent = liveAgent(dbs, termination.agentId);
   dbs.agents.putSync(agent.id, { ...agent, status: 'terminated', terminatedAt: termination.at });
   dbs.terminations.putSync(termination.agentId, termination);
+  // A terminated agent answers nothing more: what waited for it is cancelled, never handed back.
+  for (const key of [...dbs.mailboxes.getKeys(nameRange(agent.id))]) dbs.mailboxes.removeSync(key);
   return termination;
 }
 
@@ -100,6 +103,20 @@ export function appendInboxTask(dbs: SubDbs, record: unknown): number {
   for (const key of dbs.inbox.getKeys({ reverse: true, limit: 1 })) if (typeof key === 'number') seq = key + 1;
   dbs.inbox.putSync(seq, record);
   return seq;
+}
+
+/** One past the highest `seq` of any waiting Task (0 when none): where the next one goes. */
+export function nextWaitingSeq(dbs: SubDbs): number {
+  let next = 0;
+  for (const { value } of dbs.mailboxes.getRange()) next = Math.max(next, (value as { seq: number }).seq + 1);
+  return next;
+}
+
+/** Keeps `task` waiting for `agentId` at `seq`, unless it already waits; says whether it was added. */
+export function putWaiting(dbs: SubDbs, agentId: string, seq: number, task: Task): boolean {
+  if (dbs.mailboxes.doesExist([agentId, task.id])) return false;
+  dbs.mailboxes.putSync([agentId, task.id], waitingRecord(seq, task));
+  return true;
 }
 
 export function clearSeq(db: Database<unknown>, owner: string): void {
@@ -120,6 +137,8 @@ export const terminationRecord = (input: unknown): TerminationRecord =>
   parseOrThrow(TerminationRecordSchema, input, 'termination');
 export const messageRecord = (task: Task): unknown => parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message');
 export const inboxRecord = (task: Task): unknown => parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox');
+export const waitingRecord = (seq: number, task: Task): { v: 1; seq: number; task: Task } =>
+  parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
 export const stepRecords = (steps: readonly ConversationStep[]): unknown[] =>
   steps.map((step, index) => parseOrThrow(ConversationRecordSchema, { ...step, v: 1 }, `steps[${index}]`));
 

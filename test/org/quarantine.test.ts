@@ -37,6 +37,7 @@ describe('org store: bad data on disk', () => {
     await tamper(dir, 'agents', (db) => db.put('a2', { v: 1, id: 'a2', roleId: 'good', parentAgentId: null, createdAt: 1, terminatedAt: null, status: 'asleep' }));
     await tamper(dir, 'messages', (db) => db.put(['root', 1], { v: 1, task: { ...makeTask(), from: 'no spaces allowed' } }));
     await tamper(dir, 'inbox', (db) => db.put('not-a-seq', { v: 1, task: makeTask() }));
+    await tamper(dir, 'mailboxes', (db) => db.put(['a1', 'someone-else'], { v: 1, seq: 0, task: makeTask({ id: 'w1' }) }));
 
     const { store, logger } = await openTestStore(dir);
     const reasons = Object.fromEntries(store.quarantined().map((entry) => [`${entry.db}/${JSON.stringify(entry.key)}`, entry.reason]));
@@ -48,13 +49,14 @@ describe('org store: bad data on disk', () => {
       'agents/"a2"': /^status: /,
       'messages/["root",1]': /^task\.from: /,
       'inbox/"not-a-seq"': /^key: expected a sequence number$/,
+      'mailboxes/["a1","someone-else"]': /^key: expected \[agentId, taskId\]/,
     };
     expect(Object.keys(reasons).sort()).toEqual(Object.keys(expected).sort());
     for (const [where, pattern] of Object.entries(expected)) expect(reasons[where], where).toMatch(pattern);
     const garbageEntry = store.quarantined().find((entry) => entry.key === 'garbage');
     expect(new Uint8Array(garbageEntry?.raw ?? [])).toEqual(garbage);
     const warnings = logger.entries.filter((entry) => entry.level === 'warn');
-    expect(warnings).toHaveLength(6);
+    expect(warnings).toHaveLength(7);
     expect(warnings.every((entry) => entry.message === 'quarantined an invalid org record')).toBe(true);
     const noPrompt = warnings.find((entry) => entry.fields['key'] === '"no-prompt"');
     expect(noPrompt?.fields['db']).toBe('roles');
@@ -71,7 +73,7 @@ describe('org store: bad data on disk', () => {
 
     // Quarantined records were moved, not copied: a third open finds nothing new.
     const { store: third, logger: thirdLogger } = await openTestStore(dir);
-    expect(third.quarantined()).toHaveLength(6);
+    expect(third.quarantined()).toHaveLength(7);
     expect(thirdLogger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
   });
 

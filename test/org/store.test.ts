@@ -54,6 +54,32 @@ describe('org store: round trip over real LMDB files', () => {
     expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
   });
 
+  it('keeps the Tasks an agent has not answered, in arrival order, across a reopen', async () => {
+    const dir = await tempDir();
+    const { store } = await openTestStore(dir);
+    await store.createRole({ id: 'role-1', name: 'poet', prompt: 'p', createdBy: 'user' });
+    await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
+    await store.createAgent({ id: 'poet-2', roleId: 'role-1', parentAgentId: null });
+    // Ids chosen so that key order (by task id) differs from arrival order.
+    const [b, a, c] = [makeTask({ id: 'b' }), makeTask({ id: 'a' }), makeTask({ id: 'c' })];
+    await Promise.all([store.addWaiting('poet-1', b), store.addWaiting('poet-2', c), store.addWaiting('poet-1', a)]);
+    // Adding one already waiting keeps its place; removing one not waiting is no error.
+    await store.addWaiting('poet-1', b);
+    await store.removeWaiting('poet-1', 'never-there');
+    await store.close();
+
+    const { store: reopened } = await openTestStore(dir);
+    expect(reopened.waiting('poet-1').map((task) => task.id)).toEqual(['b', 'a']);
+    expect(reopened.waiting('poet-1').every(isParsedTask)).toBe(true);
+    await reopened.removeWaiting('poet-1', 'b');
+    await reopened.addWaiting('poet-1', makeTask({ id: 'd' }));
+    expect(reopened.waiting('poet-1').map((task) => task.id)).toEqual(['a', 'd']);
+    // Terminating an agent drops what waited for it, in the same transaction.
+    await reopened.markTerminated({ agentId: 'poet-2', terminatedBy: 'user', reason: 'done' });
+    expect(reopened.waiting('poet-2')).toEqual([]);
+    expect(await codeOf(reopened.addWaiting('poet-1', { ...makeTask({ id: 'e' }), status: 'completed' }))).toBe('invalid_input');
+  });
+
   it('reads sequences in order and pages them', async () => {
     const { store } = await openTestStore(await tempDir());
     // 12 entries: numeric order must win over byte order (10 after 9, not after 1).
