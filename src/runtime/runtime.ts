@@ -217,6 +217,14 @@ export class Runtime {
     return record === undefined ? undefined : this.#view(record);
   }
 
+  /**
+   * The message log of the task tree `rootTaskId` (every Task of it but streamed thinking, oldest
+   * first) from the org store; undefined when the organisation is kept in memory only.
+   */
+  messageLog(rootTaskId: string, page: { offset?: number; limit?: number } = {}): Task[] | undefined {
+    return this.#store?.messages(rootTaskId, page);
+  }
+
   /** Model calls and tokens of the whole society so far. */
   usage(): ModelUsage {
     const total: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };

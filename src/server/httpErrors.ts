@@ -1,0 +1,107 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, TroupeError, ValidationError, describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ErrorBody } from './schemas.js';
+
+/** Codes only the HTTP layer gives, besides the runtime's own `ErrorCode`s. */
+export type HttpOnlyCode =
+  | 'unauthorized'
+  | 'route_not_found'
+  | 'unknown_task'
+  | 'malformed_json'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  | 'bad_request';
+
+export type HttpErrorCode = ErrorCode | HttpOnlyCode;
+
+/** A refusal decided by the HTTP layer itself (auth, routing, a task it cannot find). */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: HttpErrorCode,
+    message: string,
+    readonly field: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** The HTTP status of each runtime error code: the one place they are mapped. */
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_input':
+    case 'user_to_user':
+      return 400;
+    case 'not_parent':
+      return 403;
+    case 'unknown_agent':
+      return 404;
+    case 'agent_terminated':
+    case 'duplicate_request':
+      return 409;
+    case 'intake_closed':
+      return 503;
+    case 'request_timeout':
+      return 504;
+    case 'model_error':
+      return 502;
+    case 'tool_error':
+    case 'repeat_guard':
+    case 'aborted':
+    case 'internal':
+      return 500;
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+
+/** Fastify's own refusals (body parsing, content types) as our codes; others keep their 4xx status. */
+function frameworkCode(error: FastifyError): HttpOnlyCode {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'body_too_large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported_media_type';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'malformed_json';
+    default:
+      // A body that JSON.parse refused, or one with a `__proto__` key, is a SyntaxError with a 400.
+      return error.name === 'SyntaxError' ? 'malformed_json' : 'bad_request';
+  }
+}
+
+export function errorBody(code: HttpErrorCode, message: string, field: string | null): ErrorBody {
+  return { error: { code, message, field } };
+}
+
+/** What a thrown value becomes on the wire: a status and a body without stack or internals. */
+export function toResponse(error: unknown): { status: number; body: ErrorBody } {
+  if (error instanceof HttpError) return { status: error.status, body: errorBody(error.code, error.message, error.field) };
+  if (error instanceof ValidationError) return { status: 400, body: errorBody('invalid_input', error.message, error.field === '' ? null : error.field) };
+  if (error instanceof TroupeError) {
+    const status = statusOf(error.code);
+    // A server-side failure says what kind it was, never its details.
+    const message = status >= 500 && status !== 503 ? 'the server failed to handle this request' : error.message;
+    return { status, body: errorBody(error.code, message, null) };
+  }
+  const framework = error as Partial<FastifyError>;
+  if (typeof framework.statusCode === 'number' && framework.statusCode >= 400 && framework.statusCode < 500) {
+    const code = frameworkCode(framework as FastifyError);
+    return { status: framework.statusCode, body: errorBody(code, describeError(error), null) };
+  }
+  return { status: 500, body: errorBody('internal', 'the server failed to handle this request', null) };
+}
+
+/** Fastify's error handler: every failure leaves as `{ error: { code, message, field } }`; 5xx are logged. */
+export function errorHandler(logger: Logger) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const { status, body } = toResponse(error);
+    if (status >= 500) logger.error({ method: request.method, url: request.url, error: describeError(error) }, 'request failed');
+    return reply.status(status).send(body);
+  };
+}

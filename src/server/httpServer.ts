@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type Logger, createLogger } from '../logger.js';
+import type { Runtime } from '../runtime/index.js';
+import { bearerAuth, isLoopback } from './auth.js';
+import { registerEventStream } from './eventStream.js';
+import { errorBody, errorHandler } from './httpErrors.js';
+import { registerIntakeRoutes } from './intakeRoutes.js';
+import { openApiDocument } from './openapi.js';
+import { registerReadRoutes } from './readRoutes.js';
+import { Redactor } from './redact.js';
+
+export interface HttpServerOptions {
+  /** Bearer token every route but `/health` and `/ready` requires; absent or empty: no auth. */
+  readonly token?: string | undefined;
+  /** Largest request body accepted, in bytes (1 MiB by default); larger ones get a 413. */
+  readonly bodyLimitBytes?: number;
+  /** Values taken out of every event that leaves the server (model API keys …); the token is always one. */
+  readonly secrets?: readonly (string | undefined)[];
+  readonly logger?: Logger;
+  /** Interval of the keep-alive comment on idle event streams (15 s by default). */
+  readonly heartbeatMs?: number;
+}
+
+/** A Fastify app serving one runtime; `listen` binds it. */
+export interface HttpServer {
+  readonly app: FastifyInstance;
+  /** Binds `host:port` (port 0: any free port) and resolves with the base URL, e.g. `http://127.0.0.1:3000`. */
+  listen(options: { port: number; host: string }): Promise<string>;
+  /** Stops accepting connections, ends the event streams and waits for requests in flight. */
+  close(): Promise<void>;
+}
+
+/** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
+function packageVersion(): string {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    const url = new URL(up, import.meta.url);
+    if (!existsSync(url)) continue;
+    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'troupe' && pkg.version !== undefined) return pkg.version;
+  }
+  return '0.0.0';
+}
+
+/**
+ * The HTTP API of a runtime (see the README's "HTTP API"): intake, reads over the organisation,
+ * a live event stream, health and an OpenAPI document. Nothing listens until `listen`.
+ *
+ * @example
+ * const rt = await createRuntime();
+ * const server = createHttpServer(rt, { token: process.env.TROUPE_TOKEN });
+ * console.log(await server.listen({ port: 3000, host: '127.0.0.1' }));
+ */
+export function createHttpServer(runtime: Runtime, options: HttpServerOptions = {}): HttpServer {
+  const logger = options.logger ?? createLogger('info');
+  const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
+  app.removeContentTypeParser('text/plain');
+  const open = new Set<() => void>();
+  app.setErrorHandler(errorHandler(logger));
+  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`, null)));
+  if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
+  app.addHook('onResponse', async (request, reply) => {
+    logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  registerIntakeRoutes(app, runtime);
+  registerReadRoutes(app, runtime);
+  registerEventStream(app, {
+    runtime,
+    redactor: new Redactor([token, ...(options.secrets ?? [])]),
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    open,
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_, reply) => reply.status(runtime.state === 'running' ? 200 : 503).send({ ready: runtime.state === 'running', state: runtime.state }));
+  const document = openApiDocument(packageVersion());
+  app.get('/openapi.json', async () => document);
+
+  return {
+    app,
+    listen: async ({ port, host }) => {
+      if (token === undefined && !isLoopback(host)) {
+        logger.warn({ host }, 'the HTTP API is bound beyond this machine without a token: set TROUPE_TOKEN');
+      }
+      return app.listen({ port, host });
+    },
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,6 @@
+export { createHttpServer, type HttpServer, type HttpServerOptions } from './httpServer.js';
+export { HttpError, statusOf, toResponse, type HttpErrorCode } from './httpErrors.js';
+export { Redactor, redactedMark } from './redact.js';
+export { isLoopback } from './auth.js';
+export { openApiDocument } from './openapi.js';
+export * from './schemas.js';

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentView, Runtime } from '../runtime/index.js';
+import { type Task, parseOrThrow } from '../task/index.js';
+import { HttpError } from './httpErrors.js';
+import { type AgentReply, AgentIdParamsSchema, type MessagesQuery, type MessagesReply, MessagesQuerySchema, TaskIdParamsSchema } from './schemas.js';
+
+const toUser = (task: Task): boolean => task.to === 'user';
+
+/** What tells two messages apart: a Task keeps its id through its statuses, so id alone does not. */
+const messageKey = (task: Task): string => `${task.id}\u0000${task.status}\u0000${task.createdAt}`;
+
+/**
+ * Everything that reached the user for `taskId`, in delivery order: the durable log, then what
+ * the inbox already has and the log not yet (the log is written behind the delivery, so the
+ * newest answers may still be on their way to disk).
+ */
+function receivedByUser(log: readonly Task[], inbox: readonly Task[], taskId: string): Task[] {
+  const logged = log.filter(toUser);
+  const unmatched = new Map<string, number>();
+  for (const task of logged) unmatched.set(messageKey(task), (unmatched.get(messageKey(task)) ?? 0) + 1);
+  const pending = inbox.filter((task) => {
+    if (task.sessionId !== taskId) return false;
+    const count = unmatched.get(messageKey(task)) ?? 0;
+    if (count === 0) return true;
+    unmatched.set(messageKey(task), count - 1);
+    return false;
+  });
+  return [...logged, ...pending];
+}
+
+/**
+ * The messages of one task tree. With an org store they come from its durable log, so they
+ * survive restarts, topped up with the inbox's newest; a memory-only runtime answers from the
+ * user's inbox alone (bounded by its `inboxLimit`), where an unknown task is just empty.
+ */
+export function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): MessagesReply {
+  const log = runtime.messageLog(taskId);
+  const page = (tasks: readonly Task[], source: 'store' | 'memory'): MessagesReply => ({
+    taskId,
+    total: tasks.length,
+    offset: query.offset,
+    messages: tasks.slice(query.offset, query.offset + query.limit),
+    source,
+  });
+  if (log === undefined) {
+    if (query.scope === 'all') throw new HttpError(400, 'invalid_input', 'scope=all needs an org store (run with a data dir)', 'scope');
+    return page(runtime.user.inbox().filter((task) => task.sessionId === taskId), 'memory');
+  }
+  // The user's own message is logged before it is sent, so a known task never has an empty log.
+  if (log.length === 0) throw new HttpError(404, 'unknown_task', `no task "${taskId}"`, 'taskId');
+  return page(query.scope === 'all' ? log : receivedByUser(log, runtime.user.inbox(), taskId), 'store');
+}
+
+function agentReply(view: AgentView): AgentReply {
+  return {
+    id: view.id,
+    roleId: view.roleId,
+    roleName: view.roleName,
+    status: view.status,
+    parentAgentId: view.parentAgentId,
+    state: view.state,
+    queued: view.queued,
+    createdAt: view.createdAt,
+    terminatedAt: view.terminatedAt,
+  };
+}
+
+/** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`. */
+export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void {
+  app.get('/api/messages/:taskId', async (request) => {
+    const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
+    return messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
+  });
+
+  app.get('/api/agents', async () => ({ agents: runtime.agents().map(agentReply) }));
+
+  app.get('/api/agents/:id', async (request) => {
+    const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
+    const view = runtime.agent(id);
+    if (view === undefined) throw new HttpError(404, 'unknown_agent', `no agent "${id}"`, 'id');
+    return agentReply(view);
+  });
+
+  app.get('/api/roles', async () => ({
+    roles: runtime.society.roles.list().map((role) => ({
+      id: role.id,
+      name: role.name,
+      prompt: role.prompt,
+      createdBy: role.createdBy,
+      createdAt: role.createdAt,
+    })),
+  }));
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { AgentIdSchema, TaskIdSchema, TaskSchema } from '../task/index.js';
+
+// The wire formats of the HTTP API: every body, param and query is parsed with these, the
+// handlers' types are inferred from them, and the OpenAPI document is generated from them.
+
+/** Text of a user message; its length limit is the runtime's `maxInputChars`, checked there. */
+const TextSchema = z.string().trim().min(1, 'must not be empty');
+
+export const SubmitBodySchema = z.object({ text: TextSchema }).strict();
+export const SubmitReplySchema = z.object({ taskId: TaskIdSchema });
+
+export const SendBodySchema = z
+  .object({
+    agentId: AgentIdSchema,
+    text: TextSchema,
+    /** Continue this task tree; absent: the message starts a tree of its own. */
+    taskId: TaskIdSchema.optional(),
+  })
+  .strict();
+export const SendReplySchema = z.object({ messageId: TaskIdSchema });
+
+export const TaskIdParamsSchema = z.object({ taskId: TaskIdSchema });
+export const AgentIdParamsSchema = z.object({ id: AgentIdSchema });
+
+/** A query number: query strings are text, so digits are accepted and converted. */
+const queryInteger = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const maxPageSize = 1000;
+
+export const MessagesQuerySchema = z
+  .object({
+    offset: queryInteger(0, Number.MAX_SAFE_INTEGER).default(0),
+    limit: queryInteger(1, maxPageSize).default(100),
+    /** `user` (default): what reached the user; `all`: every Task of the tree (org store only). */
+    scope: z.enum(['user', 'all']).default('user'),
+  })
+  .strict();
+
+export const MessagesReplySchema = z.object({
+  taskId: TaskIdSchema,
+  /** Messages in this scope in all, so a client knows when it has paged to the end. */
+  total: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  messages: z.array(TaskSchema),
+  /** `store` when read from the org store; `memory` from the runtime's bounded inbox. */
+  source: z.enum(['store', 'memory']),
+});
+
+export const AgentSchema = z.object({
+  id: AgentIdSchema,
+  roleId: z.string(),
+  roleName: z.string(),
+  status: z.enum(['active', 'terminated']),
+  parentAgentId: AgentIdSchema.nullable(),
+  /** The actor's state, e.g. `running.turn.thinking`. */
+  state: z.string(),
+  queued: z.number().int().nonnegative(),
+  createdAt: z.number().int(),
+  terminatedAt: z.number().int().nullable(),
+});
+export const AgentsReplySchema = z.object({ agents: z.array(AgentSchema) });
+
+export const RoleSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prompt: z.string(),
+  createdBy: z.string(),
+  createdAt: z.number().int(),
+});
+export const RolesReplySchema = z.object({ roles: z.array(RoleSchema) });
+
+export const EventsQuerySchema = z
+  .object({
+    /** Only Tasks of this task tree (its session), or the Task with this id. */
+    taskId: TaskIdSchema.optional(),
+    /** Only Tasks from or to this agent. */
+    agent: AgentIdSchema.optional(),
+    /** An action pattern: `*`, `prefix.*` or an exact action (checked by the bus). */
+    action: z.string().max(200).default('*'),
+  })
+  .strict();
+
+export const HealthReplySchema = z.object({ status: z.literal('ok') });
+export const ReadyReplySchema = z.object({ ready: z.boolean(), state: z.string() });
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    /** The offending field (`text`, `agentId`, `limit` …), or null when the whole request is at fault. */
+    field: z.string().nullable(),
+  }),
+});
+
+export type SubmitBody = z.infer<typeof SubmitBodySchema>;
+export type SendBody = z.infer<typeof SendBodySchema>;
+export type MessagesQuery = z.infer<typeof MessagesQuerySchema>;
+export type MessagesReply = z.infer<typeof MessagesReplySchema>;
+export type AgentReply = z.infer<typeof AgentSchema>;
+export type EventsQuery = z.infer<typeof EventsQuerySchema>;
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
