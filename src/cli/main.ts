@@ -4,6 +4,7 @@ import { registerMessagesCommand } from './messagesView.js';
 import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
+import { serveCommand } from './serve.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -25,6 +26,11 @@ function port(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65_535) throw new InvalidArgumentError(`port must be an integer 1–65535, got "${value}"`);
   return parsed;
+}
+
+/** A port for `serve`, where 0 asks the system for any free one. */
+function portOrAny(value: string): number {
+  return value.trim() === '0' ? 0 : port(value);
 }
 
 const program = new Command()
@@ -74,6 +80,28 @@ program
   .option('--chunk-delay <ms>', 'pause between streamed chunks', nonNegativeNumber('--chunk-delay'), 0)
   .action(async (options: { port: number; host: string; chunkDelay: number }) => {
     process.exitCode = await serveModel({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelay }, { stdout: process.stdout, stderr: process.stderr });
+  });
+
+program
+  .command('serve')
+  .description('serve the HTTP API and a console (a line for root, "@agentId text" for an agent) until SIGINT or SIGTERM')
+  .option('-p, --port <port>', 'port to listen on (0: any free port)', portOrAny, 3000)
+  .option('--host <host>', 'interface to bind (beyond loopback, set TROUPE_TOKEN)', '127.0.0.1')
+  .option('--data-dir <dir>', 'organisation store to write and restore (default: TROUPE_DATA_DIR, else ./.troupe)')
+  .option('--memory', 'keep the organisation in memory only', false)
+  .option('--drain-timeout <seconds>', 'on shutdown, how long turns in flight may finish', nonNegativeNumber('--drain-timeout'), 30)
+  .option('--no-console', 'do not read lines from stdin')
+  .action(async (options: { port: number; host: string; dataDir?: string; memory: boolean; drainTimeout: number; console: boolean }) => {
+    process.exitCode = await serveCommand(
+      {
+        port: options.port,
+        host: options.host,
+        dataDir: options.memory ? null : options.dataDir ?? (process.env['TROUPE_DATA_DIR']?.trim() || './.troupe'),
+        drainTimeoutMs: options.drainTimeout * 1000,
+        console: options.console,
+      },
+      { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, signals: process, exit: (code) => process.exit(code) },
+    );
   });
 
 // Read-only views over the data dir.
