@@ -10,6 +10,16 @@ export interface AgentInput {
   readonly maxSteps: number;
   /** Tasks that may wait in the mailbox; more are refused (`mailbox_full`) so a flood cannot stall the agent. */
   readonly mailboxLimit: number;
+  /**
+   * After a restart: the Task whose turn was interrupted and the step it had reached, so that
+   * turn picks up where it stopped instead of starting over.
+   */
+  readonly resume?: ResumeAt | null;
+}
+
+export interface ResumeAt {
+  readonly taskId: string;
+  readonly step: number;
 }
 
 export interface AgentContext extends AgentInput {
@@ -19,6 +29,10 @@ export interface AgentContext extends AgentInput {
   readonly current: Task | null;
   /** Model calls made so far in the current turn. */
   readonly step: number;
+  /** Still to be resumed: cleared when the next turn starts. */
+  readonly resume: ResumeAt | null;
+  /** Whether the current turn continues an interrupted one. */
+  readonly resuming: boolean;
 }
 
 /** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */
@@ -32,6 +46,8 @@ export interface TurnInput {
   readonly task: Task;
   /** Model calls already made in this turn (0 when it starts). */
   readonly step: number;
+  /** The turn continues one interrupted by a restart: its prompt and steps so far are in the conversation. */
+  readonly resuming: boolean;
 }
 
 /** What the running turn reports back to the machine, one event per phase change. */
@@ -76,14 +92,14 @@ export const agentMachine = setup({
     enqueue: assign({
       mailbox: ({ context, event }) => (event.type === 'task.received' ? [...context.mailbox, event.task] : context.mailbox),
     }),
-    takeNextTask: assign({
-      current: ({ context }) => context.mailbox[0] ?? null,
-      mailbox: ({ context }) => context.mailbox.slice(1),
-      step: 0,
+    takeNextTask: assign(({ context }) => {
+      const next = context.mailbox[0] ?? null;
+      const resumeAt = next !== null && context.resume?.taskId === next.id ? context.resume : null;
+      return { current: next, mailbox: context.mailbox.slice(1), step: resumeAt?.step ?? 0, resume: null, resuming: resumeAt !== null };
     }),
     countStep: assign({ step: ({ context }) => context.step + 1 }),
-    clearCurrent: assign({ current: null, step: 0 }),
-    clearMailbox: assign({ mailbox: [], current: null, step: 0 }),
+    clearCurrent: assign({ current: null, step: 0, resuming: false }),
+    clearMailbox: assign({ mailbox: [], current: null, step: 0, resuming: false }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
     answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
@@ -101,7 +117,7 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ ...input, mailbox: [], current: null, step: 0 }),
+  context: ({ input }) => ({ ...input, mailbox: [], current: null, step: 0, resume: input.resume ?? null, resuming: false }),
   initial: 'spawning',
   states: {
     spawning: {
@@ -148,7 +164,7 @@ export const agentMachine = setup({
           invoke: {
             id: 'turn',
             src: 'runTurn',
-            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.step }),
+            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.step, resuming: context.resuming }),
           },
           on: {
             'turn.failed': {

@@ -32,12 +32,19 @@ export interface AgentHost extends AgentServices {
   warnIfLong(agentId: string, task: Task | null): boolean;
   /** Frees what the agent held (inbox, conversation, registry entry). */
   release(agentId: string, reason: string): Promise<void>;
+  /** `agentId` gave `taskId` its final reply: the Task no longer waits for it. */
+  settled(agentId: string, taskId: string): void;
 }
 
 /** The agent machine with troupe's implementations, made once per runtime. */
 export function provideAgentMachine(host: AgentHost) {
   const deps = { ids: host.ids, clock: host.clock };
   const publish = (task: Task): void => host.bus.publish(task);
+  // The final reply to a Task the agent had accepted: it stops waiting (and is not handed back after a restart).
+  const settle = (agentId: string, task: Task, reply: Task): void => {
+    publish(reply);
+    host.settled(agentId, task.id);
+  };
   // An action that throws would stop the actor; one agent's failure must never stop it or another.
   const guarded = <P>(name: string, body: (params: P) => void) => (_: unknown, params: P): void => {
     try {
@@ -75,25 +82,25 @@ export function provideAgentMachine(host: AgentHost) {
         host.logger.debug({ agentId, taskId: task.id }, 'turn started');
         publish(replyTo(task, { status: 'working' }, host.clock));
       }),
-      answer: guarded('answer', ({ task, text, importance }: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => {
+      answer: guarded('answer', ({ agentId, task, text, importance }: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => {
         const metadata = importance === undefined ? {} : { metadata: { importance } };
-        if (task !== null) publish(replyTo(task, { status: 'completed', result: { text }, ...metadata }, host.clock));
+        if (task !== null) settle(agentId, task, replyTo(task, { status: 'completed', result: { text }, ...metadata }, host.clock));
       }),
       failTurn: guarded('failTurn', ({ agentId, task, error }: { agentId: string; task: Task | null; error: unknown }) => {
         const message = describeError(error);
         host.logger.error({ agentId, taskId: task?.id, error: message }, 'agent turn failed');
-        if (task !== null) publish(replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message } }, host.clock));
+        if (task !== null) settle(agentId, task, replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message } }, host.clock));
         notice(agentId, Actions.error, { error: message }, task);
       }),
       stopAtStepLimit: guarded('stopAtStepLimit', ({ agentId, task, steps }: { agentId: string; task: Task | null; steps: number }) => {
         host.logger.warn({ agentId, taskId: task?.id, steps }, 'turn stopped at the step limit');
         if (task !== null) {
-          publish(replyTo(task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } }, host.clock));
+          settle(agentId, task, replyTo(task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } }, host.clock));
         }
       }),
-      cancelPending: guarded('cancelPending', ({ tasks, reason }: { agentId: string; tasks: readonly Task[]; reason: string }) => {
+      cancelPending: guarded('cancelPending', ({ agentId, tasks, reason }: { agentId: string; tasks: readonly Task[]; reason: string }) => {
         for (const task of tasks) {
-          publish(replyTo(task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } }, host.clock));
+          settle(agentId, task, replyTo(task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } }, host.clock));
         }
       }),
       refuseTask: guarded('refuseTask', ({ agentId, task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
@@ -101,7 +108,7 @@ export function provideAgentMachine(host: AgentHost) {
           ? { code: 'agent_terminated', message: `agent ${agentId} is terminating` }
           : { code: 'mailbox_full', message: `agent ${agentId} has ${host.config.mailboxLimit} Tasks waiting; try again later` };
         if (reason === 'mailbox_full') host.logger.warn({ agentId, taskId: task.id }, 'mailbox full: task rejected');
-        publish(replyTo(task, { status: 'rejected', error }, host.clock));
+        settle(agentId, task, replyTo(task, { status: 'rejected', error }, host.clock));
       }),
       reportSpawnFailure: guarded('reportSpawnFailure', ({ agentId, error }: { agentId: string; error: unknown }) => {
         host.logger.error({ agentId, error: describeError(error) }, 'agent failed to spawn');

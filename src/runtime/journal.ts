@@ -17,6 +17,12 @@ export interface Journal {
   task(task: Task): Promise<void>;
   /** Appends a Task addressed to the user to the inbox. */
   inbox(task: Task): Promise<void>;
+  /** Keeps a Task `agentId` accepted until it is answered, so a restart hands it back. */
+  waiting(agentId: string, task: Task): Promise<void>;
+  /** The Task was answered (or refused, or cancelled): nothing to hand back. */
+  answered(agentId: string, taskId: string): Promise<void>;
+  /** The Tasks `agentId` had accepted and not answered, oldest first. */
+  storedWaiting(agentId: string): Task[];
   /** Keeps `agentId`'s conversation as appended steps; failures are logged by the caller. */
   conversation(agentId: string, onError: (error: unknown) => void): ConversationSink;
   /** A stored conversation, ready to continue. */
@@ -48,6 +54,9 @@ export function storeJournal(store: OrgStore): Journal {
     inbox: async (task) => {
       await store.appendInbox(task);
     },
+    waiting: (agentId, task) => store.addWaiting(agentId, task),
+    answered: (agentId, taskId) => store.removeWaiting(agentId, taskId),
+    storedWaiting: (agentId) => store.waiting(agentId),
     // Writes are queued in call order by the store, so steps land in the order they were made.
     conversation: (agentId, onError) => ({
       appended: (messages) => void store.appendConversation(agentId, messages.map(toStep)).catch(onError),

@@ -315,8 +315,9 @@ export class Runtime {
     if (!this.society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
     if (this.#journal !== undefined) {
-      // Durable before it is sent and before the caller hears its id.
-      await this.#journal.task(task);
+      // Durable before it is sent and before the caller hears its id: in the task's log, and
+      // waiting for its agent, so a crash right after the acknowledgement still hands it back.
+      await Promise.all([this.#journal.task(task), this.#journal.waiting(target, task)]);
       this.#loggedFirst.add(task);
       this.#requireOpen();
     }

@@ -6,6 +6,7 @@ import { TroupeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
+import type { ResumeAt } from '../../machines/agent.machine.js';
 import { Actions, type Task, createTask, turnActions } from '../task/index.js';
 import type { PlanStepInput, RecordedPlan, SocietyPort, ToolPolicy, ToolRegistry } from '../tools/index.js';
 import { type AgentHost, type AgentServices, provideAgentMachine } from './agentBehaviour.js';
@@ -14,6 +15,7 @@ import type { RuntimeConfig } from './config.js';
 import { Conversation, lengthWarning } from './conversation.js';
 import type { Journal } from './journal.js';
 import { OrgTree } from './orgTree.js';
+import { closeDanglingCalls, resumePoint } from './resume.js';
 import { type Role, RoleBook } from './roleBook.js';
 
 export interface SocietyDeps extends AgentServices {
@@ -142,7 +144,7 @@ export class Society implements SocietyPort, AgentHost {
         throw new TroupeError('agent_terminated', `agent "${input.parent}" is terminated`, { context: { agentId: input.parent } });
       }
     }
-    this.#start(record, role, input.parentTask);
+    this.#start(record, role, { conversation: this.#conversationFor(record, role, false), resume: null }, input.parentTask);
     return { agentId: id, roleId: role.id };
   }
 
@@ -162,8 +164,35 @@ export class Society implements SocietyPort, AgentHost {
         this.deps.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
         continue;
       }
-      this.#start(record, role, undefined, true);
+      this.#restoreAgent(record, role);
     }
+  }
+
+  /**
+   * Restarts a stored agent: its conversation, then the Tasks it had accepted and not answered,
+   * in order. When the oldest was mid-turn, that turn resumes from its last stored step.
+   */
+  #restoreAgent(record: AgentRecord, role: Role): void {
+    const waiting = this.deps.journal?.storedWaiting(record.id) ?? [];
+    const conversation = this.#conversationFor(record, role, true);
+    const first = waiting[0];
+    const point = first === undefined ? null : resumePoint(conversation.messages, first);
+    if (point === null) {
+      // A turn that will not resume leaves no call unanswered, or the next model call would be refused.
+      const closing = closeDanglingCalls(conversation.messages, 'the agent restarted before this call finished');
+      if (closing.length > 0) conversation.append(...closing);
+    }
+    const resume = first === undefined || point === null ? null : { taskId: first.id, step: point.step };
+    const cell = this.#start(record, role, { conversation, resume });
+    for (const task of waiting) cell.actor.send({ type: 'task.received', task });
+    if (waiting.length > 0) this.deps.logger.info({ agentId: record.id, tasks: waiting.length, resumed: resume !== null }, 'handed back waiting Tasks');
+  }
+
+  /** `agentId` answered `taskId`: it no longer waits, in the journal either. */
+  settled(agentId: string, taskId: string): void {
+    this.deps.journal?.answered(agentId, taskId).catch((error: unknown) => {
+      this.deps.logger.error({ agentId, taskId, error: String(error) }, 'could not record a Task as answered');
+    });
   }
 
   /** A new conversation, or when restoring, the stored one; either way kept in the journal from now on. */
@@ -179,16 +208,18 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   /** Starts the actor of an agent whose record exists, and connects it to the bus. */
-  #start(record: AgentRecord, role: Role, parentTask?: Task, restoring = false): void {
+  #start(record: AgentRecord, role: Role, from: { conversation: Conversation; resume: ResumeAt | null }, parentTask?: Task): AgentCell {
     const { id } = record;
     const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
     this.#usage.set(id, usage);
     const actor = createActor(this.#machine, {
       id,
-      input: { agentId: id, roleId: role.id, parentId: record.parentAgentId, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit },
+      input: {
+        agentId: id, roleId: role.id, parentId: record.parentAgentId, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit, resume: from.resume,
+      },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     });
-    const cell: AgentCell = { role, conversation: this.#conversationFor(record, role, restoring), actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
+    const cell: AgentCell = { role, conversation: from.conversation, actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
     this.#cells.set(id, cell);
     actor.subscribe({
       next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
@@ -200,7 +231,12 @@ export class Society implements SocietyPort, AgentHost {
     actor.start();
     // Only new work starts a turn; status updates and notices addressed to the agent are observations.
     cell.inbox = this.deps.bus.subscribe({ to: id }, (task) => {
-      if (task.status === 'submitted' && turnActions.has(task.action)) actor.send({ type: 'task.received', task });
+      if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
+      // Kept until answered; a write that fails only costs the hand-back after a restart.
+      this.deps.journal?.waiting(id, task).catch((error: unknown) => {
+        this.deps.logger.error({ agentId: id, taskId: task.id, error: String(error) }, 'could not record a waiting Task');
+      });
+      actor.send({ type: 'task.received', task });
     }, `agent:${id}`);
     this.bus.publish(createTask({
       from: id,
@@ -211,6 +247,7 @@ export class Society implements SocietyPort, AgentHost {
       parentId: parentTask?.id ?? null,
       sessionId: parentTask?.sessionId,
     }, this.deps));
+    return cell;
   }
 
   send(input: { from: string; to: string; text: string; parentTask: Task | null; action?: string }): Task {

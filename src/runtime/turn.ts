@@ -1,12 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { TroupeError } from '../errors.js';
-import { ImportanceTagStripper, collectReply, readImportance } from '../llm/index.js';
+import { ImportanceTagStripper, type ToolCall, collectReply, readImportance } from '../llm/index.js';
 import { Actions, type Task, observationTask, taskAsPrompt } from '../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../tools/index.js';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../machines/agent.machine.js';
 import type { AgentHost } from './agentBehaviour.js';
 import type { AgentCell } from './agentCell.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
+import { type ResumePoint, resumePoint } from './resume.js';
 
 function cellOf(host: AgentHost, agentId: string): AgentCell {
   const cell = host.cell(agentId);
@@ -26,7 +27,8 @@ function observation(host: AgentHost, agentId: string, task: Task, action: strin
  */
 export async function think(host: AgentHost, input: TurnInput, signal: AbortSignal): Promise<ThinkOutput> {
   const cell = cellOf(host, input.agentId);
-  if (input.step === 0) {
+  // A resumed turn's prompt is already in the conversation, and its repeat tally was rebuilt.
+  if (input.step === 0 && !input.resuming) {
     cell.turnCalls.clear();
     cell.conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
   }
@@ -61,8 +63,9 @@ export async function think(host: AgentHost, input: TurnInput, signal: AbortSign
 
 /**
  * Runs the tool calls the last model reply asked for, independent calls in parallel, and feeds
- * each result back in the order asked. A call repeated `maxRepeatedToolCalls` times is refused
- * with the reason; repeated once more, the turn stops (`repeat_guard`).
+ * each result back as soon as it is in, so a result that was stored is never run again after a
+ * crash. A call repeated `maxRepeatedToolCalls` times is refused with the reason; repeated once
+ * more, the turn stops (`repeat_guard`).
  */
 export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal): Promise<undefined> {
   const cell = cellOf(host, input.agentId);
@@ -77,16 +80,18 @@ export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal
   const context = { agentId: input.agentId, task: input.task, signal, society: host.port };
   const options = { registry: host.tools, policy: cell.role.tools, defaultTimeoutMs: host.config.toolTimeoutMs, clock: host.clock };
   const stopped = verdicts.includes('stop');
-  const results: ToolResult[] = await Promise.all(
-    calls.map((call, i) => {
-      if (stopped) return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard'));
-      if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard'));
-      return runToolCall(call, context, options);
+  // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
+  const feedBack = (call: ToolCall) => (result: ToolResult): void => {
+    if (!signal.aborted) cell.conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
+  };
+  await Promise.all(
+    calls.map(async (call, i) => {
+      if (stopped) feedBack(call)(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard'));
+      else if (verdicts[i] === 'refuse') feedBack(call)(errorResult(repeatMessage(call.name, limit), 'repeat_guard'));
+      else feedBack(call)(await runToolCall(call, context, options));
     }),
   );
   signal.throwIfAborted();
-  // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
-  cell.conversation.append(...calls.map((call, i) => ({ role: 'tool' as const, toolCallId: call.id, name: call.name, content: results[i]?.content ?? '' })));
   if (stopped) {
     const repeated = calls.find((_, i) => verdicts[i] === 'stop')?.name ?? 'a tool';
     throw new TroupeError('repeat_guard', `turn stopped: ${repeated} was called with the same arguments more than ${limit} times`, {
@@ -94,6 +99,26 @@ export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal
     });
   }
   return undefined;
+}
+
+/**
+ * Picks up a turn a restart interrupted: rebuilds its repeat tally from the conversation and
+ * queues the calls whose results were never stored; those that were are not run again. Should
+ * the conversation no longer show the turn, it starts over from the prompt.
+ */
+function resumeTurn(host: AgentHost, input: TurnInput): Pick<ResumePoint, 'answer' | 'unanswered'> {
+  const cell = cellOf(host, input.agentId);
+  cell.turnCalls.clear();
+  const point = resumePoint(cell.conversation.messages, input.task);
+  if (point === null) {
+    host.logger.warn({ agentId: input.agentId, taskId: input.task.id }, 'interrupted turn not found in the conversation; starting it over');
+    cell.conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
+    return { unanswered: [] };
+  }
+  for (const call of point.done) judgeRepeat(cell.turnCalls, call, host.config.maxRepeatedToolCalls);
+  cell.pendingCalls = point.unanswered;
+  host.logger.info({ agentId: input.agentId, taskId: input.task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
+  return point;
 }
 
 /** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
@@ -122,18 +147,35 @@ export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnE
   };
   void (async () => {
     try {
-      for (let step = input.step; !stopped(); step++) {
+      let step = input.step;
+      // One round of tools, reported on both sides; false once the machine has left the turn.
+      const toolStep = async (calls: number): Promise<boolean> => {
+        report({ type: 'turn.tools', calls });
+        if (stopped()) return false;
+        await act(host, { ...input, step }, signal);
+        if (stopped()) return false;
+        report({ type: 'turn.observed' });
+        return !stopped();
+      };
+      if (input.resuming) {
+        const point = resumeTurn(host, input);
+        if (point.answer !== undefined) {
+          end({ type: 'turn.answered', text: point.answer });
+          return;
+        }
+        if (point.unanswered.length > 0) {
+          if (!(await toolStep(point.unanswered.length))) return;
+          step++;
+        }
+      }
+      for (; !stopped(); step++) {
         const outcome = await think(host, { ...input, step }, signal);
         if (stopped()) return;
         if (outcome.kind === 'answer') {
           end(outcome.importance === undefined ? { type: 'turn.answered', text: outcome.text } : { type: 'turn.answered', text: outcome.text, importance: outcome.importance });
           return;
         }
-        report({ type: 'turn.tools', calls: outcome.calls });
-        if (stopped()) return;
-        await act(host, { ...input, step }, signal);
-        if (stopped()) return;
-        report({ type: 'turn.observed' });
+        if (!(await toolStep(outcome.calls))) return;
       }
     } catch (error) {
       if (!stopped()) end({ type: 'turn.failed', error });

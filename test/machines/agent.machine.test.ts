@@ -17,10 +17,11 @@ type ModelEvent =
   | { type: 'xstate.done.actor.release'; output: undefined }
   | { type: 'xstate.error.actor.release'; error: Error };
 
+const task = createTask({ from: 'user', to: 'a1', action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
 // maxSteps 2 makes the step limit reachable: think → act → think → act → stopped; mailboxLimit 2 the full mailbox.
-const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 2 };
+// As after a restart, the first turn on `task` resumes at step 1 (so one more step reaches the limit); later turns start afresh.
+const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 2, resume: { taskId: task.id, step: 1 } };
 const { agentId } = input;
-const task = createTask({ from: 'user', to: agentId, action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
 
 const events: readonly ModelEvent[] = [
   { type: 'task.received', task },
@@ -116,7 +117,9 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
   // One turn actor for the whole turn: invoked when a turn begins, never per step.
   if (next.matches({ running: 'turn' }) && (turnEnded || !inTurn(prev))) {
     actions.push({ type: 'beginTurn', params: { agentId, task: queued[0] } });
-    invoked.push({ id: 'turn', input: { agentId, task: queued[0], step: 0 } });
+    // Only the first turn resumes, and only on the Task it was interrupted on.
+    const resuming = prev.context.resume !== null && prev.context.resume.taskId === queued[0]?.id;
+    invoked.push({ id: 'turn', input: { agentId, task: queued[0], step: resuming ? prev.context.resume?.step : 0, resuming } });
   }
   if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId } });
   return { actions, invoked };
@@ -159,6 +162,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     mailbox: Math.min(snapshot.context.mailbox.length, 2),
     current: snapshot.context.current?.id ?? null,
     step: snapshot.context.step,
+    resumePending: snapshot.context.resume !== null,
   }),
   label,
   implement: (harness) =>
