@@ -51,6 +51,7 @@ export {
   type ToolDefinition,
 } from './llm/index.js';
 export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type ToolPolicy } from './tools/index.js';
+export { createHttpServer, type HttpServer, type HttpServerOptions } from './server/index.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { randomIds, sequentialIds, type IdGenerator } from './ids.js';

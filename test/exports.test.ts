@@ -10,7 +10,7 @@ describe('public surface', () => {
     expect(Object.keys(main).sort()).toEqual([
       'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel', 'OpenAIModel',
       'RequestTimeoutError', 'RetryingModel', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
-      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
+      'ValidationError', 'createHttpServer', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
       'modelFromEnv', 'parseTask', 'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
       'toolFromFunction',
     ]);

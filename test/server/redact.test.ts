@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Redactor, redactedMark } from '../../src/server/index.js';
+import { systemClock } from '../../src/clock.js';
+import { sequentialIds } from '../../src/ids.js';
+import { createTask } from '../../src/task/index.js';
+import { type Served, answered, call, serve } from './harness.js';
+import { EventStreamClient } from './sseClient.js';
+
+describe('Redactor', () => {
+  const redactor = new Redactor(['hunter2-configured', undefined, 'abc']);
+
+  it('takes out configured secrets, well-known key shapes and values under secret-looking keys', () => {
+    expect(redactor.text('key sk-abcdefghijklmnopqrstuv and hunter2-configured')).toBe(`key ${redactedMark} and ${redactedMark}`);
+    expect(redactor.text('Authorization: Bearer abc.def.ghi-jkl')).toBe(`Authorization: ${redactedMark}`);
+    expect(redactor.value({ apiKey: 'x', access_token: 'y', nested: [{ clientSecret: 1, promptTokens: 12, note: 'plain' }] })).toEqual({
+      apiKey: redactedMark,
+      access_token: redactedMark,
+      nested: [{ clientSecret: redactedMark, promptTokens: 12, note: 'plain' }],
+    });
+    // Too short to be a secret worth garbling every text for.
+    expect(redactor.text('abc')).toBe('abc');
+  });
+
+  it('redacts a Task without changing its routing fields', () => {
+    const task = createTask({ from: 'a', to: 'b', action: 'node.message', parameters: { text: 'use hunter2-configured', password: 'p' } }, { ids: sequentialIds(), clock: systemClock });
+    const out = redactor.task(task);
+    expect(out).toMatchObject({ id: task.id, from: 'a', to: 'b', parameters: { text: `use ${redactedMark}`, password: redactedMark } });
+    expect(task.parameters['password']).toBe('p');
+  });
+});
+
+describe('GET /api/events redaction', () => {
+  let served: Served | undefined;
+  afterEach(async () => served?.close());
+
+  it('never sends a configured secret or the server token to an event stream client', async () => {
+    const token = 'stream-token-123456';
+    served = await serve({ memory: true, server: { token, secrets: ['sk-live-configured-model-key'] } });
+    const events = await EventStreamClient.open(served.url, '/api/events', token);
+    const text = `write a haiku about rain, key sk-live-configured-model-key, token ${token}`;
+    const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
+    await answered(served.rt, taskId);
+    await events.until((client) => client.tasks.some((task) => task.id === taskId && task.status === 'completed'));
+    const raw = events.events.map((event) => event.data).join('\n');
+    expect(raw).not.toContain('sk-live-configured-model-key');
+    expect(raw).not.toContain(token);
+    expect(raw).toContain(redactedMark);
+    events.close();
+  });
+});
