@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
- * tool loop through the whole runtime against a hand-written one, printed as one markdown table.
+ * tool loop through the whole runtime against a hand-written one, and the HTTP API against bare
+ * Fastify, printed as one markdown table.
  * BENCH_ONLY=<text> runs only the suites whose name contains it.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
 import { actorDelivery } from './actorDelivery.js';
 import { busDelivery } from './busDelivery.js';
+import { httpService } from './httpService.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { reactLoop } from './reactLoop.js';
 import { type Row, markdownTable } from './report.js';
@@ -17,6 +19,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'actor delivery', run: actorDelivery },
   { name: 'spawn', run: spawnSuite },
   { name: 'ReAct loop', run: reactLoop },
+  { name: 'HTTP service', run: httpService },
 ];
 
 function header(): string {

@@ -1,0 +1,64 @@
+/**
+ * One side of the HTTP benchmark in a process of its own, so the load generator does not share
+ * its event loop: `troupe` (the HTTP API on a memory-only runtime), `troupe-durable` (the same
+ * with an org store in a temp dir: each submit waits for its fsync'd write) or `bare` (Fastify
+ * answering constants of the same shape). Prints `{"url": …}` on stdout once listening and
+ * exits when its stdin closes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { type ChatDelta, type ModelClient, createHttpServer, createRuntime } from '../../src/index.js';
+import { MemoryLogger } from '../../src/testing.js';
+
+/** Agents besides root, so `GET /api/agents` lists a small society. */
+export const AGENTS = 10;
+
+/** A model that answers at once, so a submit's cost is troupe's, not a model's. */
+const instantModel: ModelClient = {
+  name: 'instant',
+  scripted: true,
+  async *chat(): AsyncGenerator<ChatDelta> {
+    yield { type: 'text', text: 'ok' };
+    yield { type: 'finish', reason: 'stop' };
+  },
+  embed: (texts) => Promise.resolve(texts.map(() => [0])),
+};
+
+async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
+  const logger = new MemoryLogger();
+  // Logs are kept in memory and dropped: the figure is the API's, not the log's.
+  logger.info = () => undefined;
+  logger.debug = () => undefined;
+  const rt = await createRuntime({ model: instantModel, logger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
+  const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
+  for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });
+  const server = createHttpServer(rt, { logger });
+  const url = await server.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    close: async () => {
+      await server.close();
+      await rt.shutdown({ drainTimeoutMs: 0 });
+      if (dir !== null) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function bare(): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = Fastify({ logger: false });
+  const agent = (id: string) => ({ id, roleId: 'role-1', roleName: 'worker', status: 'active', parentAgentId: null, state: 'running.idle', queued: 0, createdAt: 0, terminatedAt: null });
+  const agents = { agents: Array.from({ length: AGENTS + 1 }, (_, i) => agent(`worker-${i}`)) };
+  app.get('/api/agents', async () => agents);
+  app.post('/api/submit', async (_, reply) => reply.status(201).send({ taskId: 'bare-task-id' }));
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, close: () => app.close() };
+}
+
+const side = process.argv[2];
+const server = side === 'bare' ? await bare() : await troupe(side === 'troupe-durable');
+process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+process.stdin.resume();
+process.stdin.on('end', () => void server.close().then(() => process.exit(0)));

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { type Row, duration, rate } from './report.js';
+
+type Side = 'troupe' | 'troupe-durable' | 'bare';
+
+// Each measurement: 10 connections for 5 s after a 1 s warm-up, the load generator in this
+// process and the server in a fresh one (2 cores here: one each, near enough).
+const load = { connections: 10, warmupSeconds: 1, seconds: 5 };
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const compiled = import.meta.url.endsWith('.js');
+const workerScript = fileURLToPath(new URL(compiled ? 'httpServerWorker.js' : 'httpServerWorker.ts', import.meta.url));
+
+interface Worker {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+function startWorker(side: Side): Promise<Worker> {
+  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), workerScript, side], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const stopped = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.once('error', reject);
+    child.once('close', (code) => reject(new Error(`${side} server exited with ${String(code)} before listening`)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (!stdout.includes('\n')) return;
+      const { url } = JSON.parse(stdout.split('\n', 1)[0] ?? '{}') as { url: string };
+      resolve({
+        url,
+        stop: () => {
+          child.stdin.end();
+          return stopped;
+        },
+      });
+    });
+  });
+}
+
+interface Figures {
+  readonly requestsPerSecond: number;
+  readonly p99Ms: number;
+}
+
+async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, seconds: number): Promise<Figures> {
+  const result = await autocannon({
+    url: `${url}${request.path}`,
+    method: request.method,
+    connections: load.connections,
+    duration: seconds,
+    ...(request.body === undefined ? {} : { body: request.body, headers: { 'content-type': 'application/json' } }),
+  });
+  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
+  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99 };
+}
+
+async function measure(side: Side, request: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
+  const worker = await startWorker(side);
+  try {
+    await hammer(worker.url, request, load.warmupSeconds);
+    return await hammer(worker.url, request, load.seconds);
+  } finally {
+    await worker.stop();
+  }
+}
+
+const agents = { method: 'GET', path: '/api/agents' } as const;
+const submit = { method: 'POST', path: '/api/submit', body: JSON.stringify({ text: 'write a haiku about rain' }) } as const;
+const notes = `autocannon, ${load.connections} connections, ${load.seconds} s after ${load.warmupSeconds} s warm-up; server in its own process; raw = bare Fastify answering a constant`;
+
+/** `GET /api/agents` and `POST /api/submit` throughput and submit p99, against bare Fastify. */
+export async function httpService(): Promise<Row[]> {
+  const bareAgents = await measure('bare', agents);
+  const troupeAgents = await measure('troupe', agents);
+  const bareSubmit = await measure('bare', submit);
+  const troupeSubmit = await measure('troupe', submit);
+  const durableSubmit = await measure('troupe-durable', submit);
+  return [
+    { benchmark: 'HTTP GET /api/agents (11 agents)', troupe: rate(troupeAgents.requestsPerSecond, 'req'), raw: rate(bareAgents.requestsPerSecond, 'req'), ratio: bareAgents.requestsPerSecond / troupeAgents.requestsPerSecond, notes },
+    { benchmark: 'HTTP POST /api/submit (memory only)', troupe: rate(troupeSubmit.requestsPerSecond, 'req'), raw: rate(bareSubmit.requestsPerSecond, 'req'), ratio: bareSubmit.requestsPerSecond / troupeSubmit.requestsPerSecond, notes: `${notes}; each submit is a root turn on an instant model` },
+    { benchmark: 'HTTP POST /api/submit p99 latency (memory only)', troupe: duration(troupeSubmit.p99Ms), raw: duration(bareSubmit.p99Ms), ratio: troupeSubmit.p99Ms / Math.max(bareSubmit.p99Ms, 1), notes: 'same run as the row above; autocannon reports whole milliseconds (raw floored at 1 ms for the ratio)' },
+    { benchmark: 'HTTP POST /api/submit (data dir, durable)', troupe: rate(durableSubmit.requestsPerSecond, 'req'), raw: rate(bareSubmit.requestsPerSecond, 'req'), ratio: bareSubmit.requestsPerSecond / durableSubmit.requestsPerSecond, notes: `p99 ${duration(durableSubmit.p99Ms)}; each submit waits for its fsync'd log write before 201` },
+  ];
+}
