@@ -4,7 +4,7 @@ import { type Logger, createLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
-import { errorBody, errorHandler } from './httpErrors.js';
+import { HttpError, errorBody, errorHandler } from './httpErrors.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -59,7 +59,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
+    return503OnClosing: false,
+  });
+  let closing = false;
+  app.addHook('onRequest', async () => {
+    if (closing) throw new HttpError(503, 'intake_closed', 'the server is shutting down');
   });
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
@@ -95,6 +100,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       }
       return app.listen({ port, host });
     },
-    close: () => app.close(),
+    close: () => {
+      closing = true;
+      return app.close();
+    },
   };
 }
