@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, isLoopback } from '../../src/server/index.js';
 import { Actions, type Task, finalStatuses, taskText } from '../../src/task/index.js';
 import { type MessagesBody, type Served, answered, call, serve } from './harness.js';
 import { EventStreamClient } from './sseClient.js';
@@ -102,5 +103,15 @@ describe('HTTP API over real sockets, offline society', () => {
     expect(task.type).toBe('object');
     expect(task.required).toEqual(expect.arrayContaining(['id', 'sessionId', 'status']));
     expect(JSON.stringify(doc.body)).not.toContain('__shared');
+  });
+
+  it('warns when bound beyond loopback without a token, and not on loopback', async () => {
+    served = await serve({ memory: true });
+    expect(served.logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
+    const open = createHttpServer(served.rt, { logger: served.logger });
+    await open.listen({ port: 0, host: '0.0.0.0' });
+    await open.close();
+    expect(served.logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('without a token'))).toBe(true);
+    expect(isLoopback('127.0.0.1') && isLoopback('::1') && isLoopback('localhost') && !isLoopback('0.0.0.0') && !isLoopback('10.0.0.1')).toBe(true);
   });
 });
