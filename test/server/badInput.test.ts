@@ -53,6 +53,8 @@ const cases: Case[] = [
   { name: 'no token on an unknown route', path: '/api/nothing', token: false, status: 401, code: 'unauthorized' },
   { name: 'unknown route', path: '/api/nothing', status: 404, code: 'route_not_found' },
   { name: 'unknown task', path: '/api/messages/no-such-task', status: 404, code: 'unknown_task', field: 'taskId' },
+  { name: 'unknown task with the longest id', path: `/api/messages/${'t'.repeat(128)}`, status: 404, code: 'unknown_task', field: 'taskId' },
+  { name: 'task id one character too long', path: `/api/messages/${'t'.repeat(129)}`, status: 400, code: 'invalid_input', field: 'taskId' },
   { name: 'task id param of the wrong shape', path: '/api/messages/a%20b', status: 400, code: 'invalid_input', field: 'taskId' },
   { name: 'limit of zero', path: '/api/messages/t1?limit=0', status: 400, code: 'invalid_input', field: 'limit' },
   { name: 'limit not a number', path: '/api/messages/t1?limit=ten', status: 400, code: 'invalid_input', field: 'limit' },
