@@ -10,6 +10,7 @@ import { actorDelivery } from './actorDelivery.js';
 import { busDelivery } from './busDelivery.js';
 import { httpService } from './httpService.js';
 import { elapsedMs, gcSource } from './measure.js';
+import { orgStoreSuite } from './orgStore.js';
 import { reactLoop } from './reactLoop.js';
 import { type Row, markdownTable } from './report.js';
 import { spawnSuite } from './spawn.js';
@@ -19,6 +20,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'actor delivery', run: actorDelivery },
   { name: 'spawn', run: spawnSuite },
   { name: 'ReAct loop', run: reactLoop },
+  { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
 ];
 

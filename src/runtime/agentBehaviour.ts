@@ -34,6 +34,12 @@ export interface AgentHost extends AgentServices {
   release(agentId: string, reason: string): Promise<void>;
   /** `agentId` gave `taskId` its final reply: the Task no longer waits for it. */
   settled(agentId: string, taskId: string): void;
+  /**
+   * Whether `agentId` is being stopped for a shutdown of a runtime with a data dir rather than
+   * terminated: it lives on in the store, so its waiting Tasks are kept for the restart (not
+   * cancelled) and no termination is announced.
+   */
+  isStopping(agentId: string): boolean;
 }
 
 /** The agent machine with troupe's implementations, made once per runtime. */
@@ -99,6 +105,7 @@ export function provideAgentMachine(host: AgentHost) {
         }
       }),
       cancelPending: guarded('cancelPending', ({ agentId, tasks, reason }: { agentId: string; tasks: readonly Task[]; reason: string }) => {
+        if (host.isStopping(agentId)) return;
         for (const task of tasks) {
           settle(agentId, task, replyTo(task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } }, host.clock));
         }
@@ -114,6 +121,7 @@ export function provideAgentMachine(host: AgentHost) {
         host.logger.error({ agentId, error: describeError(error) }, 'agent failed to spawn');
       }),
       announceTerminated: guarded('announceTerminated', ({ agentId }: { agentId: string }) => {
+        if (host.isStopping(agentId)) return;
         notice(agentId, Actions.terminated, { agentId }, null);
       }),
     },

@@ -38,6 +38,8 @@ export class Society implements SocietyPort, AgentHost {
   readonly #cells = new Map<string, AgentCell>();
   /** Agents told to terminate whose actors have not stopped yet: they take no new children or work. */
   readonly #terminating = new Set<string>();
+  /** Of those, the ones only stopped for a shutdown: they live on in the store. */
+  readonly #stopping = new Set<string>();
   readonly #usage = new Map<string, ModelUsage>();
   // Agents not idle with an empty mailbox, kept up to date from their snapshots so that
   // "is the society quiet?" costs O(1) however many agents there are.
@@ -144,7 +146,17 @@ export class Society implements SocietyPort, AgentHost {
         throw new TroupeError('agent_terminated', `agent "${input.parent}" is terminated`, { context: { agentId: input.parent } });
       }
     }
-    this.#start(record, role, { conversation: this.#conversationFor(record, role, false), resume: null }, input.parentTask);
+    this.#start(record, role, { conversation: this.#conversationFor(record, role, false), resume: null });
+    // Only a new agent is announced: one restored after a restart was announced when it was made.
+    this.bus.publish(createTask({
+      from: id,
+      to: record.parentAgentId ?? 'runtime',
+      action: Actions.spawned,
+      status: 'completed',
+      parameters: { agentId: id, roleId: role.id, role: role.name },
+      parentId: input.parentTask?.id ?? null,
+      sessionId: input.parentTask?.sessionId,
+    }, this.deps));
     return { agentId: id, roleId: role.id };
   }
 
@@ -188,6 +200,10 @@ export class Society implements SocietyPort, AgentHost {
     if (waiting.length > 0) this.deps.logger.info({ agentId: record.id, tasks: waiting.length, resumed: resume !== null }, 'handed back waiting Tasks');
   }
 
+  isStopping(agentId: string): boolean {
+    return this.#stopping.has(agentId);
+  }
+
   /** `agentId` answered `taskId`: it no longer waits, in the journal either. */
   settled(agentId: string, taskId: string): void {
     this.deps.journal?.answered(agentId, taskId).catch((error: unknown) => {
@@ -208,7 +224,7 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   /** Starts the actor of an agent whose record exists, and connects it to the bus. */
-  #start(record: AgentRecord, role: Role, from: { conversation: Conversation; resume: ResumeAt | null }, parentTask?: Task): AgentCell {
+  #start(record: AgentRecord, role: Role, from: { conversation: Conversation; resume: ResumeAt | null }): AgentCell {
     const { id } = record;
     const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
     this.#usage.set(id, usage);
@@ -238,15 +254,6 @@ export class Society implements SocietyPort, AgentHost {
       });
       actor.send({ type: 'task.received', task });
     }, `agent:${id}`);
-    this.bus.publish(createTask({
-      from: id,
-      to: record.parentAgentId ?? 'runtime',
-      action: Actions.spawned,
-      status: 'completed',
-      parameters: { agentId: id, roleId: role.id, role: role.name },
-      parentId: parentTask?.id ?? null,
-      sessionId: parentTask?.sessionId,
-    }, this.deps));
     return cell;
   }
 
@@ -300,8 +307,12 @@ export class Society implements SocietyPort, AgentHost {
       this.#terminating.add(id);
       const termination = { agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.deps.clock.now(), reason };
       this.#org.recordTermination(termination);
-      // Stopped, not terminated: the stored conversation stays for the restart.
-      if (!options.record) this.#cells.get(id)?.conversation.detach();
+      // Stopped, not terminated: the stored conversation and waiting Tasks stay for the restart.
+      if (!options.record) {
+        // Only a stored organisation lives on; in memory a shutdown ends the agents' work for good.
+        if (this.deps.journal !== undefined) this.#stopping.add(id);
+        this.#cells.get(id)?.conversation.detach();
+      }
       this.#cells.get(id)?.actor.send({ type: 'agent.terminate', by, reason });
       // Shutdown only stops actors: the organisation lives on and is restored on restart.
       if (options.record && this.deps.journal !== undefined) written.push(this.deps.journal.terminated(termination));
@@ -393,6 +404,7 @@ export class Society implements SocietyPort, AgentHost {
     cell.conversation.clear();
     this.#cells.delete(agentId);
     this.#terminating.delete(agentId);
+    this.#stopping.delete(agentId);
     this.#track(agentId, false);
     this.#org.markTerminated(agentId, this.deps.clock.now());
   }

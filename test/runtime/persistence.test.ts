@@ -103,3 +103,31 @@ describe('conversations across a restart', () => {
     await store.close();
   });
 });
+
+describe('a shutdown on a data dir', () => {
+  it('keeps the Tasks the drain did not finish for the restart, instead of cancelling them', async () => {
+    const dir = await dataDir();
+    const first = await createRuntime({ dataDir: dir, model: new ScriptedModel([{ hang: true }]), logger: new MemoryLogger() });
+    await first.createRole({ name: 'worker', prompt: 'You work.' });
+    const worker = await first.spawn({ role: 'worker' });
+    const taskId = await first.send(worker, 'a slow question');
+    const summary = await first.shutdown({ drainTimeoutMs: 50 });
+    expect(summary).toMatchObject({ drained: false, pendingTasks: 1 });
+    // Told it is being worked on, never that it was cancelled.
+    expect(first.user.inbox().filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['working']);
+
+    const model = new ScriptedModel([{ text: 'a slow answer' }]);
+    const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    const answer = await second.waitForAnswer(taskId, { timeoutMs: 10_000 });
+    expect(answer).toMatchObject({ status: 'completed', result: { text: 'a slow answer' } });
+    await second.shutdown();
+
+    // The task's history shows the question and its answer, no cancellation and no termination in between.
+    const store = await openOrgStore({ dir });
+    const log = store.messages(taskId);
+    expect(log.filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['submitted', 'working', 'working', 'completed']);
+    expect(store.messages(worker).concat(log).some((task) => task.action === Actions.terminated)).toBe(false);
+    expect(store.agent(worker)?.status).toBe('active');
+    await store.close();
+  });
+});
