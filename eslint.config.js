@@ -81,7 +81,8 @@ const sourceResolver = {
 };
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.troupe/'] },
+  // build/ holds the compiled benchmark (npm run bench): generated, like dist/.
+  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', '.troupe/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
