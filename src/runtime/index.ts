@@ -1,4 +1,5 @@
-export { Runtime, createRuntime, rootPrompt, stateName, type AgentView, type RuntimeOptions } from './runtime.js';
+export { Runtime, createRuntime } from './runtime.js';
+export { rootPrompt, stateName, type AgentView, type RuntimeOptions } from './runtimeOptions.js';
 export { RuntimeConfigSchema, type RuntimeConfig, type RuntimeConfigInput } from './config.js';
 export { UserEndpoint, type OutputHandler } from './userEndpoint.js';
 export { Society, reservedIds } from './society.js';

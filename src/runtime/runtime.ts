@@ -1,60 +1,22 @@
-import { type Actor, type InspectionEvent, createActor, fromPromise, toPromise } from 'xstate';
+import { type Actor, createActor, fromPromise, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, createLogger, logLevelFromEnv } from '../logger.js';
-import { type ModelClient, type RetryPolicy, RetryingModel, defaultRetryPolicy, modelFromEnv } from '../llm/index.js';
+import { type ModelClient, RetryingModel, defaultRetryPolicy, modelFromEnv } from '../llm/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
-import { type Tool, type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
-import type { AgentRecord, ModelUsage } from './agentCell.js';
-import { type RuntimeConfig, type RuntimeConfigInput, RuntimeConfigSchema, UserTextSchema } from './config.js';
+import { type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
+import type { ModelUsage } from './agentCell.js';
+import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import { type Journal, storeJournal } from './journal.js';
 import { waitForQuiet } from './quiet.js';
 import { type OrgStore, openOrgStore } from '../org/index.js';
 import type { Role } from './roleBook.js';
+import { type AgentView, type RuntimeOptions, agentView, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
-
-export interface RuntimeOptions extends RuntimeConfigInput {
-  /** The model every agent uses; when absent, chosen from the environment (see `modelFromEnv`). */
-  model?: ModelClient;
-  /** Retry schedule for model calls (1, 2, 4 s by default), or false for none. */
-  retry?: Partial<RetryPolicy> | false;
-  bus?: EventBus;
-  clock?: Clock;
-  ids?: IdGenerator;
-  logger?: Logger;
-  /** Tools added to the shared registry besides the meta-tools. */
-  tools?: readonly Tool[];
-  /** Receives XState inspection events of every actor (see `--inspect`). Off by default: it halves send speed. */
-  inspect?: (event: InspectionEvent) => void;
-  /**
-   * Directory of the organisation store (LMDB). With it, roles, agents, terminations, every
-   * Task's message log and the user's inbox are written durably, and a runtime created on the
-   * same directory restores them. Absent: `TROUPE_DATA_DIR` if set; null or neither: memory only.
-   */
-  dataDir?: string | null;
-  /** The root agent's role prompt and tool policy. */
-  root?: { prompt?: string; tools?: ToolPolicy };
-}
-
-/** An agent as the runtime reports it. */
-export interface AgentView extends AgentRecord {
-  readonly roleName: string;
-  /** The actor's state, e.g. `running.turn.thinking`; `terminated` once gone. */
-  readonly state: string;
-  readonly queued: number;
-  readonly usage: ModelUsage;
-}
-
-export const rootPrompt = [
-  'You are the root agent of a society of AI agents. The user gives you requirements.',
-  'Break the work down: create roles (create_role), spawn child agents of those roles (spawn_agent),',
-  'delegate sub-tasks and wait for their results (delegate_task), terminate children whose work is done',
-  '(terminate_agent), then answer the user with the final result.',
-].join(' ');
 
 /**
  * A running society: the bus, the user endpoint, the root agent and every agent spawned since.
@@ -209,12 +171,12 @@ export class Runtime {
   }
 
   agents(): AgentView[] {
-    return this.society.records().map((record) => this.#view(record));
+    return this.society.records().map((record) => agentView(this.society, record));
   }
 
   agent(agentId: string): AgentView | undefined {
     const record = this.society.record(agentId);
-    return record === undefined ? undefined : this.#view(record);
+    return record === undefined ? undefined : agentView(this.society, record);
   }
 
   /**
@@ -328,28 +290,6 @@ export class Runtime {
   #requireOpen(): void {
     if (this.state !== 'running') throw new TroupeError('intake_closed', `the runtime is ${this.state} and takes no new work`);
   }
-
-  #view(record: AgentRecord): AgentView {
-    const cell = this.society.cell(record.id);
-    const snapshot = cell?.actor.getSnapshot();
-    return {
-      ...record,
-      roleName: this.society.roles.find(record.roleId)?.name ?? record.roleId,
-      state: snapshot === undefined ? 'terminated' : stateName(snapshot.value),
-      queued: snapshot?.context.mailbox.length ?? 0,
-      usage: { ...(this.society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
-    };
-  }
-}
-
-/** `{ running: { turn: 'thinking' } }` → `running.turn.thinking`. */
-export function stateName(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object') {
-    const [key, inner] = Object.entries(value)[0] ?? [];
-    return key === undefined ? '' : `${key}.${stateName(inner)}`;
-  }
-  return String(value);
 }
 
 /** `TROUPE_DATA_DIR` when set (and not blank), else null: memory only. */

@@ -1,22 +1,23 @@
-import { type Observable, Subject } from 'rxjs';
-import { type InspectionEvent, createActor, toPromise } from 'xstate';
+import type { Observable } from 'rxjs';
+import { type InspectionEvent, toPromise } from 'xstate';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../bus/index.js';
 import { TroupeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../llm/index.js';
-import type { ResumeAt } from '../../machines/agent.machine.js';
-import { Actions, type Task, createTask, turnActions } from '../task/index.js';
+import { Actions, type Task, createTask } from '../task/index.js';
 import type { PlanStepInput, RecordedPlan, SocietyPort, ToolPolicy, ToolRegistry } from '../tools/index.js';
 import { type AgentHost, type AgentServices, provideAgentMachine } from './agentBehaviour.js';
 import type { AgentCell, AgentRecord, ModelUsage, Termination } from './agentCell.js';
+import { ActivityTracker } from './activity.js';
+import { startAgentActor } from './agentActor.js';
 import type { RuntimeConfig } from './config.js';
-import { Conversation, lengthWarning } from './conversation.js';
 import type { Journal } from './journal.js';
 import { OrgTree } from './orgTree.js';
-import { closeDanglingCalls, resumePoint } from './resume.js';
 import { type Role, RoleBook } from './roleBook.js';
+import { type StartingPoint, freshStart, restoredStart } from './startingPoint.js';
+import { type LiveAgents, compressContext, delegateTask, recordPlan, sendMessage, warnIfLong } from './toolServices.js';
 
 export interface SocietyDeps extends AgentServices {
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
@@ -41,18 +42,23 @@ export class Society implements SocietyPort, AgentHost {
   /** Of those, the ones only stopped for a shutdown: they live on in the store. */
   readonly #stopping = new Set<string>();
   readonly #usage = new Map<string, ModelUsage>();
-  // Agents not idle with an empty mailbox, kept up to date from their snapshots so that
-  // "is the society quiet?" costs O(1) however many agents there are.
-  readonly #busy = new Set<string>();
-  readonly #activity = new Subject<void>();
+  readonly #activity = new ActivityTracker();
   /** Emits whenever an agent becomes busy or quiet. */
-  readonly activity$: Observable<void> = this.#activity.asObservable();
+  readonly activity$: Observable<void> = this.#activity.changes$;
+  readonly #live: LiveAgents;
   readonly #machine: ReturnType<typeof provideAgentMachine>;
   readonly port: SocietyPort = this;
 
   constructor(private readonly deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
     this.#machine = provideAgentMachine(this);
+    this.#live = {
+      deps,
+      requireLive: (agentId) => this.#requireLive(agentId),
+      liveCell: (agentId) => this.#liveCell(agentId),
+      cell: (agentId) => this.#cells.get(agentId),
+      parentOf: (agentId) => this.#org.parentOf(agentId),
+    };
   }
 
   get bus(): EventBus { return this.deps.bus; }
@@ -146,7 +152,7 @@ export class Society implements SocietyPort, AgentHost {
         throw new TroupeError('agent_terminated', `agent "${input.parent}" is terminated`, { context: { agentId: input.parent } });
       }
     }
-    this.#start(record, role, { conversation: this.#conversationFor(record, role, false), resume: null });
+    this.#start(record, role, freshStart(this.deps, record, role));
     // Only a new agent is announced: one restored after a restart was announced when it was made.
     this.bus.publish(createTask({
       from: id,
@@ -176,28 +182,8 @@ export class Society implements SocietyPort, AgentHost {
         this.deps.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
         continue;
       }
-      this.#restoreAgent(record, role);
+      this.#start(record, role, restoredStart(this.deps, record, role));
     }
-  }
-
-  /**
-   * Restarts a stored agent: its conversation, then the Tasks it had accepted and not answered,
-   * in order. When the oldest was mid-turn, that turn resumes from its last stored step.
-   */
-  #restoreAgent(record: AgentRecord, role: Role): void {
-    const waiting = this.deps.journal?.storedWaiting(record.id) ?? [];
-    const conversation = this.#conversationFor(record, role, true);
-    const first = waiting[0];
-    const point = first === undefined ? null : resumePoint(conversation.messages, first);
-    if (point === null) {
-      // A turn that will not resume leaves no call unanswered, or the next model call would be refused.
-      const closing = closeDanglingCalls(conversation.messages, 'the agent restarted before this call finished');
-      if (closing.length > 0) conversation.append(...closing);
-    }
-    const resume = first === undefined || point === null ? null : { taskId: first.id, step: point.step };
-    const cell = this.#start(record, role, { conversation, resume });
-    for (const task of waiting) cell.actor.send({ type: 'task.received', task });
-    if (waiting.length > 0) this.deps.logger.info({ agentId: record.id, tasks: waiting.length, resumed: resume !== null }, 'handed back waiting Tasks');
   }
 
   isStopping(agentId: string): boolean {
@@ -211,78 +197,21 @@ export class Society implements SocietyPort, AgentHost {
     });
   }
 
-  /** A new conversation, or when restoring, the stored one; either way kept in the journal from now on. */
-  #conversationFor(record: AgentRecord, role: Role, restoring: boolean): Conversation {
-    const journal = this.deps.journal;
-    const fresh = systemPrompt(record.id, role, record.parentAgentId);
-    if (journal === undefined) return new Conversation(fresh);
-    const sink = journal.conversation(record.id, (error) => {
-      this.deps.logger.error({ agentId: record.id, error: String(error) }, 'conversation write failed');
-    });
-    const stored = restoring ? journal.storedConversation(record.id) : [];
-    return stored.length > 0 ? new Conversation(stored, sink) : new Conversation(fresh, sink);
-  }
-
   /** Starts the actor of an agent whose record exists, and connects it to the bus. */
-  #start(record: AgentRecord, role: Role, from: { conversation: Conversation; resume: ResumeAt | null }): AgentCell {
-    const { id } = record;
-    const usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    this.#usage.set(id, usage);
-    const actor = createActor(this.#machine, {
-      id,
-      input: {
-        agentId: id, roleId: role.id, parentId: record.parentAgentId, maxSteps: this.deps.config.maxSteps, mailboxLimit: this.deps.config.mailboxLimit, resume: from.resume,
-      },
-      ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
-    });
-    const cell: AgentCell = { role, conversation: from.conversation, actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
-    this.#cells.set(id, cell);
-    actor.subscribe({
-      next: (snapshot) => this.#track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
-      error: (error) => {
-        this.#track(id, false);
-        this.deps.logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
-      },
-    });
-    actor.start();
-    // Only new work starts a turn; status updates and notices addressed to the agent are observations.
-    cell.inbox = this.deps.bus.subscribe({ to: id }, (task) => {
-      if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
-      // Kept until answered; a write that fails only costs the hand-back after a restart.
-      this.deps.journal?.waiting(id, task).catch((error: unknown) => {
-        this.deps.logger.error({ agentId: id, taskId: task.id, error: String(error) }, 'could not record a waiting Task');
-      });
-      actor.send({ type: 'task.received', task });
-    }, `agent:${id}`);
-    return cell;
+  #start(record: AgentRecord, role: Role, from: StartingPoint): AgentCell {
+    const register = (cell: AgentCell): void => {
+      this.#usage.set(record.id, cell.usage);
+      this.#cells.set(record.id, cell);
+    };
+    return startAgentActor({ ...this.deps, machine: this.#machine, activity: this.#activity, register }, record, role, from);
   }
 
   send(input: { from: string; to: string; text: string; parentTask: Task | null; action?: string }): Task {
-    if (input.to !== 'user') this.#requireLive(input.to);
-    const task = createTask({
-      from: input.from,
-      to: input.to,
-      action: input.action ?? Actions.message,
-      parameters: { text: input.text },
-      parentId: input.parentTask?.id ?? null,
-      sessionId: input.parentTask?.sessionId,
-    }, this.deps);
-    this.bus.publish(task);
-    return task;
+    return sendMessage(this.#live, input);
   }
 
-  async delegate(input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal }): Promise<Task> {
-    if (input.to === input.from) throw new TroupeError('invalid_input', 'an agent cannot delegate to itself');
-    this.#requireLive(input.to);
-    const task = createTask({
-      from: input.from,
-      to: input.to,
-      action: Actions.execute,
-      parameters: { text: input.text },
-      parentId: input.parentTask.id,
-      sessionId: input.parentTask.sessionId,
-    }, this.deps);
-    return this.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
+  delegate(input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal }): Promise<Task> {
+    return delegateTask(this.#live, input);
   }
 
   /** Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level agent). */
@@ -326,50 +255,15 @@ export class Society implements SocietyPort, AgentHost {
   }
 
   compressContext(input: { agentId: string; summary: string; keepRecent: number }): { removed: number; kept: number; messages: number } {
-    const conversation = this.#liveCell(input.agentId).conversation;
-    const { removed, kept } = conversation.compress(input.summary, input.keepRecent);
-    this.deps.logger.debug({ agentId: input.agentId, removed, kept }, 'conversation compressed');
-    return { removed, kept, messages: conversation.length };
+    return compressContext(this.#live, input);
   }
 
   recordPlan(input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan {
-    this.#requireLive(input.agentId);
-    const tasks = input.steps.map((step, index) => createTask({
-      from: input.agentId,
-      to: input.agentId,
-      action: Actions.planStep,
-      parameters: { goal: input.goal, index, title: step.title, detail: step.detail ?? null },
-      parentId: input.parentTask.id,
-      sessionId: input.parentTask.sessionId,
-    }, this.deps));
-    // Made (and validated) before any is published, so a plan is recorded whole or not at all.
-    for (const task of tasks) this.bus.publish(task);
-    return { planId: input.parentTask.id, steps: tasks.map((task, index) => ({ taskId: task.id, index, title: input.steps[index]?.title ?? '' })) };
+    return recordPlan(this.#live, input);
   }
 
-  /**
-   * Before each model call: when `agentId`'s conversation holds more than
-   * `config.maxConversationMessages`, tells the model so in a system message and publishes an
-   * `agent.warning` Task (about `task`) to the agent's parent, or `runtime` for a top-level agent.
-   * Returns whether it warned. Called once per model call, it warns on every call while over.
-   */
   warnIfLong(agentId: string, task: Task | null): boolean {
-    const conversation = this.#cells.get(agentId)?.conversation;
-    const max = this.deps.config.maxConversationMessages;
-    if (conversation === undefined || !conversation.needsWarning(max)) return false;
-    const messages = conversation.length;
-    conversation.append({ role: 'system', content: lengthWarning(messages, max) });
-    this.deps.logger.warn({ agentId, messages, max }, 'conversation over its maximum length');
-    this.bus.publish(createTask({
-      from: agentId,
-      to: this.parentOf(agentId) ?? 'runtime',
-      action: Actions.warning,
-      status: 'completed',
-      parameters: { messages, max },
-      parentId: task?.id ?? null,
-      sessionId: task?.sessionId,
-    }, this.deps));
-    return true;
+    return warnIfLong(this.#live, agentId, task);
   }
 
   /** Called by the agent machine's `release` step while draining. */
@@ -387,14 +281,7 @@ export class Society implements SocietyPort, AgentHost {
 
   /** How many live agents are working or have mail. */
   get busyCount(): number {
-    return this.#busy.size;
-  }
-
-  #track(agentId: string, busy: boolean): void {
-    if (busy === this.#busy.has(agentId)) return;
-    if (busy) this.#busy.add(agentId);
-    else this.#busy.delete(agentId);
-    this.#activity.next();
+    return this.#activity.busyCount;
   }
 
   #forget(agentId: string): void {
@@ -405,7 +292,7 @@ export class Society implements SocietyPort, AgentHost {
     this.#cells.delete(agentId);
     this.#terminating.delete(agentId);
     this.#stopping.delete(agentId);
-    this.#track(agentId, false);
+    this.#activity.track(agentId, false);
     this.#org.markTerminated(agentId, this.deps.clock.now());
   }
 
@@ -424,9 +311,4 @@ export class Society implements SocietyPort, AgentHost {
     if (cell === undefined) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     return cell;
   }
-}
-
-function systemPrompt(agentId: string, role: Role, parent: string | null): string {
-  const origin = parent === null ? 'You answer the user directly.' : `Your parent agent is ${parent}; your final answer goes back to whoever sent you the task.`;
-  return `${role.prompt}\n\nYou are agent ${agentId} (role ${role.name}) in a troupe society. ${origin}`;
 }
