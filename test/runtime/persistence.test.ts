@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OfflineModel, ScriptedModel } from '../../src/llm/index.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { Actions } from '../../src/task/index.js';
+import { systemClock } from '../../src/clock.js';
+import { sequentialIds } from '../../src/ids.js';
+import { Actions, createTask, taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger } from '../../src/testing.js';
 import { runCli } from '../cli/cliProcess.js';
 
@@ -129,5 +131,30 @@ describe('a shutdown on a data dir', () => {
     expect(store.messages(worker).concat(log).some((task) => task.action === Actions.terminated)).toBe(false);
     expect(store.agent(worker)?.status).toBe('active');
     await store.close();
+  });
+});
+
+describe('a restart after the answer was stored but not sent', () => {
+  it('sends the stored answer without calling the model again', async () => {
+    const dir = await dataDir();
+    const first = await createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() });
+    await first.createRole({ name: 'worker', prompt: 'You work.' });
+    const worker = await first.spawn({ role: 'worker' });
+    await first.shutdown();
+
+    // The store as a crash would leave it: the turn's prompt and final answer kept, the Task still waiting.
+    const task = createTask({ from: 'user', to: worker, action: Actions.execute, parameters: { text: 'what is 6 × 7?' } }, { ids: sequentialIds(), clock: systemClock });
+    const store = await openOrgStore({ dir });
+    await store.appendMessage(task.id, task);
+    await store.addWaiting(worker, task);
+    await store.appendConversation(worker, [{ role: 'user', content: taskAsPrompt(task) }, { role: 'assistant', content: '42', toolCalls: [] }]);
+    await store.close();
+
+    const model = new ScriptedModel([]);
+    const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    const answer = await second.waitForAnswer(task.id, { timeoutMs: 10_000 });
+    expect(answer).toMatchObject({ status: 'completed', result: { text: '42' } });
+    expect(model.requests).toHaveLength(0);
+    await second.shutdown();
   });
 });
