@@ -158,3 +158,23 @@ describe('a restart after the answer was stored but not sent', () => {
     await second.shutdown();
   });
 });
+
+describe('spawning on a data dir', () => {
+  it('a child whose parent is terminated while its record is being written is refused and stays terminated', async () => {
+    const dir = await dataDir();
+    const rt = await createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() });
+    await rt.createRole({ name: 'worker', prompt: 'You work.' });
+    const parent = await rt.spawn({ role: 'worker' });
+    // The child's record is on its way to disk when the parent goes.
+    const spawning = rt.society.spawn({ role: 'worker', parent, id: 'late-child' });
+    await rt.terminate(parent, { by: 'user' });
+    await expect(spawning).rejects.toMatchObject({ code: 'agent_terminated' });
+    expect(rt.agent('late-child')).toMatchObject({ status: 'terminated', state: 'terminated' });
+    await rt.shutdown();
+
+    const store = await openOrgStore({ dir });
+    expect(store.agent('late-child')?.status).toBe('terminated');
+    expect(store.terminations().find((termination) => termination.agentId === 'late-child')).toMatchObject({ terminatedBy: parent, reason: 'parent terminated while spawning' });
+    await store.close();
+  });
+});
