@@ -58,7 +58,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     logger: false,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
     forceCloseConnections: 'idle',
     // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
