@@ -12,6 +12,7 @@ import { httpService } from './httpService.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { orgStoreSuite } from './orgStore.js';
 import { reactLoop } from './reactLoop.js';
+import { reactMachinery } from './reactMachinery.js';
 import { type Row, markdownTable } from './report.js';
 import { spawnSuite } from './spawn.js';
 
@@ -20,6 +21,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'actor delivery', run: actorDelivery },
   { name: 'spawn', run: spawnSuite },
   { name: 'ReAct loop', run: reactLoop },
+  { name: 'ReAct machinery', run: reactMachinery },
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
 ];

@@ -206,7 +206,7 @@ export class Runtime {
   /** Resolves with the final Task of `taskId` once it reaches the user. */
   waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
     const isAnswer = (task: Task): boolean => task.id === taskId && finalStatuses.has(task.status);
-    const known = this.user.inbox().find(isAnswer);
+    const known = this.user.answerTo(taskId);
     if (known !== undefined) return Promise.resolve(known);
     return new Promise((resolve, reject) => {
       const timer = this.#clock.setTimeout(() => {

@@ -4,7 +4,7 @@ import { userEndpointMachine } from '../../machines/userEndpoint.machine.js';
 import type { EventBus } from '../bus/index.js';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Task } from '../task/index.js';
+import { type Task, finalStatuses } from '../task/index.js';
 
 /** Receives each Task addressed to the user (console printer, HTTP, SSE …). */
 export type OutputHandler = (task: Task) => void;
@@ -23,6 +23,8 @@ export interface UserEndpointDeps {
 export class UserEndpoint {
   readonly id = 'user';
   readonly #inbox: Task[] = [];
+  /** The final replies among them, by task id, so looking one up does not scan the inbox. */
+  readonly #answers = new Map<string, Task>();
   readonly #handlers = new Set<OutputHandler>();
   readonly #actor: Actor<typeof userEndpointMachine>;
   readonly #subscription: Subscription;
@@ -62,7 +64,12 @@ export class UserEndpoint {
 
   /** Puts back what the user had received before a restart (from the org store), oldest first. */
   restoreInbox(tasks: readonly Task[]): void {
-    this.#inbox.push(...tasks.slice(-this.deps.inboxLimit));
+    for (const task of tasks.slice(-this.deps.inboxLimit)) this.#keep(task);
+  }
+
+  /** The final reply to `taskId` among what the inbox holds, if any. */
+  answerTo(taskId: string): Task | undefined {
+    return this.#answers.get(taskId);
   }
 
   /** What agents have sent the user, oldest first (bounded; the org store keeps the full log). */
@@ -92,9 +99,16 @@ export class UserEndpoint {
     return refusal;
   }
 
-  #deliver(task: Task): void {
+  #keep(task: Task): void {
     this.#inbox.push(task);
-    if (this.#inbox.length > this.deps.inboxLimit) this.#inbox.shift();
+    if (finalStatuses.has(task.status)) this.#answers.set(task.id, task);
+    if (this.#inbox.length <= this.deps.inboxLimit) return;
+    const dropped = this.#inbox.shift();
+    if (dropped !== undefined && this.#answers.get(dropped.id) === dropped) this.#answers.delete(dropped.id);
+  }
+
+  #deliver(task: Task): void {
+    this.#keep(task);
     for (const handler of this.#handlers) {
       try {
         handler(task);

@@ -197,3 +197,17 @@ describe('user endpoint (properties 1–3)', () => {
     );
   });
 });
+
+describe('user endpoint inbox bound', () => {
+  it('answers already in the bounded inbox are found at once; answers it dropped are not', async () => {
+    const { rt } = await quietRuntime({ inboxLimit: 2 });
+    const deps = { ids: sequentialIds(), clock: new SimulatedClock(0) };
+    const replies = ['a1', 'a2', 'a3'].map((id) => createTask({ id, from: 'root', to: 'user', action: Actions.message, status: 'completed', parameters: { text: id } }, deps));
+    for (const reply of replies) rt.bus.publish(reply);
+    expect(rt.user.inbox().map((task) => task.id)).toEqual(['a2', 'a3']);
+    expect(rt.user.answerTo('a3')).toBe(replies[2]);
+    expect(rt.user.answerTo('a1')).toBeUndefined();
+    await expect(rt.waitForAnswer('a2', { timeoutMs: 1_000 })).resolves.toBe(replies[1]);
+    await rt.shutdown();
+  });
+});
