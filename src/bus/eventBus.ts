@@ -162,6 +162,16 @@ export class EventBus {
     });
   }
 
+  /**
+   * Whether a Task to `target` with `action` would reach anyone: a subscriber here, or any bus
+   * elsewhere. Lets a sender skip building Tasks nobody would see (streamed observations).
+   */
+  wants(target: string, action: string): boolean {
+    if (this.#transport.reachesOtherBuses || this.#all.observed || this.#exact.has(action) || this.#targets.has(target)) return true;
+    if (this.#prefixes.size === 0) return false;
+    return this.#prefixesOf(action).some((prefix) => this.#prefixes.has(prefix));
+  }
+
   /** The last few Tasks delivered, oldest first (debugging only). */
   recent(): readonly Task[] {
     return this.#ring.items();

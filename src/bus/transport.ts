@@ -10,6 +10,11 @@ export type Interest = { readonly target: string } | { readonly pattern: string 
  */
 export interface Transport {
   readonly name: string;
+  /**
+   * Whether buses elsewhere may receive what this one sends. When false (one process), a bus
+   * knows from its own subscribers whether anyone would see a Task.
+   */
+  readonly reachesOtherBuses: boolean;
   /** Where Tasks arriving for this bus go. Called once, by the bus. */
   attach(deliver: (task: Task) => void): void;
   /** Hands a Task over for delivery to every interested bus (including this one). */
@@ -27,6 +32,7 @@ export function subjectOf(task: Pick<Task, 'to' | 'action'>, root = 'troupe'): s
 /** Delivers every Task back to the one bus in this process, synchronously. */
 export class InProcessTransport implements Transport {
   readonly name = 'in-process';
+  readonly reachesOtherBuses = false;
   #deliver: ((task: Task) => void) | undefined;
 
   attach(deliver: (task: Task) => void): void {

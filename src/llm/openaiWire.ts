@@ -49,8 +49,17 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
+// A society offers the same tool list call after call: the registry hands out one frozen array
+// per policy. Only frozen arrays are cached, so one a caller changes later is never served stale.
+const wireToolsCache = new WeakMap<readonly ToolDefinition[], ChatCompletionFunctionTool[]>();
+
 export function toWireTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  let wire = wireToolsCache.get(tools);
+  if (wire === undefined) {
+    wire = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+    if (Object.isFrozen(tools)) wireToolsCache.set(tools, wire);
+  }
+  return wire;
 }
 
 /** Turns one streamed chunk into troupe deltas. */

@@ -15,9 +15,12 @@ function cellOf(host: AgentHost, agentId: string): AgentCell {
   return cell;
 }
 
-/** An observation Task about the turn on `task` (thinking text, a tool call): addressed to no one in particular. */
-function observation(host: AgentHost, agentId: string, task: Task, action: string, parameters: Record<string, string | number>): Task {
-  return observationTask({ from: agentId, about: task, action, parameters }, host);
+/**
+ * Publishes an observation about the turn on `task` (thinking text, a tool call), addressed to
+ * no one in particular; not even made when nobody would see it.
+ */
+function observe(host: AgentHost, agentId: string, task: Task, action: string, parameters: Record<string, string | number>): void {
+  if (host.bus.wants('observer', action)) host.bus.publish(observationTask({ from: agentId, about: task, action, parameters }, host));
 }
 
 /**
@@ -35,7 +38,7 @@ export async function think(host: AgentHost, input: TurnInput, signal: AbortSign
   host.warnIfLong(input.agentId, input.task);
   const stripper = new ImportanceTagStripper();
   const show = (text: string): void => {
-    if (text !== '') host.bus.publish(observation(host, input.agentId, input.task, Actions.thinking, { text }));
+    if (text !== '') observe(host, input.agentId, input.task, Actions.thinking, { text });
   };
   const stream = host.model.chat({ messages: cell.conversation.messages, tools: host.tools.definitions(cell.role.tools) }, { signal });
   const reply = await collectReply(
@@ -43,7 +46,7 @@ export async function think(host: AgentHost, input: TurnInput, signal: AbortSign
     (text) => show(stripper.push(text)),
     (attempt) => {
       stripper.flush();
-      host.bus.publish(observation(host, input.agentId, input.task, Actions.thinking, { text: '', restart: attempt }));
+      observe(host, input.agentId, input.task, Actions.thinking, { text: '', restart: attempt });
     },
   );
   show(stripper.flush());
@@ -74,7 +77,7 @@ export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal
   const limit = host.config.maxRepeatedToolCalls;
   const verdicts = calls.map((call) => judgeRepeat(cell.turnCalls, call, limit));
   for (const call of calls) {
-    host.bus.publish(observation(host, input.agentId, input.task, Actions.toolCall, { tool: call.name, arguments: call.arguments }));
+    observe(host, input.agentId, input.task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
   }
 
   const context = { agentId: input.agentId, task: input.task, signal, society: host.port };

@@ -11,6 +11,9 @@ export interface ToolPolicy {
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
   readonly #definitions = new Map<string, ToolSpec>();
+  // What each policy lets a model see, asked for before every model call: kept until a tool is added.
+  #seen = new WeakMap<ToolPolicy, readonly ToolSpec[]>();
+  #unrestricted: readonly ToolSpec[] | undefined;
 
   register(...tools: Tool[]): this {
     for (const tool of tools) {
@@ -18,6 +21,8 @@ export class ToolRegistry {
       this.#tools.set(tool.name, tool);
       this.#definitions.set(tool.name, { name: tool.name, description: tool.description, parameters: parametersJsonSchema(tool.parameters) });
     }
+    this.#seen = new WeakMap();
+    this.#unrestricted = undefined;
     return this;
   }
 
@@ -36,8 +41,14 @@ export class ToolRegistry {
     return !(policy?.deny?.includes(name) ?? false);
   }
 
-  /** The definitions a model sees, filtered by a role's policy. */
-  definitions(policy?: ToolPolicy): ToolSpec[] {
-    return [...this.#definitions.values()].filter((definition) => this.allows(policy, definition.name));
+  /** The definitions a model sees, filtered by a role's policy; the same array until a tool is added. */
+  definitions(policy?: ToolPolicy): readonly ToolSpec[] {
+    if (policy === undefined) return (this.#unrestricted ??= Object.freeze([...this.#definitions.values()]));
+    let specs = this.#seen.get(policy);
+    if (specs === undefined) {
+      specs = Object.freeze([...this.#definitions.values()].filter((definition) => this.allows(policy, definition.name)));
+      this.#seen.set(policy, specs);
+    }
+    return specs;
   }
 }

@@ -63,6 +63,7 @@ class SimulatedClock implements Clock {
 /** Wraps the in-process transport and counts declared interests, so tests can see withdrawal. */
 class RecordingTransport implements Transport {
   readonly name = 'recording';
+  constructor(readonly reachesOtherBuses = false) {}
   readonly #inner = new InProcessTransport();
   readonly live = new Map<string, number>();
 
@@ -661,3 +662,28 @@ describe('close', () => {
     expect(bus.pendingRequests).toBe(0);
   });
 });
+
+describe('wants', () => {
+  it('is true exactly when a subscriber here would see the Task, whatever selects it', () => {
+    const { bus } = harness();
+    expect(bus.wants('observer', 'node.tool_call')).toBe(false);
+    const byTarget = bus.subscribe({ to: 'observer' }, () => undefined);
+    expect(bus.wants('observer', 'node.tool_call')).toBe(true);
+    expect(bus.wants('someone-else', 'node.tool_call')).toBe(false);
+    byTarget.unsubscribe();
+    expect(bus.wants('observer', 'node.tool_call')).toBe(false);
+    for (const pattern of ['node.tool_call', 'node.*', '*']) {
+      const sub = bus.subscribe({ pattern }, () => undefined);
+      expect(bus.wants('observer', 'node.tool_call'), pattern).toBe(true);
+      expect(bus.wants('observer', 'agent.spawned'), pattern).toBe(pattern === '*');
+      sub.unsubscribe();
+    }
+    expect(bus.wants('observer', 'node.tool_call')).toBe(false);
+  });
+
+  it('is always true on a transport that reaches other buses: someone there may listen', () => {
+    const { bus } = harness({ transport: new RecordingTransport(true) });
+    expect(bus.wants('observer', 'node.tool_call')).toBe(true);
+  });
+});
+
