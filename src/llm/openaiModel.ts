@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
 import { chunkToDeltas, toWireMessages, toWireTools } from './openaiWire.js';
@@ -40,20 +41,19 @@ export class OpenAIModel implements ModelClient {
     });
   }
 
-  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
-    const stream = await this.#client.chat.completions.create(
-      {
-        model: request.model ?? this.#options.model,
-        messages: toWireMessages(request.messages),
-        ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
-        stream: true,
-        ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
-      },
-      options.signal === undefined ? {} : { signal: options.signal },
+  chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
+    return deltasOf(() =>
+      this.#client.chat.completions.create(
+        {
+          model: request.model ?? this.#options.model,
+          messages: toWireMessages(request.messages),
+          ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
+          stream: true,
+          ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+        },
+        options.signal === undefined ? {} : { signal: options.signal },
+      ),
     );
-    for await (const chunk of stream) {
-      for (const delta of chunkToDeltas(chunk)) yield delta;
-    }
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
@@ -64,4 +64,42 @@ export class OpenAIModel implements ModelClient {
     );
     return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
   }
+}
+
+/**
+ * The deltas of a streamed completion, opened on the first read. A chunk's deltas are handed
+ * out from a small queue without another promise each: this sits on every model call's path.
+ */
+function deltasOf(open: () => Promise<AsyncIterable<ChatCompletionChunk>>): AsyncIterable<ChatDelta> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<ChatDelta> {
+      let chunks: AsyncIterator<ChatCompletionChunk> | undefined;
+      let queue: ChatDelta[] = [];
+      let head = 0;
+      const pull = async (): Promise<IteratorResult<ChatDelta>> => {
+        chunks ??= (await open())[Symbol.asyncIterator]();
+        for (;;) {
+          const result = await chunks.next();
+          if (result.done === true) return { done: true, value: undefined };
+          queue = chunkToDeltas(result.value);
+          head = 0;
+          const first = queue[head++];
+          if (first !== undefined) return { done: false, value: first };
+        }
+      };
+      return {
+        next: () => {
+          const queued = queue[head];
+          if (queued === undefined) return pull();
+          head += 1;
+          return Promise.resolve({ done: false, value: queued });
+        },
+        // The consumer stopped early: close the HTTP stream.
+        return: async (): Promise<IteratorResult<ChatDelta>> => {
+          await chunks?.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
+import { retryingStream } from './retryingStream.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (seed 004: at most 3). */
@@ -96,20 +97,11 @@ export class RetryingModel implements ModelClient {
     return Math.min(maxDelayMs, Math.max(backoff, retryAfterMs ?? 0));
   }
 
-  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {
-    for (let attempt = 0; ; attempt++) {
-      let started = false;
-      try {
-        if (attempt > 0) yield { type: 'restart', attempt };
-        for await (const delta of this.inner.chat(request, options)) {
-          started = true;
-          yield delta;
-        }
-        return;
-      } catch (error) {
-        await this.#beforeRetry(error, attempt, options.signal, started ? 'stream' : 'call');
-      }
-    }
+  chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
+    return retryingStream(
+      () => this.inner.chat(request, options),
+      (error, attempt, started) => this.#beforeRetry(error, attempt, options.signal, started ? 'stream' : 'call'),
+    );
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {

@@ -152,3 +152,50 @@ describe('RetryingModel', () => {
     expect(vectors?.[0]).toHaveLength(256);
   });
 });
+
+describe('RetryingModel stream', () => {
+  it('retries a model whose chat() throws before it returns a stream, as a failed first attempt', async () => {
+    let calls = 0;
+    const inner = new ScriptedModel([{ text: 'second time lucky' }]);
+    const flaky = {
+      name: 'flaky',
+      scripted: true,
+      embed: () => Promise.resolve([]),
+      chat: (req: ChatRequest) => {
+        calls += 1;
+        if (calls === 1) throw serverError();
+        return inner.chat(req);
+      },
+    };
+    const clock = new SimulatedClock();
+    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock, logger: new MemoryLogger() });
+    let reply = '';
+    const call = collectReply(model.chat(request)).then((collected) => (reply = collected.message.content));
+    expect(await runTimers(clock, () => reply !== '')).toEqual([1000]);
+    await call;
+    expect([reply, calls]).toEqual(['second time lucky', 2]);
+  });
+
+  it('closes the attempt in flight when the consumer stops reading', async () => {
+    let closed = false;
+    const inner = {
+      name: 'endless',
+      scripted: true,
+      embed: () => Promise.resolve([]),
+      chat: async function* () {
+        try {
+          for (;;) yield { type: 'text' as const, text: 'more ' };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    const model = new RetryingModel(inner, defaultRetryPolicy, { clock: new SimulatedClock() });
+    let seen = 0;
+    for await (const delta of model.chat(request)) {
+      if (delta.type === 'text') seen += 1;
+      if (seen === 3) break;
+    }
+    expect([seen, closed]).toEqual([3, true]);
+  });
+});
