@@ -88,10 +88,10 @@ export async function act(host: AgentHost, input: TurnInput, signal: AbortSignal
     if (!signal.aborted) cell.conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
   };
   await Promise.all(
-    calls.map(async (call, i) => {
-      if (stopped) feedBack(call)(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard'));
-      else if (verdicts[i] === 'refuse') feedBack(call)(errorResult(repeatMessage(call.name, limit), 'repeat_guard'));
-      else feedBack(call)(await runToolCall(call, context, options));
+    calls.map((call, i): Promise<void> => {
+      if (stopped) return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
+      if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
+      return runToolCall(call, context, options).then(feedBack(call));
     }),
   );
   signal.throwIfAborted();

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { formatPath } from '../task/index.js';
 import type { ToolPolicy, ToolRegistry } from './registry.js';
-import { type ToolCallRequest, type ToolContext, type ToolResult, errorResult } from './tool.js';
+import { type Tool, type ToolCallRequest, type ToolContext, type ToolResult, errorResult } from './tool.js';
 
 export interface RunToolOptions {
   readonly registry: ToolRegistry;
@@ -13,14 +13,8 @@ export interface RunToolOptions {
   readonly clock: Clock;
 }
 
-/**
- * Runs one tool call from a model. Never throws: unknown tools, arguments that are not JSON
- * or fail the schema, a tool that throws, a tool that outlives its timeout and a call whose
- * caller is aborted all come back as error results the model can read and react to. On a
- * timeout or an abort the tool's own signal is aborted, so it can stop its work.
- */
-export async function runToolCall(call: ToolCallRequest, context: ToolContext, options: RunToolOptions): Promise<ToolResult> {
-  const { registry, policy } = options;
+/** The tool a call names, with its arguments checked against its schema; or why the call cannot run. */
+function prepare(call: ToolCallRequest, registry: ToolRegistry, policy: ToolPolicy | undefined): { tool: Tool; args: unknown } | ToolResult {
   const tool = registry.get(call.name);
   if (tool === undefined || !registry.allows(policy, call.name)) {
     const known = registry.definitions(policy).map((definition) => definition.name).join(', ');
@@ -38,7 +32,19 @@ export async function runToolCall(call: ToolCallRequest, context: ToolContext, o
     const field = issue === undefined ? '' : formatPath(issue.path);
     return errorResult(`invalid arguments for ${call.name}: ${field === '' ? '' : `${field}: `}${issue?.message ?? 'invalid'}`, 'invalid_input');
   }
+  return { tool, args: parsed.data };
+}
 
+/**
+ * Runs one tool call from a model. Never throws: unknown tools, arguments that are not JSON
+ * or fail the schema, a tool that throws, a tool that outlives its timeout and a call whose
+ * caller is aborted all come back as error results the model can read and react to. On a
+ * timeout or an abort the tool's own signal is aborted, so it can stop its work.
+ */
+export function runToolCall(call: ToolCallRequest, context: ToolContext, options: RunToolOptions): Promise<ToolResult> {
+  const prepared = prepare(call, options.registry, options.policy);
+  if (!('tool' in prepared)) return Promise.resolve(prepared);
+  const { tool, args } = prepared;
   const { clock } = options;
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   // The tool's own signal, made only when the tool reads it: most tools never do, and an
@@ -58,35 +64,40 @@ export async function runToolCall(call: ToolCallRequest, context: ToolContext, o
     }
     return controller.signal;
   };
-  // Settles with an error result when the timeout fires or the caller aborts, whichever is first.
-  let interrupt!: (result: ToolResult) => void;
-  const interrupted = new Promise<ToolResult>((resolve) => {
-    interrupt = resolve;
-  });
-  const onParentAbort = (): void => {
-    abortTool(context.signal.reason);
-    interrupt(errorResult(`${call.name} aborted: ${describeError(context.signal.reason)}`, 'aborted'));
-  };
-  if (context.signal.aborted) onParentAbort();
-  else context.signal.addEventListener('abort', onParentAbort, { once: true });
-  const timer = clock.setTimeout(() => {
-    abortTool(new Error(`timed out after ${timeoutMs} ms`));
-    interrupt(errorResult(`${call.name} timed out after ${timeoutMs} ms`, 'tool_timeout'));
-  }, timeoutMs);
-  try {
+  // One promise, settled by whichever comes first: the tool, its timeout, or the caller's abort.
+  return new Promise<ToolResult>((resolve) => {
+    let settled = false;
+    const settle = (result: ToolResult): void => {
+      if (settled) return;
+      settled = true;
+      clock.clearTimeout(timer);
+      context.signal.removeEventListener('abort', onParentAbort);
+      resolve(result);
+    };
+    const onParentAbort = (): void => {
+      abortTool(context.signal.reason);
+      settle(errorResult(`${call.name} aborted: ${describeError(context.signal.reason)}`, 'aborted'));
+    };
+    const timer = clock.setTimeout(() => {
+      abortTool(new Error(`timed out after ${timeoutMs} ms`));
+      settle(errorResult(`${call.name} timed out after ${timeoutMs} ms`, 'tool_timeout'));
+    }, timeoutMs);
     // Not started at all when the caller is already gone.
-    if (context.signal.aborted) return await interrupted;
-    const execution = tool.execute(parsed.data, {
-      ...context,
-      get signal() {
-        return toolSignal();
-      },
-    });
-    return await Promise.race([execution, interrupted]);
-  } catch (error) {
-    return errorResult(`${call.name} failed: ${describeError(error)}`, errorCodeOf(error));
-  } finally {
-    clock.clearTimeout(timer);
-    context.signal.removeEventListener('abort', onParentAbort);
-  }
+    if (context.signal.aborted) {
+      onParentAbort();
+      return;
+    }
+    context.signal.addEventListener('abort', onParentAbort, { once: true });
+    const failed = (error: unknown): void => settle(errorResult(`${call.name} failed: ${describeError(error)}`, errorCodeOf(error)));
+    try {
+      tool.execute(args, {
+        ...context,
+        get signal() {
+          return toolSignal();
+        },
+      }).then(settle, failed);
+    } catch (error) {
+      failed(error);
+    }
+  });
 }
