@@ -5,20 +5,31 @@ import { HttpError } from './httpErrors.js';
 /** Routes anyone may call: an orchestrator's probes carry no token. */
 export const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready']);
 
+/**
+ * Routes that also take the token as `?access_token=`: a browser's EventSource cannot set
+ * headers. Only the event stream, which changes nothing; a URL may end up in a proxy's log.
+ */
+export const queryTokenPaths: ReadonlySet<string> = new Set(['/api/events']);
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
- * An `onRequest` hook that lets a request through only with `Authorization: Bearer <token>`.
- * Both sides are hashed first, so the comparison takes the same time whatever the guess.
+ * An `onRequest` hook that lets a request through only with `Authorization: Bearer <token>`
+ * (or, on the event stream, `?access_token=<token>`). Both sides are hashed first, so the
+ * comparison takes the same time whatever the guess.
  */
 export function bearerAuth(token: string): (request: FastifyRequest) => Promise<void> {
   const expected = digest(token);
   return async (request) => {
-    if (publicPaths.has(request.url.split('?', 1)[0] ?? '')) return;
+    const [path = '', query = ''] = request.url.split('?', 2);
+    if (publicPaths.has(path)) return;
     const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match?.[1] === undefined) throw new HttpError(401, 'unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>)');
-    if (!timingSafeEqual(digest(match[1]), expected)) throw new HttpError(401, 'unauthorized', 'wrong bearer token');
+    let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(query).get('access_token') ?? undefined;
+    if (presented === undefined) {
+      throw new HttpError(401, 'unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=)');
+    }
+    if (!timingSafeEqual(digest(presented), expected)) throw new HttpError(401, 'unauthorized', 'wrong bearer token');
   };
 }
 

@@ -101,7 +101,8 @@ export function toResponse(error: unknown): { status: number; body: ErrorBody } 
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toResponse(error);
-    if (status >= 500) logger.error({ method: request.method, url: request.url, error: describeError(error) }, 'request failed');
+    // The path only: a query may carry the token (?access_token= on the event stream).
+    if (status >= 500) logger.error({ method: request.method, url: request.url.split('?', 1)[0], error: describeError(error) }, 'request failed');
     return reply.status(status).send(body);
   };
 }

@@ -83,6 +83,8 @@ export const EventsQuerySchema = z
     agent: AgentIdSchema.optional(),
     /** An action pattern: `*`, `prefix.*` or an exact action (checked by the bus). */
     action: z.string().max(200).default('*'),
+    /** The token, for a browser's EventSource, which cannot send an Authorization header. */
+    access_token: z.string().optional(),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MessagesBody, type Served, answered, call, serve } from './harness.js';
+import { EventStreamClient } from './sseClient.js';
 
 const token = 'correct-horse-battery-staple';
 let served: Served;
@@ -51,6 +52,8 @@ const cases: Case[] = [
   { name: 'no token', path: '/api/agents', token: false, status: 401, code: 'unauthorized' },
   { name: 'wrong token', path: '/api/submit', json: { text: 'hi' }, token: 'guess', status: 401, code: 'unauthorized' },
   { name: 'no token on an unknown route', path: '/api/nothing', token: false, status: 401, code: 'unauthorized' },
+  { name: 'token in the query of a route that only takes the header', path: `/api/agents?access_token=${token}`, token: false, status: 401, code: 'unauthorized' },
+  { name: 'wrong token in the query of the event stream', path: '/api/events?access_token=guess', token: false, status: 401, code: 'unauthorized' },
   { name: 'unknown route', path: '/api/nothing', status: 404, code: 'route_not_found' },
   { name: 'unknown task', path: '/api/messages/no-such-task', status: 404, code: 'unknown_task', field: 'taskId' },
   { name: 'unknown task with the longest id', path: `/api/messages/${'t'.repeat(128)}`, status: 404, code: 'unknown_task', field: 'taskId' },
@@ -92,3 +95,14 @@ describe('bad input: the documented status and code, and the server keeps servin
     expect(served.logger.entries.filter((entry) => entry.message === 'request failed')).toEqual([]);
   });
 });
+
+describe('the event stream for a browser', () => {
+  it('takes the token as ?access_token=, since an EventSource cannot send headers', async () => {
+    // open() rejects unless the server answers 200 and its stream says it is connected.
+    const stream = await EventStreamClient.open(served.url, `/api/events?access_token=${encodeURIComponent(token)}`);
+    const taskId = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about fog' }, token })).body.taskId;
+    await stream.until((client) => client.tasks.some((task) => task.id === taskId));
+    stream.close();
+  });
+});
+
