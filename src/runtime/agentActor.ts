@@ -33,7 +33,8 @@ export function startAgentActor(deps: AgentActorDeps, record: AgentRecord, role:
   const cell: AgentCell = { role, conversation: from.conversation, actor, pendingCalls: [], turnCalls: new Map(), usage, inbox: undefined };
   deps.register(cell);
   actor.subscribe({
-    next: (snapshot) => deps.activity.track(id, snapshot.status === 'active' && !(snapshot.matches({ running: 'idle' }) && snapshot.context.mailbox.length === 0)),
+    // Runs on every event of every agent: the state value is read directly rather than through `matches`.
+    next: (snapshot) => deps.activity.track(id, snapshot.status === 'active' && !(isIdle(snapshot.value) && snapshot.context.mailbox.length === 0)),
     error: (error) => {
       deps.activity.track(id, false);
       deps.logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
@@ -52,4 +53,9 @@ export function startAgentActor(deps: AgentActorDeps, record: AgentRecord, role:
   // Tasks it had accepted before a restart, in order (already kept in the journal).
   for (const task of from.waiting) actor.send({ type: 'task.received', task });
   return cell;
+}
+
+/** `running.idle`, from a snapshot's state value. */
+function isIdle(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { running?: unknown }).running === 'idle';
 }
