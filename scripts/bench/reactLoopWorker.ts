@@ -132,10 +132,20 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const { side, rounds, warmup } = args;
-  const server = await startOpenAICompatibleServer({ fallback: loopReply });
+  // The server keeps no more than the latest request: a remote model server holds nothing in
+  // this process's heap, and every request kept here is memory each collection would walk again,
+  // on both sides. Only round 1's opening request is kept, for the parent to compare (troupe's
+  // names its agent and task, so later rounds differ in those ids).
+  let firstRequest: ChatRequest | undefined;
+  const server = await startOpenAICompatibleServer({
+    fallback: (request) => {
+      firstRequest ??= request;
+      return loopReply(request);
+    },
+    keepRequests: 1,
+  });
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
-  let firstRequest: ChatRequest | undefined;
   try {
     const loop = args.side === 'troupe' ? await troupeLoop(server) : handLoop(server, args.opening);
     try {
@@ -143,7 +153,7 @@ async function main(): Promise<void> {
         // One full collection before the measured rounds, so they start from a clean heap.
         if (i === warmup) collect();
         await loop.setup();
-        const before = server.chatRequests.length;
+        const before = server.chatCalls;
         const cpuStart = process.cpuUsage();
         const start = process.hrtime.bigint();
         const answer = await loop.run();
@@ -151,11 +161,9 @@ async function main(): Promise<void> {
         const cpu = process.cpuUsage(cpuStart);
         await loop.teardown();
         // Checked untimed, every round: 21 chat requests and the answer.
-        const made = server.chatRequests.length - before;
+        const made = server.chatCalls - before;
         if (made !== CALLS) throw new Error(`${side} loop made ${made} model calls in round ${i + 1}, expected ${CALLS}`);
         if (answer !== 'done') throw new Error(`${side} loop answered ${JSON.stringify(answer)} in round ${i + 1}, expected "done"`);
-        // Round 1's opening request, for the parent to compare (troupe's names its agent and task, so later rounds differ in those ids).
-        firstRequest ??= server.chatRequests[before];
         if (i < warmup) continue;
         msPerStepSamples.push(wallMs / CALLS);
         // Process CPU time (ms), GC threads and the in-process server included.
@@ -168,7 +176,7 @@ async function main(): Promise<void> {
     await server.close();
   }
   if (firstRequest === undefined) throw new Error(`${side} loop made no requests`);
-  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, calls: server.chatRequests.length, firstRequest };
+  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, calls: server.chatCalls, firstRequest };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

@@ -14,7 +14,8 @@ export interface ModelServerOptions {
 export async function serveModel(options: ModelServerOptions, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
   let server: Awaited<ReturnType<typeof startOpenAICompatibleServer>>;
   try {
-    server = await startOpenAICompatibleServer({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelayMs });
+    // It runs for as long as it is left up and reads no request back: it keeps none.
+    server = await startOpenAICompatibleServer({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelayMs, keepRequests: 0 });
   } catch (error) {
     io.stderr.write(`troupe model-server: cannot listen on ${options.host}:${options.port}: ${describeError(error)}\n`);
     return 2;
@@ -26,6 +27,6 @@ export async function serveModel(options: ModelServerOptions, io: { stdout: Node
     process.once('SIGTERM', resolve);
   });
   await server.close();
-  io.stderr.write(`troupe model-server: stopped after ${server.chatRequests.length} chat requests\n`);
+  io.stderr.write(`troupe model-server: stopped after ${server.chatCalls} chat requests\n`);
   return 0;
 }

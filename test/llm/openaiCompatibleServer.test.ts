@@ -285,6 +285,27 @@ describe('the server itself', () => {
     expect(typeof server.requests[0]?.at).toBe('number');
   });
 
+  it('keeps only the latest keepRequests requests, while counting every chat call and numbering its ids on', async () => {
+    const bounded = await startOpenAICompatibleServer({ keepRequests: 2 });
+    try {
+      const boundedClient = new OpenAI({ apiKey: 'test', baseURL: bounded.baseURL, maxRetries: 0 });
+      const ids: string[] = [];
+      for (const content of ['a', 'b', 'c']) {
+        const completion = await boundedClient.chat.completions.create({ model: 'm', messages: [{ role: 'user', content }] });
+        ids.push(completion.id);
+      }
+      await boundedClient.embeddings.create({ model: 'e', input: 'x' });
+      expect(bounded.chatCalls).toBe(3);
+      expect(bounded.chatRequests.map((request) => request.messages[0]?.content)).toEqual(['b', 'c']);
+      expect(bounded.requests.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/embeddings']);
+      expect(new Set(ids).size).toBe(3);
+    } finally {
+      await bounded.close();
+    }
+    await expect(startOpenAICompatibleServer({ keepRequests: -1 })).rejects.toThrow(/keepRequests/);
+    await expect(startOpenAICompatibleServer({ keepRequests: Number.NaN })).rejects.toThrow(/keepRequests/);
+  });
+
   it('closes promptly with a hanging request pending', async () => {
     server.script({ hang: true });
     const pending = client.chat.completions.create(hi).catch((caught: unknown) => caught);

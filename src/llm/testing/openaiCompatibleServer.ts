@@ -37,8 +37,10 @@ export interface OpenAICompatibleServer {
   /** The `baseURL` to give the OpenAI SDK, e.g. `http://127.0.0.1:PORT/v1`. */
   readonly baseURL: string;
   readonly requests: readonly RecordedRequest[];
-  /** The request of each valid chat-completion call, in troupe's terms. */
+  /** The request of each valid chat-completion call, in troupe's terms (the latest `keepRequests`). */
   readonly chatRequests: readonly ChatRequest[];
+  /** Valid chat-completion calls received so far, including those no longer kept. */
+  readonly chatCalls: number;
   /** Queues steps, used one per valid chat-completion call; with none left, the fallback answers. */
   script(...steps: ServerStep[]): void;
   /** Steps not yet used. */
@@ -56,6 +58,12 @@ export interface OpenAICompatibleServerOptions {
   /** Pause before each streamed chunk, to watch a stream arrive. */
   readonly chunkDelayMs?: number;
   readonly clock?: Clock;
+  /**
+   * How many of the latest requests `requests` and `chatRequests` hold; all by default, as a
+   * test wants. A long-running demo or benchmark sets a bound: every body it keeps is memory
+   * the process's garbage collector walks again and again.
+   */
+  readonly keepRequests?: number;
 }
 
 type Plan =
@@ -74,9 +82,15 @@ type Plan =
  * await server.close();
  */
 export async function startOpenAICompatibleServer(options: OpenAICompatibleServerOptions = {}): Promise<OpenAICompatibleServer> {
-  const { host = '127.0.0.1', fallback = planReply, chunkDelayMs = 0, clock = systemClock } = options;
+  const { host = '127.0.0.1', fallback = planReply, chunkDelayMs = 0, clock = systemClock, keepRequests = Infinity } = options;
+  if (!(keepRequests >= 0)) throw new RangeError(`keepRequests must be a number ≥ 0, got ${String(keepRequests)}`);
   const requests: RecordedRequest[] = [];
   const chatRequests: ChatRequest[] = [];
+  let chatCalls = 0;
+  const keep = <T>(list: T[], item: T): void => {
+    list.push(item);
+    if (list.length > keepRequests) list.shift();
+  };
   const steps: ServerStep[] = [];
   const startedAt = Math.floor(clock.now() / 1000);
 
@@ -107,9 +121,10 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
       return;
     }
     const chatRequest = fromWireRequest(parsed.data);
-    chatRequests.push(chatRequest);
+    keep(chatRequests, chatRequest);
+    chatCalls += 1;
     const plan = planFor(chatRequest);
-    const seq = chatRequests.length;
+    const seq = chatCalls;
     const context: CompletionContext = {
       id: `chatcmpl-troupe-${seq}`,
       created: Math.floor(clock.now() / 1000),
@@ -168,7 +183,7 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
     const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
     const text = await readBody(request);
     const body = text === undefined ? null : parseJson(text);
-    requests.push({ method, path, body: body === undefined ? text : body, headers: request.headers, at: clock.now() });
+    keep(requests, { method, path, body: body === undefined ? text : body, headers: request.headers, at: clock.now() });
     if (text === undefined) {
       sendError(response, 413, `The request body exceeds ${maxBodyBytes} bytes.`);
       return;
@@ -221,6 +236,9 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
     baseURL: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     requests,
     chatRequests,
+    get chatCalls() {
+      return chatCalls;
+    },
     script: (...more) => {
       steps.push(...more);
     },
