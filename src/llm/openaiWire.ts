@@ -11,19 +11,29 @@ import type { ChatDelta, ChatMessage, ChatRequest, ToolDefinition } from './mess
  * place: the OpenAI-compatible client speaks it outward, the local test server reads it back.
  */
 
-// A conversation is resent whole on every call while only its tail is new, so each message's
-// wire form is made once. Messages are never changed after they are appended.
-const wireCache = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
+// A conversation is resent whole on every call while only its tail is new, so the wire form of
+// the last request of each conversation (found by its first message) is kept and extended.
+// Only frozen arrays (Conversation hands out frozen snapshots) are remembered: their elements
+// cannot be swapped afterwards, so comparing them one by one proves the prefix unchanged.
+const lastRequestOf = new WeakMap<ChatMessage, { readonly source: readonly ChatMessage[]; readonly wire: readonly ChatCompletionMessageParam[] }>();
 
 export function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((message) => {
-    let wire = wireCache.get(message);
-    if (wire === undefined) {
-      wire = toWireMessage(message);
-      wireCache.set(message, wire);
-    }
-    return wire;
-  });
+  const first = messages[0];
+  if (first === undefined) return [];
+  const last = lastRequestOf.get(first);
+  const wire = last !== undefined && startsWith(messages, last.source) ? last.wire.slice() : [];
+  for (let i = wire.length; i < messages.length; i++) wire.push(toWireMessage(messages[i] as ChatMessage));
+  if (!Object.isFrozen(messages)) return wire;
+  lastRequestOf.set(first, { source: messages, wire });
+  // A copy: the caller may change what it is given; what is kept must not change.
+  return wire.slice();
+}
+
+/** Whether `messages` starts with every message of `prefix`, the very same objects. */
+function startsWith(messages: readonly ChatMessage[], prefix: readonly ChatMessage[]): boolean {
+  if (prefix.length > messages.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (messages[i] !== prefix[i]) return false;
+  return true;
 }
 
 function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
