@@ -76,7 +76,7 @@ function runWorker(side: Side, opening?: Opening): Promise<WorkerReport> {
 }
 
 /** The system and user messages of troupe's first request. */
-function openingOf(request: ChatRequest): Opening {
+export function openingOf(request: ChatRequest): Opening {
   const [system, user] = request.messages;
   if (system?.role !== 'system' || user?.role !== 'user') throw new Error('troupe loop did not open with a system and a user message');
   return { system: system.content, user: user.content };

@@ -1,0 +1,131 @@
+/**
+ * The two loops of the ReAct-loop benchmark and the server script they run against, shared by
+ * the per-process worker (`reactLoopWorker.ts`) and the same-process A/B (`reactAB.ts`).
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { type ChatRequest, taskText } from '../../src/index.js';
+import type * as troupeEntry from '../../src/index.js';
+import type { ScriptReply } from '../../src/llm/index.js';
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
+import { settle } from './measure.js';
+import { CALLS, type Opening, STEPS } from './reactLoop.js';
+import { silentLogger } from './silentLogger.js';
+
+/** What the troupe loop takes from a build of troupe: this one, or another checkout's for an A/B. */
+export type TroupeBuild = Pick<typeof troupeEntry, 'createRuntime' | 'defineTool' | 'sequentialIds' | 'OpenAIModel'>;
+
+const echoDescription = 'Returns its argument.';
+const echoParameters = z.object({ n: z.number() });
+/** The JSON Schema troupe derives from `echoParameters`, written out by hand for the baseline (checked equal by the parent). */
+const echoJsonSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+
+/**
+ * The server's script for both sides: while fewer than STEPS tool results follow the last user
+ * message, one `echo` call whose argument is that count (distinct each step, so troupe's repeat
+ * guard never fires); then the answer.
+ */
+function loopReply(request: ChatRequest): ScriptReply {
+  const lastUser = request.messages.findLastIndex((message) => message.role === 'user');
+  const results = request.messages.slice(lastUser + 1).filter((message) => message.role === 'tool').length;
+  return results < STEPS ? { toolCalls: [{ name: 'echo', arguments: { n: results } }] } : { text: 'done' };
+}
+
+/**
+ * The local server both loops talk to, answering with `loopReply`. It keeps no request bodies (a
+ * remote model server holds nothing in this process's heap, and every request kept here is
+ * memory each collection would walk again) except the very first, which `firstRequest` gives
+ * back: troupe's opening, handed to the hand-written loop and compared across processes.
+ */
+export async function startLoopServer(): Promise<{ server: OpenAICompatibleServer; firstRequest: () => ChatRequest | undefined }> {
+  let first: ChatRequest | undefined;
+  const server = await startOpenAICompatibleServer({
+    fallback: (request) => {
+      first ??= request;
+      return loopReply(request);
+    },
+    keepRequests: 1,
+  });
+  return { server, firstRequest: () => first };
+}
+
+/** One round of a side: `setup` and `teardown` untimed, `run` timed; `run` gives the answer text. */
+export interface Loop {
+  setup: () => Promise<void>;
+  run: () => Promise<string>;
+  teardown: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+/** A fresh worker agent per round in one long-lived runtime; timed from rt.send until the answer is back. */
+export async function troupeLoop(server: OpenAICompatibleServer, { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild): Promise<Loop> {
+  const model = new OpenAIModel({ apiKey: 'bench', baseURL: server.baseURL, model: 'bench' });
+  const echoTool = defineTool({
+    name: 'echo',
+    description: echoDescription,
+    parameters: echoParameters,
+    // The ToolResult jsonResult would make, written out: a baseline build need not export jsonResult.
+    execute: ({ n }) => Promise.resolve({ content: JSON.stringify({ n }), metadata: { n } }),
+  });
+  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30 });
+  // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
+  await rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
+  let agentId = '';
+  return {
+    setup: async () => {
+      agentId = await rt.spawn({ role: 'worker' });
+      await settle();
+    },
+    run: async () => {
+      const answer = await rt.waitForAnswer(await rt.send(agentId, 'loop'), { timeoutMs: 30_000 });
+      if (answer.status !== 'completed') throw new Error(`troupe loop ended ${answer.status}: ${JSON.stringify(answer.error ?? null)}`);
+      return taskText(answer);
+    },
+    teardown: () => rt.terminate(agentId, { by: 'user' }),
+    close: async () => {
+      await rt.shutdown({ drainTimeoutMs: 0 });
+    },
+  };
+}
+
+/** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does. */
+export function handLoop(server: OpenAICompatibleServer, { system, user }: Opening): Loop {
+  const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
+  const tools: ChatCompletionFunctionTool[] = [{ type: 'function', function: { name: 'echo', description: echoDescription, parameters: echoJsonSchema } }];
+  return {
+    setup: () => Promise.resolve(),
+    run: async () => {
+      const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
+      for (let calls = 1; calls <= CALLS; calls++) {
+        const stream = await client.chat.completions.create({ model: 'bench', messages, tools, stream: true, stream_options: { include_usage: true } });
+        let text = '';
+        const toolCalls: { id: string; name: string; arguments: string }[] = [];
+        for await (const chunk of stream) {
+          for (const choice of chunk.choices) {
+            if (typeof choice.delta.content === 'string') text += choice.delta.content;
+            for (const fragment of choice.delta.tool_calls ?? []) {
+              const call = (toolCalls[fragment.index] ??= { id: '', name: '', arguments: '' });
+              if (fragment.id !== undefined) call.id = fragment.id;
+              call.name += fragment.function?.name ?? '';
+              call.arguments += fragment.function?.arguments ?? '';
+            }
+          }
+        }
+        if (toolCalls.length === 0) return text;
+        messages.push({
+          role: 'assistant',
+          content: text === '' ? null : text,
+          tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+        });
+        for (const call of toolCalls) {
+          const args = JSON.parse(call.arguments) as { n: number };
+          messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ n: args.n }) });
+        }
+      }
+      throw new Error(`hand-written loop got no answer after ${CALLS} model calls`);
+    },
+    teardown: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
