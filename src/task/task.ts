@@ -111,21 +111,28 @@ export interface ReplyInit {
   metadata?: TaskMetadata;
 }
 
+// What a reply changes; the rest of a reply is the original Task, already valid when it is a parsed one.
+const ReplyChangesSchema = TaskSchema.pick({ status: true, result: true, error: true, metadata: true, createdAt: true });
+
 /**
  * The receiver's answer to a Task: the same Task id with a new status, travelling back
- * from the receiver to the sender. The original Task is untouched.
+ * from the receiver to the sender. The original Task is untouched. When it was parsed (it came
+ * off the bus, or createTask made it), only what the reply changes is validated: a whole-Task
+ * parse is most of the cost of every reply.
  */
 export function replyTo(task: Task, reply: ReplyInit, clock: Clock): Task {
-  return parseTask({
-    ...task,
-    from: task.to,
-    to: task.from,
+  const changes = {
     status: reply.status,
     result: reply.result ?? null,
     error: reply.error ?? null,
     metadata: reply.metadata === undefined ? task.metadata : { ...task.metadata, ...reply.metadata },
     createdAt: clock.now(),
-  });
+  };
+  if (!parsedTasks.has(task)) return parseTask({ ...task, from: task.to, to: task.from, ...changes });
+  const checked = parseOrThrow(ReplyChangesSchema, changes, 'task');
+  const made = deepFreeze({ ...task, from: task.to, to: task.from, ...checked });
+  parsedTasks.add(made);
+  return made;
 }
 
 /** The text a Task carries for a model or a human: `parameters.text`, else its JSON. */

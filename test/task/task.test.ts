@@ -5,6 +5,7 @@ import { TroupeError, ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
 import {
   type JsonValue,
+  type ReplyInit,
   type Task,
   type TaskInit,
   type TaskMetadata,
@@ -250,6 +251,32 @@ describe('replyTo', () => {
     expect(() => replyTo(makeTask(), { status: 'completed', metadata: { importance: 3 } }, fixedClock(0))).toThrow(
       ValidationError,
     );
+  });
+
+  // A parsed Task's own fields are trusted; everything the reply brings is still checked.
+  it('names the bad field of what a reply to a parsed Task changes', () => {
+    const task = makeTask();
+    const fieldOf = (reply: unknown, at = 0): string => thrownBy(() => replyTo(task, reply as ReplyInit, fixedClock(at))).field;
+    expect(fieldOf({ status: 'done' })).toBe('task.status');
+    expect(fieldOf({ status: 'completed', result: { text: 'x', when: new Date(0) } })).toBe('task.result');
+    expect(fieldOf({ status: 'failed', error: { code: '', message: 'm' } })).toBe('task.error.code');
+    expect(fieldOf({ status: 'failed', error: { code: 'c', message: 'm', extra: 1 } })).toBe('task.error');
+    expect(fieldOf({ status: 'completed', metadata: { importance: -0.1 } })).toBe('task.metadata.importance');
+    expect(fieldOf({ status: 'completed' }, 1.5)).toBe('task.createdAt');
+  });
+
+  it('still validates the whole of a Task that was not parsed', () => {
+    const forged = { ...plain(), id: 'not an id' } as unknown as Task;
+    expect(thrownBy(() => replyTo(forged, { status: 'completed' }, fixedClock(0))).field).toBe('task.id');
+  });
+
+  it('copies what the reply carries, so a later change by the caller cannot reach it', () => {
+    const result = { text: 'first', list: [1, 2] };
+    const reply = replyTo(makeTask(), { status: 'completed', result }, fixedClock(0));
+    result.list.push(3);
+    expect(reply.result).toEqual({ text: 'first', list: [1, 2] });
+    expect(isDeepFrozen(reply)).toBe(true);
+    expect(isParsedTask(reply)).toBe(true);
   });
 });
 
