@@ -27,8 +27,12 @@ export interface AgentContext extends AgentInput {
   readonly mailbox: readonly Task[];
   /** The Task the current turn works on. */
   readonly current: Task | null;
-  /** Model calls made so far in the current turn. */
-  readonly step: number;
+  /**
+   * The step the current turn starts at: 0, or the step an interrupted turn had reached. The
+   * turn counts its steps itself and reports each in `turn.observed`; a count kept here too would
+   * cost an assign (a snapshot copy) on every tool step.
+   */
+  readonly startStep: number;
   /** Still to be resumed: cleared when the next turn starts. */
   readonly resume: ResumeAt | null;
   /** Whether the current turn continues an interrupted one. */
@@ -54,8 +58,8 @@ export interface TurnInput {
 export type TurnEvent =
   /** The model asked for tools: thinking → acting. */
   | { type: 'turn.tools'; calls: number }
-  /** The tool results are in the conversation: acting → thinking (or the step limit). */
-  | { type: 'turn.observed' }
+  /** The tool results of `step` (0 for the turn's first model call) are in the conversation: acting → thinking (or the step limit). */
+  | { type: 'turn.observed'; step: number }
   /** The model answered: the turn is over. */
   | { type: 'turn.answered'; text: string; importance?: number }
   /** A model call or tool step failed: the turn is over, the agent lives on. */
@@ -95,11 +99,10 @@ export const agentMachine = setup({
     takeNextTask: assign(({ context }) => {
       const next = context.mailbox[0] ?? null;
       const resumeAt = next !== null && context.resume?.taskId === next.id ? context.resume : null;
-      return { current: next, mailbox: context.mailbox.slice(1), step: resumeAt?.step ?? 0, resume: null, resuming: resumeAt !== null };
+      return { current: next, mailbox: context.mailbox.slice(1), startStep: resumeAt?.step ?? 0, resume: null, resuming: resumeAt !== null };
     }),
-    countStep: assign({ step: ({ context }) => context.step + 1 }),
-    clearCurrent: assign({ current: null, step: 0, resuming: false }),
-    clearMailbox: assign({ mailbox: [], current: null, step: 0, resuming: false }),
+    clearCurrent: assign({ current: null, startStep: 0, resuming: false }),
+    clearMailbox: assign({ mailbox: [], current: null, startStep: 0, resuming: false }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
     answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
@@ -112,12 +115,12 @@ export const agentMachine = setup({
   },
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
-    stepLimitReached: ({ context }) => context.step + 1 >= context.maxSteps,
+    stepLimitReached: ({ context, event }) => event.type === 'turn.observed' && event.step + 1 >= context.maxSteps,
     mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ ...input, mailbox: [], current: null, step: 0, resume: input.resume ?? null, resuming: false }),
+  context: ({ input }) => ({ ...input, mailbox: [], current: null, startStep: 0, resume: input.resume ?? null, resuming: false }),
   initial: 'spawning',
   states: {
     spawning: {
@@ -164,7 +167,7 @@ export const agentMachine = setup({
           invoke: {
             id: 'turn',
             src: 'runTurn',
-            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.step, resuming: context.resuming }),
+            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.startStep, resuming: context.resuming }),
           },
           on: {
             'turn.failed': {
@@ -199,11 +202,11 @@ export const agentMachine = setup({
                     guard: 'stepLimitReached',
                     target: '#agent.running.idle',
                     actions: [
-                      { type: 'stopAtStepLimit', params: ({ context }) => ({ agentId: context.agentId, task: context.current, steps: context.step + 1 }) },
+                      { type: 'stopAtStepLimit', params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, steps: event.step + 1 }) },
                       'clearCurrent',
                     ],
                   },
-                  { target: 'thinking', actions: 'countStep' },
+                  { target: 'thinking' },
                 ],
               },
             },

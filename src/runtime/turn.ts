@@ -157,7 +157,7 @@ export function runTurn(host: AgentHost, input: TurnInput, report: (event: TurnE
         if (stopped()) return false;
         await act(host, { ...input, step }, signal);
         if (stopped()) return false;
-        report({ type: 'turn.observed' });
+        report({ type: 'turn.observed', step });
         return !stopped();
       };
       if (input.resuming) {

@@ -18,8 +18,9 @@ type ModelEvent =
   | { type: 'xstate.error.actor.release'; error: Error };
 
 const task = createTask({ from: 'user', to: 'a1', action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
-// maxSteps 2 makes the step limit reachable: think → act → think → act → stopped; mailboxLimit 2 the full mailbox.
-// As after a restart, the first turn on `task` resumes at step 1 (so one more step reaches the limit); later turns start afresh.
+// maxSteps 2 makes the step limit reachable: the tool results of step 1 (the second model call) stop the turn, those
+// of step 0 do not; mailboxLimit 2 the full mailbox. As after a restart, the first turn on `task` starts at step 1
+// (its turn actor's input says so); later turns start afresh.
 const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 2, resume: { taskId: task.id, step: 1 } };
 const { agentId } = input;
 
@@ -30,7 +31,8 @@ const events: readonly ModelEvent[] = [
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
   { type: 'turn.tools', calls: 1 },
   { type: 'turn.answered', text: 'hi', importance: 0.7 },
-  { type: 'turn.observed' },
+  { type: 'turn.observed', step: 0 },
+  { type: 'turn.observed', step: 1 },
   { type: 'turn.failed', error: new Error('model failed') },
   { type: 'xstate.done.actor.release', output: undefined },
   { type: 'xstate.error.actor.release', error: new Error('release failed') },
@@ -43,9 +45,10 @@ function label(event: ModelEvent): string {
       return event.type;
     case 'turn.tools':
     case 'turn.answered':
-    case 'turn.observed':
     case 'turn.failed':
       return event.type;
+    case 'turn.observed':
+      return `${event.type}(step ${event.step})`;
     case 'xstate.done.actor.prepare':
     case 'xstate.done.actor.release':
       return `${event.type.slice('xstate.done.actor.'.length)}.done`;
@@ -69,7 +72,7 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
   const actions: Effect[] = [];
   const invoked: Invocation[] = [];
   if (prev === null) return { actions, invoked: [{ id: 'prepare', input: { agentId } }] };
-  const { current, mailbox, step, maxSteps } = prev.context;
+  const { current, mailbox, maxSteps } = prev.context;
   let turnEnded = false;
   switch (event.type) {
     case 'turn.answered':
@@ -81,8 +84,8 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       turnEnded = true;
       break;
     case 'turn.observed':
-      if (step + 1 >= maxSteps) {
-        actions.push({ type: 'stopAtStepLimit', params: { agentId, task: current, steps: step + 1 } });
+      if (event.step + 1 >= maxSteps) {
+        actions.push({ type: 'stopAtStepLimit', params: { agentId, task: current, steps: event.step + 1 } });
         turnEnded = true;
       }
       break;
@@ -161,7 +164,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     status: snapshot.status,
     mailbox: Math.min(snapshot.context.mailbox.length, 2),
     current: snapshot.context.current?.id ?? null,
-    step: snapshot.context.step,
+    startStep: snapshot.context.startStep,
     resumePending: snapshot.context.resume !== null,
   }),
   label,
