@@ -3,7 +3,8 @@
  * cheaper: this build (B) against another checkout's build (A) and the hand-written loop, in
  * one process on one server, round after round. The `npm run bench` figures come from separate
  * processes, each of which can run 20% slower than the next; here both builds share one
- * process, so two identical builds agree to within ~15 µs a step. Not part of `npm run bench`:
+ * process, so a run is far steadier, though its B − A can still be ~20 µs a step off either
+ * way: repeat it and trust a difference that keeps its sign. Not part of `npm run bench`:
  *
  *   git worktree add /tmp/base <commit>
  *   ln -s "$PWD/node_modules" /tmp/base/node_modules
