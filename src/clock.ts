@@ -1,3 +1,5 @@
+import { onAbort } from './abort.js';
+
 /** Opaque handle of a scheduled callback. */
 export type TimerHandle = { readonly __timer: unique symbol } | ReturnType<typeof setTimeout>;
 
@@ -24,14 +26,16 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      clock.clearTimeout(handle);
-      reject(signal?.reason);
-    };
+    let stopWatching = (): void => undefined;
     const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopWatching();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal !== undefined) {
+      stopWatching = onAbort(signal, () => {
+        clock.clearTimeout(handle);
+        reject(signal.reason);
+      });
+    }
   });
 }

@@ -1,4 +1,5 @@
 import { Observable, Subject, type Subscription } from 'rxjs';
+import { onAbort } from '../abort.js';
 import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { RequestTimeoutError, TroupeError, describeError } from '../errors.js';
 import { type Task, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
@@ -141,14 +142,11 @@ export class EventBus {
         return;
       }
       const withdraw = this.#transport.declare({ target: task.from });
-      const onAbort = (): void => {
-        settle();
-        reject(new TroupeError('aborted', `request for task ${task.id} aborted`, { cause: signal?.reason }));
-      };
+      let stopWatching = (): void => undefined;
       const settle = (): void => {
         this.#pending.delete(task.id);
         this.#clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        stopWatching();
         withdraw();
       };
       // Declared after `settle`, which only runs once this timer exists.
@@ -156,7 +154,12 @@ export class EventBus {
         settle();
         reject(new RequestTimeoutError(task.id, options.timeoutMs));
       }, options.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) {
+        stopWatching = onAbort(signal, () => {
+          settle();
+          reject(new TroupeError('aborted', `request for task ${task.id} aborted`, { cause: signal.reason }));
+        });
+      }
       this.#pending.set(task.id, { to: task.to, resolve, reject, settle });
       this.publish(checked);
     });

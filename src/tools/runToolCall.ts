@@ -1,3 +1,4 @@
+import { onAbort } from '../abort.js';
 import type { Clock } from '../clock.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { formatPath } from '../task/index.js';
@@ -67,11 +68,12 @@ export function runToolCall(call: ToolCallRequest, context: ToolContext, options
   // One promise, settled by whichever comes first: the tool, its timeout, or the caller's abort.
   return new Promise<ToolResult>((resolve) => {
     let settled = false;
+    let stopWatching = (): void => undefined;
     const settle = (result: ToolResult): void => {
       if (settled) return;
       settled = true;
       clock.clearTimeout(timer);
-      context.signal.removeEventListener('abort', onParentAbort);
+      stopWatching();
       resolve(result);
     };
     const onParentAbort = (): void => {
@@ -87,7 +89,7 @@ export function runToolCall(call: ToolCallRequest, context: ToolContext, options
       onParentAbort();
       return;
     }
-    context.signal.addEventListener('abort', onParentAbort, { once: true });
+    stopWatching = onAbort(context.signal, onParentAbort);
     const failed = (error: unknown): void => settle(errorResult(`${call.name} failed: ${describeError(error)}`, errorCodeOf(error)));
     try {
       tool.execute(args, {
