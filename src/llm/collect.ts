@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatDelta, TokenUsage, ToolCall } from './messages.js';
+import { type AssistantMessage, type ChatDelta, type TokenUsage, type ToolCall, usageOnlyReason } from './messages.js';
 
 export interface CollectedReply {
   readonly message: AssistantMessage;
@@ -40,7 +40,7 @@ export async function collectReply(
         onRestart?.(delta.attempt);
         break;
       case 'finish':
-        finishReason = delta.reason;
+        if (delta.reason !== usageOnlyReason) finishReason = delta.reason;
         usage = delta.usage ?? usage;
         break;
       default: {

@@ -38,11 +38,15 @@ export interface TokenUsage {
   readonly completionTokens: number;
 }
 
+/** OpenAI streams token usage in a last chunk of its own: its finish delta has this reason, and the reply keeps the one before. */
+export const usageOnlyReason = 'usage';
+
 /** One piece of a streamed reply, shaped like OpenAI's chat-completion chunks. */
 export type ChatDelta =
   | { readonly type: 'text'; readonly text: string }
   /** A fragment of tool call `index`: the first carries id and name, later ones more arguments. */
   | { readonly type: 'tool_call'; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments?: string }
+  /** The reply is complete; a finish whose reason is `usageOnlyReason` only reports token usage, sent after the real one. */
   | { readonly type: 'finish'; readonly reason: string; readonly usage?: TokenUsage }
   /** The stream failed and is being retried from the start: drop what arrived so far. */
   | { readonly type: 'restart'; readonly attempt: number };

@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { ChatDelta, ChatMessage, ChatRequest, ToolDefinition } from './messages.js';
+import { type ChatDelta, type ChatMessage, type ChatRequest, type ToolDefinition, usageOnlyReason } from './messages.js';
 
 /*
  * The mapping between troupe's chat messages and OpenAI's chat-completions wire format, in one
@@ -90,7 +90,7 @@ export function chunkToDeltas(chunk: ChatCompletionChunk): ChatDelta[] {
     if (choice.finish_reason !== null) deltas.push({ type: 'finish', reason: choice.finish_reason });
   }
   if (chunk.usage !== undefined && chunk.usage !== null) {
-    deltas.push({ type: 'finish', reason: 'usage', usage: { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens } });
+    deltas.push({ type: 'finish', reason: usageOnlyReason, usage: { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens } });
   }
   return deltas;
 }

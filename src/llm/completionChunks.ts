@@ -1,0 +1,96 @@
+import { type EventSourceMessage, createParser } from 'eventsource-parser';
+import { APIError } from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+
+/**
+ * An event's data may be long (a tool call's arguments), never this long: past it the stream is
+ * refused rather than buffered without end.
+ */
+export const defaultMaxEventChars = 32 * 1024 * 1024;
+
+/**
+ * The chunks of a streamed chat completion, read from the response's SSE body. It means what
+ * the SDK's own `Stream` means: `data: [DONE]` ends it, a payload with an `error` throws the
+ * SDK's `APIError`, an abort ends it quietly, the body is read to its end so the connection can
+ * be reused. The SDK's reader is three async generators deep, several promises per chunk; this
+ * costs one promise per network read, whatever number of chunks the read completes.
+ */
+export class CompletionChunks {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  readonly #parser;
+  readonly #headers: Headers;
+  #batch: ChatCompletionChunk[] = [];
+  #sawDone = false;
+  #ended = false;
+
+  constructor(response: Response, maxEventChars = defaultMaxEventChars) {
+    if (response.body === null) throw new Error('the model server sent a streamed completion with no body');
+    this.#reader = response.body.getReader();
+    this.#headers = response.headers;
+    this.#parser = createParser({
+      onEvent: (message) => this.#onEvent(message),
+      onError: (error) => {
+        // Unknown fields and bad `retry` values are ignored, as the SDK and browsers do.
+        if (error.type === 'max-buffer-size-exceeded') throw new Error(`the model server sent an event longer than ${maxEventChars} characters`);
+      },
+      maxBufferSize: maxEventChars,
+    });
+  }
+
+  /** The chunks of the next network read that completes any; `null` once the stream is over. */
+  async next(): Promise<ChatCompletionChunk[] | null> {
+    while (this.#batch.length === 0 && !this.#ended) {
+      try {
+        const read = await this.#reader.read();
+        // At the end, an event with no blank line after it is incomplete and dropped (the SSE rule, and the SDK's).
+        if (read.done) this.#ended = true;
+        else this.#parser.feed(this.#decoder.decode(read.value, { stream: true }));
+      } catch (error) {
+        // The caller's signal aborted the request: the stream just ends, as the SDK's does.
+        if (!isAbortError(error)) throw error;
+        this.#ended = true;
+      }
+    }
+    const batch = this.#batch;
+    this.#batch = [];
+    return batch.length === 0 ? null : batch;
+  }
+
+  /** The consumer stopped early: close the body (and with it the request). */
+  async cancel(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    await this.#reader.cancel().catch(() => undefined);
+  }
+
+  #onEvent(message: EventSourceMessage): void {
+    // After [DONE] the rest of the body is read but means nothing.
+    if (this.#sawDone) return;
+    if (message.data.startsWith('[DONE]')) {
+      this.#sawDone = true;
+      return;
+    }
+    // Assistants-API events share the SSE format; a chat completion never sends them.
+    if (message.event?.startsWith('thread.') === true) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      throw new Error(`the model server sent a stream event that is not JSON: ${message.data.slice(0, 200)}`);
+    }
+    if (typeof data !== 'object' || data === null) throw new Error(`the model server sent a stream event that is not a chunk object: ${message.data.slice(0, 200)}`);
+    if ('error' in data && data.error !== undefined && data.error !== null) {
+      throw new APIError(undefined, data.error, undefined, this.#headers);
+    }
+    const { choices } = data as { choices?: unknown };
+    // A usage-only chunk from some servers leaves `choices` out; anything else there is not a chunk.
+    if (choices === undefined) this.#batch.push({ ...(data as ChatCompletionChunk), choices: [] });
+    else if (Array.isArray(choices)) this.#batch.push(data as ChatCompletionChunk);
+    else throw new Error(`the model server sent a chunk whose choices is not a list: ${message.data.slice(0, 200)}`);
+  }
+}
+
+function isAbortError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+}

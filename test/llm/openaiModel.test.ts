@@ -1,0 +1,110 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { APIError, InternalServerError } from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ChatDelta, OpenAIModel, collectReply } from '../../src/llm/index.js';
+import { startOpenAICompatibleServer } from '../../src/testing.js';
+
+// OpenAIModel through the real `openai` package over loopback: against the local server, and
+// against a bare HTTP server that writes the SSE bytes a test gives it, as odd servers do.
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
+
+async function drain(stream: AsyncIterable<ChatDelta>): Promise<ChatDelta[]> {
+  const deltas: ChatDelta[] = [];
+  for await (const delta of stream) deltas.push(delta);
+  return deltas;
+}
+
+/** A server answering each chat call with the next list of raw body pieces, written apart. */
+async function rawSseServer(bodies: (readonly (string | Buffer)[])[]): Promise<{ baseURL: string }> {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      const pieces = bodies.shift() ?? ['data: [DONE]\n\n'];
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_raw' });
+      const write = (i: number): void => {
+        const piece = pieces[i];
+        if (piece === undefined) {
+          res.end();
+          return;
+        }
+        res.write(piece);
+        setTimeout(() => write(i + 1), 2);
+      };
+      write(0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  }));
+  return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+}
+
+const data = (body: unknown): string => `data: ${JSON.stringify(body)}\n\n`;
+const textChunk = (content: string): unknown => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+describe('OpenAIModel', () => {
+  it('streams text and tool calls from the local server, with usage', async () => {
+    const server = await startOpenAICompatibleServer();
+    closers.push(() => server.close());
+    server.script({ text: 'calling a tool', toolCalls: [{ name: 'echo', arguments: { n: 1 } }, { name: 'echo', arguments: { n: 2 } }] });
+    const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
+    const reply = await collectReply(model.chat(request));
+    expect(reply.message.content).toBe('calling a tool');
+    expect(reply.message.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as unknown])).toEqual([['echo', { n: 1 }], ['echo', { n: 2 }]]);
+    expect(reply.finishReason).toBe('tool_calls');
+    expect(reply.usage?.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('ends a stream quietly when its signal aborts mid-way, and the next call goes through', async () => {
+    const server = await startOpenAICompatibleServer({ chunkDelayMs: 20 });
+    closers.push(() => server.close());
+    server.script({ text: 'one two three four five six seven eight nine ten' }, { text: 'still here' });
+    const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    for await (const delta of model.chat(request, { signal: controller.signal })) {
+      if (delta.type === 'text') seen.push(delta.text);
+      if (seen.length === 3) controller.abort();
+    }
+    expect(seen).toHaveLength(3);
+    expect((await collectReply(model.chat(request))).message.content).toBe('still here');
+  });
+
+  it('turns an error status into the SDK error before any stream starts', async () => {
+    const server = await startOpenAICompatibleServer();
+    closers.push(() => server.close());
+    server.script({ status: 500, message: 'boom' });
+    const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
+    await expect(drain(model.chat(request))).rejects.toBeInstanceOf(InternalServerError);
+  });
+
+  it('reads CRLF lines, comments and events split across writes, a character cut in two included', async () => {
+    // Cut inside the three bytes of ☂.
+    const first = Buffer.from(`data: ${JSON.stringify(textChunk('héllo ☂'))}\r\n\r\n`);
+    const cutAt = first.indexOf(Buffer.from('☂')) + 1;
+    const { baseURL } = await rawSseServer([
+      [': ping\r\n\r\n', first.subarray(0, cutAt), first.subarray(cutAt), data(textChunk(' rain')).replaceAll('\n', '\r\n'), 'data: [DO', 'NE]\r\n\r\n'],
+      [data(textChunk('again')), 'data: [DONE]\n\n'],
+    ]);
+    const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm', includeUsage: false });
+    expect((await collectReply(model.chat(request))).message.content).toBe('héllo ☂ rain');
+    expect((await collectReply(model.chat(request))).message.content).toBe('again');
+  });
+
+  it('throws the SDK APIError for an error sent mid-stream', async () => {
+    const { baseURL } = await rawSseServer([[data(textChunk('partial')), data({ error: { message: 'overloaded', type: 'server_error' } })]]);
+    const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' });
+    const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(APIError);
+    expect(caught).toMatchObject({ message: 'overloaded', status: undefined });
+  });
+});
