@@ -14,10 +14,15 @@ const GOAL = 1.2;
 // optimise, ~1.5× slower around round 50 than at 250), so each process warms up for 200 rounds
 // before its 50 measured ones. On a shared 2-core machine one process can run 20% slower than
 // the next for no reason of its own (the same code, another layout in memory), so there are
-// 8 blocks a side, alternated: ~2 min in all. With 5, one run's ratio ranged 1.05–1.33×.
+// 8 blocks a side, alternated: ~3 min in all. With 5, one run's ratio ranged 1.05–1.33×.
 const options = { blocks: 8, warmup: 200, rounds: 50 };
 
-export type Side = 'troupe' | 'hand';
+/**
+ * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
+ * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone.
+ */
+export type Side = 'troupe' | 'hand' | 'hand-sse';
+const sides: readonly Side[] = ['troupe', 'hand', 'hand-sse'];
 
 /** The system and user messages troupe opens with, given to the hand-written loop. */
 export interface Opening {
@@ -90,12 +95,12 @@ export function openingOf(request: ChatRequest): Opening {
  * alternated troupe, hand, troupe, hand, … so drift in machine load reaches both alike.
  */
 export async function reactLoop(): Promise<Row[]> {
-  const blocks: Record<Side, WorkerReport[]> = { troupe: [], hand: [] };
+  const blocks: Record<Side, WorkerReport[]> = { troupe: [], hand: [], 'hand-sse': [] };
   let reference: ChatRequest | undefined;
   for (let block = 1; block <= options.blocks; block++) {
-    for (const side of ['troupe', 'hand'] as const) {
-      // troupe always runs first, so the hand-written loop is given troupe's opening messages.
-      const report = await runWorker(side, side === 'hand' && reference !== undefined ? openingOf(reference) : undefined);
+    for (const side of sides) {
+      // troupe always runs first, so the hand-written loops are given troupe's opening messages.
+      const report = await runWorker(side, side !== 'troupe' && reference !== undefined ? openingOf(reference) : undefined);
       // Same opening request on both sides and in every block: same messages, same tool schema.
       reference ??= report.firstRequest;
       if (!isDeepStrictEqual(report.firstRequest, reference)) throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
@@ -112,13 +117,20 @@ export async function reactLoop(): Promise<Row[]> {
     return `${Math.min(...samples).toFixed(2)}–${Math.max(...samples).toFixed(2)}`;
   };
   const blockMedians = (side: Side): string => blocks[side].map((report) => median(report.msPerStepSamples).toFixed(2)).join('/');
-  // troupe's block i against the hand loop's block i, run right after it: how far one pair of processes can stray.
-  const pairRatios = blocks.troupe.map((report, i) => median(report.msPerStepSamples) / median(blocks.hand[i]?.msPerStepSamples ?? [Number.NaN]));
+  // troupe's block i against a hand loop's block i, run right after it: how far one pair of processes can stray.
+  const pairRatios = (hand: Side): string => {
+    const ratios = blocks.troupe.map((report, i) => median(report.msPerStepSamples) / median(blocks[hand][i]?.msPerStepSamples ?? [Number.NaN]));
+    return `${times(Math.min(...ratios))}–${times(Math.max(...ratios))}`;
+  };
+  const overhead = (hand: Side): string => {
+    const us = (msPerStep('troupe') - msPerStep(hand)) * 1000;
+    return `${us >= 0 ? '+' : '−'}${Math.abs(us).toFixed(0)} µs/step`;
+  };
+  const cpu = (hand: Side): string =>
+    `troupe ${cpuPerStep('troupe').toFixed(2)} ms, ${hand} ${cpuPerStep(hand).toFixed(2)} ms, ${times(cpuPerStep('troupe') / cpuPerStep(hand))}`;
 
   const ratio = msPerStep('troupe') / msPerStep('hand');
   const verdict = ratio <= GOAL ? `met in this run (${times(ratio)})` : `NOT met in this run (${times(ratio)})`;
-  const overheadUs = (msPerStep('troupe') - msPerStep('hand')) * 1000;
-  const cpuRatio = cpuPerStep('troupe') / cpuPerStep('hand');
   const measured = options.blocks * options.rounds;
   return [
     {
@@ -126,14 +138,21 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `each side in its own process, blocks alternated (troupe, hand × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming); raw = hand-written loop, same openai client, messages, tools and streaming; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (troupe, hand, hand-sse × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
     },
     {
       benchmark: 'ReAct loop: troupe overhead per step',
-      troupe: `${overheadUs >= 0 ? '+' : '−'}${Math.abs(overheadUs).toFixed(0)} µs/step`,
+      troupe: overhead('hand'),
       raw: '—',
       ratio: Number.NaN,
-      notes: `(troupe − raw) per step, from the medians above; block medians (ms/step) troupe ${blockMedians('troupe')}, raw ${blockMedians('hand')}; ratio of each block pair ${times(Math.min(...pairRatios))}–${times(Math.max(...pairRatios))}; rounds (ms/step) troupe ${range('troupe')}, raw ${range('hand')}; process CPU time per step (median, less disturbed by other load): troupe ${cpuPerStep('troupe').toFixed(2)} ms, raw ${cpuPerStep('hand').toFixed(2)} ms, ${times(cpuRatio)}`,
+      notes: `(troupe − raw) per step, from the medians above: the runtime's cost less what troupe saves by reading the body itself (next row); block medians (ms/step) troupe ${blockMedians('troupe')}, raw ${blockMedians('hand')}; ratio of each block pair ${pairRatios('hand')}; rounds (ms/step) troupe ${range('troupe')}, raw ${range('hand')}; process CPU time per step (median, less disturbed by other load): ${cpu('hand')}`,
+    },
+    {
+      benchmark: 'ReAct loop: troupe against a hand-written loop reading the body as troupe does',
+      troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand-sse').toFixed(2)} ms/step`,
+      ratio: msPerStep('troupe') / msPerStep('hand-sse'),
+      notes: `the same hand-written loop, reading each streamed body with CompletionChunks (eventsource-parser) instead of the SDK's Stream, so the difference is the runtime's own cost alone: ${overhead('hand-sse')}; the SDK's Stream costs the plain loop ${((msPerStep('hand') - msPerStep('hand-sse')) * 1000).toFixed(0)} µs/step more; block medians (ms/step) hand-sse ${blockMedians('hand-sse')}; ratio of each block pair ${pairRatios('hand-sse')}; process CPU time per step: ${cpu('hand-sse')}`,
     },
   ];
 }

@@ -3,7 +3,7 @@
  * to itself, as in an application that runs one loop or the other, never both:
  *
  *   node --import tsx scripts/bench/reactLoopWorker.ts troupe <rounds> <warmup>
- *   node --import tsx scripts/bench/reactLoopWorker.ts hand <rounds> <warmup> '{"system":"…","user":"…"}'
+ *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * Starts its own local OpenAI-compatible server, runs the warm-up rounds, then the measured ones,
  * and prints one JSON `WorkerReport` on stdout (nothing else goes there). The hand-written loop
@@ -14,7 +14,7 @@ import { collect, elapsedMs } from './measure.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
 
-type Args = { side: 'troupe'; rounds: number; warmup: number } | { side: 'hand'; rounds: number; warmup: number; opening: Opening };
+type Args = { side: 'troupe'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   const count = (text: string | undefined, least: number): number => {
@@ -24,8 +24,8 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
   if (side === 'troupe') return { side, ...counts };
-  if (side === 'hand' && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
-  throw new Error('usage: reactLoopWorker.ts troupe <rounds> <warmup> | hand <rounds> <warmup> \'{"system": …, "user": …}\'');
+  if ((side === 'hand' || side === 'hand-sse') && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
+  throw new Error('usage: reactLoopWorker.ts troupe <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'');
 }
 
 async function main(): Promise<void> {
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
   try {
-    const loop = args.side === 'troupe' ? await troupeLoop(server, thisBuild) : handLoop(server, args.opening);
+    const loop = args.side === 'troupe' ? await troupeLoop(server, thisBuild) : handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse');
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.

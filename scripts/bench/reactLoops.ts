@@ -3,11 +3,12 @@
  * the per-process worker (`reactLoopWorker.ts`) and the same-process A/B (`reactAB.ts`).
  */
 import OpenAI from 'openai';
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { type ChatRequest, taskText } from '../../src/index.js';
 import type * as troupeEntry from '../../src/index.js';
 import type { ScriptReply } from '../../src/llm/index.js';
+import { CompletionChunks } from '../../src/llm/completionChunks.js';
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
 import { settle } from './measure.js';
 import { CALLS, type Opening, STEPS } from './reactLoop.js';
@@ -89,8 +90,15 @@ export async function troupeLoop(server: OpenAICompatibleServer, { createRuntime
   };
 }
 
-/** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does. */
-export function handLoop(server: OpenAICompatibleServer, { system, user }: Opening): Loop {
+/**
+ * How the hand-written loop reads a streamed reply: `sdk` iterates the SDK's own Stream, as the
+ * smallest loop one would write does (the baseline of the goal); `sse` reads the body with the
+ * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone.
+ */
+export type HandReader = 'sdk' | 'sse';
+
+/** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does (body read as `reader` says). */
+export function handLoop(server: OpenAICompatibleServer, { system, user }: Opening, reader: HandReader = 'sdk'): Loop {
   const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
   const tools: ChatCompletionFunctionTool[] = [{ type: 'function', function: { name: 'echo', description: echoDescription, parameters: echoJsonSchema } }];
   return {
@@ -98,10 +106,9 @@ export function handLoop(server: OpenAICompatibleServer, { system, user }: Openi
     run: async () => {
       const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
       for (let calls = 1; calls <= CALLS; calls++) {
-        const stream = await client.chat.completions.create({ model: 'bench', messages, tools, stream: true, stream_options: { include_usage: true } });
         let text = '';
         const toolCalls: { id: string; name: string; arguments: string }[] = [];
-        for await (const chunk of stream) {
+        const take = (chunk: ChatCompletionChunk): void => {
           for (const choice of chunk.choices) {
             if (typeof choice.delta.content === 'string') text += choice.delta.content;
             for (const fragment of choice.delta.tool_calls ?? []) {
@@ -111,6 +118,13 @@ export function handLoop(server: OpenAICompatibleServer, { system, user }: Openi
               call.arguments += fragment.function?.arguments ?? '';
             }
           }
+        };
+        const request = client.chat.completions.create({ model: 'bench', messages, tools, stream: true, stream_options: { include_usage: true } });
+        if (reader === 'sdk') {
+          for await (const chunk of await request) take(chunk);
+        } else {
+          const chunks = new CompletionChunks(await request.asResponse());
+          for (let batch = await chunks.next(); batch !== null; batch = await chunks.next()) batch.forEach(take);
         }
         if (toolCalls.length === 0) return text;
         messages.push({
