@@ -1,4 +1,4 @@
-import { type EventSourceMessage, createParser } from 'eventsource-parser';
+import { type EventSourceMessage, type EventSourceParser, createParser } from 'eventsource-parser';
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 
@@ -18,7 +18,7 @@ export const defaultMaxEventChars = 32 * 1024 * 1024;
 export class CompletionChunks {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
-  readonly #parser;
+  readonly #parser: EventSourceParser;
   readonly #headers: Headers;
   #batch: ChatCompletionChunk[] = [];
   #sawDone = false;
