@@ -47,9 +47,14 @@ export class CompletionChunks {
         if (read.done) this.#ended = true;
         else this.#parser.feed(this.#decoder.decode(read.value, { stream: true }));
       } catch (error) {
-        // The caller's signal aborted the request: the stream just ends, as the SDK's does.
-        if (!isAbortError(error)) throw error;
         this.#ended = true;
+        // The caller's signal aborted the request: the stream just ends, as the SDK's does.
+        if (isAbortError(error)) break;
+        // A bad event or a broken connection: the stream is over, what came before it in the
+        // same read included (the call is retried or fails whole), and the request is closed.
+        this.#batch = [];
+        void this.#reader.cancel().catch(() => undefined);
+        throw error;
       }
     }
     const batch = this.#batch;

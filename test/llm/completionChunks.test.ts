@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CompletionChunks } from '../../src/llm/completionChunks.js';
 import { classifyModelError } from '../../src/llm/retry.js';
 
@@ -99,10 +99,23 @@ describe('CompletionChunks', () => {
     expect(classifyModelError(error).retryable).toBe(true);
   });
 
-  it('throws the SDK APIError for an error payload mid-stream, retryable and carrying the response headers', async () => {
+  it('throws the SDK APIError for an error payload mid-stream, retryable and carrying the response headers, and closes the body', async () => {
     const error = { message: 'The server had an error while processing your request.', type: 'server_error', code: null };
-    const chunks = new CompletionChunks(responseOf([encode(`data: ${JSON.stringify(chunk('partial'))}\n\ndata: ${JSON.stringify({ error })}\n\n`)]));
+    let cancelled = false;
+    const pieces = [encode(`data: ${JSON.stringify(chunk('partial'))}\n\ndata: ${JSON.stringify({ error })}\n\n`)];
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        // More would follow: only closing the body ends the request.
+        controller.enqueue(pieces.shift() ?? encode(': more\n\n'));
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const chunks = new CompletionChunks(new Response(body, { headers: { 'x-request-id': 'req_1' } }));
     const caught: unknown = await chunks.next().catch((thrown: unknown) => thrown);
+    await vi.waitFor(() => expect(cancelled).toBe(true));
+    expect(await chunks.next()).toBeNull();
     expect(caught).toBeInstanceOf(APIError);
     expect(caught).toMatchObject({ status: undefined, message: error.message, type: 'server_error' });
     expect((caught as APIError).headers?.get('x-request-id')).toBe('req_1');
