@@ -119,9 +119,9 @@ export class Society implements SocietyPort, AgentHost {
 
   /**
    * Creates the agent's record and parent link and starts its actor. Async so that a durable
-   * write can be awaited before it resolves; a broken rule rejects.
+   * write can be awaited before it resolves; a broken rule rejects. `parentTask`, when given, is
+   * the Task the spawn was made for: the spawn notice joins its tree.
    */
-  /** `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins its tree. */
   async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
