@@ -88,6 +88,8 @@ export class CompletionChunks {
     if ('error' in data && data.error !== undefined && data.error !== null) {
       throw new APIError(undefined, data.error, undefined, this.#headers);
     }
+    // Some servers name the event instead of wrapping the payload in `error`.
+    if (message.event === 'error') throw new APIError(undefined, data, undefined, this.#headers);
     const { choices } = data as { choices?: unknown };
     // A usage-only chunk from some servers leaves `choices` out; anything else there is not a chunk.
     if (choices === undefined) this.#batch.push({ ...(data as ChatCompletionChunk), choices: [] });

@@ -122,6 +122,13 @@ describe('CompletionChunks', () => {
     expect(classifyModelError(caught).retryable).toBe(true);
   });
 
+  it('throws APIError for an event named error, whatever its payload', async () => {
+    const chunks = new CompletionChunks(responseOf([encode('event: error\ndata: {"message": "model overloaded"}\n\n')]));
+    const caught: unknown = await chunks.next().catch((thrown: unknown) => thrown);
+    expect(caught).toBeInstanceOf(APIError);
+    expect(caught).toMatchObject({ message: 'model overloaded', status: undefined });
+  });
+
   it('names what is wrong with an event that is not a chunk', async () => {
     const failureOf = (data: string): Promise<unknown> =>
       new CompletionChunks(responseOf([encode(`data: ${data}\n\n`)])).next().then(() => null, (error: unknown) => error);
