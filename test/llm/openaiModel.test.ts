@@ -2,8 +2,8 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { APIError, InternalServerError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChatDelta, OpenAIModel, collectReply } from '../../src/llm/index.js';
-import { startOpenAICompatibleServer } from '../../src/testing.js';
+import { type ChatDelta, OpenAIModel, RetryingModel, classifyModelError, collectReply, defaultRetryPolicy } from '../../src/llm/index.js';
+import { MemoryLogger, startOpenAICompatibleServer } from '../../src/testing.js';
 
 // OpenAIModel through the real `openai` package over loopback: against the local server, and
 // against a bare HTTP server that writes the SSE bytes a test gives it, as odd servers do.
@@ -21,8 +21,11 @@ async function drain(stream: AsyncIterable<ChatDelta>): Promise<ChatDelta[]> {
   return deltas;
 }
 
+/** Where a body drops its connection instead of going on. */
+const drop = Symbol('drop the connection');
+
 /** A server answering each chat call with the next list of raw body pieces, written apart. */
-async function rawSseServer(bodies: (readonly (string | Buffer)[])[]): Promise<{ baseURL: string }> {
+async function rawSseServer(bodies: (readonly (string | Buffer | typeof drop)[])[]): Promise<{ baseURL: string }> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
@@ -32,6 +35,10 @@ async function rawSseServer(bodies: (readonly (string | Buffer)[])[]): Promise<{
         const piece = pieces[i];
         if (piece === undefined) {
           res.end();
+          return;
+        }
+        if (piece === drop) {
+          res.socket?.destroy();
           return;
         }
         res.write(piece);
@@ -98,6 +105,22 @@ describe('OpenAIModel', () => {
     const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm', includeUsage: false });
     expect((await collectReply(model.chat(request))).message.content).toBe('héllo ☂ rain');
     expect((await collectReply(model.chat(request))).message.content).toBe('again');
+  });
+
+  it('lets a connection dropped mid-stream through as a network error the retry layer retries', async () => {
+    const { baseURL } = await rawSseServer([[data(textChunk('partial')), drop]]);
+    const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' });
+    const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(Error);
+    expect(classifyModelError(caught)).toEqual({ retryable: true });
+  });
+
+  it('reruns a stream dropped mid-way from the start under the retry layer', async () => {
+    const { baseURL } = await rawSseServer([[data(textChunk('half an ans')), drop], [data(textChunk('the whole answer')), 'data: [DONE]\n\n']]);
+    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' }), { ...defaultRetryPolicy, baseDelayMs: 1 }, { logger: new MemoryLogger() });
+    const deltas = await drain(model.chat(request));
+    expect(deltas.filter((delta) => delta.type === 'restart')).toEqual([{ type: 'restart', attempt: 1 }]);
+    expect((await collectReply((async function* () { yield* deltas; })())).message.content).toBe('the whole answer');
   });
 
   it('throws the SDK APIError for an error sent mid-stream', async () => {
