@@ -37,6 +37,11 @@ export interface AgentContext extends AgentInput {
   readonly resume: ResumeAt | null;
   /** Whether the current turn continues an interrupted one. */
   readonly resuming: boolean;
+  /**
+   * Set when told to stop: the agent is only stopped for a shutdown of a runtime whose
+   * organisation is kept, so its work is handed back on restart instead of being cancelled.
+   */
+  readonly resumable: boolean;
 }
 
 /** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */
@@ -67,12 +72,21 @@ export type TurnEvent =
 
 export type AgentEvent =
   | { type: 'task.received'; task: Task }
-  | { type: 'agent.terminate'; by: string; reason: string }
+  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
   | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
 }
+
+/** Work is queued while spawning and running (draining refuses it instead), up to the mailbox limit. */
+const takeWork = [
+  {
+    guard: 'mailboxFull',
+    actions: { type: 'refuseTask', params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) },
+  },
+  { actions: 'enqueue' },
+] as const;
 
 /**
  * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → draining → terminated.
@@ -90,7 +104,7 @@ export const agentMachine = setup({
     // the machine decides (step limit, termination) and stops it by leaving `turn`. One actor per
     // turn rather than one per model call and tool step keeps a step cheap.
     runTurn: fromCallback<AnyEventObject, TurnInput>(() => missing('runTurn')),
-    release: fromPromise<undefined, { agentId: string; reason: string }>(() => missing('release')),
+    release: fromPromise<undefined, { agentId: string; reason: string; resumable: boolean }>(() => missing('release')),
   },
   actions: {
     enqueue: assign({
@@ -103,15 +117,16 @@ export const agentMachine = setup({
     }),
     clearCurrent: assign({ current: null, startStep: 0, resuming: false }),
     clearMailbox: assign({ mailbox: [], current: null, startStep: 0, resuming: false }),
+    markResumable: assign({ resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
     answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
     failTurn: (_, _params: { agentId: string; task: Task | null; error: unknown }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task | null; steps: number }) => undefined,
-    cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string }) => undefined,
+    cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => undefined,
     refuseTask: (_, _params: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => undefined,
     reportSpawnFailure: (_, _params: { agentId: string; error: unknown }) => undefined,
-    announceTerminated: (_, _params: { agentId: string }) => undefined,
+    announceTerminated: (_, _params: { agentId: string; resumable: boolean }) => undefined,
   },
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
@@ -120,7 +135,7 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ ...input, mailbox: [], current: null, startStep: 0, resume: input.resume ?? null, resuming: false }),
+  context: ({ input }) => ({ ...input, mailbox: [], current: null, startStep: 0, resume: input.resume ?? null, resuming: false, resumable: false }),
   initial: 'spawning',
   states: {
     spawning: {
@@ -135,23 +150,11 @@ export const agentMachine = setup({
           actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
         },
       },
-      on: {
-        'task.received': [
-          { guard: 'mailboxFull', actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) } },
-          { actions: 'enqueue' },
-        ],
-        'agent.terminate': { target: 'draining' },
-      },
+      on: { 'task.received': takeWork, 'agent.terminate': { target: 'draining' } },
     },
     running: {
       initial: 'idle',
-      on: {
-        'task.received': [
-          { guard: 'mailboxFull', actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) } },
-          { actions: 'enqueue' },
-        ],
-        'agent.terminate': { target: 'draining' },
-      },
+      on: { 'task.received': takeWork, 'agent.terminate': { target: 'draining' } },
       states: {
         idle: {
           always: {
@@ -217,12 +220,14 @@ export const agentMachine = setup({
     draining: {
       // Intake is closed: nothing queued gets a model call; each is answered `canceled`.
       entry: [
+        'markResumable',
         {
           type: 'cancelPending',
           params: ({ context, event }) => ({
             agentId: context.agentId,
             tasks: context.current === null ? context.mailbox : [context.current, ...context.mailbox],
             reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
+            resumable: context.resumable,
           }),
         },
         'clearMailbox',
@@ -233,6 +238,7 @@ export const agentMachine = setup({
         input: ({ context, event }) => ({
           agentId: context.agentId,
           reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
+          resumable: context.resumable,
         }),
         onDone: { target: 'terminated' },
         onError: { target: 'terminated' },
@@ -243,7 +249,7 @@ export const agentMachine = setup({
     },
     terminated: {
       type: 'final',
-      entry: { type: 'announceTerminated', params: ({ context }) => ({ agentId: context.agentId }) },
+      entry: { type: 'announceTerminated', params: ({ context }) => ({ agentId: context.agentId, resumable: context.resumable }) },
     },
   },
 });

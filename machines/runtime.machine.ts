@@ -1,4 +1,4 @@
-import { fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 
 /** What graceful shutdown found when it finished. */
 export interface ShutdownSummary {
@@ -25,6 +25,9 @@ function missing(name: string): never {
 export const runtimeMachine = setup({
   types: {
     events: {} as RuntimeEvent,
+    context: {} as { readonly summary: ShutdownSummary | null },
+    /** The shutdown summary; null when the runtime failed before it ran. */
+    output: {} as ShutdownSummary | null,
   },
   actors: {
     drainSociety: fromPromise<ShutdownSummary, { drainTimeoutMs: number }>(() => missing('drainSociety')),
@@ -36,7 +39,9 @@ export const runtimeMachine = setup({
   },
 }).createMachine({
   id: 'runtime',
+  context: { summary: null },
   initial: 'spawning',
+  output: ({ context }) => context.summary,
   states: {
     spawning: {
       on: {
@@ -58,7 +63,7 @@ export const runtimeMachine = setup({
         input: ({ event }) => ({ drainTimeoutMs: event.type === 'runtime.shutdown' ? event.drainTimeoutMs : 30_000 }),
         onDone: {
           target: 'terminated',
-          actions: { type: 'reportSummary', params: ({ event }) => ({ summary: event.output }) },
+          actions: [assign({ summary: ({ event }) => event.output }), { type: 'reportSummary', params: ({ event }) => ({ summary: event.output }) }],
         },
         onError: {
           target: 'terminated',

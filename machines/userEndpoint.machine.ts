@@ -10,10 +10,15 @@ export type UserEndpointEvent =
   | { type: 'endpoint.close' }
   | { type: 'endpoint.closed' };
 
+/** Answers are delivered in every state but the final one, so they reach the user until the very end. */
+const deliver = { actions: { type: 'deliverToUser', params: ({ event }: { event: { task: Task } }) => ({ task: event.task }) } } as const;
+
 /**
  * The human's door, id `user`: forwards what the user says, and hands every Task addressed to
- * `user` to the inbox and every output handler. During draining it refuses new input but
- * still delivers answers, so replies to work in flight reach the user during shutdown.
+ * `user` to the inbox and every output handler. Input is taken only while running, and never
+ * addressed to `user` itself: a state with no transition for it refuses it (`snapshot.can`
+ * says so before it is sent). During draining answers are still delivered, so replies to work
+ * in flight reach the user during shutdown.
  */
 export const userEndpointMachine = setup({
   types: {
@@ -21,11 +26,10 @@ export const userEndpointMachine = setup({
   },
   actions: {
     forwardInput: (_, _params: { task: Task }) => undefined,
-    refuseInput: (_, _params: { task: Task; reason: string }) => undefined,
     deliverToUser: (_, _params: { task: Task }) => undefined,
   },
   guards: {
-    addressedToUser: (_, params: { task: Task }) => params.task.to === 'user',
+    notToUser: (_, params: { task: Task }) => params.task.to !== 'user',
   },
 }).createMachine({
   id: 'userEndpoint',
@@ -34,31 +38,22 @@ export const userEndpointMachine = setup({
     spawning: {
       on: {
         'endpoint.open': { target: 'running' },
-        'user.input': {
-          actions: { type: 'refuseInput', params: ({ event }) => ({ task: event.task, reason: 'not open yet' }) },
-        },
-        'task.received': { actions: { type: 'deliverToUser', params: ({ event }) => ({ task: event.task }) } },
+        'task.received': deliver,
       },
     },
     running: {
       on: {
-        'user.input': [
-          {
-            guard: { type: 'addressedToUser', params: ({ event }) => ({ task: event.task }) },
-            actions: { type: 'refuseInput', params: ({ event }) => ({ task: event.task, reason: 'the user cannot message itself' }) },
-          },
-          { actions: { type: 'forwardInput', params: ({ event }) => ({ task: event.task }) } },
-        ],
-        'task.received': { actions: { type: 'deliverToUser', params: ({ event }) => ({ task: event.task }) } },
+        'user.input': {
+          guard: { type: 'notToUser', params: ({ event }) => ({ task: event.task }) },
+          actions: { type: 'forwardInput', params: ({ event }) => ({ task: event.task }) },
+        },
+        'task.received': deliver,
         'endpoint.close': { target: 'draining' },
       },
     },
     draining: {
       on: {
-        'user.input': {
-          actions: { type: 'refuseInput', params: ({ event }) => ({ task: event.task, reason: 'shutting down' }) },
-        },
-        'task.received': { actions: { type: 'deliverToUser', params: ({ event }) => ({ task: event.task }) } },
+        'task.received': deliver,
         'endpoint.closed': { target: 'terminated' },
       },
     },

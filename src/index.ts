@@ -15,11 +15,10 @@ export {
   type AgentView,
   type RuntimeOptions,
   type OutputHandler,
-  type Role,
-  type AgentRecord,
-  type Termination,
+  type AgentState,
   type ModelUsage,
 } from './runtime/index.js';
+export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
 export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
 export {
@@ -47,11 +46,9 @@ export {
   type RetryPolicy,
   type ChatRequest,
   type ChatDelta,
-  type ChatMessage,
-  type ToolDefinition,
 } from './llm/index.js';
-export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type ToolPolicy } from './tools/index.js';
-export { createHttpServer, type HttpServer, type HttpServerOptions } from './server/index.js';
+export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy } from './task/index.js';
+export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { randomIds, sequentialIds, type IdGenerator } from './ids.js';

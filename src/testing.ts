@@ -13,3 +13,4 @@ export {
   type RecordedRequest,
   type ServerStep,
 } from './llm/testing/openaiCompatibleServer.js';
+export { societyOf, type Society } from './runtime/index.js';

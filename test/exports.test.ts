@@ -10,14 +10,14 @@ describe('public surface', () => {
     expect(Object.keys(main).sort()).toEqual([
       'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel', 'OpenAIModel',
       'RequestTimeoutError', 'RetryingModel', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
-      'ValidationError', 'createHttpServer', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
+      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
       'modelFromEnv', 'parseTask', 'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
       'toolFromFunction',
     ]);
   });
 
   it('exports the test doubles from "troupe/testing" and the machines from "troupe/machines"', () => {
-    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds', 'startOpenAICompatibleServer']);
+    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds', 'societyOf', 'startOpenAICompatibleServer']);
     expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'runtimeMachine', 'userEndpointMachine']);
   });
 
@@ -26,7 +26,7 @@ describe('public surface', () => {
       exports: Record<string, { types?: string; import?: string } | string>;
       bin: Record<string, string>;
     };
-    for (const entry of ['.', './machines', './testing']) {
+    for (const entry of ['.', './machines', './testing', './server']) {
       const target = pkg.exports[entry];
       expect(typeof target === 'object' && target.types?.endsWith('.d.ts') && target.import?.endsWith('.js')).toBe(true);
     }

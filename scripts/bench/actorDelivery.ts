@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import { type Actor, assign, createActor, setup } from 'xstate';
 import { Actions, type Clock, type IdGenerator, type Runtime, type Task, createRuntime, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
@@ -55,7 +56,7 @@ function agentRound(rt: Runtime, model: ScriptedModel, count: number, delivery: 
       if (delivery === 'bus') {
         for (const task of tasks) rt.bus.publish(task);
       } else {
-        const actor = rt.society.cell(agentId)?.actor;
+        const actor = societyOf(rt).agent(agentId)?.actor;
         if (actor === undefined) throw new Error(`agent ${agentId} has no actor`);
         for (const task of tasks) actor.send({ type: 'task.received', task });
       }

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { type ChatDelta, type ModelClient, createHttpServer, createRuntime } from '../../src/index.js';
+import { type ChatDelta, type ModelClient, createRuntime } from '../../src/index.js';
+import { createHttpServer } from '../../src/server/index.js';
 import { MemoryLogger } from '../../src/testing.js';
 
 /** Agents besides root, so `GET /api/agents` lists a small society. */

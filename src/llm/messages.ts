@@ -1,30 +1,14 @@
-import { z } from 'zod';
+import type { ChatMessage, ToolDefinition } from '../task/index.js';
 
-/** A tool call as the model wrote it; `arguments` is the model's raw JSON text. */
-export const ToolCallSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  arguments: z.string(),
-});
-
-export const ChatMessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema) }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string().min(1), name: z.string(), content: z.string() }),
-]);
-
-/** What a model sees of a tool: the JSON Schema comes from the tool's zod schema. */
-export const ToolDefinitionSchema = z.object({
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
-  description: z.string(),
-  parameters: z.record(z.string(), z.unknown()),
-});
-
-export type ToolCall = z.infer<typeof ToolCallSchema>;
-export type ChatMessage = z.infer<typeof ChatMessageSchema>;
-export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
-export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+export {
+  type AssistantMessage,
+  type ChatMessage,
+  type ToolCall,
+  type ToolDefinition,
+  ChatMessageSchema,
+  ToolCallSchema,
+  ToolDefinitionSchema,
+} from '../task/index.js';
 
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];

@@ -1,7 +1,6 @@
 import type { Database } from 'lmdb';
-import { type Task, parseTask } from '../task/index.js';
+import { type ChatMessage, type Task, parseTask } from '../task/index.js';
 import { isNameKey, nameRange, seqRange } from './keys.js';
-import type { ConversationStep } from './schemas.js';
 import type { Page } from './types.js';
 
 // Everything read back was validated on open or before it was written, so reads cast
@@ -40,10 +39,11 @@ export function waitingTasks(db: Database<unknown>, agentId: string): Task[] {
 }
 
 /** An agent's conversation steps in order, without the record version. */
-export function conversationSteps(db: Database<unknown>, agentId: string): ConversationStep[] {
+export function conversationSteps(db: Database<unknown>, agentId: string): ChatMessage[] {
   return [...db.getRange(seqRange(agentId))].map(({ value }) => {
-    const { v: _v, ...step } = value as ConversationStep & { v: 1 };
-    return step;
+    // Validated on open; only an assistant message may lack a field (`toolCalls`, see the schema).
+    const { v: _v, ...step } = value as { v: 1; role: ChatMessage['role']; toolCalls?: unknown };
+    return (step.role === 'assistant' && step.toolCalls === undefined ? { ...step, toolCalls: [] } : step) as ChatMessage;
   });
 }
 

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { AgentIdSchema, TaskSchema } from '../task/index.js';
+import {
+  AgentIdSchema,
+  AssistantMessageSchema,
+  SystemMessageSchema,
+  TaskSchema,
+  ToolMessageSchema,
+  ToolPolicySchema,
+  UserMessageSchema,
+} from '../task/index.js';
 
 /**
  * Persisted records of the organisation. Every stored value carries `v`, the version of its
@@ -7,11 +15,6 @@ import { AgentIdSchema, TaskSchema } from '../task/index.js';
  */
 const v1 = z.literal(1);
 const timestamp = z.number().int().nonnegative();
-
-/** Which tools a role may use; the same shape as the tool registry's policy. */
-export const ToolPolicyRecordSchema = z
-  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
-  .strict();
 
 export const RoleRecordSchema = z
   .object({
@@ -22,7 +25,7 @@ export const RoleRecordSchema = z
     /** The agent (or `user`) that created the role. */
     createdBy: AgentIdSchema,
     createdAt: timestamp,
-    tools: ToolPolicyRecordSchema.optional(),
+    tools: ToolPolicySchema.optional(),
   })
   .strict();
 
@@ -73,25 +76,17 @@ export const MailboxRecordSchema = z
 /** One Task the user has received. */
 export const InboxRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 
-export const ToolCallRecordSchema = z
-  .object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })
-  .strict();
-
 /**
- * One step of an agent's conversation, shaped like a chat message. The llm layer is out of
- * reach from here, so this is its own schema: loose enough for every message role.
+ * One message of an agent's conversation, stored as the chat message it is plus `v`, one
+ * record per message so a step is an append.
  */
-export const ConversationStepSchema = z
-  .object({
-    role: z.enum(['system', 'user', 'assistant', 'tool']),
-    content: z.string(),
-    toolCalls: z.array(ToolCallRecordSchema).optional(),
-    toolCallId: z.string().min(1).optional(),
-    name: z.string().optional(),
-  })
-  .strict();
-
-export const ConversationRecordSchema = ConversationStepSchema.extend({ v: v1 }).strict();
+export const ConversationRecordSchema = z.discriminatedUnion('role', [
+  SystemMessageSchema.extend({ v: v1 }).strict(),
+  UserMessageSchema.extend({ v: v1 }).strict(),
+  // Records from before 0.1 may lack `toolCalls` on a reply without calls.
+  AssistantMessageSchema.extend({ v: v1, toolCalls: AssistantMessageSchema.shape.toolCalls.default([]) }).strict(),
+  ToolMessageSchema.extend({ v: v1 }).strict(),
+]);
 
 export const ArtifactContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
 
@@ -114,10 +109,15 @@ export const QuarantineRecordSchema = z
   .strict();
 
 export type RoleRecord = Readonly<z.infer<typeof RoleRecordSchema>>;
-export type AgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
+/** A role of the society: a name and the prompt its agents are given. */
+export type Role = Omit<RoleRecord, 'v'>;
+export type StoredAgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
+/** An agent as the organisation records it: its role, its parent, when it was made and ended. */
+export type AgentRecord = Omit<StoredAgentRecord, 'v'>;
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
-export type ConversationStep = Readonly<z.infer<typeof ConversationStepSchema>>;
+/** Who ended an agent, when and why. */
+export type Termination = Omit<TerminationRecord, 'v'>;
 export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
 export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
 export type MetaRecord = z.infer<typeof MetaRecordSchema>;

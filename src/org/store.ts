@@ -7,7 +7,7 @@ import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb } from './quarantine.js';
 import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks, waitingTasks } from './reads.js';
-import type { AgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { createDurableWriter } from './writer.js';
@@ -145,8 +145,8 @@ function createOrgStore(
     waiting: (agentId) => waitingTasks(dbs.mailboxes, agentId),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
-    agent: (agentId) => dbs.agents.get(agentId) as AgentRecord | undefined,
-    agents: () => allValues<AgentRecord>(dbs.agents),
+    agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,
+    agents: () => allValues<StoredAgentRecord>(dbs.agents),
     children: (agentId) => ownedNames(dbs.children, agentId),
     terminations: () => allValues<TerminationRecord>(dbs.terminations),
     quarantined: () => listQuarantine(dbs.quarantine),

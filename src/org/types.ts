@@ -1,15 +1,14 @@
 import type { Database } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { Task } from '../task/index.js';
+import type { ChatMessage, Task } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
 import type {
-  AgentRecord,
+  StoredAgentRecord,
   ArtifactContent,
   ArtifactRecord,
-  ConversationStep,
   RoleRecord,
   TerminationRecord,
 } from './schemas.js';
@@ -83,16 +82,16 @@ export interface OrgStoreOptions {
 export interface OrgStore {
   createRole(role: NewRole): Promise<RoleRecord>;
   /** The agent record and its parent link, in one transaction. */
-  createAgent(agent: NewAgent): Promise<AgentRecord>;
-  updateAgent(agentId: string, patch: AgentPatch): Promise<AgentRecord>;
+  createAgent(agent: NewAgent): Promise<StoredAgentRecord>;
+  updateAgent(agentId: string, patch: AgentPatch): Promise<StoredAgentRecord>;
   /** Marks the agent terminated and records who ended it and why, in one transaction. */
   markTerminated(termination: NewTermination): Promise<TerminationRecord>;
   /** Appends one Task to a task tree's log; resolves with its sequence number. */
   appendMessage(rootTaskId: string, task: Task): Promise<number>;
   messages(rootTaskId: string, page?: Page): Task[];
   /** Appends steps (one transaction for all); resolves with the conversation's new length. */
-  appendConversation(agentId: string, steps: readonly ConversationStep[]): Promise<number>;
-  conversation(agentId: string): ConversationStep[];
+  appendConversation(agentId: string, steps: readonly ChatMessage[]): Promise<number>;
+  conversation(agentId: string): ChatMessage[];
   clearConversation(agentId: string): Promise<void>;
   /** Stores an artifact under the sha256 of its content and resolves with that hash. */
   putArtifact(artifact: NewArtifact): Promise<string>;
@@ -111,8 +110,8 @@ export interface OrgStore {
   inbox(page?: Page): Task[];
   role(roleId: string): RoleRecord | undefined;
   roles(): RoleRecord[];
-  agent(agentId: string): AgentRecord | undefined;
-  agents(): AgentRecord[];
+  agent(agentId: string): StoredAgentRecord | undefined;
+  agents(): StoredAgentRecord[];
   /** Ids of the agents whose parent is `agentId`. */
   children(agentId: string): string[];
   terminations(): TerminationRecord[];

@@ -1,13 +1,12 @@
 import type { Database } from 'lmdb';
 import { TroupeError } from '../errors.js';
-import { type Task, parseOrThrow } from '../task/index.js';
+import { type ChatMessage, type Task, parseOrThrow } from '../task/index.js';
 import { isSeqKey, nameRange, seqRange } from './keys.js';
 import {
-  type AgentRecord,
+  type StoredAgentRecord,
   AgentRecordSchema,
   type ArtifactRecord,
   ArtifactRecordSchema,
-  type ConversationStep,
   ConversationRecordSchema,
   InboxRecordSchema,
   MailboxRecordSchema,
@@ -24,9 +23,9 @@ import { artifactHash } from './validators.js';
 // sees the writes before it), and a throw rolls back everything it put. Inputs are validated
 // by the caller before the write is queued, so a throw here is a refusal or a real failure.
 
-const readAgent = (dbs: SubDbs, id: string): AgentRecord | undefined => dbs.agents.get(id) as AgentRecord | undefined;
+const readAgent = (dbs: SubDbs, id: string): StoredAgentRecord | undefined => dbs.agents.get(id) as StoredAgentRecord | undefined;
 
-function liveAgent(dbs: SubDbs, id: string): AgentRecord {
+function liveAgent(dbs: SubDbs, id: string): StoredAgentRecord {
   const agent = readAgent(dbs, id);
   if (agent === undefined) throw new TroupeError('unknown_agent', `no agent "${id}"`, { context: { agentId: id } });
   if (agent.status === 'terminated') {
@@ -54,7 +53,7 @@ export function putRole(dbs: SubDbs, role: RoleRecord): RoleRecord {
   return role;
 }
 
-export function putAgent(dbs: SubDbs, agent: AgentRecord): AgentRecord {
+export function putAgent(dbs: SubDbs, agent: StoredAgentRecord): StoredAgentRecord {
   if (dbs.agents.doesExist(agent.id)) {
     throw new TroupeError('invalid_input', `agent "${agent.id}" already exists`, { context: { agentId: agent.id } });
   }
@@ -65,7 +64,7 @@ export function putAgent(dbs: SubDbs, agent: AgentRecord): AgentRecord {
   return agent;
 }
 
-export function patchAgent(dbs: SubDbs, agentId: string, patch: AgentPatch): AgentRecord {
+export function patchAgent(dbs: SubDbs, agentId: string, patch: AgentPatch): StoredAgentRecord {
   const before = liveAgent(dbs, agentId);
   const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
   const updated = parseOrThrow(AgentRecordSchema, { ...before, ...changes }, 'agent');
@@ -132,14 +131,14 @@ export function putArtifactRecord(dbs: SubDbs, hash: string, record: ArtifactRec
 // Validation of inputs into full records, done before a write is queued.
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
-export const agentRecord = (input: unknown): AgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
+export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord =>
   parseOrThrow(TerminationRecordSchema, input, 'termination');
 export const messageRecord = (task: Task): unknown => parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message');
 export const inboxRecord = (task: Task): unknown => parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox');
 export const waitingRecord = (seq: number, task: Task): { v: 1; seq: number; task: Task } =>
   parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
-export const stepRecords = (steps: readonly ConversationStep[]): unknown[] =>
+export const stepRecords = (steps: readonly ChatMessage[]): unknown[] =>
   steps.map((step, index) => parseOrThrow(ConversationRecordSchema, { ...step, v: 1 }, `steps[${index}]`));
 
 export function artifactRecord(input: NewArtifact): { hash: string; record: ArtifactRecord } {

@@ -1,4 +1,4 @@
-import type { AgentRecord, Termination } from './agentCell.js';
+import type { AgentRecord, Termination } from '../org/index.js';
 
 /**
  * The organisation as data: every agent ever spawned, its parent link, and who terminated

@@ -1,16 +1,8 @@
 import { TroupeError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { ToolPolicy } from '../tools/index.js';
-
-export interface Role {
-  readonly id: string;
-  readonly name: string;
-  readonly prompt: string;
-  readonly createdBy: string;
-  readonly createdAt: number;
-  readonly tools?: ToolPolicy;
-}
+import type { Role } from '../org/index.js';
+import type { ToolPolicy } from '../task/index.js';
 
 /** The roles of a society, by id and by name (names are unique). */
 export class RoleBook {

@@ -4,19 +4,34 @@ import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, createLogger, logLevelFromEnv } from '../logger.js';
-import { type ModelClient, RetryingModel, defaultRetryPolicy, modelFromEnv } from '../llm/index.js';
-import { Actions, AgentIdSchema, type Task, TaskIdSchema, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
-import { type ToolPolicy, ToolRegistry, metaTools } from '../tools/index.js';
-import type { ModelUsage } from './agentCell.js';
+import { type Logger, createLogger } from '../logger.js';
+import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
+import type { AgentRecord, Role } from '../org/index.js';
+import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
+import { ToolRegistry, metaTools } from '../tools/index.js';
+import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
-import { type Journal, storeJournal } from './journal.js';
+import type { Journal, StoredOrganisation } from './journal/journal.js';
+import { openJournal } from './journal/openJournal.js';
 import { waitForQuiet } from './quiet.js';
-import { type OrgStore, openOrgStore } from '../org/index.js';
-import type { Role } from './roleBook.js';
-import { type AgentView, type RuntimeOptions, agentView, rootPrompt } from './runtimeOptions.js';
+import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
+
+/** Logs nothing: a library is quiet unless given a logger or a level. */
+const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const societies = new WeakMap<Runtime, Society>();
+
+/**
+ * The society inside a runtime (its live agents with their conversations and actors, the
+ * organisation's records): a hook for tests that must look inside, exported by `troupe/testing`.
+ */
+export function societyOf(runtime: Runtime): Society {
+  const society = societies.get(runtime);
+  if (society === undefined) throw new TroupeError('invalid_input', 'not a runtime made by createRuntime');
+  return society;
+}
 
 /**
  * A running society: the bus, the user endpoint, the root agent and every agent spawned since.
@@ -33,103 +48,83 @@ export class Runtime {
   readonly tools: ToolRegistry;
   readonly model: ModelClient;
   readonly config: RuntimeConfig;
-  readonly society: Society;
+  readonly #society: Society;
+  readonly #journal: Journal;
   readonly #clock: Clock;
   readonly #ids: IdGenerator;
   readonly #logger: Logger;
   readonly #actor: Actor<typeof runtimeMachine>;
-  #summary: Promise<ShutdownSummary> | undefined;
-
   readonly #root: { prompt?: string; tools?: ToolPolicy } | undefined;
+  // Built once: zod schemas are cheap to run and costly to build.
+  readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
+  #summary: Promise<ShutdownSummary> | undefined;
 
   /** Starts a runtime with its root agent; `createRuntime` is the public way in. */
   static async create(options: RuntimeOptions): Promise<Runtime> {
-    const dataDir = options.dataDir === undefined ? dataDirFromEnv() : options.dataDir;
-    const store = dataDir === null ? undefined : await openOrgStore({
-      dir: dataDir,
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-    });
-    const runtime = new Runtime(options, store);
-    if (store !== undefined && runtime.#restore(store)) runtime.#actor.send({ type: 'runtime.started' });
-    else await runtime.#spawnRoot();
+    const logger = options.logger ?? (options.logLevel === undefined ? silentLogger : createLogger(options.logLevel));
+    const clock = options.clock ?? systemClock;
+    const journal = await openJournal(options.dataDir ?? null, { logger, clock });
+    const runtime = new Runtime({ ...options, logger, clock }, journal);
+    const stored = journal.stored();
+    if (stored === null) await runtime.#spawnRoot();
+    else runtime.#restore(stored);
     return runtime;
   }
 
-  /** Brings back the organisation in `store`; false when it holds none yet (a new data dir). */
-  #restore(store: OrgStore): boolean {
-    const root = store.agent('root');
-    if (root === undefined) return false;
-    if (root.status !== 'active') {
-      throw new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } });
-    }
-    this.society.restore({
-      roles: store.roles().map(({ v: _v, ...role }) => role),
-      agents: store.agents().map(({ v: _v, ...agent }) => agent),
-      terminations: store.terminations().map(({ v: _v, ...termination }) => termination),
-    });
-    this.user.restoreInbox(store.inbox({ offset: 0, limit: Number.MAX_SAFE_INTEGER }));
-    this.#logger.info({ agents: this.society.liveIds().length, roles: this.society.roles.list().length }, 'organisation restored');
-    return true;
-  }
-
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
-  private constructor(options: RuntimeOptions, store: OrgStore | undefined) {
-    const { model, retry, bus, clock, ids, logger, tools, inspect, root, dataDir: _dataDir, ...config } = options;
-    this.#store = store;
-    this.#journal = store === undefined ? undefined : storeJournal(store);
+  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock }, journal: Journal) {
+    const { model, retry, bus, clock, ids, logger, logLevel: _level, tools, inspect, root, dataDir: _dataDir, ...config } = options;
+    this.#journal = journal;
     this.#root = root;
     this.config = RuntimeConfigSchema.parse(config);
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
-    this.#clock = clock ?? systemClock;
+    this.#clock = clock;
     this.#ids = ids ?? randomIds;
-    this.#logger = logger ?? createLogger(logLevelFromEnv(process.env['TROUPE_LOG_LEVEL']) ?? 'info');
-    const chosen = model ?? modelFromEnv(process.env);
-    this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock: this.#clock, logger: this.#logger });
-    this.bus = bus ?? new EventBus({ clock: this.#clock });
+    this.#logger = logger;
+    const chosen = model ?? new OfflineModel();
+    this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
+    this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
-    this.society = new Society({
-      bus: this.bus, clock: this.#clock, ids: this.#ids, logger: this.#logger, model: this.model,
-      tools: this.tools, config: this.config, inspect, journal: this.#journal,
-    });
-    this.user = new UserEndpoint({ bus: this.bus, logger: this.#logger, inboxLimit: this.config.inboxLimit, inspect });
-    const journal = this.#journal;
-    if (journal !== undefined) {
-      // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
-      // add up to is logged) and the user's own messages (logged durably before they are sent).
-      this.bus.subscribe({ pattern: '*' }, (task) => {
-        if (task.action === Actions.thinking || this.#loggedFirst.has(task)) return undefined;
-        return journal.task(task);
-      }, 'message-log');
-      this.user.onOutput((task) => {
-        journal.inbox(task).catch((error: unknown) => this.#logger.error({ taskId: task.id, error: String(error) }, 'inbox write failed'));
-      });
-    }
+    this.#society = new Society({ bus: this.bus, clock, ids: this.#ids, logger, model: this.model, tools: this.tools, config: this.config, inspect, journal });
+    societies.set(this, this.#society);
+    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect });
+    journal.connect(this.bus, (handler) => this.user.onOutput(handler));
     this.bus.faults$.subscribe((fault) => {
-      this.#logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
+      logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
     });
-
     const machine = runtimeMachine.provide({
       actors: { drainSociety: fromPromise(({ input }) => this.#drain(input.drainTimeoutMs)) },
       actions: {
         stopIntake: () => this.user.drain(),
-        reportSummary: (_, { summary }) => this.#logger.info({ ...summary }, 'runtime shut down'),
-        reportFailure: (_, { error }) => this.#logger.error({ error: String(error) }, 'runtime failed'),
+        reportSummary: (_, { summary }) => logger.info({ ...summary }, 'runtime shut down'),
+        reportFailure: (_, { error }) => logger.error({ error: String(error) }, 'runtime failed'),
       },
     });
     this.#actor = createActor(machine, { id: 'runtime', ...(inspect === undefined ? {} : { inspect }) });
     this.#actor.start();
   }
 
+  /** Brings back a stored organisation: roles, live agents (with their unfinished work) and the inbox. */
+  #restore(stored: StoredOrganisation): void {
+    if (stored.agents.find((agent) => agent.id === 'root')?.status !== 'active') {
+      throw new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } });
+    }
+    this.#society.restore(stored);
+    this.user.restoreInbox(stored.inbox);
+    this.#logger.info({ agents: this.#society.liveIds().length, roles: this.#society.roles.list().length }, 'organisation restored');
+    this.#actor.send({ type: 'runtime.started' });
+  }
+
   /** Creates the root role and agent, then opens intake (`spawning` → `running`). */
   async #spawnRoot(): Promise<void> {
     const root = this.#root;
     try {
-      const rootRole = await this.society.addRole({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
-      await this.society.spawn({ role: rootRole.id, parent: null, id: 'root' });
+      const rootRole = await this.#society.addRole({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
+      await this.#society.spawn({ role: rootRole.id, parent: null, id: 'root' });
     } catch (error) {
       this.#actor.send({ type: 'runtime.failed', error });
       await this.bus.close();
+      await this.#journal.close();
       throw error;
     }
     this.#actor.send({ type: 'runtime.started' });
@@ -143,14 +138,19 @@ export class Runtime {
   // The intake calls are async so that each can await a durable write before it resolves;
   // every broken rule rejects the returned promise (a TroupeError with its code).
   async createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
-    return this.society.addRole({ ...input, createdBy: input.createdBy ?? 'user' });
+    return this.#society.addRole({ ...input, createdBy: input.createdBy ?? 'user' });
+  }
+
+  /** The roles agents can be spawned with, oldest first. */
+  roles(): Role[] {
+    return this.#society.roles.list();
   }
 
   /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Resolves with its id. */
   async spawn(input: { role: string; parent?: string }): Promise<string> {
     this.#requireOpen();
     const parent = input.parent === undefined ? null : parseOrThrow(AgentIdSchema, input.parent, 'parent');
-    return (await this.society.spawn({ role: input.role, parent })).agentId;
+    return (await this.#society.spawn({ role: input.role, parent })).agentId;
   }
 
   /** Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes back with it). */
@@ -167,16 +167,16 @@ export class Runtime {
 
   /** Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents). */
   terminate(agentId: string, options: { by: string; reason?: string }): Promise<void> {
-    return this.society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
+    return this.#society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
   }
 
   agents(): AgentView[] {
-    return this.society.records().map((record) => agentView(this.society, record));
+    return this.#society.records().map((record) => this.#view(record));
   }
 
   agent(agentId: string): AgentView | undefined {
-    const record = this.society.record(agentId);
-    return record === undefined ? undefined : agentView(this.society, record);
+    const record = this.#society.record(agentId);
+    return record === undefined ? undefined : this.#view(record);
   }
 
   /**
@@ -184,14 +184,14 @@ export class Runtime {
    * first) from the org store; undefined when the organisation is kept in memory only.
    */
   messageLog(rootTaskId: string, page: { offset?: number; limit?: number } = {}): Task[] | undefined {
-    return this.#store?.messages(rootTaskId, page);
+    return this.#journal.messageLog(rootTaskId, page);
   }
 
   /** Model calls and tokens of the whole society so far. */
   usage(): ModelUsage {
     const total: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    for (const record of this.society.records()) {
-      const usage = this.society.usageOf(record.id);
+    for (const record of this.#society.records()) {
+      const usage = this.#society.usageOf(record.id);
       total.calls += usage?.calls ?? 0;
       total.promptTokens += usage?.promptTokens ?? 0;
       total.completionTokens += usage?.completionTokens ?? 0;
@@ -205,7 +205,6 @@ export class Runtime {
 
   /** Resolves with the final Task of `taskId` once it reaches the user. */
   waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
-    const isAnswer = (task: Task): boolean => task.id === taskId && finalStatuses.has(task.status);
     const known = this.user.answerTo(taskId);
     if (known !== undefined) return Promise.resolve(known);
     return new Promise((resolve, reject) => {
@@ -214,7 +213,7 @@ export class Runtime {
         reject(new TroupeError('request_timeout', `no answer to task ${taskId} within ${options.timeoutMs} ms`, { context: { taskId } }));
       }, options.timeoutMs);
       const stop = this.onOutput((task) => {
-        if (!isAnswer(task)) return;
+        if (task.id !== taskId || !finalStatuses.has(task.status)) return;
         this.#clock.clearTimeout(timer);
         stop();
         resolve(task);
@@ -226,76 +225,58 @@ export class Runtime {
   shutdown(options: { drainTimeoutMs?: number } = {}): Promise<ShutdownSummary> {
     this.#summary ??= (async () => {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
-      await toPromise(this.#actor);
-      const summary = this.#lastSummary;
-      if (summary === undefined) throw new TroupeError('internal', 'shutdown finished without a summary');
+      const summary = await toPromise(this.#actor);
+      if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
       await this.bus.close();
-      await this.#store?.close();
+      await this.#journal.close();
       return summary;
     })();
     return this.#summary;
   }
 
-  #lastSummary: ShutdownSummary | undefined;
-  readonly #store: OrgStore | undefined;
-  readonly #journal: Journal | undefined;
-  readonly #loggedFirst = new WeakSet<Task>();
-  // Built once: zod schemas are cheap to run and costly to build.
-  readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
-
   async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
     const started = this.#clock.now();
-    const quiet = (): boolean => this.society.busyCount === 0 && this.bus.pendingRequests === 0;
-    const drained = await waitForQuiet(quiet, [this.society.activity$, this.bus.on('*')], drainTimeoutMs, this.#clock);
-    const live = this.society.liveIds();
-    const pendingTasks = live.reduce((sum, id) => {
-      const context = this.society.cell(id)?.actor.getSnapshot().context;
-      return context === undefined ? sum : sum + context.mailbox.length + (context.current === null ? 0 : 1);
-    }, 0);
-    const liveSet = new Set(live);
-    const topLevel = live.filter((id) => !liveSet.has(this.society.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.society.terminateSubtree(id, 'runtime', 'shutdown', { record: false })));
+    const society = this.#society;
+    const quiet = (): boolean => society.busyCount === 0 && this.bus.pendingRequests === 0;
+    const drained = await waitForQuiet(quiet, [society.activity$, this.bus.on('*')], drainTimeoutMs, this.#clock);
+    const live = society.liveIds();
+    const pendingTasks = live.reduce((sum, id) => sum + (society.agent(id)?.unanswered ?? 0), 0);
+    await society.stopAll();
     this.user.close();
-    this.#lastSummary = {
-      agents: this.society.records().length,
-      terminatedAgents: live.length,
-      pendingTasks,
-      drained,
-      elapsedMs: this.#clock.now() - started,
-    };
-    return this.#lastSummary;
+    return { agents: society.records().length, terminatedAgents: live.length, pendingTasks, drained, elapsedMs: this.#clock.now() - started };
   }
 
   async #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): Promise<string> {
     this.#requireOpen();
     const target = parseOrThrow(AgentIdSchema, to, 'agentId');
     const body = parseOrThrow(this.#textSchema, text, 'text');
-    if (target === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
-    const record = this.society.record(target);
-    if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
-    // A draining agent has already let go of its inbox: a Task sent now would never be answered.
-    if (!this.society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
-    if (this.#journal !== undefined) {
-      // Durable before it is sent and before the caller hears its id: in the task's log, and
-      // waiting for its agent, so a crash right after the acknowledgement still hands it back.
-      await Promise.all([this.#journal.task(task), this.#journal.waiting(target, task)]);
-      this.#loggedFirst.add(task);
+    // The user endpoint's machine says whether it takes this input (open, not addressed to the user).
+    this.user.check(task);
+    if (this.#society.record(target) === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
+    // A draining agent has already let go of its inbox: a Task sent now would never be answered.
+    if (!this.#society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
+    return this.#journal.userInput(task, () => {
       this.#requireOpen();
-    }
-    this.user.input(task);
-    return task.id;
+      this.user.input(task);
+      return task.id;
+    });
+  }
+
+  #view(record: AgentRecord): AgentView {
+    const agent = this.#society.agent(record.id);
+    return {
+      ...record,
+      roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
+      state: agent?.state ?? 'terminated',
+      queued: agent?.queued ?? 0,
+      usage: { ...(this.#society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
+    };
   }
 
   #requireOpen(): void {
     if (this.state !== 'running') throw new TroupeError('intake_closed', `the runtime is ${this.state} and takes no new work`);
   }
-}
-
-/** `TROUPE_DATA_DIR` when set (and not blank), else null: memory only. */
-function dataDirFromEnv(): string | null {
-  const dir = process.env['TROUPE_DATA_DIR']?.trim();
-  return dir === undefined || dir === '' ? null : dir;
 }
 
 /** Starts a runtime with a root agent, ready for `submit`. */

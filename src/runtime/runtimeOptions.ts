@@ -2,22 +2,26 @@ import type { InspectionEvent } from 'xstate';
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { Logger } from '../logger.js';
+import type { LogLevel, Logger } from '../logger.js';
 import type { ModelClient, RetryPolicy } from '../llm/index.js';
-import type { Tool, ToolPolicy } from '../tools/index.js';
-import type { AgentRecord, ModelUsage } from './agentCell.js';
+import type { AgentRecord } from '../org/index.js';
+import type { ToolPolicy } from '../task/index.js';
+import type { Tool } from '../tools/index.js';
+import type { AgentState, ModelUsage } from './agent/index.js';
 import type { RuntimeConfigInput } from './config.js';
-import type { Society } from './society.js';
 
+/** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
-  /** The model every agent uses; when absent, chosen from the environment (see `modelFromEnv`). */
+  /** The model every agent uses; the offline scripted model when absent. */
   model?: ModelClient;
   /** Retry schedule for model calls (1, 2, 4 s by default), or false for none. */
   retry?: Partial<RetryPolicy> | false;
   bus?: EventBus;
   clock?: Clock;
   ids?: IdGenerator;
+  /** Where the runtime logs; when absent, JSON lines on stderr at `logLevel`, or nothing at all without one. */
   logger?: Logger;
+  logLevel?: LogLevel;
   /** Tools added to the shared registry besides the meta-tools. */
   tools?: readonly Tool[];
   /** Receives XState inspection events of every actor (see `--inspect`). Off by default: it halves send speed. */
@@ -25,7 +29,7 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   /**
    * Directory of the organisation store (LMDB). With it, roles, agents, terminations, every
    * Task's message log and the user's inbox are written durably, and a runtime created on the
-   * same directory restores them. Absent: `TROUPE_DATA_DIR` if set; null or neither: memory only.
+   * same directory restores them. Absent or null: memory only.
    */
   dataDir?: string | null;
   /** The root agent's role prompt and tool policy. */
@@ -35,8 +39,8 @@ export interface RuntimeOptions extends RuntimeConfigInput {
 /** An agent as the runtime reports it. */
 export interface AgentView extends AgentRecord {
   readonly roleName: string;
-  /** The actor's state, e.g. `running.turn.thinking`; `terminated` once gone. */
-  readonly state: string;
+  /** Where the agent is in its lifecycle, e.g. `running.turn.thinking`; `terminated` once gone. */
+  readonly state: AgentState;
   readonly queued: number;
   readonly usage: ModelUsage;
 }
@@ -47,25 +51,3 @@ export const rootPrompt = [
   'delegate sub-tasks and wait for their results (delegate_task), terminate children whose work is done',
   '(terminate_agent), then answer the user with the final result.',
 ].join(' ');
-
-/** How `agentId`'s record reads with its live actor's state, queue and usage. */
-export function agentView(society: Society, record: AgentRecord): AgentView {
-  const snapshot = society.cell(record.id)?.actor.getSnapshot();
-  return {
-    ...record,
-    roleName: society.roles.find(record.roleId)?.name ?? record.roleId,
-    state: snapshot === undefined ? 'terminated' : stateName(snapshot.value),
-    queued: snapshot?.context.mailbox.length ?? 0,
-    usage: { ...(society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
-  };
-}
-
-/** `{ running: { turn: 'thinking' } }` → `running.turn.thinking`. */
-export function stateName(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object') {
-    const [key, inner] = Object.entries(value)[0] ?? [];
-    return key === undefined ? '' : `${key}.${stateName(inner)}`;
-  }
-  return String(value);
-}

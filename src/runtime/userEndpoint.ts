@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor } from 'xstate';
-import { userEndpointMachine } from '../../machines/userEndpoint.machine.js';
+import { type UserEndpointEvent, userEndpointMachine } from '../../machines/userEndpoint.machine.js';
 import type { EventBus } from '../bus/index.js';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -28,15 +28,11 @@ export class UserEndpoint {
   readonly #handlers = new Set<OutputHandler>();
   readonly #actor: Actor<typeof userEndpointMachine>;
   readonly #subscription: Subscription;
-  #refusal: string | null = null;
 
   constructor(private readonly deps: UserEndpointDeps) {
     const machine = userEndpointMachine.provide({
       actions: {
         forwardInput: (_, { task }) => deps.bus.publish(task),
-        refuseInput: (_, { reason }) => {
-          this.#refusal = reason;
-        },
         deliverToUser: (_, { task }) => this.#deliver(task),
       },
     });
@@ -46,14 +42,20 @@ export class UserEndpoint {
     this.#actor.send({ type: 'endpoint.open' });
   }
 
+  /** Throws (a coded TroupeError) when the endpoint's machine would refuse `task` as the user's input now. */
+  check(task: Task): void {
+    if (task.from !== 'user') throw new TroupeError('invalid_input', 'user input must come from "user"');
+    const snapshot = this.#actor.getSnapshot();
+    if (snapshot.can(inputEvent(task))) return;
+    // Running refuses only input addressed to `user`; every other state refuses all input.
+    if (snapshot.value === 'running') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
+    throw new TroupeError('intake_closed', `message refused: the user endpoint is ${snapshot.value === 'spawning' ? 'not open yet' : 'shutting down'}`);
+  }
+
   /** Forwards a Task the user wrote; throws (and publishes nothing) when it is refused. */
   input(task: Task): void {
-    if (task.from !== 'user') throw new TroupeError('invalid_input', 'user input must come from "user"');
-    if (task.to === 'user') throw new TroupeError('user_to_user', 'a user message cannot be addressed to "user"');
-    this.#refusal = null;
-    this.#actor.send({ type: 'user.input', task });
-    const refusal = this.#takeRefusal();
-    if (refusal !== null) throw new TroupeError('intake_closed', `message refused: ${refusal}`);
+    this.check(task);
+    this.#actor.send(inputEvent(task));
   }
 
   /** Registers an output handler; returns the function that removes it. */
@@ -92,13 +94,6 @@ export class UserEndpoint {
     this.#actor.stop();
   }
 
-  /** The reason the machine refused the last input, if it did (its `refuseInput` action sets it). */
-  #takeRefusal(): string | null {
-    const refusal = this.#refusal;
-    this.#refusal = null;
-    return refusal;
-  }
-
   #keep(task: Task): void {
     this.#inbox.push(task);
     if (finalStatuses.has(task.status)) this.#answers.set(task.id, task);
@@ -117,4 +112,8 @@ export class UserEndpoint {
       }
     }
   }
+}
+
+function inputEvent(task: Task): UserEndpointEvent {
+  return { type: 'user.input', task };
 }

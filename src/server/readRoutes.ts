@@ -82,7 +82,7 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void
   });
 
   app.get('/api/roles', async () => ({
-    roles: runtime.society.roles.list().map((role) => ({
+    roles: runtime.roles().map((role) => ({
       id: role.id,
       name: role.name,
       prompt: role.prompt,

@@ -4,3 +4,4 @@ export * from './task.js';
 export { deepFreeze } from './freeze.js';
 export { parseOrThrow, formatPath } from './validate.js';
 export { taskAsPrompt, readPrompt } from './prompt.js';
+export * from './chat.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compressContext } from './societyServices.js';
 import { defineTool, jsonResult } from './tool.js';
 
 /** Recent messages `compress_context` keeps when the model does not say. */
@@ -18,5 +19,5 @@ export const compressContextTool = defineTool({
     keepRecent: z.number().int().nonnegative().max(10_000).default(defaultKeepRecent).describe('How many recent messages to keep verbatim, default 10'),
   }),
   execute: (args, { agentId, society }) =>
-    Promise.resolve(jsonResult(society.compressContext({ agentId, summary: args.summary, keepRecent: args.keepRecent }))),
+    Promise.resolve(jsonResult(compressContext(society, { agentId, summary: args.summary, keepRecent: args.keepRecent }))),
 });

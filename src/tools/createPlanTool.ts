@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordPlan } from './societyServices.js';
 import { defineTool, jsonResult } from './tool.js';
 
 /** Most steps one `create_plan` call may record. */
@@ -23,7 +24,7 @@ export const createPlanTool = defineTool({
       .describe('The steps, in order'),
   }),
   execute: (args, { agentId, society, task }) => {
-    const plan = society.recordPlan({ agentId, goal: args.goal, steps: args.steps, parentTask: task });
+    const plan = recordPlan(society, { agentId, goal: args.goal, steps: args.steps, parentTask: task });
     return Promise.resolve(jsonResult({ planId: plan.planId, steps: plan.steps.map((step) => ({ ...step })) }));
   },
 });

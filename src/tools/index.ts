@@ -1,6 +1,7 @@
 export * from './tool.js';
-export type { SocietyPort, PlanStepInput, RecordedPlan } from './societyPort.js';
-export { ToolRegistry, type ToolPolicy } from './registry.js';
+export type { SocietyPort, CompressibleConversation } from './societyPort.js';
+export type { PlanStepInput, RecordedPlan } from './societyServices.js';
+export { ToolRegistry } from './registry.js';
 export { runToolCall, type RunToolOptions } from './runToolCall.js';
 export { toolFromFunction, asToolResult, type ToolFunction, type ToolFunctionReturn } from './toolFromFunction.js';
 export * from './metaTools.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentIdSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
+import { delegateTask, sendMessage } from './societyServices.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
 
 /** How long `delegate_task` waits for a child's answer unless the model says otherwise. */
@@ -26,7 +27,7 @@ export const spawnAgentTool = defineTool({
   }),
   execute: async (args, { agentId, society, task }) => {
     const spawned = await society.spawn({ role: args.role, parent: agentId, parentTask: task });
-    if (args.task !== undefined) society.send({ from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
+    if (args.task !== undefined) sendMessage(society, { from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
     return jsonResult(spawned);
   },
 });
@@ -42,7 +43,7 @@ export const delegateTaskTool = defineTool({
   // The delegate's own timeout governs; the tool timeout must not cut it short.
   timeoutMs: 3_600_000 + 1_000,
   execute: async (args, { agentId, society, task, signal }) => {
-    const reply = await society.delegate({
+    const reply = await delegateTask(society, {
       from: agentId,
       to: args.agentId,
       text: args.task,
@@ -67,7 +68,7 @@ export const sendMessageTool = defineTool({
     text: z.string().min(1),
   }),
   execute: (args, { agentId, society, task }) => {
-    const sent = society.send({ from: agentId, to: args.to, text: args.text, parentTask: task });
+    const sent = sendMessage(society, { from: agentId, to: args.to, text: args.text, parentTask: task });
     return Promise.resolve(jsonResult({ messageId: sent.id, to: args.to }));
   },
 });

@@ -1,19 +1,14 @@
 import { TroupeError } from '../errors.js';
-import { type Tool, type ToolSpec, parametersJsonSchema } from './tool.js';
-
-/** Which tools a role may use: `allow` (when given) then `deny`. */
-export interface ToolPolicy {
-  readonly allow?: readonly string[];
-  readonly deny?: readonly string[];
-}
+import type { ToolDefinition, ToolPolicy } from '../task/index.js';
+import { type Tool, parametersJsonSchema } from './tool.js';
 
 /** The tools shared by a whole society (children share their parent's registry). */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
-  readonly #definitions = new Map<string, ToolSpec>();
+  readonly #definitions = new Map<string, ToolDefinition>();
   // What each policy lets a model see, asked for before every model call: kept until a tool is added.
-  #seen = new WeakMap<ToolPolicy, readonly ToolSpec[]>();
-  #unrestricted: readonly ToolSpec[] | undefined;
+  #seen = new WeakMap<ToolPolicy, readonly ToolDefinition[]>();
+  #unrestricted: readonly ToolDefinition[] | undefined;
 
   register(...tools: Tool[]): this {
     for (const tool of tools) {
@@ -42,7 +37,7 @@ export class ToolRegistry {
   }
 
   /** The definitions a model sees, filtered by a role's policy; the same array until a tool is added. */
-  definitions(policy?: ToolPolicy): readonly ToolSpec[] {
+  definitions(policy?: ToolPolicy): readonly ToolDefinition[] {
     if (policy === undefined) return (this.#unrestricted ??= Object.freeze([...this.#definitions.values()]));
     let specs = this.#seen.get(policy);
     if (specs === undefined) {

@@ -1,9 +1,9 @@
 import { onAbort } from '../abort.js';
 import type { Clock } from '../clock.js';
 import { describeError, errorCodeOf } from '../errors.js';
-import { formatPath } from '../task/index.js';
-import type { ToolPolicy, ToolRegistry } from './registry.js';
-import { type Tool, type ToolCallRequest, type ToolContext, type ToolResult, errorResult } from './tool.js';
+import { type ToolCall, type ToolPolicy, formatPath } from '../task/index.js';
+import type { ToolRegistry } from './registry.js';
+import { type Tool, type ToolContext, type ToolResult, errorResult } from './tool.js';
 
 export interface RunToolOptions {
   readonly registry: ToolRegistry;
@@ -15,7 +15,7 @@ export interface RunToolOptions {
 }
 
 /** The tool a call names, with its arguments checked against its schema; or why the call cannot run. */
-function prepare(call: ToolCallRequest, registry: ToolRegistry, policy: ToolPolicy | undefined): { tool: Tool; args: unknown } | ToolResult {
+function prepare(call: ToolCall, registry: ToolRegistry, policy: ToolPolicy | undefined): { tool: Tool; args: unknown } | ToolResult {
   const tool = registry.get(call.name);
   if (tool === undefined || !registry.allows(policy, call.name)) {
     const known = registry.definitions(policy).map((definition) => definition.name).join(', ');
@@ -42,7 +42,7 @@ function prepare(call: ToolCallRequest, registry: ToolRegistry, policy: ToolPoli
  * caller is aborted all come back as error results the model can read and react to. On a
  * timeout or an abort the tool's own signal is aborted, so it can stop its work.
  */
-export function runToolCall(call: ToolCallRequest, context: ToolContext, options: RunToolOptions): Promise<ToolResult> {
+export function runToolCall(call: ToolCall, context: ToolContext, options: RunToolOptions): Promise<ToolResult> {
   const prepared = prepare(call, options.registry, options.policy);
   if (!('tool' in prepared)) return Promise.resolve(prepared);
   const { tool, args } = prepared;

@@ -2,20 +2,6 @@ import { z } from 'zod';
 import type { JsonValue, Task } from '../task/index.js';
 import type { SocietyPort } from './societyPort.js';
 
-/** A tool as a model sees it (the same shape as the model layer's ToolDefinition). */
-export interface ToolSpec {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: Record<string, unknown>;
-}
-
-/** A call a model made: `arguments` is its raw JSON text (the model layer's ToolCall). */
-export interface ToolCallRequest {
-  readonly id: string;
-  readonly name: string;
-  readonly arguments: string;
-}
-
 /** Something a tool produced besides its text, e.g. a file. */
 export interface Artifact {
   readonly name: string;

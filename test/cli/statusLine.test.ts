@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { StatusLine } from '../../src/cli/statusLine.js';
-import type { AgentView } from '../../src/runtime/index.js';
+import type { AgentState, AgentView } from '../../src/runtime/index.js';
 
 function fakeStream(): { stream: NodeJS.WriteStream; written: string[] } {
   const written: string[] = [];
@@ -8,7 +8,7 @@ function fakeStream(): { stream: NodeJS.WriteStream; written: string[] } {
   return { stream, written };
 }
 
-const agent = (id: string, state: string, status: 'active' | 'terminated' = 'active', queued = 0): AgentView => ({
+const agent = (id: string, state: AgentState, status: 'active' | 'terminated' = 'active', queued = 0): AgentView => ({
   id, state, status, queued, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, roleId: 'r', roleName: 'r', parentAgentId: null, createdAt: 0, terminatedAt: null,
 });
 

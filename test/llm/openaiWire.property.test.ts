@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
 import { toWireMessages } from '../../src/llm/openaiWire.js';
-import { Conversation } from '../../src/runtime/conversation.js';
+import { Conversation } from '../../src/runtime/agent/conversation.js';
 
 // toWireMessages remembers the last request of each conversation and extends it; whatever a
 // conversation goes through, a request must come out as if it were converted from scratch:

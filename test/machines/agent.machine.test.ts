@@ -26,7 +26,8 @@ const { agentId } = input;
 
 const events: readonly ModelEvent[] = [
   { type: 'task.received', task },
-  { type: 'agent.terminate', by: 'user', reason: 'no longer needed' },
+  { type: 'agent.terminate', by: 'user', reason: 'no longer needed', resumable: false },
+  { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true },
   { type: 'xstate.done.actor.prepare', output: undefined },
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
   { type: 'turn.tools', calls: 1 },
@@ -41,8 +42,9 @@ const events: readonly ModelEvent[] = [
 function label(event: ModelEvent): string {
   switch (event.type) {
     case 'task.received':
-    case 'agent.terminate':
       return event.type;
+    case 'agent.terminate':
+      return `${event.type}(${event.resumable ? 'resumable' : 'final'})`;
     case 'turn.tools':
     case 'turn.answered':
     case 'turn.failed':
@@ -94,15 +96,15 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     case 'xstate.error.actor.prepare':
       // A failed spawn drains: whatever queued while spawning is cancelled, then released.
       actions.push({ type: 'reportSpawnFailure', params: { agentId, error: event.error } });
-      actions.push({ type: 'cancelPending', params: { agentId, tasks: mailbox, reason: 'spawn failed' } });
-      invoked.push({ id: 'release', input: { agentId, reason: 'spawn failed' } });
+      actions.push({ type: 'cancelPending', params: { agentId, tasks: mailbox, reason: 'spawn failed', resumable: false } });
+      invoked.push({ id: 'release', input: { agentId, reason: 'spawn failed', resumable: false } });
       break;
     case 'agent.terminate':
       actions.push({
         type: 'cancelPending',
-        params: { agentId, tasks: current === null ? mailbox : [current, ...mailbox], reason: event.reason },
+        params: { agentId, tasks: current === null ? mailbox : [current, ...mailbox], reason: event.reason, resumable: event.resumable },
       });
-      invoked.push({ id: 'release', input: { agentId, reason: event.reason } });
+      invoked.push({ id: 'release', input: { agentId, reason: event.reason, resumable: event.resumable } });
       break;
     case 'task.received':
       if (prev.matches('draining')) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
@@ -124,7 +126,7 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     const resuming = prev.context.resume !== null && prev.context.resume.taskId === queued[0]?.id;
     invoked.push({ id: 'turn', input: { agentId, task: queued[0], step: resuming ? prev.context.resume?.step : 0, resuming } });
   }
-  if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId } });
+  if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId, resumable: next.context.resumable } });
   return { actions, invoked };
 }
 
@@ -173,7 +175,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
       actors: {
         prepare: harness.actor<undefined, { agentId: string }>(),
         runTurn: harness.callback<TurnInput>(),
-        release: harness.actor<undefined, { agentId: string; reason: string }>(),
+        release: harness.actor<undefined, { agentId: string; reason: string; resumable: boolean }>(),
       },
       actions: {
         beginTurn: harness.record('beginTurn'),

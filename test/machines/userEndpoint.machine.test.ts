@@ -36,15 +36,13 @@ function label(event: UserEndpointEvent): string {
   }
 }
 
-/** The documented behaviour: forward input while running, refuse it to `user` or while draining, always deliver answers. */
+/** The documented behaviour: forward input while running unless it is addressed to `user`, ignore it otherwise, always deliver answers. */
 function effects({ prev, event }: { prev: Snapshot | null; event: UserEndpointEvent | { type: 'xstate.init' } }): ExpectedEffects {
   const actions: Effect[] = [];
   switch (event.type) {
     case 'user.input':
-      if (prev?.matches('spawning') === true) actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'not open yet' } });
-      else if (prev?.matches('draining') === true) actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'shutting down' } });
-      else if (event.task.to === 'user') actions.push({ type: 'refuseInput', params: { task: event.task, reason: 'the user cannot message itself' } });
-      else actions.push({ type: 'forwardInput', params: { task: event.task } });
+      // Refused input (not running, or to `user`) has no transition at all: nothing is forwarded.
+      if (prev?.matches('running') === true && event.task.to !== 'user') actions.push({ type: 'forwardInput', params: { task: event.task } });
       break;
     case 'task.received':
       actions.push({ type: 'deliverToUser', params: { task: event.task } });
@@ -70,7 +68,6 @@ const model: MachineModel<Snapshot, UserEndpointEvent, undefined> = {
     userEndpointMachine.provide({
       actions: {
         forwardInput: harness.record('forwardInput'),
-        refuseInput: harness.record('refuseInput'),
         deliverToUser: harness.record('deliverToUser'),
       },
     }),

@@ -36,7 +36,7 @@ async function writer(): Promise<never> {
     ack('message', `t-${id}`);
     const length = await store.appendConversation(`a-${id}`, [
       { role: 'user', content: `do ${id}` },
-      { role: 'assistant', content: `done ${id}` },
+      { role: 'assistant', content: `done ${id}`, toolCalls: [] },
     ]);
     ack('conversation', `a-${id}`, length);
     if (n % 3 === 0) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
-import { Conversation, compressMessages, summaryHeader } from '../../src/runtime/conversation.js';
+import { Conversation, compressMessages, summaryHeader } from '../../src/runtime/agent/conversation.js';
 
 // Properties 9 and 10 of seed 004: compress_context keeps the system prompt, the caller's
 // summary and the recent messages (never splitting a tool call from its results), and a

@@ -1,7 +1,8 @@
+import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
-import { lengthWarning } from '../../src/runtime/conversation.js';
+import { lengthWarning } from '../../src/runtime/agent/conversation.js';
 import { Actions, type Task, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
 import { quietRuntime, recordBus } from './harness.js';
@@ -17,7 +18,7 @@ async function setup(maxConversationMessages: number) {
   await rt.createRole({ name: 'worker', prompt: 'You work.' });
   const child = await rt.spawn({ role: 'worker', parent: 'root' });
   const task = createTask({ from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } }, { ids: sequentialIds(), clock: new SimulatedClock() });
-  const conversation = rt.society.cell(child)?.conversation;
+  const conversation = societyOf(rt).agent(child)?.conversation;
   if (conversation === undefined) throw new Error('no conversation');
   return { rt, model, child, task, conversation, seen: recordBus(rt) };
 }
@@ -29,12 +30,12 @@ describe('Society.warnIfLong (property 10)', () => {
     const { rt, child, task, conversation, seen } = await setup(4);
     conversation.append(...filler(3));
     expect(conversation.length).toBe(4);
-    expect(rt.society.warnIfLong(child, task)).toBe(false);
+    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
     expect(conversation.length).toBe(4);
     expect(warnings(seen)).toEqual([]);
 
     conversation.append(...filler(1));
-    expect(rt.society.warnIfLong(child, task)).toBe(true);
+    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(true);
     expect(conversation.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(5, 4) });
     expect(lengthWarning(5, 4)).toMatch(/5 messages \(max 4\).*compress_context/);
     expect(warnings(seen)).toEqual([
@@ -42,13 +43,13 @@ describe('Society.warnIfLong (property 10)', () => {
     ]);
 
     // Still over at the next model call: warned again, with the new count.
-    expect(rt.society.warnIfLong(child, task)).toBe(true);
+    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(true);
     expect(warnings(seen).map((warning) => warning.parameters)).toEqual([{ messages: 5, max: 4 }, { messages: 6, max: 4 }]);
 
     // Compressed below the maximum: silent again.
-    rt.society.compressContext({ agentId: child, summary: 'S', keepRecent: 1 });
+    societyOf(rt).conversationOf(child).compress('S', 1);
     expect(conversation.length).toBe(3);
-    expect(rt.society.warnIfLong(child, task)).toBe(false);
+    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
     expect(warnings(seen)).toHaveLength(2);
     await rt.shutdown();
   });
@@ -56,10 +57,10 @@ describe('Society.warnIfLong (property 10)', () => {
   it('addresses a top-level agent\'s warning to "runtime", and ignores an agent that is gone', async () => {
     const { rt } = await quietRuntime({ maxConversationMessages: 1 });
     const seen = recordBus(rt);
-    rt.society.cell('root')?.conversation.append(...filler(1));
-    expect(rt.society.warnIfLong('root', null)).toBe(true);
+    societyOf(rt).agent('root')?.conversation.append(...filler(1));
+    expect(societyOf(rt).agent('root')?.warnIfLong(null)).toBe(true);
     expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: null, parameters: { messages: 2, max: 1 } })]);
-    expect(rt.society.warnIfLong('nobody', null)).toBe(false);
+    expect(societyOf(rt).agent('nobody')).toBeUndefined();
     await rt.shutdown();
   });
 
@@ -73,7 +74,7 @@ describe('Society.warnIfLong (property 10)', () => {
           conversation.append(...filler(batch));
           length += batch;
           const over = length > max;
-          expect(rt.society.warnIfLong(child, task)).toBe(over);
+          expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(over);
           if (over) {
             expected += 1;
             expect(warnings(seen).at(-1)?.parameters).toEqual({ messages: length, max });

@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
 import { Actions, type Task } from '../../src/task/index.js';
@@ -32,7 +33,7 @@ describe('delegation, end to end', () => {
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(seen[delegated]?.parentId).toBe(taskId);
     expect(rt.agent(child)).toMatchObject({ status: 'terminated', state: 'terminated' });
-    expect(rt.society.terminations()).toEqual([expect.objectContaining({ agentId: child, terminatedBy: 'root', reason: 'task done' })]);
+    expect(societyOf(rt).terminations()).toEqual([expect.objectContaining({ agentId: child, terminatedBy: 'root', reason: 'task done' })]);
 
     const summary = await rt.shutdown();
     expect(summary).toMatchObject({ drained: true, agents: 2, pendingTasks: 0 });

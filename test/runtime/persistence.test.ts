@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ describe('the runtime on an organisation store', () => {
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
     expect(second.agent('root')).toMatchObject({ status: 'active', state: 'running.idle' });
     expect(second.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', state: 'terminated' });
-    expect(second.society.terminations()).toHaveLength(1);
+    expect(societyOf(second).terminations()).toHaveLength(1);
     expect(second.user.inbox().filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['working', 'completed']);
     await expect(second.createRole({ name: 'poet', prompt: 'again' })).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(second.send(poet?.id ?? '', 'are you there?')).rejects.toMatchObject({ code: 'agent_terminated' });
@@ -86,14 +87,14 @@ describe('conversations across a restart', () => {
     const worker = await first.spawn({ role: 'worker' });
     const gone = await first.spawn({ role: 'worker' });
     await first.waitForAnswer(await first.send(worker, 'first question'), { timeoutMs: 10_000 });
-    const before = first.society.cell(worker)?.conversation.messages.map((message) => message.content) ?? [];
+    const before = societyOf(first).agent(worker)?.conversation.messages.map((message) => message.content) ?? [];
     expect(before.slice(1)).toEqual([expect.stringContaining('first question'), 'first answer']);
     await first.terminate(gone, { by: 'user' });
     await first.shutdown();
 
     const model = new ScriptedModel([{ text: 'second answer' }]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
-    expect(second.society.cell(worker)?.conversation.messages.map((message) => message.content)).toEqual(before);
+    expect(societyOf(second).agent(worker)?.conversation.messages.map((message) => message.content)).toEqual(before);
     await second.waitForAnswer(await second.send(worker, 'second question'), { timeoutMs: 10_000 });
     // The model sees the earlier exchange, then the new question.
     expect(model.requests[0]?.messages.map((message) => message.content)).toEqual([...before, expect.stringContaining('second question')]);
@@ -166,7 +167,7 @@ describe('spawning on a data dir', () => {
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     const parent = await rt.spawn({ role: 'worker' });
     // The child's record is on its way to disk when the parent goes.
-    const spawning = rt.society.spawn({ role: 'worker', parent, id: 'late-child' });
+    const spawning = societyOf(rt).spawn({ role: 'worker', parent, id: 'late-child' });
     await rt.terminate(parent, { by: 'user' });
     await expect(spawning).rejects.toMatchObject({ code: 'agent_terminated' });
     expect(rt.agent('late-child')).toMatchObject({ status: 'terminated', state: 'terminated' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import type { ChatMessage } from '../../src/llm/index.js';
-import { closeDanglingCalls, resumePoint } from '../../src/runtime/resume.js';
+import { closeDanglingCalls, resumePoint } from '../../src/runtime/agent/resume.js';
 import { createTask, taskAsPrompt } from '../../src/task/index.js';
 
 const task = createTask({ from: 'user', to: 'clerk-1', action: 'execute', parameters: { text: 'count' } }, { ids: sequentialIds(), clock: systemClock });

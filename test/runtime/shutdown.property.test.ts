@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/index.js';
@@ -64,7 +65,7 @@ describe('graceful shutdown (property 14)', () => {
         const ids = await spawnAgents(rt, agents);
         const sent = await giveAll(rt, tasks.map(({ agent, rounds }) => ({ agentId: ids[agent % ids.length] ?? 'root', text: `work ${rounds}` })));
         for (let i = 0; i < ticksBeforeShutdown; i++) await tick();
-        const liveBefore = rt.society.liveIds().length;
+        const liveBefore = societyOf(rt).liveIds().length;
 
         const shutdown = rt.shutdown();
         await expectIntakeClosed(rt, 'root');
@@ -79,7 +80,7 @@ describe('graceful shutdown (property 14)', () => {
           expect(finalAnswer(rt, taskId)).toMatchObject({ status: 'completed', result: { text: `done: ${taskId}` } });
         }
         for (const agent of rt.agents()) expect(agent).toMatchObject({ status: 'terminated', state: 'terminated' });
-        expect(rt.society.liveIds()).toEqual([]);
+        expect(societyOf(rt).liveIds()).toEqual([]);
         await expect(rt.shutdown()).resolves.toBe(summary);
       }),
       { numRuns: 60 },
@@ -106,7 +107,7 @@ describe('graceful shutdown (property 14)', () => {
           model.push(...Array.from(busy, () => ({ hang: true as const })), ...answers(8, 'too late'));
           const hanging = await giveAll(rt, hangingAt.map((n) => ({ agentId: target(n), text: 'slow' })));
           await until(() => model.requests.length === finished.length + busy.size, 'the hanging calls');
-          const liveBefore = rt.society.liveIds().length;
+          const liveBefore = societyOf(rt).liveIds().length;
 
           const shutdown = rt.shutdown({ drainTimeoutMs: 50 });
           await expectIntakeClosed(rt, 'root');

@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/runtime/index.js';
@@ -42,8 +43,8 @@ function subtree(nodes: ReadonlyMap<string, Node>, rootId: string): string[] {
 function snapshot(rt: Runtime): string {
   return JSON.stringify({
     agents: rt.agents(),
-    live: rt.society.liveIds().sort(),
-    terminations: rt.society.terminations(),
+    live: societyOf(rt).liveIds().sort(),
+    terminations: societyOf(rt).terminations(),
   });
 }
 
@@ -65,7 +66,7 @@ describe('terminate (properties 6–8)', () => {
         const survivors = ids.filter((id) => !gone.includes(id));
         const conversations = new Map<string, Conversation>();
         for (const id of ids) {
-          const cell = rt.society.cell(id);
+          const cell = societyOf(rt).agent(id);
           expect(cell).toBeDefined();
           if (cell !== undefined) conversations.set(id, cell.conversation);
           expect(cell?.conversation.length).toBeGreaterThan(1);
@@ -80,10 +81,10 @@ describe('terminate (properties 6–8)', () => {
           expect(view?.status).toBe('terminated');
           expect(view?.state).toBe('terminated');
           expect(view?.terminatedAt).not.toBeNull();
-          expect(rt.society.cell(id)).toBeUndefined();
-          expect(rt.society.liveIds()).not.toContain(id);
+          expect(societyOf(rt).agent(id)).toBeUndefined();
+          expect(societyOf(rt).liveIds()).not.toContain(id);
           expect(conversations.get(id)?.length).toBe(0);
-          const records = rt.society.terminations().filter((t) => t.agentId === id);
+          const records = societyOf(rt).terminations().filter((t) => t.agentId === id);
           expect(records).toHaveLength(1);
           expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
           expect(seen.some((task) => task.action === Actions.terminated && task.from === id && task.to === (nodes.get(id)?.parent ?? 'runtime'))).toBe(true);
@@ -93,7 +94,7 @@ describe('terminate (properties 6–8)', () => {
           expect(rt.agent(id)?.state).toBe('running.idle');
           expect(conversations.get(id)?.length).toBeGreaterThan(1);
         }
-        expect(rt.society.terminations()).toHaveLength(gone.length);
+        expect(societyOf(rt).terminations()).toHaveLength(gone.length);
         await rt.shutdown();
       }),
       { numRuns: 80 },
@@ -140,7 +141,7 @@ describe('terminate (properties 6–8)', () => {
           const inSubtree = gone.includes(record.id) || (record.parentAgentId !== null && gone.includes(record.parentAgentId));
           if (inSubtree) expect(record).toMatchObject({ status: 'terminated', state: 'terminated' });
         }
-        for (const id of gone) expect(rt.society.terminations().filter((t) => t.agentId === id)).toHaveLength(1);
+        for (const id of gone) expect(societyOf(rt).terminations().filter((t) => t.agentId === id)).toHaveLength(1);
         // Nothing from the user reached the dying subtree after terminate began.
         expect(seen.filter((task) => task.from === 'user')).toEqual([]);
         await rt.shutdown();

@@ -1,3 +1,4 @@
+import { societyOf } from '../../src/testing.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Actions } from '../../src/task/index.js';
@@ -65,7 +66,7 @@ describe('the ReAct turn', () => {
     expect(answer).toMatchObject({ status: 'failed', error: { code: 'repeat_guard' } });
     expect(model.remaining).toBe(1);
     // The conversation stays valid: every tool call has its result.
-    const messages = rt.society.cell('root')?.conversation.messages ?? [];
+    const messages = societyOf(rt).agent('root')?.conversation.messages ?? [];
     const callIds = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : []));
     const resultIds = messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : []));
     expect(resultIds).toEqual(callIds);

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../llm/index.js';
+import type { ToolCall } from '../../task/index.js';
 
 /**
  * What to do with a tool call given how often the same call (same tool, same arguments)

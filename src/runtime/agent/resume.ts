@@ -1,5 +1,4 @@
-import type { ChatMessage, ToolCall } from '../llm/index.js';
-import { type Task, taskAsPrompt } from '../task/index.js';
+import { type ChatMessage, type Task, type ToolCall, taskAsPrompt } from '../../task/index.js';
 
 /** How far a turn on a Task had got, read back from the agent's stored conversation. */
 export interface ResumePoint {

@@ -1,5 +1,6 @@
-import { TroupeError } from '../errors.js';
-import type { ChatMessage } from '../llm/index.js';
+import { TroupeError } from '../../errors.js';
+import type { ChatMessage } from '../../task/index.js';
+import { type ConversationSink, keepNothing } from '../journal/journal.js';
 
 /** What a compression did: `removed` earlier messages were replaced by the summary; `kept` recent ones stayed verbatim. */
 export interface CompressionResult {
@@ -53,34 +54,21 @@ export function compressMessages(messages: readonly ChatMessage[], summary: stri
   };
 }
 
-/** Told of every change, in order, so a store can keep the conversation as appended steps. */
-export interface ConversationSink {
-  appended(messages: readonly ChatMessage[]): void;
-  /** The whole conversation was rewritten (compressed). */
-  replaced(messages: readonly ChatMessage[]): void;
-  cleared(): void;
-}
-
 /** One agent's conversation with its model: the system prompt first, then appended steps. */
 export class Conversation {
   #messages: ChatMessage[];
   #snapshot: readonly ChatMessage[] | undefined;
-  #sink: ConversationSink | undefined;
+  readonly #sink: ConversationSink;
 
-  /** A new conversation starting with `systemPrompt`, or (given messages) one restored as it was. */
-  constructor(start: string | readonly ChatMessage[], sink?: ConversationSink) {
+  /** A new conversation starting with `systemPrompt`, or (given messages) one restored as it was; `sink` keeps it. */
+  constructor(start: string | readonly ChatMessage[], sink: ConversationSink = keepNothing) {
     this.#sink = sink;
     if (typeof start === 'string') {
       this.#messages = [{ role: 'system', content: start }];
-      sink?.appended(this.#messages);
+      sink.appended(this.#messages);
     } else {
       this.#messages = [...start];
     }
-  }
-
-  /** Stops reporting changes (the runtime is stopping; what is stored must stay). */
-  detach(): void {
-    this.#sink = undefined;
   }
 
   /**
@@ -99,7 +87,7 @@ export class Conversation {
   append(...messages: ChatMessage[]): void {
     this.#messages.push(...messages);
     this.#snapshot = undefined;
-    this.#sink?.appended(messages);
+    this.#sink.appended(messages);
   }
 
   /** Keeps the system prompt, a summary and the recent end (see `compressMessages`). */
@@ -107,7 +95,7 @@ export class Conversation {
     const { messages, removed, kept } = compressMessages(this.#messages, summary, keepRecent);
     this.#messages = messages;
     this.#snapshot = undefined;
-    this.#sink?.replaced(messages);
+    this.#sink.replaced(messages);
     return { removed, kept };
   }
 
@@ -120,6 +108,6 @@ export class Conversation {
   clear(): void {
     this.#messages = [];
     this.#snapshot = undefined;
-    this.#sink?.cleared();
+    this.#sink.cleared();
   }
 }

@@ -1,0 +1,186 @@
+import type { Subscription } from 'rxjs';
+import { type Actor, type InspectionEvent, createActor, toPromise } from 'xstate';
+import type { agentMachine } from '../../../machines/agent.machine.js';
+import type { EventBus } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import type { IdGenerator } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import type { ModelClient } from '../../llm/index.js';
+import type { AgentRecord, Role } from '../../org/index.js';
+import { Actions, type Task, createTask, turnActions } from '../../task/index.js';
+import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
+import type { ActivityTracker } from '../activity.js';
+import type { RuntimeConfig } from '../config.js';
+import type { Journal } from '../journal/journal.js';
+import { type AgentState, stateName } from './agentState.js';
+import { type Conversation, lengthWarning } from './conversation.js';
+import { startingPoint } from './startingPoint.js';
+
+/** What every agent of a runtime shares. */
+export interface AgentEnvironment {
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly model: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly config: RuntimeConfig;
+  readonly journal: Journal;
+  /** What the agent's meta-tools act on. */
+  readonly society: SocietyPort;
+  /** Keeps the society's busy count from every agent's snapshots. */
+  readonly activity: ActivityTracker;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+}
+
+/** The agent machine, with the runtime's implementations provided (same type as the bare one). */
+export type AgentMachine = typeof agentMachine;
+
+/** Model calls made and tokens used, as reported by the provider. */
+export interface ModelUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * One live agent: its actor, its conversation, its model usage, its mailbox on the bus (kept in
+ * the journal until answered) and how it started (fresh, or restored with the work it had
+ * accepted). Everything about a live agent is here; the organisation's record of it is data.
+ */
+export class Agent {
+  readonly id: string;
+  readonly conversation: Conversation;
+  readonly usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  readonly actor: Actor<AgentMachine>;
+  readonly #waiting: readonly Task[];
+  #inbox: Subscription | undefined;
+  #released = false;
+
+  /** Builds the agent (its conversation, fresh or restored, and its actor) without starting it. */
+  constructor(
+    readonly env: AgentEnvironment,
+    machine: AgentMachine,
+    readonly record: AgentRecord,
+    readonly role: Role,
+    origin: 'new' | 'restored',
+  ) {
+    this.id = record.id;
+    const start = startingPoint(env, record, role, origin);
+    this.conversation = start.conversation;
+    this.#waiting = start.waiting;
+    const { config } = env;
+    this.actor = createActor(machine, {
+      id: this.id,
+      input: { agentId: this.id, roleId: role.id, parentId: record.parentAgentId, maxSteps: config.maxSteps, mailboxLimit: config.mailboxLimit, resume: start.resume },
+      ...(env.inspect === undefined ? {} : { inspect: env.inspect }),
+    });
+  }
+
+  /**
+   * Starts the actor and opens the mailbox: Tasks addressed to the agent that ask for work become
+   * `task.received`. Tasks it had accepted before a restart come first, in order.
+   */
+  start(): void {
+    const { activity, bus, journal, logger } = this.env;
+    const id = this.id;
+    this.actor.subscribe({
+      // Runs on every event of every agent: the state value is read directly rather than through `matches`.
+      next: (snapshot) => activity.track(id, snapshot.status === 'active' && !(isIdle(snapshot.value) && snapshot.context.mailbox.length === 0)),
+      error: (error) => {
+        activity.track(id, false);
+        logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
+      },
+    });
+    this.actor.start();
+    // Only new work starts a turn; status updates and notices addressed to the agent are observations.
+    this.#inbox = bus.subscribe({ to: id }, (task) => {
+      if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
+      journal.waiting(id, task);
+      this.actor.send({ type: 'task.received', task });
+    }, `agent:${id}`);
+    for (const task of this.#waiting) this.actor.send({ type: 'task.received', task });
+  }
+
+  /** Where notices about this agent go: its parent, or `runtime` for a top-level agent. */
+  get supervisor(): string {
+    return this.record.parentAgentId ?? 'runtime';
+  }
+
+  /** Live and not draining, so it may take new work and children. */
+  get active(): boolean {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === 'active' && snapshot.value !== 'draining';
+  }
+
+  get state(): AgentState {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === 'done' ? 'terminated' : stateName(snapshot.value);
+  }
+
+  /** Tasks waiting in the mailbox. */
+  get queued(): number {
+    return this.actor.getSnapshot().context.mailbox.length;
+  }
+
+  /** Tasks accepted and not yet answered: the mailbox and the one in a turn. */
+  get unanswered(): number {
+    const { context } = this.actor.getSnapshot();
+    return context.mailbox.length + (context.current === null ? 0 : 1);
+  }
+
+  /**
+   * Tells the agent to stop: it takes no new work, answers what it had queued `canceled` and
+   * terminates. `resumable`: stopped for a shutdown of a persistent runtime, its work is kept
+   * for the restart instead (nothing cancelled, nothing announced).
+   */
+  terminate(by: string, reason: string, resumable: boolean): void {
+    this.actor.send({ type: 'agent.terminate', by, reason, resumable });
+  }
+
+  /** Resolves once the actor has stopped, however it stopped. */
+  stopped(): Promise<void> {
+    return toPromise(this.actor).then(() => undefined, () => undefined);
+  }
+
+  /** Lets go of the mailbox and, unless its work resumes after a restart, of its conversation. */
+  release(resumable: boolean): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#inbox?.unsubscribe();
+    if (!resumable) this.conversation.clear();
+  }
+
+  /** Publishes a notice about this agent (spawned, warning, error, terminated) to its supervisor. */
+  notify(action: string, parameters: Record<string, string | number>, about: Task | null): void {
+    this.env.bus.publish(createTask({
+      from: this.id,
+      to: this.supervisor,
+      action,
+      status: 'completed',
+      parameters,
+      parentId: about?.id ?? null,
+      sessionId: about?.sessionId,
+    }, this.env));
+  }
+
+  /**
+   * Before each model call: when the conversation holds more than `maxConversationMessages`,
+   * tells the model so in a system message and sends an `agent.warning` notice about `task`.
+   * Returns whether it warned; it warns on every call while over.
+   */
+  warnIfLong(task: Task | null): boolean {
+    const max = this.env.config.maxConversationMessages;
+    if (!this.conversation.needsWarning(max)) return false;
+    const messages = this.conversation.length;
+    this.conversation.append({ role: 'system', content: lengthWarning(messages, max) });
+    this.env.logger.warn({ agentId: this.id, messages, max }, 'conversation over its maximum length');
+    this.notify(Actions.warning, { messages, max }, task);
+    return true;
+  }
+}
+
+/** `running.idle`, from a snapshot's state value. */
+function isIdle(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { running?: unknown }).running === 'idle';
+}

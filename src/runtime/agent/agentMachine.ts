@@ -1,0 +1,84 @@
+import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
+import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
+import { describeError, errorCodeOf } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { Actions, type Task, replyTo } from '../../task/index.js';
+import type { Agent, AgentMachine } from './agent.js';
+import { runTurn } from './turn.js';
+
+/**
+ * The agent machine with troupe's implementations, made once per runtime (providing a machine
+ * rebuilds it, too costly per agent). Each implementation finds its agent by id and acts on it.
+ */
+export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefined, logger: Logger): AgentMachine {
+  const find = (agentId: string): Agent => {
+    const agent = agentOf(agentId);
+    if (agent === undefined) throw new Error(`agent ${agentId} is not live`);
+    return agent;
+  };
+  // The final reply to a Task the agent had accepted: it stops waiting (and is not handed back after a restart).
+  const settle = (agent: Agent, task: Task, reply: Task): void => {
+    agent.env.bus.publish(reply);
+    agent.env.journal.answered(agent.id, task.id);
+  };
+  // An action that throws would stop the actor; one agent's failure must never stop it or another.
+  const guarded = <P extends { agentId: string }>(name: string, body: (agent: Agent, params: P) => void) => (_: unknown, params: P): void => {
+    const agent = agentOf(params.agentId);
+    try {
+      if (agent === undefined) throw new Error(`agent ${params.agentId} is not live`);
+      body(agent, params);
+    } catch (error) {
+      logger.error({ action: name, agentId: params.agentId, error: describeError(error) }, 'agent action failed');
+    }
+  };
+  const reply = (agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void => settle(agent, task, replyTo(task, update, agent.env.clock));
+
+  return agentMachine.provide({
+    actors: {
+      // A new agent's record is written before it is started, so there is nothing left to prepare.
+      prepare: fromPromise<undefined, { agentId: string }>(() => Promise.resolve(undefined)),
+      runTurn: fromCallback<AnyEventObject, TurnInput>(({ input, sendBack }) => runTurn(find(input.agentId), input, sendBack)),
+      release: fromPromise<undefined, { agentId: string; reason: string; resumable: boolean }>(({ input }) => {
+        find(input.agentId).release(input.resumable);
+        return Promise.resolve(undefined);
+      }),
+    },
+    actions: {
+      beginTurn: guarded('beginTurn', (agent, { task }: { agentId: string; task: Task | null }) => {
+        if (task === null) return;
+        agent.env.logger.debug({ agentId: agent.id, taskId: task.id }, 'turn started');
+        agent.env.bus.publish(replyTo(task, { status: 'working' }, agent.env.clock));
+      }),
+      answer: guarded('answer', (agent, { task, text, importance }: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => {
+        if (task !== null) reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
+      }),
+      failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task | null; error: unknown }) => {
+        const message = describeError(error);
+        agent.env.logger.error({ agentId: agent.id, taskId: task?.id, error: message }, 'agent turn failed');
+        if (task !== null) reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
+        agent.notify(Actions.error, { error: message }, task);
+      }),
+      stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task | null; steps: number }) => {
+        agent.env.logger.warn({ agentId: agent.id, taskId: task?.id, steps }, 'turn stopped at the step limit');
+        if (task !== null) reply(agent, task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } });
+      }),
+      cancelPending: guarded('cancelPending', (agent, { tasks, reason, resumable }: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => {
+        if (resumable) return;
+        for (const task of tasks) reply(agent, task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } });
+      }),
+      refuseTask: guarded('refuseTask', (agent, { task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
+        const error = reason === 'terminating'
+          ? { code: 'agent_terminated', message: `agent ${agent.id} is terminating` }
+          : { code: 'mailbox_full', message: `agent ${agent.id} has ${agent.env.config.mailboxLimit} Tasks waiting; try again later` };
+        if (reason === 'mailbox_full') agent.env.logger.warn({ agentId: agent.id, taskId: task.id }, 'mailbox full: task rejected');
+        reply(agent, task, { status: 'rejected', error });
+      }),
+      reportSpawnFailure: guarded('reportSpawnFailure', (agent, { error }: { agentId: string; error: unknown }) => {
+        agent.env.logger.error({ agentId: agent.id, error: describeError(error) }, 'agent failed to spawn');
+      }),
+      announceTerminated: guarded('announceTerminated', (agent, { resumable }: { agentId: string; resumable: boolean }) => {
+        if (!resumable) agent.notify(Actions.terminated, { agentId: agent.id }, null);
+      }),
+    },
+  });
+}

@@ -1,0 +1,194 @@
+import { setMaxListeners } from 'node:events';
+import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
+import { TroupeError } from '../../errors.js';
+import { ImportanceTagStripper, collectReply, readImportance } from '../../llm/index.js';
+import { Actions, type Task, type ToolCall, observationTask, taskAsPrompt } from '../../task/index.js';
+import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
+import type { Agent } from './agent.js';
+import { judgeRepeat, repeatMessage } from './repeatGuard.js';
+import { resumePoint } from './resume.js';
+
+/** What a turn carries from one step to the next. */
+interface TurnState {
+  /** Tool calls the last model reply asked for, run by the next `act`. */
+  pending: readonly ToolCall[];
+  /** How often each (tool, arguments) was called in this turn, for the repeat guard. */
+  readonly calls: Map<string, number>;
+}
+
+/**
+ * Publishes an observation about the turn on `task` (thinking text, a tool call), addressed to
+ * no one in particular; not even made when nobody would see it.
+ */
+function observe(agent: Agent, task: Task, action: string, parameters: Record<string, string | number>): void {
+  const { bus } = agent.env;
+  if (bus.wants('observer', action)) bus.publish(observationTask({ from: agent.id, about: task, action, parameters }, agent.env));
+}
+
+/**
+ * One model call of a ReAct turn: streams the reply (each visible fragment published as
+ * `node.thinking`), records it in the conversation, and says whether tools come next.
+ * `<imp:X/>` tags are stripped from everything shown and returned as importance.
+ */
+async function think(agent: Agent, turn: TurnState, input: TurnInput, step: number, signal: AbortSignal): Promise<ThinkOutput> {
+  const { env, conversation } = agent;
+  // A resumed turn's prompt is already in the conversation.
+  if (step === 0 && !input.resuming) conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
+  agent.warnIfLong(input.task);
+  const stripper = new ImportanceTagStripper();
+  const show = (text: string): void => {
+    if (text !== '') observe(agent, input.task, Actions.thinking, { text });
+  };
+  const stream = env.model.chat({ messages: conversation.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
+  const reply = await collectReply(
+    stream,
+    (text) => show(stripper.push(text)),
+    (attempt) => {
+      stripper.flush();
+      observe(agent, input.task, Actions.thinking, { text: '', restart: attempt });
+    },
+  );
+  show(stripper.flush());
+  signal.throwIfAborted();
+
+  agent.usage.calls += 1;
+  agent.usage.promptTokens += reply.usage?.promptTokens ?? 0;
+  agent.usage.completionTokens += reply.usage?.completionTokens ?? 0;
+  env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: env.model.name, ...reply.usage }, 'model call');
+
+  const { text, importance } = readImportance(reply.message.content);
+  conversation.append({ ...reply.message, content: text });
+  turn.pending = reply.message.toolCalls;
+  if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
+  return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
+}
+
+/**
+ * Runs the tool calls the last model reply asked for, independent calls in parallel, and feeds
+ * each result back as soon as it is in. A call repeated `maxRepeatedToolCalls` times is refused
+ * with the reason; repeated once more, the turn stops (`repeat_guard`).
+ */
+async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSignal): Promise<void> {
+  const { env, conversation } = agent;
+  const calls = turn.pending;
+  turn.pending = [];
+  const limit = env.config.maxRepeatedToolCalls;
+  const verdicts = calls.map((call) => judgeRepeat(turn.calls, call, limit));
+  for (const call of calls) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
+
+  const context = { agentId: agent.id, task, signal, society: env.society };
+  const options = { registry: env.tools, policy: agent.role.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
+  const stopped = verdicts.includes('stop');
+  // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
+  const feedBack = (call: ToolCall) => (result: ToolResult): void => {
+    if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
+  };
+  await Promise.all(
+    calls.map((call, i): Promise<void> => {
+      if (stopped) return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
+      if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
+      return runToolCall(call, context, options).then(feedBack(call));
+    }),
+  );
+  signal.throwIfAborted();
+  if (stopped) {
+    const repeated = calls.find((_, i) => verdicts[i] === 'stop')?.name ?? 'a tool';
+    throw new TroupeError('repeat_guard', `turn stopped: ${repeated} was called with the same arguments more than ${limit} times`, {
+      context: { agentId: agent.id, taskId: task.id },
+    });
+  }
+}
+
+/**
+ * Picks up a turn a restart interrupted: rebuilds its repeat tally from the conversation and
+ * queues the calls whose results were never stored; those that were are not run again. Should
+ * the conversation no longer show the turn, it starts over from the prompt. Returns the stored
+ * answer when the turn had finished but its reply was never sent.
+ */
+function resumeTurn(agent: Agent, turn: TurnState, task: Task): { answer?: string } {
+  const { conversation, env } = agent;
+  const point = resumePoint(conversation.messages, task);
+  if (point === null) {
+    env.logger.warn({ agentId: agent.id, taskId: task.id }, 'interrupted turn not found in the conversation; starting it over');
+    conversation.append({ role: 'user', content: taskAsPrompt(task) });
+    return {};
+  }
+  for (const call of point.done) judgeRepeat(turn.calls, call, env.config.maxRepeatedToolCalls);
+  turn.pending = point.unanswered;
+  env.logger.info({ agentId: agent.id, taskId: task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
+  return point.answer === undefined ? {} : { answer: point.answer };
+}
+
+/** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
+const turnLeft = Object.freeze(new Error('the agent left the turn (it ended, hit the step limit or was terminated)'));
+
+/**
+ * Runs a whole ReAct turn of `agent` (think → act → observe, repeated) and reports every phase
+ * change to its machine. The machine owns the decisions: after each report it may leave the turn
+ * (step limit, termination), which calls the returned stop function; the loop checks its signal
+ * after every report and starts nothing once stopped. What the turn wrote is durable before the
+ * next tool runs and before the answer leaves; the write of a step overlaps the next model call.
+ */
+export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEvent) => void): () => void {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const { journal, config } = agent.env;
+  // The openai SDK leaves one abort listener per request on the signal it is given; a turn makes
+  // at most maxSteps requests, and the listeners go with the turn, so the bound is known.
+  setMaxListeners(config.maxSteps * 4 + 16, signal);
+  // Read through a function: each report may stop the turn synchronously, so the flag changes under us.
+  const stopped = (): boolean => signal.aborted;
+  // Set just before the last report: the turn has nothing in flight, so leaving it needs no
+  // abort, which would wake the abort listener every model request of the turn left behind.
+  let over = false;
+  const end = (event: TurnEvent): void => {
+    over = true;
+    report(event);
+  };
+  const turn: TurnState = { pending: [], calls: new Map() };
+  const answer = async (text: string, importance?: number): Promise<void> => {
+    await journal.durable();
+    if (!stopped()) end(importance === undefined ? { type: 'turn.answered', text } : { type: 'turn.answered', text, importance });
+  };
+  void (async () => {
+    try {
+      let step = input.step;
+      // One round of tools, reported on both sides; false once the machine has left the turn.
+      const toolStep = async (calls: number): Promise<boolean> => {
+        report({ type: 'turn.tools', calls });
+        // The steps so far are on disk before a tool acts on the world again.
+        await journal.durable();
+        if (stopped()) return false;
+        await act(agent, turn, input.task, signal);
+        if (stopped()) return false;
+        report({ type: 'turn.observed', step });
+        return !stopped();
+      };
+      if (input.resuming) {
+        const resumed = resumeTurn(agent, turn, input.task);
+        if (resumed.answer !== undefined) {
+          await answer(resumed.answer);
+          return;
+        }
+        if (turn.pending.length > 0) {
+          if (!(await toolStep(turn.pending.length))) return;
+          step++;
+        }
+      }
+      for (; !stopped(); step++) {
+        const outcome = await think(agent, turn, input, step, signal);
+        if (stopped()) return;
+        if (outcome.kind === 'answer') {
+          await answer(outcome.text, outcome.importance);
+          return;
+        }
+        if (!(await toolStep(outcome.calls))) return;
+      }
+    } catch (error) {
+      if (!stopped()) end({ type: 'turn.failed', error });
+    }
+  })();
+  return () => {
+    if (!over) controller.abort(turnLeft);
+  };
+}

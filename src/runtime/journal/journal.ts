@@ -1,0 +1,93 @@
+import type { EventBus } from '../../bus/index.js';
+import type { AgentRecord, Role, Termination } from '../../org/index.js';
+import type { ChatMessage, Task } from '../../task/index.js';
+
+/** Told of every change to a conversation, in order, so a store can keep it as appended steps. */
+export interface ConversationSink {
+  appended(messages: readonly ChatMessage[]): void;
+  /** The whole conversation was rewritten (compressed). */
+  replaced(messages: readonly ChatMessage[]): void;
+  cleared(): void;
+}
+
+/** An organisation as it was written down: what a restart brings back. */
+export interface StoredOrganisation {
+  readonly roles: readonly Role[];
+  readonly agents: readonly AgentRecord[];
+  readonly terminations: readonly Termination[];
+  /** What the user had received, oldest first. */
+  readonly inbox: readonly Task[];
+}
+
+/**
+ * Where a runtime writes its organisation down: the one seam between the runtime and
+ * persistence. Always present: `memoryJournal` keeps nothing, `storeJournal` writes to the LMDB
+ * org store. Writes the runtime acknowledges resolve once durable; the rest are queued in order
+ * and their failures logged, and `durable()` waits for them.
+ */
+export interface Journal {
+  /** Whether what is written outlives the process: a shutdown then stops agents (their work resumes on restart) instead of ending their work. */
+  readonly persistent: boolean;
+  /** Starts logging what the society says: every Task on `bus`, and what reaches the user through `onOutput`. */
+  connect(bus: EventBus, onOutput: (handler: (task: Task) => void) => void): void;
+  role(role: Role): Promise<void>;
+  /** Records a new agent, then runs `start`: once the record is durable, or at once when nothing is kept. */
+  agent<T>(record: AgentRecord, start: () => T): Promise<T>;
+  terminated(termination: Termination): Promise<void>;
+  /**
+   * Puts the user's Task in its tree's log and keeps it waiting for its agent, then runs `send`:
+   * once both are durable, so a crash right after the caller hears the id still hands it back; at
+   * once when nothing is kept.
+   */
+  userInput<T>(task: Task, send: () => T): Promise<T>;
+  /** Keeps a Task `agentId` accepted until it is answered, so a restart hands it back. */
+  waiting(agentId: string, task: Task): void;
+  /** The Task was answered (or refused, or cancelled): nothing to hand back. */
+  answered(agentId: string, taskId: string): void;
+  /** Where `agentId`'s conversation is kept as appended steps. */
+  conversation(agentId: string): ConversationSink;
+  /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
+  durable(): Promise<void>;
+  /** The organisation written down before, or null when there is none yet. */
+  stored(): StoredOrganisation | null;
+  /** The Tasks `agentId` had accepted and not answered, oldest first. */
+  storedWaiting(agentId: string): readonly Task[];
+  /** `agentId`'s stored conversation (empty when none). */
+  storedConversation(agentId: string): readonly ChatMessage[];
+  /** The message log of a task tree, oldest first; undefined when nothing is kept. */
+  messageLog(rootTaskId: string, page: { offset?: number; limit?: number }): Task[] | undefined;
+  /** Waits for queued writes and closes the store. */
+  close(): Promise<void>;
+}
+
+const done = Promise.resolve();
+/** A sink that keeps nothing: the conversation of a memory-only runtime. */
+export const keepNothing: ConversationSink = { appended: () => undefined, replaced: () => undefined, cleared: () => undefined };
+
+/** Runs `next` now, as a promise of its result (a throw becomes a rejection). */
+function now<T>(next: () => T): Promise<T> {
+  try {
+    return Promise.resolve(next());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The journal of a memory-only runtime: nothing is written, nothing is restored. */
+export const memoryJournal: Journal = {
+  persistent: false,
+  connect: () => undefined,
+  role: () => done,
+  agent: (_record, start) => now(start),
+  terminated: () => done,
+  userInput: (_task, send) => now(send),
+  waiting: () => undefined,
+  answered: () => undefined,
+  conversation: () => keepNothing,
+  durable: () => done,
+  stored: () => null,
+  storedWaiting: () => [],
+  storedConversation: () => [],
+  messageLog: () => undefined,
+  close: () => done,
+};

@@ -1,0 +1,14 @@
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import { type Journal, memoryJournal } from './journal.js';
+import { storeJournal } from './storeJournal.js';
+
+/**
+ * The journal of a runtime: on the LMDB org store in `dataDir`, or keeping nothing when it is
+ * null. The store is loaded only here, when there is one, so a memory-only runtime never loads lmdb.
+ */
+export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock }): Promise<Journal> {
+  if (dataDir === null) return memoryJournal;
+  const { openOrgStore } = await import('../../org/store.js');
+  return storeJournal(await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock }), deps.logger);
+}

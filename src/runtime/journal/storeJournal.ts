@@ -1,0 +1,78 @@
+import type { EventBus } from '../../bus/index.js';
+import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { OrgStore } from '../../org/index.js';
+import { Actions, type Task } from '../../task/index.js';
+import type { Journal, StoredOrganisation } from './journal.js';
+
+/**
+ * A Journal on the LMDB organisation store. The store queues writes in call order, so what is
+ * fired and forgotten here still lands in order; `durable()` waits for the last of them.
+ */
+export function storeJournal(store: OrgStore, logger: Logger): Journal {
+  // The user's own Tasks, logged durably before they are sent: the bus log skips them.
+  const loggedFirst = new WeakSet<Task>();
+  let last: Promise<unknown> = Promise.resolve();
+  // Fire-and-forget writes: a failure is logged (the store already retried it once) and costs
+  // only what the write would have kept for a restart.
+  const queued = (write: Promise<unknown>, what: string, fields: Record<string, unknown>): void => {
+    last = write.catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`));
+  };
+  const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
+
+  return {
+    persistent: true,
+    connect(bus: EventBus, onOutput) {
+      // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
+      // add up to is logged) and the user's own messages (logged before they were sent).
+      bus.subscribe({ pattern: '*' }, (task) => {
+        if (task.action === Actions.thinking || loggedFirst.has(task)) return;
+        queued(store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
+      }, 'message-log');
+      onOutput((task) => queued(store.appendInbox(task), 'inbox', { taskId: task.id }));
+    },
+    role: async (role) => {
+      await store.createRole({ ...role });
+    },
+    agent: async (record, start) => {
+      await store.createAgent({ id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt });
+      return start();
+    },
+    terminated: async (termination) => {
+      await store.markTerminated({ ...termination });
+    },
+    userInput: async (task, send) => {
+      await Promise.all([store.appendMessage(task.sessionId, task), store.addWaiting(task.to, task)]);
+      loggedFirst.add(task);
+      return send();
+    },
+    waiting: (agentId, task) => {
+      if (!loggedFirst.has(task)) queued(store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
+    },
+    answered: (agentId, taskId) => queued(store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
+    conversation: (agentId) => ({
+      appended: (messages) => queued(store.appendConversation(agentId, messages), 'conversation', { agentId }),
+      replaced: (messages) => {
+        queued(store.clearConversation(agentId), 'conversation', { agentId });
+        queued(store.appendConversation(agentId, messages), 'conversation', { agentId });
+      },
+      cleared: () => queued(store.clearConversation(agentId), 'conversation', { agentId }),
+    }),
+    durable: async () => {
+      await last;
+    },
+    stored: (): StoredOrganisation | null => {
+      if (store.agent('root') === undefined) return null;
+      return {
+        roles: store.roles().map(strip),
+        agents: store.agents().map(strip),
+        terminations: store.terminations().map(strip),
+        inbox: store.inbox({ offset: 0, limit: Number.MAX_SAFE_INTEGER }),
+      };
+    },
+    storedWaiting: (agentId) => store.waiting(agentId),
+    storedConversation: (agentId) => store.conversation(agentId),
+    messageLog: (rootTaskId, page) => store.messages(rootTaskId, page),
+    close: () => store.close(),
+  };
+}

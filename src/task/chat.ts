@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+// What agents and models say to each other, declared once here, in the lowest layer, so the
+// model clients, the tools, the org store and the runtime all use the same types.
+
+/** A tool call as the model wrote it; `arguments` is the model's raw JSON text. */
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+
+export const SystemMessageSchema = z.object({ role: z.literal('system'), content: z.string() });
+export const UserMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
+export const AssistantMessageSchema = z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema) });
+export const ToolMessageSchema = z.object({ role: z.literal('tool'), toolCallId: z.string().min(1), name: z.string(), content: z.string() });
+
+export const ChatMessageSchema = z.discriminatedUnion('role', [SystemMessageSchema, UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
+
+/** What a model sees of a tool: the JSON Schema comes from the tool's zod schema. */
+export const ToolDefinitionSchema = z.object({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+});
+
+/** Which tools a role may use: `allow` (when given), then `deny`. */
+export const ToolPolicySchema = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
+
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+export type ToolPolicy = Readonly<z.infer<typeof ToolPolicySchema>>;

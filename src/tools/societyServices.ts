@@ -1,0 +1,79 @@
+import { TroupeError } from '../errors.js';
+import { Actions, type Task, createTask } from '../task/index.js';
+import type { SocietyPort } from './societyPort.js';
+
+// What send_message, delegate_task, compress_context and create_plan do, each a plain function
+// over the society's port, beside the tools they serve.
+
+/** One step of a plan as a model writes it. */
+export interface PlanStepInput {
+  readonly title: string;
+  readonly detail?: string | undefined;
+}
+
+/** A recorded plan: each step became a `plan.step` Task, in order. */
+export interface RecordedPlan {
+  /** The id the steps hang from (their `parentId`): the Task the plan was made for. */
+  readonly planId: string;
+  readonly steps: readonly { readonly taskId: string; readonly index: number; readonly title: string }[];
+}
+
+/** Sends `text` to `to` (an agent or `user`) without waiting; returns the Task sent. */
+export function sendMessage(society: SocietyPort, input: { from: string; to: string; text: string; parentTask: Task | null }): Task {
+  if (input.to !== 'user') society.requireLive(input.to);
+  const task = createTask({
+    from: input.from,
+    to: input.to,
+    action: Actions.message,
+    parameters: { text: input.text },
+    parentId: input.parentTask?.id ?? null,
+    sessionId: input.parentTask?.sessionId,
+  }, society);
+  society.bus.publish(task);
+  return task;
+}
+
+/** Sends `text` to `to` as work and resolves with its final reply (or rejects on timeout or abort). */
+export function delegateTask(
+  society: SocietyPort,
+  input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal },
+): Promise<Task> {
+  if (input.to === input.from) return Promise.reject(new TroupeError('invalid_input', 'an agent cannot delegate to itself'));
+  try {
+    society.requireLive(input.to);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const task = createTask({
+    from: input.from,
+    to: input.to,
+    action: Actions.execute,
+    parameters: { text: input.text },
+    parentId: input.parentTask.id,
+    sessionId: input.parentTask.sessionId,
+  }, society);
+  return society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
+}
+
+/** Shortens `agentId`'s own conversation; `messages` is its length afterwards. */
+export function compressContext(society: SocietyPort, input: { agentId: string; summary: string; keepRecent: number }): { removed: number; kept: number; messages: number } {
+  const conversation = society.conversationOf(input.agentId);
+  const { removed, kept } = conversation.compress(input.summary, input.keepRecent);
+  return { removed, kept, messages: conversation.length };
+}
+
+/** Publishes each step as a `plan.step` Task from `agentId` to itself under `parentTask`, in order. */
+export function recordPlan(society: SocietyPort, input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan {
+  society.requireLive(input.agentId);
+  const tasks = input.steps.map((step, index) => createTask({
+    from: input.agentId,
+    to: input.agentId,
+    action: Actions.planStep,
+    parameters: { goal: input.goal, index, title: step.title, detail: step.detail ?? null },
+    parentId: input.parentTask.id,
+    sessionId: input.parentTask.sessionId,
+  }, society));
+  // Made (and validated) before any is published, so a plan is recorded whole or not at all.
+  for (const task of tasks) society.bus.publish(task);
+  return { planId: input.parentTask.id, steps: tasks.map((task, index) => ({ taskId: task.id, index, title: input.steps[index]?.title ?? '' })) };
+}
