@@ -59,7 +59,11 @@ export class Runtime {
   readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
   #summary: Promise<ShutdownSummary> | undefined;
 
-  /** Starts a runtime with its root agent; `createRuntime` is the public way in. */
+  /**
+   * Starts a runtime with its root agent; `createRuntime` is the public way in.
+   *
+   * @internal
+   */
   static async create(options: RuntimeOptions): Promise<Runtime> {
     const logger = options.logger ?? (options.logLevel === undefined ? silentLogger : createLogger(options.logLevel));
     const clock = options.clock ?? systemClock;

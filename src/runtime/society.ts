@@ -7,7 +7,8 @@ import type { AgentRecord, Role, Termination } from '../org/index.js';
 import { Actions, type Task, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
-import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage, provideAgentMachine } from './agent/index.js';
+import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
+import { provideAgentMachine } from './agent/agentMachine.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
 import { RoleBook } from './roleBook.js';
@@ -22,9 +23,7 @@ export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'obs
  * The registry of live agents and the organisation as data: roles, agent records (the tree, as
  * parent links) and terminations. It enforces the society's rules: only a parent terminates its
  * child, termination cascades, a terminated agent takes no more work or children. It is the port
- * the meta-tools act through.
- *
- * @internal
+ * the meta-tools act through. Tests reach it with `societyOf` (troupe/testing).
  */
 export class Society implements SocietyPort {
   readonly roles: RoleBook;

@@ -9,6 +9,8 @@ import { runTurn } from './turn.js';
 /**
  * The agent machine with troupe's implementations, made once per runtime (providing a machine
  * rebuilds it, too costly per agent). Each implementation finds its agent by id and acts on it.
+ *
+ * @internal
  */
 export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefined, logger: Logger): AgentMachine {
   const find = (agentId: string): Agent => {

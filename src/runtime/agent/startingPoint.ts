@@ -26,6 +26,8 @@ function systemPrompt(record: AgentRecord, role: Role): string {
  * A new agent starts from its system prompt with nothing waiting. A restored one starts from its
  * stored conversation and the Tasks it had not answered, in order; when the oldest was mid-turn
  * (its prompt is the conversation's last user message), that turn resumes from its last stored step.
+ *
+ * @internal
  */
 export function startingPoint(deps: { journal: Journal; logger: Logger }, record: AgentRecord, role: Role, origin: 'new' | 'restored'): StartingPoint {
   const { journal, logger } = deps;

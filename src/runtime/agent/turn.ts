@@ -128,6 +128,8 @@ const turnLeft = Object.freeze(new Error('the agent left the turn (it ended, hit
  * (step limit, termination), which calls the returned stop function; the loop checks its signal
  * after every report and starts nothing once stopped. What the turn wrote is durable before the
  * next tool runs and before the answer leaves; the write of a step overlaps the next model call.
+ *
+ * @internal
  */
 export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEvent) => void): () => void {
   const controller = new AbortController();

@@ -73,7 +73,11 @@ function now<T>(next: () => T): Promise<T> {
   }
 }
 
-/** The journal of a memory-only runtime: nothing is written, nothing is restored. */
+/**
+ * The journal of a memory-only runtime: nothing is written, nothing is restored.
+ *
+ * @internal
+ */
 export const memoryJournal: Journal = {
   persistent: false,
   connect: () => undefined,

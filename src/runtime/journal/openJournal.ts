@@ -6,6 +6,8 @@ import { storeJournal } from './storeJournal.js';
 /**
  * The journal of a runtime: on the LMDB org store in `dataDir`, or keeping nothing when it is
  * null. The store is loaded only here, when there is one, so a memory-only runtime never loads lmdb.
+ *
+ * @internal
  */
 export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock }): Promise<Journal> {
   if (dataDir === null) return memoryJournal;

@@ -8,6 +8,8 @@ import type { Journal, StoredOrganisation } from './journal.js';
 /**
  * A Journal on the LMDB organisation store. The store queues writes in call order, so what is
  * fired and forgotten here still lands in order; `durable()` waits for the last of them.
+ *
+ * @internal
  */
 export function storeJournal(store: OrgStore, logger: Logger): Journal {
   // The user's own Tasks, logged durably before they are sent: the bus log skips them.
