@@ -51,7 +51,7 @@ describe('published declarations', () => {
     // lmdb's own declarations do not type-check as ESM (its `export =`): only errors in ours count.
     const errors = await run(process.execPath, args, { cwd: root }).then(
       () => [],
-      (failure: { stdout: string }) => failure.stdout.split('\n').filter((line) => line.includes('error TS') && !line.startsWith('node_modules/')),
+      (failure: unknown) => String((failure as { stdout?: unknown }).stdout).split('\n').filter((line) => line.includes('error TS') && !line.startsWith('node_modules/')),
     );
     expect(errors).toEqual([]);
   }, 120_000);
