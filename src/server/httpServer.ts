@@ -4,7 +4,7 @@ import { type Logger, createLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
-import { HttpError, errorBody, errorHandler } from './httpErrors.js';
+import { HttpError, errorHandler, toResponse } from './httpErrors.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -66,13 +66,16 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   let closing = false;
   app.addHook('onRequest', async () => {
-    if (closing) throw new HttpError(503, 'intake_closed', 'the server is shutting down');
+    if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
   });
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
   const open = new Set<() => void>();
   app.setErrorHandler(errorHandler(logger));
-  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`, null)));
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`));
+    return reply.status(status).send(body);
+  });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
   app.addHook('onResponse', async (request, reply) => {
     logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');

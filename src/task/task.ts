@@ -107,7 +107,12 @@ export function observationTask(init: ObservationInit, deps: TaskFactoryDeps): T
 export interface ReplyInit {
   status: TaskStatus;
   result?: JsonValue;
-  error?: TaskError | null;
+  /**
+   * Why it failed. `code: string` is accepted only until the runtime types its refusals as
+   * `TaskError` (agentBehaviour's `refuseTask`); the code is checked against `errorCodes` at
+   * run time either way: an unknown one throws a ValidationError naming `task.error.code`.
+   */
+  error?: TaskError | { readonly code: string; readonly message: string } | null;
   metadata?: TaskMetadata;
 }
 
