@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type Logger, createLogger } from '../logger.js';
+import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
@@ -17,6 +17,7 @@ export interface HttpServerOptions {
   readonly bodyLimitBytes?: number;
   /** Values taken out of every event that leaves the server (model API keys …); the token is always one. */
   readonly secrets?: readonly (string | undefined)[];
+  /** Where failed requests (5xx) and, at debug, every request are logged; nowhere by default. */
   readonly logger?: Logger;
   /** Interval of the keep-alive comment on idle event streams (15 s by default). */
   readonly heartbeatMs?: number;
@@ -44,7 +45,8 @@ function packageVersion(): string {
 
 /**
  * The HTTP API of a runtime (see the README's "HTTP API"): intake, reads over the organisation,
- * a live event stream, health and an OpenAPI document. Nothing listens until `listen`.
+ * a live event stream, health and an OpenAPI document. Nothing listens until `listen`. It reads
+ * no environment: the token and the secrets to redact come in `options` (the CLI reads them).
  *
  * @example
  * const rt = await createRuntime();
@@ -52,7 +54,8 @@ function packageVersion(): string {
  * console.log(await server.listen({ port: 3000, host: '127.0.0.1' }));
  */
 export function createHttpServer(runtime: Runtime, options: HttpServerOptions = {}): HttpServer {
-  const logger = options.logger ?? createLogger('info');
+  // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
+  const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
   const app = Fastify({
     logger: false,
