@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js';
+import { type ErrorCode, TroupeError } from '../errors.js';
 
 /** Exit codes of the CLI, one place for all of them. */
 export const ExitCode = {
@@ -11,6 +11,10 @@ export const ExitCode = {
   timeout: 3,
   /** Anything else that went wrong. */
   internal: 4,
+  /** `serve` stopped at once by a second SIGINT (128 + 2, the shell's convention). */
+  sigint: 130,
+  /** `serve` stopped at once by a second SIGTERM (128 + 15). */
+  sigterm: 143,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -51,4 +55,9 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
       return never;
     }
   }
+}
+
+/** How a command ends on `error`: its code's exit code, or `internal` for an uncoded throw. */
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof TroupeError ? exitCodeFor(error.code) : ExitCode.internal;
 }
