@@ -1,24 +1,49 @@
+import { z } from 'zod';
+
 /**
- * Every failure troupe reports carries a code from this list, so the CLI can map it to an
- * exit code and the HTTP server to a status without parsing messages.
+ * Every code a failed Task, a tool's error result, an HTTP reply or a CLI exit can carry: the one
+ * list. The Task schema, the HTTP status table and the exit-code table are all built or checked
+ * against it, so a code added here must be placed in each (the compiler says where).
  */
 export const errorCodes = [
+  // Input from outside (CLI, HTTP, transport, a model's tool arguments) that broke a rule.
   'invalid_input',
+  'user_to_user',
+  // The society's rules: runtime, society and org store refusing an operation.
   'unknown_agent',
   'agent_terminated',
   'not_parent',
-  'user_to_user',
+  // Intake and request/reply on the bus.
+  'intake_closed',
   'duplicate_request',
   'request_timeout',
-  'intake_closed',
-  'model_error',
-  'tool_error',
-  'repeat_guard',
   'aborted',
+  // An agent refusing a Task or giving up on it (the agent's behaviour and its turn).
+  'mailbox_full',
+  'step_limit',
+  'repeat_guard',
+  // The model layer gave up: retries spent, or an error no retry can fix.
+  'model_error',
+  // A tool call that could not run or did not finish (the result the model reads).
+  'unknown_tool',
+  'tool_timeout',
+  'tool_error',
+  // Refusals only the HTTP layer makes: auth, routing, body parsing.
+  'unauthorized',
+  'route_not_found',
+  'unknown_task',
+  'malformed_json',
+  'body_too_large',
+  'unsupported_media_type',
+  'bad_request',
+  // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
+
+/** The codes as a schema, for every wire format that carries one (a Task's error, an HTTP error body). */
+export const ErrorCodeSchema = z.enum(errorCodes);
 
 export interface ErrorContext {
   readonly agentId?: string;

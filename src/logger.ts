@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { z } from 'zod';
 
 /** The logging troupe needs; pino satisfies it, and tests can pass a recorder. */
 export interface Logger {
@@ -9,15 +10,32 @@ export interface Logger {
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type LogLevel = (typeof logLevels)[number];
+export const LogLevelSchema = z.enum(logLevels);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
 
-/** The level named by `TROUPE_LOG_LEVEL`, or undefined when unset or not a level. */
+/**
+ * The level `value` names, or undefined when it is unset or not a level. Lenient on purpose
+ * (an unknown level is ignored); the CLI parses `TROUPE_LOG_LEVEL` strictly (`readLogLevel`).
+ */
 export function logLevelFromEnv(value: string | undefined): LogLevel | undefined {
-  return (logLevels as readonly string[]).includes(value ?? '') ? (value as LogLevel) : undefined;
+  const parsed = LogLevelSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
-/** A pino logger writing JSON lines to stderr, so stdout stays free for program output. */
+/** Writes nothing: what troupe logs to when used as a library and given no logger. */
+export const silentLogger: Logger = Object.freeze({
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+});
+
+/**
+ * A pino logger writing JSON lines to stderr, so stdout stays free for program output;
+ * `silent` gives `silentLogger`, which does not even open stderr.
+ */
 export function createLogger(level: LogLevel = 'info'): Logger {
+  if (level === 'silent') return silentLogger;
   return pino({ level, base: { name: 'troupe' } }, pino.destination({ fd: 2, sync: true }));
 }
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js';
+import { type ErrorCode, TroupeError } from '../errors.js';
 
 /** Exit codes of the CLI, one place for all of them. */
 export const ExitCode = {
@@ -11,24 +11,43 @@ export const ExitCode = {
   timeout: 3,
   /** Anything else that went wrong. */
   internal: 4,
+  /** `serve` stopped at once by a second SIGINT (128 + 2, the shell's convention). */
+  sigint: 130,
+  /** `serve` stopped at once by a second SIGTERM (128 + 15). */
+  sigterm: 143,
 } as const;
 
-export function exitCodeFor(code: ErrorCode): number {
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The exit code of a command that ended on a TroupeError with `code`: the one place they are mapped. */
+export function exitCodeFor(code: ErrorCode): ExitCode {
   switch (code) {
+    // What the user asked for, or how, was wrong: fix the command line, input or environment.
     case 'invalid_input':
-    case 'unknown_agent':
-    case 'agent_terminated':
     case 'user_to_user':
+    case 'unknown_agent':
+    case 'unknown_task':
+    case 'agent_terminated':
     case 'not_parent':
+    case 'unauthorized':
+    case 'route_not_found':
+    case 'malformed_json':
+    case 'body_too_large':
+    case 'unsupported_media_type':
+    case 'bad_request':
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;
-    case 'duplicate_request':
     case 'intake_closed':
-    case 'model_error':
-    case 'tool_error':
-    case 'repeat_guard':
+    case 'duplicate_request':
     case 'aborted':
+    case 'mailbox_full':
+    case 'step_limit':
+    case 'repeat_guard':
+    case 'model_error':
+    case 'unknown_tool':
+    case 'tool_timeout':
+    case 'tool_error':
     case 'internal':
       return ExitCode.internal;
     default: {
@@ -36,4 +55,9 @@ export function exitCodeFor(code: ErrorCode): number {
       return never;
     }
   }
+}
+
+/** How a command ends on `error`: its code's exit code, or `internal` for an uncoded throw. */
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof TroupeError ? exitCodeFor(error.code) : ExitCode.internal;
 }

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { TaskIdSchema } from '../task/index.js';
-import { type ViewIo, resolveDataDir, withOrganisation } from './dataDir.js';
+import type { CliIo } from './cliIo.js';
+import { withOrganisation } from './dataDir.js';
 import { ExitCode } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { clockTime } from './timeFormat.js';
@@ -20,14 +21,13 @@ export interface MessagesViewOptions {
  * @example
  * process.exitCode = await messagesView('t1', { json: false, limit: 20 }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
  */
-export function messagesView(taskId: string, options: MessagesViewOptions, io: ViewIo): Promise<number> {
+export function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): Promise<ExitCode> {
   const checked = TaskIdSchema.safeParse(taskId);
   if (!checked.success) {
     io.stderr.write(`troupe: <taskId> ${checked.error.issues[0]?.message ?? 'is invalid'}, got "${taskId}"\n`);
     return Promise.resolve(ExitCode.usage);
   }
-  const dir = resolveDataDir(options.dataDir, io.env);
-  return withOrganisation(dir, io, (store) => {
+  return withOrganisation(options.dataDir, io, (store, dir) => {
     // An empty page past the end is fine; a task tree with no message at all is not one.
     if (store.messages(taskId, { limit: 1 }).length === 0) {
       io.stderr.write(`troupe: no messages for task ${taskId} in ${dir}\n`);
@@ -44,8 +44,8 @@ export function messagesView(taskId: string, options: MessagesViewOptions, io: V
   });
 }
 
-/** Adds `troupe messages` to the program. */
-export function registerMessagesCommand(program: Command): void {
+/** Adds `troupe messages` to the program, run on `io`. */
+export function registerMessagesCommand(program: Command, io: CliIo): void {
   program
     .command('messages')
     .description("print every message of a task's tree, in order, from the data dir (read-only)")
@@ -55,7 +55,7 @@ export function registerMessagesCommand(program: Command): void {
     .option('--offset <n>', 'skip the first n messages', integerAtLeast('--offset', 0))
     .option('--limit <n>', 'print at most n messages', integerAtLeast('--limit', 1))
     .action(async (taskId: string, options: MessagesViewOptions) => {
-      process.exitCode = await messagesView(taskId, options, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+      process.exitCode = await messagesView(taskId, options, io);
     });
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AgentRecord, OrgStore, QuarantineEntry, RoleRecord, TerminationRecord } from '../org/index.js';
-import { type ViewIo, resolveDataDir, withOrganisation } from './dataDir.js';
+import type { CliIo } from './cliIo.js';
+import { withOrganisation } from './dataDir.js';
 import { ExitCode } from './exitCodes.js';
 import { dateTime } from './timeFormat.js';
 
@@ -17,22 +18,22 @@ export interface OrgViewOptions {
  * @example
  * process.exitCode = await orgView({ json: false }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
  */
-export function orgView(options: OrgViewOptions, io: ViewIo): Promise<number> {
-  return withOrganisation(resolveDataDir(options.dataDir, io.env), io, (store) => {
+export function orgView(options: OrgViewOptions, io: CliIo): Promise<ExitCode> {
+  return withOrganisation(options.dataDir, io, (store) => {
     io.stdout.write(options.json ? `${JSON.stringify(orgJson(store), null, 2)}\n` : orgText(store));
     return ExitCode.ok;
   });
 }
 
-/** Adds `troupe org` to the program. */
-export function registerOrgCommand(program: Command): void {
+/** Adds `troupe org` to the program, run on `io`. */
+export function registerOrgCommand(program: Command, io: CliIo): void {
   program
     .command('org')
     .description('print the roles and the agent tree stored in the data dir (read-only)')
     .option('--data-dir <dir>', 'the organisation to read (default: $TROUPE_DATA_DIR, else ./.troupe)')
     .option('--json', 'print {roles, agents, terminations, quarantined} as JSON', false)
     .action(async (options: OrgViewOptions) => {
-      process.exitCode = await orgView(options, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+      process.exitCode = await orgView(options, io);
     });
 }
 

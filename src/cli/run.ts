@@ -1,9 +1,10 @@
 import { Actions, type Task, taskText } from '../task/index.js';
-import { createLogger, logLevelFromEnv } from '../logger.js';
-import { createRuntime } from '../runtime/index.js';
-import { type ModelClient, modelFromEnv } from '../llm/index.js';
-import { TroupeError, describeError, errorCodeOf } from '../errors.js';
-import { ExitCode, exitCodeFor } from './exitCodes.js';
+import { createLogger } from '../logger.js';
+import { type Runtime, createRuntime } from '../runtime/index.js';
+import { describeError, errorCodeOf } from '../errors.js';
+import { type CliIo, reportFailure } from './cliIo.js';
+import { type RuntimeSettings, readRuntimeSettings } from './environment.js';
+import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
 import { StatusLine } from './statusLine.js';
@@ -18,19 +19,31 @@ export interface RunOptions {
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
   readonly status: boolean;
-  /** The organisation store, or null to keep everything in memory. */
-  readonly dataDir: string | null;
+  /** `--data-dir`; see `resolveDataDir` for the default. */
+  readonly dataDir?: string;
+  /** `--memory`: keep the organisation in memory only. */
+  readonly memory: boolean;
 }
 
-export interface RunIo {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  readonly env: NodeJS.ProcessEnv;
-}
-
-/** `troupe run "<requirement>"`: one requirement, printed as it is worked on; resolves to the exit code. */
-export async function runRequirement(requirement: string, options: RunOptions, io: RunIo): Promise<number> {
-  const logger = createLogger(logLevelFromEnv(io.env['TROUPE_LOG_LEVEL']) ?? 'warn');
+/**
+ * `troupe run "<requirement>"`: one requirement, printed as it is worked on; resolves to the
+ * exit code. Everything the runtime is given (model, logger, data dir) is read here, from
+ * `io.env` and the flags.
+ *
+ * @example
+ * process.exitCode = await runRequirement('write a haiku', { timeoutSeconds: 60, verbose: false, status: true, memory: true }, io);
+ */
+export async function runRequirement(requirement: string, options: RunOptions, io: CliIo): Promise<ExitCode> {
+  if (requirement.trim() === '') {
+    io.stderr.write('troupe: the requirement must not be empty\n');
+    return ExitCode.usage;
+  }
+  let settings: RuntimeSettings;
+  try {
+    settings = readRuntimeSettings(options, io.env, 'warn');
+  } catch (error) {
+    return reportFailure(io, error, 'bad settings in the environment');
+  }
   let inspector: InspectorConnection | undefined;
   try {
     if (options.inspectUrl !== undefined) {
@@ -42,28 +55,25 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
     }
   } catch (error) {
-    io.stderr.write(`troupe: ${describeError(error)}\n`);
-    return ExitCode.usage;
+    return reportFailure(io, error);
   }
 
-  let model: ModelClient;
+  let rt: Runtime;
   try {
-    model = modelFromEnv(io.env);
+    rt = await createRuntime({
+      logger: createLogger(settings.logLevel),
+      model: settings.model,
+      dataDir: settings.dataDir,
+      ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
+    });
   } catch (error) {
-    io.stderr.write(`troupe: bad model settings in the environment: ${describeError(error)}\n`);
     await inspector?.close();
-    return ExitCode.usage;
+    return reportFailure(io, error, `the runtime could not start (data dir ${settings.dataDir ?? 'memory only'})`);
   }
-  const rt = await createRuntime({
-    logger,
-    model,
-    dataDir: options.dataDir,
-    ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
-  });
   io.stderr.write(rt.model.scripted
     ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
     : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`);
-  const status = options.status && io.stderr.isTTY ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
+  const status = options.status && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
   const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
     if (task.action === Actions.thinking && !options.verbose) return;
@@ -71,14 +81,14 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   });
   status?.start();
 
-  let exitCode: number;
+  let exitCode: ExitCode;
   let answer: Task | undefined;
   try {
     const taskId = await rt.submit(requirement);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
   } catch (error) {
-    exitCode = error instanceof TroupeError ? exitCodeFor(errorCodeOf(error)) : ExitCode.internal;
+    exitCode = exitCodeOf(error);
     status?.stop();
     const hint = errorCodeOf(error) === 'request_timeout' ? ` (raise --timeout, now ${options.timeoutSeconds} s)` : '';
     io.stderr.write(`troupe: ${describeError(error)}${hint}\n`);

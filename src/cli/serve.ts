@@ -1,34 +1,29 @@
 import { describeError } from '../errors.js';
-import { type ModelClient, modelFromEnv } from '../llm/index.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { createHttpServer } from '../server/index.js';
-import { ExitCode } from './exitCodes.js';
+import { type CliIo, reportFailure } from './cliIo.js';
+import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
+import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
-  /** The organisation store, or null to keep everything in memory. */
-  readonly dataDir: string | null;
+  /** `--data-dir`; see `resolveDataDir` for the default. */
+  readonly dataDir?: string;
+  /** `--memory`: keep the organisation in memory only. */
+  readonly memory: boolean;
   /** How long shutdown lets turns in flight finish. */
   readonly drainTimeoutMs: number;
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
 }
 
-export interface ServeIo {
-  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
-  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
-  readonly stderr: { readonly isTTY?: boolean };
-  readonly env: NodeJS.ProcessEnv;
-  /** Where SIGINT and SIGTERM come from (the process). */
-  readonly signals: { on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown };
-  /** Ends the process at once: the second signal's way out. */
-  readonly exit: (code: number) => void;
-}
+/** `serve` reads the console from stdin, stops on signals and may exit at once on a second one. */
+export type ServeIo = CliIo & Required<Pick<CliIo, 'stdin' | 'signals' | 'exit'>>;
 
-const signalExitCodes = { SIGINT: 130, SIGTERM: 143 } as const;
+const signalExitCodes = { SIGINT: ExitCode.sigint, SIGTERM: ExitCode.sigterm } as const;
 
 /**
  * `troupe serve`: the runtime behind the HTTP API and a console, until SIGINT or SIGTERM; then
@@ -36,31 +31,32 @@ const signalExitCodes = { SIGINT: 130, SIGTERM: 143 } as const;
  * summary. A second signal exits at once. A port that cannot be bound is logged and the
  * runtime stays up in console mode. Resolves to the exit code.
  */
-export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<number> {
-  const logger = createServeLogger(io.env, io.stderr);
-  let model: ModelClient;
+export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<ExitCode> {
+  let settings: RuntimeSettings;
+  try {
+    settings = readRuntimeSettings(options, io.env, 'info');
+  } catch (error) {
+    // No logger yet: its level is one of the settings.
+    return reportFailure(io, error, 'bad settings in the environment');
+  }
+  const { model, dataDir } = settings;
+  const logger = createServeLogger(settings.logLevel, io.stderr);
   let rt: Runtime;
   try {
-    model = modelFromEnv(io.env);
+    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
   } catch (error) {
-    logger.error({ error: describeError(error) }, 'bad model settings in the environment');
-    return ExitCode.usage;
+    logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
+    return exitCodeOf(error);
   }
-  try {
-    rt = await createRuntime({ logger, model, dataDir: options.dataDir, drainTimeoutMs: options.drainTimeoutMs });
-  } catch (error) {
-    logger.error({ dataDir: options.dataDir, error: describeError(error) }, 'the runtime could not start');
-    return ExitCode.internal;
-  }
-  logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: options.dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
+  logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
 
-  const token = io.env['TROUPE_TOKEN']?.trim();
-  const server = createHttpServer(rt, { token, secrets: [io.env['OPENAI_API_KEY']], logger });
+  const token = readToken(io.env);
+  const server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger });
   let listening = false;
   try {
     const url = await server.listen({ port: options.port, host: options.host });
     listening = true;
-    logger.info({ url, auth: token === undefined || token === '' ? 'none' : 'bearer' }, 'HTTP API listening');
+    logger.info({ url, auth: token === undefined ? 'none' : 'bearer' }, 'HTTP API listening');
   } catch (error) {
     logger.error({ host: options.host, port: options.port, error: describeError(error) }, 'the HTTP API could not start; running in console mode only');
   }

@@ -1,4 +1,5 @@
 import type { AgentView } from '../runtime/index.js';
+import type { CliOutput } from './cliIo.js';
 
 const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -12,7 +13,7 @@ export class StatusLine {
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    private readonly stream: NodeJS.WriteStream,
+    private readonly stream: CliOutput,
     private readonly agents: () => readonly AgentView[],
   ) {}
 
@@ -22,7 +23,7 @@ export class StatusLine {
   }
 
   /** Prints a line above the status line. */
-  print(out: NodeJS.WriteStream, line: string): void {
+  print(out: CliOutput, line: string): void {
     this.#clear();
     out.write(`${line}\n`);
     this.#draw();
@@ -38,7 +39,8 @@ export class StatusLine {
     const parts = live.map((agent) => `${agent.id}: ${agent.state.replace(/^running\.(turn\.)?/, '')}${agent.queued > 0 ? ` (+${agent.queued})` : ''}`);
     const frame = frames[this.#frame++ % frames.length] ?? '';
     const text = `${frame} ${parts.join(' · ')}`;
-    const width = this.stream.columns > 0 ? this.stream.columns - 1 : 100;
+    const columns = this.stream.columns ?? 0;
+    const width = columns > 0 ? columns - 1 : 100;
     this.stream.write(`\r\x1b[2K${text.slice(0, width)}`);
     this.#shown = true;
   }

@@ -6,6 +6,7 @@ export { ScriptedModel, type ScriptStep } from './scriptedModel.js';
 export { streamReply, type ScriptReply } from './scriptedReply.js';
 export { OfflineModel, offlineNotice, planReply } from './offlineModel.js';
 export { OpenAIModel, type OpenAIModelOptions } from './openaiModel.js';
+export { toModelError, describeModelFailure, providerErrorOf, isAbort } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryVerdict, type RetryDeps } from './retry.js';
 export { modelFromEnv, ModelEnvSchema, defaultModelName } from './modelFromEnv.js';
 export { toWireMessages, toWireTools, fromWireRequest, chunkToDeltas, WireChatRequestSchema, type WireChatRequest } from './openaiWire.js';

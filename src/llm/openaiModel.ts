@@ -3,6 +3,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
 import { CompletionChunks } from './completionChunks.js';
+import { toModelError } from './modelError.js';
 import { chunkToDeltas, toWireMessages, toWireTools } from './openaiWire.js';
 
 export interface OpenAIModelOptions {
@@ -22,7 +23,9 @@ export interface OpenAIModelOptions {
 
 /**
  * Any OpenAI-compatible chat endpoint through the official `openai` package. The SDK's own
- * retries are off (`maxRetries: 0`) so that there is one retry schedule: troupe's.
+ * retries are off (`maxRetries: 0`) so that there is one retry schedule: troupe's. A failed call
+ * throws `TroupeError('model_error')` with the SDK's error as its cause (see `toModelError`);
+ * an aborted one throws the abort as it is.
  */
 export class OpenAIModel implements ModelClient {
   readonly name: string;
@@ -43,7 +46,7 @@ export class OpenAIModel implements ModelClient {
   }
 
   chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
-    return deltasOf(() =>
+    return deltasOf((error) => toModelError(error, this.name, options.signal), () =>
       this.#client.chat.completions.create(
         {
           model: request.model ?? this.#options.model,
@@ -61,10 +64,12 @@ export class OpenAIModel implements ModelClient {
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const response = await this.#client.embeddings.create(
-      { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
-      options.signal === undefined ? {} : { signal: options.signal },
-    );
+    const response = await this.#client.embeddings
+      .create(
+        { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
+        options.signal === undefined ? {} : { signal: options.signal },
+      )
+      .catch((error: unknown) => Promise.reject(toModelError(error, this.name, options.signal)));
     return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
   }
 }
@@ -73,7 +78,7 @@ export class OpenAIModel implements ModelClient {
  * The deltas of a streamed completion, opened on the first read. A network read's deltas are
  * handed out from a small queue without another promise each: this sits on every model call's path.
  */
-function deltasOf(open: () => Promise<Response>): AsyncIterable<ChatDelta> {
+function deltasOf(failure: (error: unknown) => unknown, open: () => Promise<Response>): AsyncIterable<ChatDelta> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<ChatDelta> {
       let chunks: CompletionChunks | undefined;
@@ -93,7 +98,7 @@ function deltasOf(open: () => Promise<Response>): AsyncIterable<ChatDelta> {
       return {
         next: () => {
           const queued = queue[head];
-          if (queued === undefined) return pull();
+          if (queued === undefined) return pull().catch((error: unknown) => Promise.reject(failure(error)));
           head += 1;
           return Promise.resolve({ done: false, value: queued });
         },

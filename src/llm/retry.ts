@@ -4,6 +4,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
+import { providerErrorOf, toModelError } from './modelError.js';
 import { retryingStream } from './retryingStream.js';
 
 export interface RetryPolicy {
@@ -26,8 +27,12 @@ export interface RetryVerdict {
   readonly status?: number;
 }
 
-/** Network errors, timeouts, 408, 429 and 5xx are worth another try; other 4xx and aborts are not. */
-export function classifyModelError(error: unknown): RetryVerdict {
+/**
+ * Network errors, timeouts, 408, 429 and 5xx are worth another try; other 4xx and aborts are
+ * not. A `model_error` is judged by the provider's error it carries.
+ */
+export function classifyModelError(thrown: unknown): RetryVerdict {
+  const error = providerErrorOf(thrown);
   if (error instanceof APIUserAbortError) return { retryable: false };
   if (error instanceof APIConnectionError) return { retryable: true };
   if (error instanceof APIError) {
@@ -71,7 +76,8 @@ export interface RetryDeps {
 /**
  * Wraps a model with troupe's one retry schedule. A stream that fails part-way is run again
  * from the start, announced by a `restart` delta so the consumer drops the partial reply. An
- * aborted call (its agent was terminated) is never retried.
+ * aborted call (its agent was terminated) is never retried and ends as the abort it is; any
+ * other call it gives up on ends in `TroupeError('model_error')`, the last error as its cause.
  */
 export class RetryingModel implements ModelClient {
   readonly name: string;
@@ -114,11 +120,11 @@ export class RetryingModel implements ModelClient {
     }
   }
 
-  /** Rethrows unless `error` deserves another attempt; otherwise logs and waits. */
+  /** Throws unless `error` deserves another attempt (as a model_error, see `toModelError`); otherwise logs and waits. */
   async #beforeRetry(error: unknown, attempt: number, signal: AbortSignal | undefined, what: string): Promise<void> {
     if (signal?.aborted === true) throw error;
     const verdict = classifyModelError(error);
-    if (!verdict.retryable || attempt >= this.policy.maxRetries) throw error;
+    if (!verdict.retryable || attempt >= this.policy.maxRetries) throw toModelError(error, this.name, signal);
     const delayMs = this.delayFor(attempt, verdict.retryAfterMs);
     this.deps.logger?.warn(
       { model: this.name, what, attempt: attempt + 1, of: this.policy.maxRetries, delayMs, status: verdict.status, error: describeError(error) },

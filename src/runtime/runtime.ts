@@ -4,7 +4,7 @@ import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, createLogger } from '../logger.js';
+import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
 import type { AgentRecord, Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
@@ -17,9 +17,6 @@ import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
-
-/** Logs nothing: a library is quiet unless given a logger or a level. */
-const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const societies = new WeakMap<Runtime, Society>();
 
@@ -65,6 +62,7 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions): Promise<Runtime> {
+    // A library is quiet unless given a logger or a level.
     const logger = options.logger ?? (options.logLevel === undefined ? silentLogger : createLogger(options.logLevel));
     const clock = options.clock ?? systemClock;
     const journal = await openJournal(options.dataDir ?? null, { logger, clock });

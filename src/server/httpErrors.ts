@@ -3,52 +3,59 @@ import { type ErrorCode, TroupeError, ValidationError, describeError } from '../
 import type { Logger } from '../logger.js';
 import type { ErrorBody } from './schemas.js';
 
-/** Codes only the HTTP layer gives, besides the runtime's own `ErrorCode`s. */
-export type HttpOnlyCode =
-  | 'unauthorized'
-  | 'route_not_found'
-  | 'unknown_task'
-  | 'malformed_json'
-  | 'body_too_large'
-  | 'unsupported_media_type'
-  | 'bad_request';
+/**
+ * A refusal decided by the HTTP layer itself (auth, routing, a task it cannot find): a
+ * TroupeError like any other, its status read from `statusOf`, and the field it is about.
+ */
+export class HttpError extends TroupeError {
+  readonly status: number;
+  /** The request field at fault (`taskId`, `limit`), or null when it is the request as a whole. */
+  readonly field: string | null;
 
-export type HttpErrorCode = ErrorCode | HttpOnlyCode;
-
-/** A refusal decided by the HTTP layer itself (auth, routing, a task it cannot find). */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
-  constructor(
-    readonly status: number,
-    readonly code: HttpErrorCode,
-    message: string,
-    readonly field: string | null = null,
-  ) {
-    super(message);
+  constructor(code: ErrorCode, message: string, options: { field?: string; cause?: unknown } = {}) {
+    super(code, message, options.cause === undefined ? {} : { cause: options.cause });
+    this.status = statusOf(code);
+    this.field = options.field ?? null;
   }
 }
 
-/** The HTTP status of each runtime error code: the one place they are mapped. */
+/** The HTTP status of each error code: the one place they are mapped. */
 export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'invalid_input':
     case 'user_to_user':
+    case 'malformed_json':
+    case 'bad_request':
       return 400;
+    case 'unauthorized':
+      return 401;
     case 'not_parent':
       return 403;
     case 'unknown_agent':
+    case 'unknown_task':
+    case 'route_not_found':
       return 404;
     case 'agent_terminated':
     case 'duplicate_request':
       return 409;
+    case 'body_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    // Back-pressure: the agent is busy, the client may try again later.
+    case 'mailbox_full':
+      return 429;
+    case 'model_error':
+      return 502;
     case 'intake_closed':
       return 503;
     case 'request_timeout':
       return 504;
-    case 'model_error':
-      return 502;
-    case 'tool_error':
+    case 'step_limit':
     case 'repeat_guard':
+    case 'unknown_tool':
+    case 'tool_timeout':
+    case 'tool_error':
     case 'aborted':
     case 'internal':
       return 500;
@@ -60,7 +67,7 @@ export function statusOf(code: ErrorCode): number {
 }
 
 /** Fastify's own refusals (body parsing, content types) as our codes; others keep their 4xx status. */
-function frameworkCode(error: FastifyError): HttpOnlyCode {
+function frameworkCode(error: FastifyError): ErrorCode {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'body_too_large';
@@ -75,14 +82,15 @@ function frameworkCode(error: FastifyError): HttpOnlyCode {
   }
 }
 
-export function errorBody(code: HttpErrorCode, message: string, field: string | null): ErrorBody {
+function errorBody(code: ErrorCode, message: string, field: string | null): ErrorBody {
   return { error: { code, message, field } };
 }
 
 /** What a thrown value becomes on the wire: a status and a body without stack or internals. */
 export function toResponse(error: unknown): { status: number; body: ErrorBody } {
+  // The HTTP layer's own refusals and bad input are meant for the client: shown whole.
   if (error instanceof HttpError) return { status: error.status, body: errorBody(error.code, error.message, error.field) };
-  if (error instanceof ValidationError) return { status: 400, body: errorBody('invalid_input', error.message, error.field === '' ? null : error.field) };
+  if (error instanceof ValidationError) return { status: statusOf(error.code), body: errorBody(error.code, error.message, error.field === '' ? null : error.field) };
   if (error instanceof TroupeError) {
     const status = statusOf(error.code);
     // A server-side failure says what kind it was, never its details.

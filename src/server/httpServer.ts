@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type Logger, createLogger } from '../logger.js';
+import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
-import { HttpError, errorBody, errorHandler } from './httpErrors.js';
+import { HttpError, errorHandler, toResponse } from './httpErrors.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -17,6 +17,7 @@ export interface HttpServerOptions {
   readonly bodyLimitBytes?: number;
   /** Values taken out of every event that leaves the server (model API keys …); the token is always one. */
   readonly secrets?: readonly (string | undefined)[];
+  /** Where failed requests (5xx) and, at debug, every request are logged; nowhere by default. */
   readonly logger?: Logger;
   /** Interval of the keep-alive comment on idle event streams (15 s by default). */
   readonly heartbeatMs?: number;
@@ -44,7 +45,8 @@ function packageVersion(): string {
 
 /**
  * The HTTP API of a runtime (see the README's "HTTP API"): intake, reads over the organisation,
- * a live event stream, health and an OpenAPI document. Nothing listens until `listen`.
+ * a live event stream, health and an OpenAPI document. Nothing listens until `listen`. It reads
+ * no environment: the token and the secrets to redact come in `options` (the CLI reads them).
  *
  * @example
  * const rt = await createRuntime();
@@ -52,7 +54,8 @@ function packageVersion(): string {
  * console.log(await server.listen({ port: 3000, host: '127.0.0.1' }));
  */
 export function createHttpServer(runtime: Runtime, options: HttpServerOptions = {}): HttpServer {
-  const logger = options.logger ?? createLogger('info');
+  // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
+  const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
   const app = Fastify({
     logger: false,
@@ -66,13 +69,16 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   let closing = false;
   app.addHook('onRequest', async () => {
-    if (closing) throw new HttpError(503, 'intake_closed', 'the server is shutting down');
+    if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
   });
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
   const open = new Set<() => void>();
   app.setErrorHandler(errorHandler(logger));
-  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`, null)));
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`));
+    return reply.status(status).send(body);
+  });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
   app.addHook('onResponse', async (request, reply) => {
     logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');

@@ -1,5 +1,5 @@
 export { createHttpServer, type HttpServer, type HttpServerOptions } from './httpServer.js';
-export { HttpError, statusOf, toResponse, type HttpErrorCode } from './httpErrors.js';
+export { HttpError, statusOf, toResponse } from './httpErrors.js';
 export { Redactor, redactedMark } from './redact.js';
 export { isLoopback } from './auth.js';
 export { openApiDocument } from './openapi.js';

@@ -43,11 +43,11 @@ export function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuer
     source,
   });
   if (log === undefined) {
-    if (query.scope === 'all') throw new HttpError(400, 'invalid_input', 'scope=all needs an org store (run with a data dir)', 'scope');
+    if (query.scope === 'all') throw new HttpError('invalid_input', 'scope=all needs an org store (run with a data dir)', { field: 'scope' });
     return page(runtime.user.inbox().filter((task) => task.sessionId === taskId), 'memory');
   }
   // The user's own message is logged before it is sent, so a known task never has an empty log.
-  if (log.length === 0) throw new HttpError(404, 'unknown_task', `no task "${taskId}"`, 'taskId');
+  if (log.length === 0) throw new HttpError('unknown_task', `no task "${taskId}"`, { field: 'taskId' });
   return page(query.scope === 'all' ? log : receivedByUser(log, runtime.user.inbox(), taskId), 'store');
 }
 
@@ -77,7 +77,7 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void
   app.get('/api/agents/:id', async (request) => {
     const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
     const view = runtime.agent(id);
-    if (view === undefined) throw new HttpError(404, 'unknown_agent', `no agent "${id}"`, 'id');
+    if (view === undefined) throw new HttpError('unknown_agent', `no agent "${id}"`, { field: 'id' });
     return agentReply(view);
   });
 

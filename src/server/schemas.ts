@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodeSchema } from '../errors.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema } from '../task/index.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
@@ -93,7 +94,7 @@ export const ReadyReplySchema = z.object({ ready: z.boolean(), state: z.string()
 
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.string(),
+    code: ErrorCodeSchema,
     message: z.string(),
     /** The offending field (`text`, `agentId`, `limit` …), or null when the whole request is at fault. */
     field: z.string().nullable(),

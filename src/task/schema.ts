@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodeSchema } from '../errors.js';
 
 /** Agent ids travel in NATS subjects and URLs, so they are restricted to a safe alphabet. */
 export const AgentIdSchema = z
@@ -27,7 +28,8 @@ export const TaskStatusSchema = z.enum([
 
 export const TaskErrorSchema = z
   .object({
-    code: z.string().min(1),
+    /** One of `errorCodes`: a Task with a code this troupe does not know is refused, naming this field. */
+    code: ErrorCodeSchema,
     message: z.string(),
   })
   // Strict like the Task itself: an unknown key is rejected, not silently dropped.

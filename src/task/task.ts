@@ -107,6 +107,7 @@ export function observationTask(init: ObservationInit, deps: TaskFactoryDeps): T
 export interface ReplyInit {
   status: TaskStatus;
   result?: JsonValue;
+  /** Why it failed; a code outside `errorCodes` throws a ValidationError naming `task.error.code`. */
   error?: TaskError | null;
   metadata?: TaskMetadata;
 }

@@ -1,6 +1,6 @@
 import { onAbort } from '../abort.js';
 import type { Clock } from '../clock.js';
-import { describeError, errorCodeOf } from '../errors.js';
+import { TroupeError, describeError } from '../errors.js';
 import { type ToolCall, type ToolPolicy, formatPath } from '../task/index.js';
 import type { ToolRegistry } from './registry.js';
 import { type Tool, type ToolContext, type ToolResult, errorResult } from './tool.js';
@@ -90,7 +90,8 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
       return;
     }
     stopWatching = onAbort(context.signal, onParentAbort);
-    const failed = (error: unknown): void => settle(errorResult(`${call.name} failed: ${describeError(error)}`, errorCodeOf(error)));
+    // A coded failure keeps its code; anything else a tool throws is that tool's own failure.
+    const failed = (error: unknown): void => settle(errorResult(`${call.name} failed: ${describeError(error)}`, error instanceof TroupeError ? error.code : 'tool_error'));
     try {
       tool.execute(args, {
         ...context,

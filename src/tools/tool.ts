@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
 import type { JsonValue, Task } from '../task/index.js';
 import type { SocietyPort } from './societyPort.js';
 
@@ -53,7 +54,7 @@ export function jsonResult(value: Readonly<Record<string, JsonValue>>): ToolResu
 }
 
 /** An error result: the model sees `{"error": message}` and decides what to do next. */
-export function errorResult(message: string, code = 'tool_error'): ToolResult {
+export function errorResult(message: string, code: ErrorCode = 'tool_error'): ToolResult {
   return { content: JSON.stringify({ error: message, code }), isError: true, metadata: { code } };
 }
 

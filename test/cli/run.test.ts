@@ -117,7 +117,7 @@ describe('troupe run', () => {
   it('rejects a malformed TROUPE_OFFLINE_DELAY_MS', async () => {
     const result = await runCli(['run', 'x', '--no-status'], { TROUPE_OFFLINE_DELAY_MS: 'fast' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/bad model settings in the environment: TROUPE_OFFLINE_DELAY_MS: /);
+    expect(result.stderr).toMatch(/bad settings in the environment: TROUPE_OFFLINE_DELAY_MS: /);
   });
 
   it('--inspect-ws streams every actor to a WebSocket inspector', async () => {

@@ -1,8 +1,9 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIError, InternalServerError } from 'openai';
+import { APIError, APIUserAbortError, BadRequestError, InternalServerError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatDelta, OpenAIModel, RetryingModel, classifyModelError, collectReply, defaultRetryPolicy } from '../../src/llm/index.js';
+import { TroupeError, describeError } from '../../src/errors.js';
 import { MemoryLogger, startOpenAICompatibleServer } from '../../src/testing.js';
 
 // OpenAIModel through the real `openai` package over loopback: against the local server, and
@@ -86,12 +87,44 @@ describe('OpenAIModel', () => {
     expect((await collectReply(model.chat(request))).message.content).toBe('still here');
   });
 
-  it('turns an error status into the SDK error before any stream starts', async () => {
+  it.each([
+    [400, BadRequestError, 'invalid_request_error'],
+    [500, InternalServerError, 'server_error'],
+  ] as const)('turns a %i into a model_error naming the status, the SDK error as its cause, before any stream starts', async (status, sdkError, type) => {
     const server = await startOpenAICompatibleServer();
     closers.push(() => server.close());
-    server.script({ status: 500, message: 'boom' });
+    server.script({ status, message: 'boom' });
     const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
-    await expect(drain(model.chat(request))).rejects.toBeInstanceOf(InternalServerError);
+    const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(TroupeError);
+    expect(caught).toMatchObject({ code: 'model_error', message: `model openai:m failed: HTTP ${status} ${type}: boom` });
+    expect(describeError(caught)).toBe(`model openai:m failed: HTTP ${status} ${type}: boom`);
+    expect((caught as TroupeError).cause).toBeInstanceOf(sdkError);
+  });
+
+  it('under the retry layer, ends in a model_error once retries are spent (500) or at once (400)', async () => {
+    const server = await startOpenAICompatibleServer();
+    closers.push(() => server.close());
+    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }), { ...defaultRetryPolicy, maxRetries: 2, baseDelayMs: 1 }, { logger: new MemoryLogger() });
+    server.script({ status: 500, message: 'down' }, { status: 500, message: 'down' }, { status: 500, message: 'still down' }, { status: 400, message: 'bad tools' });
+    const spent: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
+    expect(spent).toMatchObject({ code: 'model_error', message: 'model openai:m failed: HTTP 500 server_error: still down' });
+    expect((spent as TroupeError).cause).toBeInstanceOf(InternalServerError);
+    const before = server.chatRequests.length;
+    const refused: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'model_error', message: 'model openai:m failed: HTTP 400 invalid_request_error: bad tools' });
+    expect((refused as TroupeError).cause).toBeInstanceOf(BadRequestError);
+    expect(server.chatRequests.length - before).toBe(1);
+  });
+
+  it('keeps an abort an abort, not a model_error', async () => {
+    const server = await startOpenAICompatibleServer({ chunkDelayMs: 20 });
+    closers.push(() => server.close());
+    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }), { ...defaultRetryPolicy, baseDelayMs: 1 }, { logger: new MemoryLogger() });
+    const controller = new AbortController();
+    controller.abort(new Error('agent terminated'));
+    const caught: unknown = await drain(model.chat(request, { signal: controller.signal })).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(APIUserAbortError);
   });
 
   it('reads CRLF lines, comments and events split across writes, a character cut in two included', async () => {
@@ -123,11 +156,12 @@ describe('OpenAIModel', () => {
     expect((await collectReply((async function* () { yield* deltas; })())).message.content).toBe('the whole answer');
   });
 
-  it('throws the SDK APIError for an error sent mid-stream', async () => {
+  it('throws a model_error caused by the SDK APIError for an error sent mid-stream', async () => {
     const { baseURL } = await rawSseServer([[data(textChunk('partial')), data({ error: { message: 'overloaded', type: 'server_error' } })]]);
     const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' });
     const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
-    expect(caught).toBeInstanceOf(APIError);
-    expect(caught).toMatchObject({ message: 'overloaded', status: undefined });
+    expect(caught).toMatchObject({ code: 'model_error', message: 'model openai:m failed: server_error: overloaded' });
+    expect((caught as TroupeError).cause).toBeInstanceOf(APIError);
+    expect((caught as TroupeError).cause).toMatchObject({ message: 'overloaded', status: undefined });
   });
 });

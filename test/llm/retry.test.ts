@@ -2,6 +2,7 @@ import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { RetryingModel, collectReply, defaultRetryPolicy, retryAfterFrom } from '../../src/llm/index.js';
 import type { ChatRequest } from '../../src/llm/index.js';
+import { TroupeError } from '../../src/errors.js';
 import { MemoryLogger, ScriptedModel, SimulatedClock } from '../../src/testing.js';
 
 const request: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
@@ -46,8 +47,11 @@ describe('RetryingModel', () => {
     await call;
     expect(waits).toEqual([1000, 2000, 4000]);
     expect(inner.requests).toHaveLength(4);
-    expect(outcome).toBeInstanceOf(APIError);
-    expect((outcome as APIError).status).toBe(500);
+    // Given up: a model_error naming what the provider said, the last APIError as its cause.
+    expect(outcome).toBeInstanceOf(TroupeError);
+    expect(outcome).toMatchObject({ code: 'model_error', message: 'model scripted failed: HTTP 500: upstream broke' });
+    expect((outcome as TroupeError).cause).toBeInstanceOf(APIError);
+    expect(((outcome as TroupeError).cause as APIError).status).toBe(500);
     const retries = logger.entries.filter((entry) => entry.message === 'model call failed; retrying');
     expect(retries.map((entry) => [entry.fields['attempt'], entry.fields['delayMs'], entry.fields['status']])).toEqual([
       [1, 1000, 500],
@@ -82,14 +86,14 @@ describe('RetryingModel', () => {
 
   it.each([400, 401, 403, 404, 422])('does not retry a %i', async (status) => {
     const { inner, clock, model } = setup([{ error: APIError.generate(status, { error: { message: 'no' } }, undefined, new Headers()) }, { text: 'never' }]);
-    await expect(collectReply(model.chat(request))).rejects.toMatchObject({ status });
+    await expect(collectReply(model.chat(request))).rejects.toMatchObject({ code: 'model_error', cause: { status } });
     expect(inner.requests).toHaveLength(1);
     expect(clock.pending).toBe(0);
   });
 
   it('does not retry an error it does not know to be transient', async () => {
     const { inner, model } = setup([{ error: new Error('tool schema rejected') }, { text: 'never' }]);
-    await expect(collectReply(model.chat(request))).rejects.toThrow('tool schema rejected');
+    await expect(collectReply(model.chat(request))).rejects.toMatchObject({ code: 'model_error', message: 'model scripted failed: tool schema rejected' });
     expect(inner.requests).toHaveLength(1);
   });
 

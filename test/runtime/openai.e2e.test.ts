@@ -15,7 +15,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function runtimeOverHttp(options: { retry?: { baseDelayMs: number } } = {}) {
+async function runtimeOverHttp(options: { retry?: { baseDelayMs: number } | false } = {}) {
   const logger = new MemoryLogger();
   const model = new OpenAIModel({ apiKey: 'test-key', baseURL: server.baseURL, model: 'troupe-test' });
   const rt = await createRuntime({ model, logger, ids: sequentialIds(), ...(options.retry === undefined ? {} : { retry: options.retry }) });
@@ -77,6 +77,17 @@ describe('the runtime over the OpenAI protocol', () => {
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'sorry, fixed' } });
     const second = server.chatRequests[before + 1];
     expect(second?.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('not valid JSON') as unknown });
+    await rt.shutdown();
+  });
+
+  it('answers model_error, with the provider\'s status, when the model fails (retry off: at once)', async () => {
+    server.script({ status: 500, message: 'the GPU caught fire' });
+    const { rt } = await runtimeOverHttp({ retry: false });
+    const answer = await rt.waitForAnswer(await rt.submit('write a haiku about rain'), { timeoutMs: 10_000 });
+    expect(answer).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_error', message: 'model openai:troupe-test failed: HTTP 500 server_error: the GPU caught fire' },
+    });
     await rt.shutdown();
   });
 });

@@ -137,6 +137,8 @@ describe('parseTask', () => {
     ['task.createdAt', { createdAt: 1.5 }],
     ['task.parentId', { parentId: 'has/slash' }],
     ['task.error.code', { error: { code: '', message: 'x' } }],
+    // A code outside the catalogue (a newer troupe's, a typo) is refused, not passed on.
+    ['task.error.code', { status: 'failed', error: { code: 'model_broke', message: 'x' } }],
     ['task.parameters', { parameters: [1, 2] }],
   ])('names %s as the offending field', (field, patch) => {
     const error = rejection({ ...plain(), ...patch });
@@ -260,7 +262,8 @@ describe('replyTo', () => {
     expect(fieldOf({ status: 'done' })).toBe('task.status');
     expect(fieldOf({ status: 'completed', result: { text: 'x', when: new Date(0) } })).toBe('task.result');
     expect(fieldOf({ status: 'failed', error: { code: '', message: 'm' } })).toBe('task.error.code');
-    expect(fieldOf({ status: 'failed', error: { code: 'c', message: 'm', extra: 1 } })).toBe('task.error');
+    expect(fieldOf({ status: 'failed', error: { code: 'not_a_code', message: 'm' } })).toBe('task.error.code');
+    expect(fieldOf({ status: 'failed', error: { code: 'model_error', message: 'm', extra: 1 } })).toBe('task.error');
     expect(fieldOf({ status: 'completed', metadata: { importance: -0.1 } })).toBe('task.metadata.importance');
     expect(fieldOf({ status: 'completed' }, 1.5)).toBe('task.createdAt');
   });

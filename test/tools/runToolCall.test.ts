@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { TroupeError } from '../../src/errors.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { createTask } from '../../src/task/index.js';
 import { sequentialIds } from '../../src/ids.js';
@@ -111,7 +112,15 @@ describe('runToolCall', () => {
     expect(rejected).toMatchObject({ isError: true, content: expect.stringContaining('rejects failed: disk full') as unknown });
     const thrown = await runToolCall(call('throws', {}), contextFor(), local);
     expect(thrown).toMatchObject({ isError: true, content: expect.stringContaining('throws failed: bad state') as unknown });
+    expect([codeOf(rejected), codeOf(thrown)]).toEqual(['tool_error', 'tool_error']);
     expect(clock.pending).toBe(0);
+  });
+
+  it('keeps the code of a coded error a tool throws', async () => {
+    const refuses = defineTool({ name: 'refuses', description: '', parameters: z.object({}), execute: () => Promise.reject(new TroupeError('not_parent', 'not yours')) });
+    const result = await runToolCall(call('refuses', {}), contextFor(), { ...options, registry: new ToolRegistry().register(refuses) });
+    expect(result).toMatchObject({ isError: true, metadata: { code: 'not_parent' } });
+    expect(codeOf(result)).toBe('not_parent');
   });
 
   it('times a hanging tool out on the injected clock and aborts its signal', async () => {

@@ -2,7 +2,7 @@ import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
 import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type Task, replyTo } from '../../task/index.js';
+import { Actions, type Task, type TaskError, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
 
@@ -69,7 +69,7 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         for (const task of tasks) reply(agent, task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } });
       }),
       refuseTask: guarded('refuseTask', (agent, { task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
-        const error = reason === 'terminating'
+        const error: TaskError = reason === 'terminating'
           ? { code: 'agent_terminated', message: `agent ${agent.id} is terminating` }
           : { code: 'mailbox_full', message: `agent ${agent.id} has ${agent.env.config.mailboxLimit} Tasks waiting; try again later` };
         if (reason === 'mailbox_full') agent.env.logger.warn({ agentId: agent.id, taskId: task.id }, 'mailbox full: task rejected');

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
-import { ImportanceTagStripper, collectReply, readImportance } from '../../llm/index.js';
+import { type CollectedReply, ImportanceTagStripper, collectReply, readImportance, toModelError } from '../../llm/index.js';
 import { Actions, type Task, type ToolCall, observationTask, taskAsPrompt } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
@@ -39,15 +39,21 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const show = (text: string): void => {
     if (text !== '') observe(agent, input.task, Actions.thinking, { text });
   };
-  const stream = env.model.chat({ messages: conversation.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
-  const reply = await collectReply(
-    stream,
-    (text) => show(stripper.push(text)),
-    (attempt) => {
-      stripper.flush();
-      observe(agent, input.task, Actions.thinking, { text: '', restart: attempt });
-    },
-  );
+  let reply: CollectedReply;
+  try {
+    const stream = env.model.chat({ messages: conversation.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
+    reply = await collectReply(
+      stream,
+      (text) => show(stripper.push(text)),
+      (attempt) => {
+        stripper.flush();
+        observe(agent, input.task, Actions.thinking, { text: '', restart: attempt });
+      },
+    );
+  } catch (error) {
+    // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
+    throw toModelError(error, env.model.name, signal);
+  }
   show(stripper.flush());
   signal.throwIfAborted();
 

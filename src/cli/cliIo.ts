@@ -1,0 +1,44 @@
+import { describeError } from '../errors.js';
+import { type ExitCode, exitCodeOf } from './exitCodes.js';
+
+/** The environment a command reads its settings from: `process.env` in the real CLI. */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/** Where a command writes; `isTTY` and `columns` are read when present (the status line, pretty logs). */
+export interface CliOutput {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+/** Where SIGINT and SIGTERM come from (the process). */
+export interface SignalSource {
+  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+}
+
+/**
+ * All a command touches of its process, the same shape for every command: each reads its
+ * settings from `env` (the library never does) and resolves to an `ExitCode`, so a command is
+ * a function of this and can be run by another host than `main.ts`.
+ */
+export interface CliIo {
+  /** Console input (`serve`). */
+  readonly stdin?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly stdout: CliOutput;
+  readonly stderr: CliOutput;
+  readonly env: CliEnv;
+  /** What the long-running commands (`serve`, `model-server`) wait on to stop. */
+  readonly signals?: SignalSource;
+  /** Ends the process at once: `serve`'s way out on a second signal. */
+  readonly exit?: (code: number) => void;
+}
+
+/**
+ * Ends a command on `error`: one `troupe: …` line on stderr (after `about`, when given) and the
+ * exit code of its error code from the one table.
+ */
+export function reportFailure(io: Pick<CliIo, 'stderr'>, error: unknown, about = ''): ExitCode {
+  io.stderr.write(`troupe: ${about === '' ? '' : `${about}: `}${describeError(error)}\n`);
+  return exitCodeOf(error);
+}

@@ -1,0 +1,63 @@
+import { resolve } from 'node:path';
+import { ValidationError } from '../errors.js';
+import { type ModelClient, modelFromEnv } from '../llm/index.js';
+import { type LogLevel, LogLevelSchema, logLevels } from '../logger.js';
+import type { CliEnv } from './cliIo.js';
+
+// The CLI's reading of its environment, in one place: the library reads none of it, so these
+// are what turn `TROUPE_*` variables into the options `createRuntime` and the server are given.
+// A malformed value throws a ValidationError naming the variable (exit code 2).
+
+/** A variable's value, trimmed; undefined when unset or blank. */
+function valueOf(env: CliEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The organisation's directory for every command: null with `--memory`, else `--data-dir`,
+ * else `TROUPE_DATA_DIR`, else `./.troupe`; made absolute, so logs and messages name it fully.
+ */
+export function resolveDataDir(option: string | undefined, memory: false, env: CliEnv): string;
+export function resolveDataDir(option: string | undefined, memory: boolean, env: CliEnv): string | null;
+export function resolveDataDir(option: string | undefined, memory: boolean, env: CliEnv): string | null {
+  if (memory) return null;
+  return resolve(option ?? valueOf(env, 'TROUPE_DATA_DIR') ?? '.troupe');
+}
+
+/** `TROUPE_LOG_LEVEL`, or `fallback` when unset; a value that is not a level is refused, not ignored. */
+export function readLogLevel(env: CliEnv, fallback: LogLevel): LogLevel {
+  const value = valueOf(env, 'TROUPE_LOG_LEVEL');
+  if (value === undefined) return fallback;
+  const parsed = LogLevelSchema.safeParse(value);
+  if (!parsed.success) throw new ValidationError('TROUPE_LOG_LEVEL', `must be one of ${logLevels.join(', ')}; got "${value}"`);
+  return parsed.data;
+}
+
+/** `TROUPE_TOKEN`: the bearer token `serve` requires, or undefined for no auth. */
+export function readToken(env: CliEnv): string | undefined {
+  return valueOf(env, 'TROUPE_TOKEN');
+}
+
+/** Values the server must redact from every event besides its token: the model's API key. */
+export function readSecrets(env: CliEnv): string[] {
+  const key = valueOf(env, 'OPENAI_API_KEY');
+  return key === undefined ? [] : [key];
+}
+
+/** What a command that starts a runtime (`run`, `serve`) reads from its flags and environment. */
+export interface RuntimeSettings {
+  readonly logLevel: LogLevel;
+  readonly model: ModelClient;
+  readonly dataDir: string | null;
+}
+
+/**
+ * The runtime's settings from `--data-dir`/`--memory` and the environment: the level from
+ * `TROUPE_LOG_LEVEL` (else `defaultLevel`), the model from `OPENAI_*`/`TROUPE_MODEL*` (see
+ * `modelFromEnv`), the data dir from `resolveDataDir`. Throws a ValidationError naming the
+ * first malformed variable.
+ */
+export function readRuntimeSettings(flags: { readonly dataDir?: string | undefined; readonly memory: boolean }, env: CliEnv, defaultLevel: LogLevel): RuntimeSettings {
+  return { logLevel: readLogLevel(env, defaultLevel), model: modelFromEnv(env), dataDir: resolveDataDir(flags.dataDir, flags.memory, env) };
+}
