@@ -10,7 +10,7 @@ import {
   createActor,
 } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { type Effect, Harness, type Invocation, isSettlement, settled } from './harness.js';
+import { type Effect, RecordingImplementations, type Invocation, isSettlement, settled } from './recordingImplementations.js';
 
 /** The pseudo-event of a path's first step: the actor starting. */
 export interface InitEvent {
@@ -48,7 +48,7 @@ export interface MachineModel<TSnapshot extends AnyMachineSnapshot, TEvent exten
   /** A short unique name for an event, used in test names. */
   label(event: TEvent): string;
   /** The machine with recording actions and test-settled actors, via `machine.provide()`. */
-  implement(harness: Harness): AnyStateMachine;
+  implement(harness: RecordingImplementations): AnyStateMachine;
   /** The oracle: the named actions (in order) and invocations a step must cause. */
   effects(step: Omit<RunStep<TSnapshot, TEvent>, 'actions' | 'invoked'>): ExpectedEffects;
   /** Checks over a whole run, such as "no accepted work is lost". */
@@ -212,7 +212,7 @@ export async function replay<TSnapshot extends AnyMachineSnapshot, TEvent extend
   path: ModelPath<TSnapshot, TEvent>,
   { check }: { check: boolean },
 ): Promise<Replay<TSnapshot, TEvent>> {
-  const harness = new Harness();
+  const harness = new RecordingImplementations();
   const machine = model.implement(harness);
   const result: Replay<TSnapshot, TEvent> = { steps: [], states: new Set(), transitions: new Set(), edges: new Set() };
   const inspect = (event: InspectionEvent): void => {
