@@ -9,7 +9,7 @@ const v1 = z.literal(1);
 const timestamp = z.number().int().nonnegative();
 
 /** Which tools a role may use; the same shape as the tool registry's policy. */
-export const ToolPolicyRecordSchema = z
+const ToolPolicyRecordSchema = z
   .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
   .strict();
 
@@ -26,7 +26,7 @@ export const RoleRecordSchema = z
   })
   .strict();
 
-export const AgentStatusSchema = z.enum(['active', 'terminated']);
+const AgentStatusSchema = z.enum(['active', 'terminated']);
 
 export const AgentRecordSchema = z
   .object({
@@ -73,7 +73,7 @@ export const MailboxRecordSchema = z
 /** One Task the user has received. */
 export const InboxRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 
-export const ToolCallRecordSchema = z
+const ToolCallRecordSchema = z
   .object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })
   .strict();
 
@@ -115,11 +115,9 @@ export const QuarantineRecordSchema = z
 
 export type RoleRecord = Readonly<z.infer<typeof RoleRecordSchema>>;
 export type AgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
-export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
 export type ConversationStep = Readonly<z.infer<typeof ConversationStepSchema>>;
 export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
 export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
-export type MetaRecord = z.infer<typeof MetaRecordSchema>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;
 

@@ -36,7 +36,7 @@ function errorKindOf(status: number): { type: string; code: string | null } {
   return { type: 'invalid_request_error', code: null };
 }
 
-export function errorEnvelope(status: number, message: string, param: string | null = null, code?: string | null): ErrorEnvelope {
+function errorEnvelope(status: number, message: string, param: string | null = null, code?: string | null): ErrorEnvelope {
   const kind = errorKindOf(status);
   return { error: { message, type: kind.type, param, code: code === undefined ? kind.code : code } };
 }
