@@ -55,8 +55,7 @@ export function busHarness(options: { debugRing?: number; transport?: Transport 
     bus,
     clock,
     ids,
-    task: (init = {}) =>
-      createTask({ from: 'user', to: 'poet', action: 'execute', parameters: { text: 'hi' }, ...init }, { ids, clock }),
+    task: (init = {}) => createTask({ from: 'user', to: 'poet', action: 'execute', parameters: { text: 'hi' }, ...init }, { ids, clock }),
     reply: (to, status, result) => replyTo(to, { status, ...(result === undefined ? {} : { result }) }, clock),
   };
 }
