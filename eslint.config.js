@@ -4,6 +4,7 @@ import { URL, fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import { defineConfig } from 'eslint/config';
+import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -80,6 +81,48 @@ const sourceResolver = {
   },
 };
 
+// Size limits (house style: small files, one concept each). Blank lines and comments do not count,
+// so a limit never argues against explaining why.
+const fileSize = { max: 400, skipBlankLines: true, skipComments: true };
+const functionSize = { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true };
+
+/**
+ * True for the callback given to `describe` (also `describe.skip(…)`, `describe.each(…)(…)`).
+ * @param {import('estree').Node & { parent?: import('estree').Node }} node
+ */
+const isSuiteCallback = (node) => {
+  const call = node.parent;
+  if (call?.type !== 'CallExpression' || !call.arguments.includes(/** @type {never} */ (node))) return false;
+  /** @type {import('estree').Node} */
+  let callee = call.callee;
+  while (callee.type === 'MemberExpression' || callee.type === 'CallExpression') {
+    callee = callee.type === 'MemberExpression' ? callee.object : callee.callee;
+  }
+  return callee.type === 'Identifier' && callee.name === 'describe';
+};
+
+const coreMaxLinesPerFunction = /** @type {import('eslint').Rule.RuleModule} */ (builtinRules.get('max-lines-per-function'));
+
+/**
+ * ESLint's max-lines-per-function, except that a `describe` callback is not measured: it is a
+ * list of test cases, bounded by max-lines on the file. Its `it` callbacks and helpers are.
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const maxLinesPerFunctionBesideSuites = {
+  meta: coreMaxLinesPerFunction.meta,
+  create: (context) =>
+    coreMaxLinesPerFunction.create(
+      Object.create(context, {
+        report: {
+          /** @param {import('eslint').Rule.ReportDescriptor} descriptor */
+          value: (descriptor) => {
+            if (!('node' in descriptor) || !isSuiteCallback(descriptor.node)) context.report(descriptor);
+          },
+        },
+      }),
+    ),
+};
+
 export default defineConfig(
   // build/ holds the compiled benchmark (npm run bench): generated, like dist/.
   { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', '.troupe/'] },
@@ -129,6 +172,22 @@ export default defineConfig(
           rules: layers.map(({ type, allow }) => ({ from: [type], allow: [type, ...allow] })),
         },
       ],
+    },
+  },
+  {
+    files: ['**/*.{ts,js}'],
+    rules: {
+      'max-lines': ['error', fileSize],
+      'max-lines-per-function': ['error', functionSize],
+    },
+  },
+  {
+    // Tests: the same limit on every function but the callbacks of `describe` (see above).
+    files: ['test/**/*.ts'],
+    plugins: { suites: { rules: { 'max-lines-per-function': maxLinesPerFunctionBesideSuites } } },
+    rules: {
+      'max-lines-per-function': 'off',
+      'suites/max-lines-per-function': ['error', functionSize],
     },
   },
   {

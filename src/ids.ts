@@ -9,7 +9,7 @@ export interface IdGenerator {
 }
 
 /** Lower-case letters, digits and dashes: safe in NATS subjects, URLs and file names. */
-export function slug(text: string): string {
+function slug(text: string): string {
   const cleaned = text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

@@ -13,15 +13,6 @@ export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 's
 export const LogLevelSchema = z.enum(logLevels);
 export type LogLevel = z.infer<typeof LogLevelSchema>;
 
-/**
- * The level `value` names, or undefined when it is unset or not a level. Lenient on purpose
- * (an unknown level is ignored); the CLI parses `TROUPE_LOG_LEVEL` strictly (`readLogLevel`).
- */
-export function logLevelFromEnv(value: string | undefined): LogLevel | undefined {
-  const parsed = LogLevelSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
 /** Writes nothing: what troupe logs to when used as a library and given no logger. */
 export const silentLogger: Logger = Object.freeze({
   debug: () => undefined,

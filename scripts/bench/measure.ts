@@ -96,7 +96,7 @@ async function timeRound<S>(round: Round<S>, options: MeasureOptions): Promise<n
 }
 
 /** Median, extremes and the samples themselves (echoed to stderr when BENCH_VERBOSE=1). */
-export function summarise(samples: readonly number[]): Timing {
+function summarise(samples: readonly number[]): Timing {
   if (process.env['BENCH_VERBOSE'] === '1') {
     process.stderr.write(`  rounds (ms): ${samples.map((ms) => ms.toFixed(1)).join(', ')}\n`);
   }

@@ -4,7 +4,7 @@ import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { RequestTimeoutError, TroupeError, describeError } from '../errors.js';
 import { type Task, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
 import { DebugRing } from './debugRing.js';
-import { type ActionPattern, parsePattern, prefixesOf } from './pattern.js';
+import { parsePattern, prefixesOf } from './pattern.js';
 import { InProcessTransport, type Transport } from './transport.js';
 
 /** A subscriber that threw (or rejected) while handling a Task. */
@@ -274,4 +274,3 @@ function unreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
 }
 
-export type { ActionPattern };

@@ -1,3 +1,3 @@
-export { EventBus, type BusFault, type EventBusOptions, type RequestOptions, type Selector } from './eventBus.js';
-export { parsePattern, matches, prefixesOf, type ActionPattern } from './pattern.js';
+export { EventBus, type BusFault, type Selector } from './eventBus.js';
+export { parsePattern, matches } from './pattern.js';
 export { InProcessTransport, subjectOf, type Transport, type Interest } from './transport.js';

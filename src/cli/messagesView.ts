@@ -21,7 +21,7 @@ export interface MessagesViewOptions {
  * @example
  * process.exitCode = await messagesView('t1', { json: false, limit: 20 }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
  */
-export function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): Promise<ExitCode> {
+function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): Promise<ExitCode> {
   const checked = TaskIdSchema.safeParse(taskId);
   if (!checked.success) {
     io.stderr.write(`troupe: <taskId> ${checked.error.issues[0]?.message ?? 'is invalid'}, got "${taskId}"\n`);

@@ -18,7 +18,7 @@ export interface OrgViewOptions {
  * @example
  * process.exitCode = await orgView({ json: false }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
  */
-export function orgView(options: OrgViewOptions, io: CliIo): Promise<ExitCode> {
+function orgView(options: OrgViewOptions, io: CliIo): Promise<ExitCode> {
   return withOrganisation(options.dataDir, io, (store) => {
     io.stdout.write(options.json ? `${JSON.stringify(orgJson(store), null, 2)}\n` : orgText(store));
     return ExitCode.ok;
@@ -65,7 +65,7 @@ function orgText(store: OrgStore): string {
  * One line per agent, `<id>  <role name>  <status>`, children under their parent with tree
  * drawing. An agent whose parent is not in the store (say, quarantined) starts a tree of its own.
  */
-export function agentTreeLines(agents: readonly AgentRecord[], roles: readonly RoleRecord[], terminations: readonly TerminationRecord[]): string[] {
+function agentTreeLines(agents: readonly AgentRecord[], roles: readonly RoleRecord[], terminations: readonly TerminationRecord[]): string[] {
   const byId = new Map(agents.map((agent) => [agent.id, agent]));
   const roleNames = new Map(roles.map((role) => [role.id, role.name]));
   const endings = new Map(terminations.map((termination) => [termination.agentId, termination]));

@@ -10,7 +10,7 @@ export type ConsoleCommand =
   | { readonly kind: 'send'; readonly agentId: string; readonly text: string }
   | { readonly kind: 'blank' };
 
-export function parseConsoleLine(line: string): ConsoleCommand {
+function parseConsoleLine(line: string): ConsoleCommand {
   const trimmed = line.trim();
   if (trimmed === '') return { kind: 'blank' };
   const addressed = /^@(\S+)\s+([\s\S]+)$/.exec(trimmed);
@@ -23,7 +23,7 @@ export function parseConsoleLine(line: string): ConsoleCommand {
  * ≡ `@agentId text`), so both doors forward a message identically. Resolves with the id of the
  * Task sent, or undefined for a blank line.
  */
-export async function forwardConsoleCommand(runtime: Runtime, command: ConsoleCommand): Promise<string | undefined> {
+async function forwardConsoleCommand(runtime: Runtime, command: ConsoleCommand): Promise<string | undefined> {
   switch (command.kind) {
     case 'blank':
       return undefined;
@@ -39,7 +39,7 @@ export async function forwardConsoleCommand(runtime: Runtime, command: ConsoleCo
 }
 
 /** How a Task that reached the user is shown: the whole answer when final, one line otherwise. */
-export function formatForUser(task: Task): string {
+function formatForUser(task: Task): string {
   if (!finalStatuses.has(task.status)) return `${formatTask(task)}\n`;
   const body = task.status === 'completed' ? taskText(task) : `${task.status}: ${task.error?.message ?? 'no reason given'}`;
   return `── ${task.from} → user [${task.status}] task ${task.id}\n${body}\n`;

@@ -6,7 +6,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
  * An event's data may be long (a tool call's arguments), never this long: past it the stream is
  * refused rather than buffered without end.
  */
-export const defaultMaxEventChars = 32 * 1024 * 1024;
+const defaultMaxEventChars = 32 * 1024 * 1024;
 
 /**
  * The chunks of a streamed chat completion, read from the response's SSE body. It means what

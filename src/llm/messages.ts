@@ -5,9 +5,6 @@ export {
   type ChatMessage,
   type ToolCall,
   type ToolDefinition,
-  ChatMessageSchema,
-  ToolCallSchema,
-  ToolDefinitionSchema,
 } from '../task/index.js';
 
 export interface ChatRequest {

@@ -5,12 +5,12 @@ import { TroupeError, describeError } from '../errors.js';
  * True when a model call ended because its caller gave up (the agent was terminated): such an
  * error stays what it is, an abort, and is never reported as the model's failure.
  */
-export function isAbort(error: unknown, signal?: AbortSignal): boolean {
+function isAbort(error: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
 }
 
 /** What the provider said, in one line: its HTTP status, error type and message when it sent them. */
-export function describeModelFailure(error: unknown): string {
+function describeModelFailure(error: unknown): string {
   if (error instanceof APIError) {
     // The SDK types these generically; at run time they are a number or undefined, and its body.
     const { status, type } = error as { status: number | undefined; type: string | null | undefined };

@@ -5,7 +5,7 @@ import { OfflineModel } from './offlineModel.js';
 import { OpenAIModel } from './openaiModel.js';
 
 /** The environment variables that choose a model. */
-export const ModelEnvSchema = z.object({
+const ModelEnvSchema = z.object({
   OPENAI_API_KEY: z.string().trim().min(1).optional(),
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional(),
   TROUPE_MODEL: z.string().trim().min(1).optional(),
@@ -14,7 +14,7 @@ export const ModelEnvSchema = z.object({
   TROUPE_OFFLINE_DELAY_MS: z.coerce.number().nonnegative().optional(),
 });
 
-export const defaultModelName = 'gpt-4o-mini';
+const defaultModelName = 'gpt-4o-mini';
 
 /**
  * An OpenAI-compatible model when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (local servers

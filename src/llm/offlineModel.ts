@@ -5,7 +5,7 @@ import { hashEmbedding } from './hashEmbedding.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
 import { type ScriptReply, streamReply } from './scriptedReply.js';
 
-export const offlineNotice = '[offline scripted model]';
+const offlineNotice = '[offline scripted model]';
 
 /**
  * The model troupe uses when no API key is set. It does not think: it follows a fixed

@@ -29,7 +29,7 @@ export const RoleRecordSchema = z
   })
   .strict();
 
-export const AgentStatusSchema = z.enum(['active', 'terminated']);
+const AgentStatusSchema = z.enum(['active', 'terminated']);
 
 export const AgentRecordSchema = z
   .object({
@@ -114,12 +114,10 @@ export type Role = Omit<RoleRecord, 'v'>;
 export type StoredAgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
 /** An agent as the organisation records it: its role, its parent, when it was made and ended. */
 export type AgentRecord = Omit<StoredAgentRecord, 'v'>;
-export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
 /** Who ended an agent, when and why. */
 export type Termination = Omit<TerminationRecord, 'v'>;
 export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
 export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
-export type MetaRecord = z.infer<typeof MetaRecordSchema>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import { systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
@@ -70,10 +70,9 @@ function createOrgStore(
   dbs: SubDbs,
   options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>,
 ): OrgStore {
-  const { clock } = options;
   const writer = createDurableWriter(root, options.logger, options.writeFault);
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
-  const write = <T>(label: string, prepare: () => () => T): Promise<T> => {
+  const write: QueueWrite = (label, prepare) => {
     try {
       return writer.run(label, prepare());
     } catch (error) {
@@ -81,9 +80,40 @@ function createOrgStore(
     }
   };
   let closing: Promise<void> | undefined;
+  return {
+    ...storeWrites(dbs, write, options.clock),
+    ...storeReads(dbs),
+    close: () =>
+      (closing ??= (async () => {
+        await writer.close();
+        // Closing the environment waits for outstanding commits and flushes.
+        await root.close();
+      })()),
+  };
+}
+
+/** Runs `prepare` now (checking the input) and queues the commit it returns on the durable writer. */
+type QueueWrite = <T>(label: string, prepare: () => () => T) => Promise<T>;
+
+/** The OrgStore methods that only read. */
+type StoreQueries =
+  | 'messages'
+  | 'conversation'
+  | 'artifact'
+  | 'inbox'
+  | 'waiting'
+  | 'role'
+  | 'roles'
+  | 'agent'
+  | 'agents'
+  | 'children'
+  | 'terminations'
+  | 'quarantined';
+
+/** The store's writes: each validates its input, then commits through the durable writer. */
+function storeWrites(dbs: SubDbs, write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'close'> {
   // Order of waiting Tasks across all agents; read from disk on first use.
   let waitingSeq: number | undefined;
-
   return {
     createRole: (role) =>
       write('createRole', () => {
@@ -112,26 +142,22 @@ function createOrgStore(
         const record = w.messageRecord(task);
         return () => w.appendSeq(dbs.messages, rootTaskId, [record]) - 1;
       }),
-    messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
     appendConversation: (agentId, steps) =>
       write('appendConversation', () => {
         const records = w.stepRecords(steps);
         return () => w.appendSeq(dbs.conversations, agentId, records);
       }),
-    conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
     clearConversation: (agentId) => write('clearConversation', () => () => w.clearSeq(dbs.conversations, agentId)),
     putArtifact: (artifact) =>
       write('putArtifact', () => {
         const { hash, record } = w.artifactRecord(artifact);
         return () => w.putArtifactRecord(dbs, hash, record);
       }),
-    artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     appendInbox: (task) =>
       write('appendInbox', () => {
         const record = w.inboxRecord(task);
         return () => w.appendInboxTask(dbs, record);
       }),
-    inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     addWaiting: (agentId, task) =>
       write('addWaiting', () => {
         // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
@@ -142,6 +168,16 @@ function createOrgStore(
         };
       }),
     removeWaiting: (agentId, taskId) => write('removeWaiting', () => () => void dbs.mailboxes.removeSync([agentId, taskId])),
+  };
+}
+
+/** The store's reads: synchronous, straight from the open sub-dbs. */
+function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
+  return {
+    messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
+    conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
+    artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
+    inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     waiting: (agentId) => waitingTasks(dbs.mailboxes, agentId),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
@@ -150,11 +186,5 @@ function createOrgStore(
     children: (agentId) => ownedNames(dbs.children, agentId),
     terminations: () => allValues<TerminationRecord>(dbs.terminations),
     quarantined: () => listQuarantine(dbs.quarantine),
-    close: () =>
-      (closing ??= (async () => {
-        await writer.close();
-        // Closing the environment waits for outstanding commits and flushes.
-        await root.close();
-      })()),
   };
 }

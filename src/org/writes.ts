@@ -39,7 +39,7 @@ function requireRole(dbs: SubDbs, roleId: string): void {
 }
 
 /** The next sequence number of `owner` in a `[owner, seq]` sub-db. */
-export function nextSeq(db: Database<unknown>, owner: string): number {
+function nextSeq(db: Database<unknown>, owner: string): number {
   // Backwards from the top of the range; `end` is exclusive, so it is the bare `[owner]`, below `[owner, 0]`.
   for (const key of db.getKeys({ start: seqRange(owner).end, end: [owner], reverse: true, limit: 1 })) {
     if (isSeqKey(key) && key[0] === owner) return key[1] + 1;

@@ -17,7 +17,7 @@ import { RoleBook } from './roleBook.js';
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
 
 /** Ids no agent may take: the human's endpoint, the supervisor, the observation sink. */
-export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']);
+const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']);
 
 /**
  * The registry of live agents and the organisation as data: roles, agent records (the tree, as

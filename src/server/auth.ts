@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from './httpErrors.js';
 
 /** Routes anyone may call: an orchestrator's probes carry no token. */
-export const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready']);
+const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 /**
  * Routes that also take the token as `?access_token=`: a browser's EventSource cannot set
  * headers. Only the event stream, which changes nothing; a URL may end up in a proxy's log.
  */
-export const queryTokenPaths: ReadonlySet<string> = new Set(['/api/events']);
+const queryTokenPaths: ReadonlySet<string> = new Set(['/api/events']);
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 

@@ -33,7 +33,7 @@ function receivedByUser(log: readonly Task[], inbox: readonly Task[], taskId: st
  * survive restarts, topped up with the inbox's newest; a memory-only runtime answers from the
  * user's inbox alone (bounded by its `inboxLimit`), where an unknown task is just empty.
  */
-export function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): MessagesReply {
+function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): MessagesReply {
   const log = runtime.messageLog(taskId);
   const page = (tasks: readonly Task[], source: 'store' | 'memory'): MessagesReply => ({
     taskId,

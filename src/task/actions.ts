@@ -22,7 +22,5 @@ export const Actions = {
   planStep: 'plan.step',
 } as const;
 
-export type KnownAction = (typeof Actions)[keyof typeof Actions];
-
 /** Actions that start a turn in the receiving agent. */
 export const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message]);

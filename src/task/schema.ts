@@ -11,7 +11,7 @@ export const TaskIdSchema = z
   .regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
 /** Dotted lower-case names: `execute`, `node.message`, `agent.spawned`. */
-export const ActionSchema = z
+const ActionSchema = z
   .string()
   .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'must be dotted lower-case words like "node.message"');
 

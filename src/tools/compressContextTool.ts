@@ -3,7 +3,7 @@ import { compressContext } from './societyServices.js';
 import { defineTool, jsonResult } from './tool.js';
 
 /** Recent messages `compress_context` keeps when the model does not say. */
-export const defaultKeepRecent = 10;
+const defaultKeepRecent = 10;
 
 /**
  * Lets an agent shorten its own conversation: the system prompt, the model's summary and the

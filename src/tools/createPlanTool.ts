@@ -3,7 +3,7 @@ import { recordPlan } from './societyServices.js';
 import { defineTool, jsonResult } from './tool.js';
 
 /** Most steps one `create_plan` call may record. */
-export const maxPlanSteps = 50;
+const maxPlanSteps = 50;
 
 /**
  * The planning paradigm: the agent writes its plan down and each step becomes a `plan.step`

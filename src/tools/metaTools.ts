@@ -6,9 +6,9 @@ import { delegateTask, sendMessage } from './societyServices.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
 
 /** How long `delegate_task` waits for a child's answer unless the model says otherwise. */
-export const defaultDelegateTimeoutMs = 120_000;
+const defaultDelegateTimeoutMs = 120_000;
 
-export const createRoleTool = defineTool({
+const createRoleTool = defineTool({
   name: 'create_role',
   description: 'Create a role (a job description) that agents can be spawned with.',
   parameters: z.object({
@@ -18,7 +18,7 @@ export const createRoleTool = defineTool({
   execute: async (args, { agentId, society }) => jsonResult(await society.createRole({ ...args, createdBy: agentId })),
 });
 
-export const spawnAgentTool = defineTool({
+const spawnAgentTool = defineTool({
   name: 'spawn_agent',
   description: 'Spawn a new agent of an existing role as your child. Optionally give it a first task (not awaited).',
   parameters: z.object({
@@ -32,7 +32,7 @@ export const spawnAgentTool = defineTool({
   },
 });
 
-export const delegateTaskTool = defineTool({
+const delegateTaskTool = defineTool({
   name: 'delegate_task',
   description: 'Send a task to another agent (usually your child) and wait for its result.',
   parameters: z.object({
@@ -60,7 +60,7 @@ export const delegateTaskTool = defineTool({
   },
 });
 
-export const sendMessageTool = defineTool({
+const sendMessageTool = defineTool({
   name: 'send_message',
   description: 'Send a message to an agent or to "user" without waiting for an answer.',
   parameters: z.object({
@@ -73,7 +73,7 @@ export const sendMessageTool = defineTool({
   },
 });
 
-export const terminateAgentTool = defineTool({
+const terminateAgentTool = defineTool({
   name: 'terminate_agent',
   description: 'Terminate one of your child agents (and its descendants) and free its resources. Only its parent may.',
   parameters: z.object({

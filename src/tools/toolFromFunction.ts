@@ -40,7 +40,7 @@ export function toolFromFunction<S extends z.ZodType>(
 }
 
 /** Wraps what a tool function returned as the ToolResult the model sees. */
-export function asToolResult(value: ToolFunctionReturn | undefined): ToolResult {
+function asToolResult(value: ToolFunctionReturn | undefined): ToolResult {
   if (value === undefined) return { content: '' };
   if (typeof value === 'string') return { content: value };
   if (isToolResult(value)) return value;

@@ -1,164 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type BusFault,
-  EventBus,
-  InProcessTransport,
-  type Interest,
-  type Transport,
-  matches,
-  parsePattern,
-} from '../../src/bus/index.js';
-import { type Clock, type TimerHandle, systemClock } from '../../src/clock.js';
-import { RequestTimeoutError, TroupeError, ValidationError } from '../../src/errors.js';
-import { type IdGenerator, sequentialIds } from '../../src/ids.js';
-import { type Task, type TaskInit, type TaskStatus, createTask, replyTo } from '../../src/task/index.js';
-
-/** A clock that only moves when the test says so; due timers fire in order of due time. */
-class SimulatedClock implements Clock {
-  #now = 0;
-  #nextId = 1;
-  readonly #timers = new Map<number, { readonly at: number; readonly callback: () => void }>();
-
-  now(): number {
-    return this.#now;
-  }
-
-  setTimeout(callback: () => void, ms: number): TimerHandle {
-    const id = this.#nextId++;
-    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
-    return id as unknown as TimerHandle;
-  }
-
-  clearTimeout(handle: TimerHandle): void {
-    this.#timers.delete(handle as unknown as number);
-  }
-
-  /** Moves time forward by `ms`, firing every timer that falls due on the way. */
-  advance(ms: number): void {
-    const until = this.#now + ms;
-    for (;;) {
-      let dueId: number | undefined;
-      let dueAt = Infinity;
-      for (const [id, timer] of this.#timers) {
-        if (timer.at <= until && timer.at < dueAt) {
-          dueId = id;
-          dueAt = timer.at;
-        }
-      }
-      const due = dueId === undefined ? undefined : this.#timers.get(dueId);
-      if (dueId === undefined || due === undefined) break;
-      this.#timers.delete(dueId);
-      this.#now = due.at;
-      due.callback();
-    }
-    this.#now = until;
-  }
-
-  get pendingTimers(): number {
-    return this.#timers.size;
-  }
-}
-
-/** Wraps the in-process transport and counts declared interests, so tests can see withdrawal. */
-class RecordingTransport implements Transport {
-  readonly name = 'recording';
-  constructor(readonly reachesOtherBuses = false) {}
-  readonly #inner = new InProcessTransport();
-  readonly live = new Map<string, number>();
-
-  attach(deliver: (task: Task) => void): void {
-    this.#inner.attach(deliver);
-  }
-
-  send(task: Task): void {
-    this.#inner.send(task);
-  }
-
-  declare(interest: Interest): () => void {
-    const key = 'target' in interest ? `target:${interest.target}` : `pattern:${interest.pattern}`;
-    this.live.set(key, (this.live.get(key) ?? 0) + 1);
-    let withdrawn = false;
-    return () => {
-      if (withdrawn) return;
-      withdrawn = true;
-      const left = (this.live.get(key) ?? 0) - 1;
-      if (left === 0) this.live.delete(key);
-      else this.live.set(key, left);
-    };
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-}
-
-interface Harness {
-  readonly bus: EventBus;
-  readonly clock: SimulatedClock;
-  readonly ids: IdGenerator;
-  readonly task: (init?: Partial<TaskInit>) => Task;
-  readonly reply: (to: Task, status: TaskStatus, result?: string) => Task;
-}
-
-function harness(options: { debugRing?: number; transport?: Transport } = {}): Harness {
-  const clock = new SimulatedClock();
-  const ids = sequentialIds();
-  const bus = new EventBus({ clock, ...options });
-  return {
-    bus,
-    clock,
-    ids,
-    task: (init = {}) =>
-      createTask({ from: 'user', to: 'poet', action: 'execute', parameters: { text: 'hi' }, ...init }, { ids, clock }),
-    reply: (to, status, result) => replyTo(to, { status, ...(result === undefined ? {} : { result }) }, clock),
-  };
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
-}
-
-/** Lets pending promise callbacks run (one macrotask turn); no time passes on the simulated clock. */
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-type Outcome = { state: 'pending' } | { state: 'resolved'; value: Task } | { state: 'rejected'; error: unknown };
-
-/** Watches a promise so a test can ask whether it has settled yet. */
-function track(promise: Promise<Task>): { readonly outcome: Outcome } {
-  const tracked: { outcome: Outcome } = { outcome: { state: 'pending' } };
-  promise.then(
-    (value) => {
-      tracked.outcome = { state: 'resolved', value };
-    },
-    (error: unknown) => {
-      tracked.outcome = { state: 'rejected', error };
-    },
-  );
-  return tracked;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
-}
-
-function collect(source: { subscribe(next: (task: Task) => void): unknown }): Task[] {
-  const seen: Task[] = [];
-  source.subscribe((task) => seen.push(task));
-  return seen;
-}
+import { type BusFault, EventBus, matches, parsePattern } from '../../src/bus/index.js';
+import { systemClock } from '../../src/clock.js';
+import { ValidationError } from '../../src/errors.js';
+import { sequentialIds } from '../../src/ids.js';
+import { type Task, type TaskStatus, createTask } from '../../src/task/index.js';
+import { RecordingTransport, busHarness, collect, flush, isDeepFrozen } from '../support/busFixture.js';
 
 describe('EventBus never changes a Task', () => {
   it('delivers a created Task as the same deep-frozen value', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.to('poet'));
     const sent = task();
     bus.publish(sent);
@@ -168,7 +19,7 @@ describe('EventBus never changes a Task', () => {
   });
 
   it("delivers a frozen copy of an unfrozen valid object and leaves the caller's object unchanged", () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.on('*'));
     const raw = JSON.parse(JSON.stringify(task({ parameters: { text: 'hi', nested: { n: [1, 2] } } }))) as Task;
     const snapshot = structuredClone(raw);
@@ -186,7 +37,7 @@ describe('EventBus never changes a Task', () => {
   });
 
   it('deep-freezes a Task that arrives only shallowly frozen', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.to('poet'));
     const shallow = Object.freeze({ ...task(), parameters: { text: 'hi', nested: { n: 1 } } });
 
@@ -197,7 +48,7 @@ describe('EventBus never changes a Task', () => {
   });
 
   it('validates a shallowly frozen object instead of trusting it', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.on('*'));
     const forged = Object.freeze({ ...task(), to: 'not an id' });
     expect(() => bus.publish(forged)).toThrow(ValidationError);
@@ -205,7 +56,7 @@ describe('EventBus never changes a Task', () => {
   });
 
   it('rejects an invalid unfrozen object with a ValidationError and delivers nothing', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.on('*'));
     const bad = { ...JSON.parse(JSON.stringify(task())), status: 'done' } as Task;
     expect(() => bus.publish(bad)).toThrow(ValidationError);
@@ -215,7 +66,7 @@ describe('EventBus never changes a Task', () => {
   it.each<TaskStatus>(['input-required', 'failed', 'rejected', 'completed'])(
     "resolves request() with exactly the served reply's status: %s",
     async (status) => {
-      const { bus, task, reply } = harness();
+      const { bus, task, reply } = busHarness();
       let served: Task | undefined;
       bus.serve('poet', (incoming) => {
         served = reply(incoming, status, `answer:${status}`);
@@ -233,7 +84,7 @@ describe('EventBus never changes a Task', () => {
   );
 
   it('lets an async serve handler answer, and publishes nothing when it returns undefined', async () => {
-    const { bus, task, reply } = harness();
+    const { bus, task, reply } = busHarness();
     const all = collect(bus.on('*'));
     bus.serve('poet', async (incoming) => {
       await flush();
@@ -257,7 +108,7 @@ describe('EventBus wildcards', () => {
   const actions = ['node.message', 'node.a.b', 'nodex', 'node', 'agent.spawned', 'execute'];
 
   function seenBy(pattern: string): string[] {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const seen = collect(bus.on(pattern));
     for (const action of actions) bus.publish(task({ action }));
     return seen.map((t) => t.action);
@@ -284,7 +135,7 @@ describe('EventBus wildcards', () => {
   it.each(['', ' ', 'Node.*', 'node.', '.node', 'node..a', 'node.*.a', '**', 'node*', '*.message', 'node.**', ' node.*', 'node.*x'])(
     'rejects the invalid pattern %j with a ValidationError',
     (pattern) => {
-      const { bus } = harness();
+      const { bus } = busHarness();
       expect(() => bus.on(pattern)).toThrow(ValidationError);
       expect(() => bus.subscribe({ pattern }, () => undefined)).toThrow(ValidationError);
       expect(() => parsePattern(pattern)).toThrow(ValidationError);
@@ -297,7 +148,7 @@ describe('EventBus wildcards', () => {
     const pattern = fc.oneof(fc.constant('*'), action, action.map((prefix) => `${prefix}.*`));
     fc.assert(
       fc.property(pattern, fc.array(action, { maxLength: 8 }), (p, published) => {
-        const { bus, task } = harness();
+        const { bus, task } = busHarness();
         const seen = collect(bus.on(p));
         for (const a of published) bus.publish(task({ action: a }));
         expect(seen.map((t) => t.action)).toEqual(published.filter((a) => matches(parsePattern(p), a)));
@@ -308,7 +159,7 @@ describe('EventBus wildcards', () => {
 
 describe('EventBus routing by target', () => {
   it('delivers to one of 10,000 targets and to no other', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const counts = new Array<number>(10_000).fill(0);
     for (let i = 0; i < counts.length; i++) {
       bus.subscribe({ to: `agent-${i}` }, () => {
@@ -324,7 +175,7 @@ describe('EventBus routing by target', () => {
 
   it('stops delivering to a target whose last subscriber left, and withdraws its interest', () => {
     const transport = new RecordingTransport();
-    const { bus, task } = harness({ transport });
+    const { bus, task } = busHarness({ transport });
     let first = 0;
     let second = 0;
     const a = bus.subscribe({ to: 'poet' }, () => first++);
@@ -349,7 +200,7 @@ describe('EventBus routing by target', () => {
 
   it('stops delivering to a pattern whose last subscriber left', () => {
     const transport = new RecordingTransport();
-    const { bus, task } = harness({ transport });
+    const { bus, task } = busHarness({ transport });
     let count = 0;
     const sub = bus.subscribe({ pattern: 'node.*' }, () => count++);
     bus.publish(task({ action: 'node.message' }));
@@ -362,7 +213,7 @@ describe('EventBus routing by target', () => {
 
 describe('EventBus isolates failing subscribers', () => {
   it('reports a synchronous throw on faults$ and still delivers to the others', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const faults: BusFault[] = [];
     bus.faults$.subscribe((fault) => faults.push(fault));
     const before: Task[] = [];
@@ -388,7 +239,7 @@ describe('EventBus isolates failing subscribers', () => {
   });
 
   it('reports a rejected promise on faults$ and still delivers to the others', async () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const faults: BusFault[] = [];
     bus.faults$.subscribe((fault) => faults.push(fault));
     const others: Task[] = [];
@@ -409,7 +260,7 @@ describe('EventBus isolates failing subscribers', () => {
   });
 
   it('names a subscriber by its selector when no name is given', () => {
-    const { bus, task } = harness();
+    const { bus, task } = busHarness();
     const faults: BusFault[] = [];
     bus.faults$.subscribe((fault) => faults.push(fault));
     bus.subscribe({ to: 'poet' }, () => {
@@ -420,183 +271,9 @@ describe('EventBus isolates failing subscribers', () => {
   });
 });
 
-describe('EventBus.request', () => {
-  it('resolves two concurrent requests to different targets with their own replies', async () => {
-    const { bus, task, reply } = harness();
-    const release: (() => void)[] = [];
-    for (const target of ['poet', 'critic']) {
-      bus.serve(target, (incoming) => {
-        return new Promise<Task>((resolve) => {
-          release.push(() => resolve(reply(incoming, 'completed', `from ${target}`)));
-        });
-      });
-    }
-    const toPoet = bus.request(task({ to: 'poet' }), { timeoutMs: 1_000 });
-    const toCritic = bus.request(task({ to: 'critic' }), { timeoutMs: 1_000 });
-    await flush();
-    expect(bus.pendingRequests).toBe(2);
-
-    // Answer in the opposite order to the asking.
-    release[1]?.();
-    release[0]?.();
-    const [poetAnswer, criticAnswer] = await Promise.all([toPoet, toCritic]);
-
-    expect(poetAnswer.result).toBe('from poet');
-    expect(poetAnswer.from).toBe('poet');
-    expect(criticAnswer.result).toBe('from critic');
-    expect(criticAnswer.from).toBe('critic');
-    expect(bus.pendingRequests).toBe(0);
-  });
-
-  it('ignores a reply from the wrong sender and delivers it normally instead', async () => {
-    const { bus, task, clock } = harness();
-    const userInbox = collect(bus.to('user'));
-    const sent = task({ to: 'poet' });
-    const pending = track(bus.request(sent, { timeoutMs: 1_000 }));
-
-    const impostor = createTask(
-      { id: sent.id, sessionId: sent.sessionId, from: 'critic', to: 'user', action: 'execute', status: 'completed' },
-      { ids: sequentialIds(), clock },
-    );
-    bus.publish(impostor);
-    await flush();
-
-    expect(pending.outcome.state).toBe('pending');
-    expect(userInbox).toEqual([impostor]);
-
-    const genuine = replyTo(sent, { status: 'completed', result: 'real' }, clock);
-    bus.publish(genuine);
-    await flush();
-    expect(pending.outcome).toEqual({ state: 'resolved', value: genuine });
-  });
-
-  it("consumes the reply: the requester's to() stream does not get it, on('*') does", async () => {
-    const { bus, task, reply } = harness();
-    const userInbox = collect(bus.to('user'));
-    const everything = collect(bus.on('*'));
-    bus.serve('poet', (incoming) => reply(incoming, 'completed', 'done'));
-    const sent = task();
-
-    const answer = await bus.request(sent, { timeoutMs: 1_000 });
-
-    expect(userInbox).toEqual([]);
-    expect(everything).toEqual([sent, answer]);
-  });
-
-  it("does not resolve on 'working'; the working update reaches the requester's inbox", async () => {
-    const { bus, task, reply } = harness();
-    const userInbox = collect(bus.to('user'));
-    let received: Task | undefined;
-    bus.subscribe({ to: 'poet' }, (incoming) => {
-      received = incoming;
-      bus.publish(reply(incoming, 'working'));
-    });
-    const pending = track(bus.request(task(), { timeoutMs: 1_000 }));
-    await flush();
-
-    expect(pending.outcome.state).toBe('pending');
-    expect(userInbox.map((t) => t.status)).toEqual(['working']);
-    expect(bus.pendingRequests).toBe(1);
-
-    if (received === undefined) throw new Error('poet never received the request');
-    const final = reply(received, 'completed', 'finished');
-    bus.publish(final);
-    await flush();
-    expect(pending.outcome).toEqual({ state: 'resolved', value: final });
-  });
-
-  it('resolves when the reply is published synchronously by the handler', async () => {
-    const { bus, task, reply } = harness();
-    bus.subscribe({ to: 'poet' }, (incoming) => bus.publish(reply(incoming, 'completed')));
-    const answer = await bus.request(task(), { timeoutMs: 1_000 });
-    expect(answer.status).toBe('completed');
-  });
-
-  it('rejects with RequestTimeoutError when no reply comes in time (simulated clock)', async () => {
-    const { bus, task, clock, reply } = harness();
-    const userInbox = collect(bus.to('user'));
-    const sent = task();
-    const pending = track(bus.request(sent, { timeoutMs: 1_000 }));
-
-    clock.advance(999);
-    await flush();
-    expect(pending.outcome.state).toBe('pending');
-
-    clock.advance(1);
-    await flush();
-    expect(pending.outcome.state).toBe('rejected');
-    const error = pending.outcome.state === 'rejected' ? pending.outcome.error : undefined;
-    expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect(error).toMatchObject({ code: 'request_timeout', context: { taskId: sent.id, timeoutMs: 1_000 } });
-    expect(bus.pendingRequests).toBe(0);
-
-    // A late reply is an ordinary Task now.
-    const late = reply(sent, 'completed');
-    bus.publish(late);
-    expect(userInbox).toEqual([late]);
-  });
-
-  it('clears its timer once answered', async () => {
-    const { bus, task, clock, reply } = harness();
-    bus.serve('poet', (incoming) => reply(incoming, 'completed'));
-    await bus.request(task(), { timeoutMs: 1_000 });
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it("rejects with code 'aborted' when the signal aborts", async () => {
-    const { bus, task, clock } = harness();
-    const controller = new AbortController();
-    const pending = bus.request(task(), { timeoutMs: 1_000, signal: controller.signal });
-    const reason = new Error('user pressed ctrl-c');
-
-    controller.abort(reason);
-
-    const error = await rejectionOf(pending);
-    expect(error).toBeInstanceOf(TroupeError);
-    expect(error).toMatchObject({ code: 'aborted', cause: reason });
-    expect(bus.pendingRequests).toBe(0);
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it("rejects with code 'aborted' at once, without publishing, when the signal is already aborted", async () => {
-    const { bus, task } = harness();
-    const everything = collect(bus.on('*'));
-    const error = await rejectionOf(bus.request(task(), { timeoutMs: 1_000, signal: AbortSignal.abort() }));
-    expect(error).toMatchObject({ code: 'aborted' });
-    expect(everything).toEqual([]);
-  });
-
-  it("rejects a second request for the same id with 'duplicate_request' and keeps the first", async () => {
-    const { bus, task, reply } = harness();
-    const sent = task();
-    const first = track(bus.request(sent, { timeoutMs: 1_000 }));
-
-    const error = await rejectionOf(bus.request(sent, { timeoutMs: 1_000 }));
-    expect(error).toBeInstanceOf(TroupeError);
-    expect(error).toMatchObject({ code: 'duplicate_request' });
-    expect(bus.pendingRequests).toBe(1);
-
-    const answer = reply(sent, 'completed');
-    bus.publish(answer);
-    await flush();
-    expect(first.outcome).toEqual({ state: 'resolved', value: answer });
-  });
-
-  it('rejects an invalid Task without leaving a pending request or a timer behind', async () => {
-    const { bus, task, clock } = harness();
-    const bad = { ...JSON.parse(JSON.stringify(task())), to: 'no such id!' } as Task;
-
-    const error = await rejectionOf(bus.request(bad, { timeoutMs: 1_000 }));
-
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(bus.pendingRequests).toBe(0);
-    expect(clock.pendingTimers).toBe(0);
-  });
-});
-
 describe('EventBus ordering', () => {
   it("lets on('*') see a request before the reply its handler publishes synchronously", () => {
-    const { bus, task, reply } = harness();
+    const { bus, task, reply } = busHarness();
     const log: string[] = [];
     bus.on('*').subscribe((t) => log.push(`*:${t.from}->${t.to}:${t.status}`));
     bus.subscribe({ to: 'poet' }, (incoming) => {
@@ -617,7 +294,7 @@ describe('EventBus ordering', () => {
   });
 
   it('delivers a reply published by a pattern subscriber after the request reaches every observer', () => {
-    const { bus, task, reply } = harness();
+    const { bus, task, reply } = busHarness();
     const log: string[] = [];
     bus.subscribe({ pattern: 'execute' }, (incoming) => {
       if (incoming.status === 'submitted') bus.publish(reply(incoming, 'completed'));
@@ -634,7 +311,7 @@ describe('EventBus ordering', () => {
 
 describe('EventBus debug ring', () => {
   it('keeps only the last N Tasks, oldest first', () => {
-    const { bus, task } = harness({ debugRing: 3 });
+    const { bus, task } = busHarness({ debugRing: 3 });
     const sent = Array.from({ length: 5 }, () => task());
     for (const t of sent) bus.publish(t);
     expect(bus.recent()).toEqual(sent.slice(2));
@@ -642,11 +319,11 @@ describe('EventBus debug ring', () => {
   });
 
   it('holds fewer than N when fewer were published, and none when N is 0', () => {
-    const small = harness({ debugRing: 3 });
+    const small = busHarness({ debugRing: 3 });
     small.bus.publish(small.task());
     expect(small.bus.recent()).toHaveLength(1);
 
-    const none = harness({ debugRing: 0 });
+    const none = busHarness({ debugRing: 0 });
     none.bus.publish(none.task());
     expect(none.bus.recent()).toEqual([]);
   });
@@ -665,7 +342,7 @@ describe('close', () => {
 
 describe('wants', () => {
   it('is true exactly when a subscriber here would see the Task, whatever selects it', () => {
-    const { bus } = harness();
+    const { bus } = busHarness();
     expect(bus.wants('observer', 'node.tool_call')).toBe(false);
     const byTarget = bus.subscribe({ to: 'observer' }, () => undefined);
     expect(bus.wants('observer', 'node.tool_call')).toBe(true);
@@ -682,7 +359,7 @@ describe('wants', () => {
   });
 
   it('is always true on a transport that reaches other buses: someone there may listen', () => {
-    const { bus } = harness({ transport: new RecordingTransport(true) });
+    const { bus } = busHarness({ transport: new RecordingTransport(true) });
     expect(bus.wants('observer', 'node.tool_call')).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLogLevel, readSecrets, readToken, resolveDataDir } from '../../src/cli/environment.js';
 import { ValidationError } from '../../src/errors.js';
-import { runCli } from './cliProcess.js';
+import { runCli } from '../support/cliProcess.js';
 
 // The CLI reads the environment (the library does not): one reading for every command, and a
 // malformed variable is a usage error naming it.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
-import { runCli, startCli } from './cliProcess.js';
+import { runCli, startCli } from '../support/cliProcess.js';
 
 /** Index of the first line matching `pattern` at or after `from`, or -1. */
 function lineIndex(lines: readonly string[], pattern: RegExp, from = 0): number {

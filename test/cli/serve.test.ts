@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Task, finalStatuses, taskText } from '../../src/task/index.js';
-import { EventStreamClient } from '../server/sseClient.js';
-import { ServeProcess } from './serveProcess.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
+import { ServeProcess } from '../support/serveProcess.js';
 
 interface MessagesBody {
   readonly messages: Task[];

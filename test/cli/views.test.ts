@@ -9,7 +9,7 @@ import { MemoryLogger } from '../../src/logger.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
-import { runCli } from './cliProcess.js';
+import { runCli } from '../support/cliProcess.js';
 
 // Times print in local time; pin the zone so the expected lines are stable.
 const env = { TZ: 'UTC' };

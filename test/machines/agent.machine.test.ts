@@ -4,8 +4,8 @@ import { type AgentEvent, type AgentInput, type TurnInput, agentMachine } from '
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { type Task, createTask } from '../../src/task/index.js';
-import type { Effect, Invocation } from './harness.js';
-import { type ExpectedEffects, type MachineModel, type RunStep, describeMachineModel } from './modelBased.js';
+import type { Effect, Invocation } from '../support/recordingImplementations.js';
+import { type ExpectedEffects, type MachineModel, type RunStep, describeMachineModel } from '../support/describeMachineModel.js';
 
 type Snapshot = SnapshotFrom<typeof agentMachine>;
 

@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { type RuntimeEvent, type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
-import type { Effect, Invocation } from './harness.js';
-import { type ExpectedEffects, type MachineModel, describeMachineModel } from './modelBased.js';
+import type { Effect, Invocation } from '../support/recordingImplementations.js';
+import { type ExpectedEffects, type MachineModel, describeMachineModel } from '../support/describeMachineModel.js';
 
 type Snapshot = SnapshotFrom<typeof runtimeMachine>;
 

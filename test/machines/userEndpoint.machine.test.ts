@@ -3,8 +3,8 @@ import { type UserEndpointEvent, userEndpointMachine } from '../../machines/user
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
-import type { Effect } from './harness.js';
-import { type ExpectedEffects, type MachineModel, describeMachineModel } from './modelBased.js';
+import type { Effect } from '../support/recordingImplementations.js';
+import { type ExpectedEffects, type MachineModel, describeMachineModel } from '../support/describeMachineModel.js';
 
 type Snapshot = SnapshotFrom<typeof userEndpointMachine>;
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { OrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
-import { orgHarness } from './harness.js';
+import { orgHarness } from '../support/orgStoreFixture.js';
 
 // Seed 004 / issue 4: a kill -9 at any moment loses nothing that was acknowledged, and
 // leaves no corrupt record behind.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Migrations, currentSchemaVersion } from '../../src/org/index.js';
-import { openRaw, orgHarness } from './harness.js';
+import { openRaw, orgHarness } from '../support/orgStoreFixture.js';
 
 const { tempDir, openTestStore } = orgHarness();
 

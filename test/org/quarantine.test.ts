@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeTask, openRaw, orgHarness } from './harness.js';
+import { makeTask, openRaw, orgHarness } from '../support/orgStoreFixture.js';
 
 const { tempDir, openTestStore } = orgHarness();
 

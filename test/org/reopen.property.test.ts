@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
 import type { OrgStore } from '../../src/org/index.js';
-import { makeTask, orgHarness, snapshot } from './harness.js';
+import { makeTask, orgHarness, snapshot } from '../support/orgStoreFixture.js';
 
 // Property 13 of seed 004: a record is readable as soon as the call returns, and any sequence
 // of org changes, closed and reopened, yields the same organisation.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
 import { artifactHash } from '../../src/org/index.js';
 import { isParsedTask } from '../../src/task/index.js';
-import { makeTask, orgHarness, snapshot } from './harness.js';
+import { makeTask, orgHarness, snapshot } from '../support/orgStoreFixture.js';
 
 const { tempDir, openTestStore } = orgHarness();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
-import { makeTask, orgHarness } from './harness.js';
+import { makeTask, orgHarness } from '../support/orgStoreFixture.js';
 
 const { tempDir, openTestStore } = orgHarness();
 

@@ -5,7 +5,7 @@ import type { ChatMessage } from '../../src/llm/index.js';
 import { lengthWarning } from '../../src/runtime/agent/conversation.js';
 import { Actions, type Task, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
-import { quietRuntime, recordBus } from './harness.js';
+import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
 
 // Property 10 of seed 004 at the society: before each model call, an agent whose conversation
 // is longer than maxConversationMessages is told so (a system message in its conversation) and

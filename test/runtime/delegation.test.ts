@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
 import { Actions, type Task } from '../../src/task/index.js';
 import { MemoryLogger, sequentialIds } from '../../src/testing.js';
-import { echoTool, quietRuntime, recordBus } from './harness.js';
+import { echoTool, quietRuntime, recordBus } from '../support/runtimeFixture.js';
 
 // End to end over the real runtime: the offline model's delegation playbook, the step limit,
 // and a model that writes arguments that are not JSON.

@@ -3,7 +3,7 @@ import { config as rxConfig } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Actions } from '../../src/task/index.js';
 import type { ScriptStep } from '../../src/testing.js';
-import { quietRuntime, recordBus, until } from './harness.js';
+import { quietRuntime, recordBus, until } from '../support/runtimeFixture.js';
 
 // Property 12 of seed 004: one agent's failure never stops another. A model that throws fails
 // that agent's turn (a `failed` reply and an `agent.error` notice to its parent) and nothing else.

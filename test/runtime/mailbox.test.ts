@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duringSpawn, quietRuntime, recordBus, until } from './harness.js';
+import { duringSpawn, quietRuntime, recordBus, until } from '../support/runtimeFixture.js';
 
 describe('bounded mailbox', () => {
   it('rejects Tasks past mailboxLimit with mailbox_full and keeps the ones it accepted', async () => {

@@ -3,8 +3,8 @@ import { type ChatRequest, type ModelClient, OpenAIModel, ScriptedModel } from '
 import { createRuntime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
 import { MemoryLogger, type OpenAICompatibleServer, sequentialIds, startOpenAICompatibleServer } from '../../src/testing.js';
-import { recordBus } from './harness.js';
-import { lastToolResult, scriptByRole } from './roleScript.js';
+import { recordBus } from '../support/runtimeFixture.js';
+import { lastToolResult, scriptByRole } from '../support/scriptByRole.js';
 
 /** Every meta-tool once, in one turn of the root agent, with a helper child answering twice. */
 function everyMetaTool() {

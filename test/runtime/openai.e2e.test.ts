@@ -3,8 +3,8 @@ import { OpenAIModel } from '../../src/llm/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
 import { MemoryLogger, type OpenAICompatibleServer, sequentialIds, startOpenAICompatibleServer } from '../../src/testing.js';
-import { recordBus } from './harness.js';
-import { delegationChain, scriptByRole } from './roleScript.js';
+import { recordBus } from '../support/runtimeFixture.js';
+import { delegationChain, scriptByRole } from '../support/scriptByRole.js';
 
 // The whole runtime on the real `openai` package, talking HTTP to the local OpenAI-compatible server.
 let server: OpenAICompatibleServer;

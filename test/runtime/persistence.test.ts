@@ -10,7 +10,7 @@ import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { Actions, createTask, taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger } from '../../src/testing.js';
-import { runCli } from '../cli/cliProcess.js';
+import { runCli } from '../support/cliProcess.js';
 
 const dirs: string[] = [];
 async function dataDir(): Promise<string> {

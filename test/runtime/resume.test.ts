@@ -9,7 +9,7 @@ import { MemoryLogger } from '../../src/logger.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { taskText } from '../../src/task/index.js';
-import { ledgerMarks, tallyTool } from './tallyTool.js';
+import { ledgerMarks, tallyTool } from '../support/tallyTool.js';
 
 // Issue 4: an agent killed (-9) in the middle of a turn resumes after a restart from its last
 // stored step: a tool whose result was stored is not run again, the interrupted call is

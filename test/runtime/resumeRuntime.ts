@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ScriptedModel } from '../../src/llm/index.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { ledgerMarks, tallyTool } from './tallyTool.js';
+import { ledgerMarks, tallyTool } from '../support/tallyTool.js';
 
 const [dir = '', mode = 'after-tool', ledger = ''] = process.argv.slice(2);
 const model = new ScriptedModel([{ toolCalls: [{ name: 'tally', arguments: { mark: 'one' } }] }, { hang: true }]);

@@ -5,7 +5,7 @@ import type { Runtime } from '../../src/runtime/index.js';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { type Task, finalStatuses, readPrompt } from '../../src/task/index.js';
 import { type ScriptStep, SimulatedClock } from '../../src/testing.js';
-import { answers, quietRuntime, rejectedCode, tick, until, waitTicksTool } from './harness.js';
+import { answers, quietRuntime, rejectedCode, tick, until, waitTicksTool } from '../support/runtimeFixture.js';
 
 // Property 14 of seed 004: graceful shutdown stops intake at once, lets work in flight finish
 // (up to the drain timeout), cancels what is left, stops every agent and reports a consistent summary.

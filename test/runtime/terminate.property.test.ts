@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/runtime/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
-import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, until } from './harness.js';
+import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, until } from '../support/runtimeFixture.js';
 
 // Properties 6–8 of seed 004: termination frees everything and is recorded, only a parent may
 // terminate (the user for top-level agents), and work queued at a terminated agent is answered.

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Actions } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
-import { quietRuntime, recordBus } from './harness.js';
-import { delegationChain, scriptByRole } from './roleScript.js';
+import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
+import { delegationChain, scriptByRole } from '../support/scriptByRole.js';
 
 describe('the ReAct turn', () => {
   it('moves <imp:X/> tags into metadata.importance and never shows them', async () => {

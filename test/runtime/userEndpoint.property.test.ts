@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/errors.js';
 import { Actions, type Task, TaskStatusSchema, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
-import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, validAgentId } from './harness.js';
+import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, validAgentId } from '../support/runtimeFixture.js';
 
 // Properties 1–3 of seed 004: the user endpoint validates what the user says, never lets the
 // user talk to itself, and hands everything agents address to `user` to the inbox and every handler.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MessagesBody, type Served, answered, call, serve } from './harness.js';
-import { EventStreamClient } from './sseClient.js';
+import { type MessagesBody, type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
 
 const token = 'correct-horse-battery-staple';
 let served: Served;

@@ -5,7 +5,7 @@ import { startConsole } from '../../src/cli/serveConsole.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import type { Task } from '../../src/task/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { type MessagesBody, type Served, answered, call, serve } from './harness.js';
+import { type MessagesBody, type Served, answered, call, serve } from '../support/httpServerFixture.js';
 
 // Properties 4 and 5 of seed 004, through real sockets: HTTP forwards a message exactly as the
 // console does, and GET /api/messages gives back everything the user received, in order.

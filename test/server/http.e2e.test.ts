@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer, isLoopback } from '../../src/server/index.js';
 import { Actions, type Task, finalStatuses, taskText } from '../../src/task/index.js';
-import { type MessagesBody, type Served, answered, call, serve } from './harness.js';
-import { EventStreamClient } from './sseClient.js';
+import { type MessagesBody, type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
 
 /** Every Task the bus delivers from now on, in delivery order. */
 function recordBus(rt: Served['rt']): Task[] {

@@ -3,8 +3,8 @@ import { Redactor, redactedMark } from '../../src/server/index.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
-import { type Served, answered, call, serve } from './harness.js';
-import { EventStreamClient } from './sseClient.js';
+import { type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
 
 describe('Redactor', () => {
   const redactor = new Redactor(['hunter2-configured', undefined, 'abc']);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
 import { summaryHeader } from '../../src/runtime/agent/conversation.js';
 import { Actions } from '../../src/task/index.js';
-import { echoTool, quietRuntime, recordBus, tick } from '../runtime/harness.js';
+import { echoTool, quietRuntime, recordBus, tick } from '../support/runtimeFixture.js';
 
 // compress_context and create_plan end to end: the real runtime, a scripted model, and what the
 // model sees on its next call.

@@ -1,5 +1,6 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { z } from 'zod';
+import { type Clock, sleep } from '../../clock.js';
 
 /** Larger request bodies are refused with 413, as OpenAI refuses oversized payloads. */
 export const maxBodyBytes = 10 * 1024 * 1024;
@@ -35,7 +36,7 @@ function errorKindOf(status: number): { type: string; code: string | null } {
   return { type: 'invalid_request_error', code: null };
 }
 
-export function errorEnvelope(status: number, message: string, param: string | null = null, code?: string | null): ErrorEnvelope {
+function errorEnvelope(status: number, message: string, param: string | null = null, code?: string | null): ErrorEnvelope {
   const kind = errorKindOf(status);
   return { error: { message, type: kind.type, param, code: code === undefined ? kind.code : code } };
 }
@@ -67,4 +68,35 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
+}
+
+/**
+ * Writes each item as an SSE data line (objects as JSON, strings as given), `delayMs` apart, then
+ * `[DONE]`; stops when the client goes away.
+ */
+export async function sendEventStream(response: ServerResponse, items: Iterable<unknown>, clock: Clock, delayMs: number): Promise<void> {
+  const gone = new AbortController();
+  response.once('close', () => gone.abort());
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  try {
+    for (const item of items) {
+      if (delayMs > 0) await sleep(clock, delayMs, gone.signal);
+      if (gone.signal.aborted) return;
+      response.write(`data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`);
+    }
+    response.end('data: [DONE]\n\n');
+  } catch (error) {
+    if (!gone.signal.aborted) throw error;
+  }
+}
+
+/** Resolves once `server` listens on `port` (0: a free one) at `host`; rejects if it cannot. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

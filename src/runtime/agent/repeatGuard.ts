@@ -8,7 +8,7 @@ import type { ToolCall } from '../../task/index.js';
 export type RepeatVerdict = 'run' | 'refuse' | 'stop';
 
 /** Same tool and same arguments, whatever the key order or spacing of the model's JSON. */
-export function callKey(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+function callKey(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   try {
     return `${call.name} ${canonical(JSON.parse(call.arguments) as unknown)}`;
   } catch {

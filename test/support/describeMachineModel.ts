@@ -10,7 +10,7 @@ import {
   createActor,
 } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { type Effect, Harness, type Invocation, isSettlement, settled } from './harness.js';
+import { type Effect, RecordingImplementations, type Invocation, isSettlement, settled } from './recordingImplementations.js';
 
 /** The pseudo-event of a path's first step: the actor starting. */
 export interface InitEvent {
@@ -48,7 +48,7 @@ export interface MachineModel<TSnapshot extends AnyMachineSnapshot, TEvent exten
   /** A short unique name for an event, used in test names. */
   label(event: TEvent): string;
   /** The machine with recording actions and test-settled actors, via `machine.provide()`. */
-  implement(harness: Harness): AnyStateMachine;
+  implement(harness: RecordingImplementations): AnyStateMachine;
   /** The oracle: the named actions (in order) and invocations a step must cause. */
   effects(step: Omit<RunStep<TSnapshot, TEvent>, 'actions' | 'invoked'>): ExpectedEffects;
   /** Checks over a whole run, such as "no accepted work is lost". */
@@ -128,7 +128,7 @@ function dropPrefixes<T extends { readonly steps: readonly { readonly event: Eve
  * edge's source followed by the edge. Together the paths take every edge, so they reach
  * every state; prefixes of longer paths are dropped.
  */
-export function generatePaths<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
+function generatePaths<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
   model: MachineModel<TSnapshot, TEvent, TInput>,
 ): ModelPath<TSnapshot, TEvent>[] {
   const { edges, shortest } = traverse(model);
@@ -149,7 +149,7 @@ export function generatePaths<TSnapshot extends AnyMachineSnapshot, TEvent exten
 }
 
 /** Every edge of the model as `state --event--> state`, in the model's own serialization. */
-export function modelEdges<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
+function modelEdges<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
   model: MachineModel<TSnapshot, TEvent, TInput>,
 ): string[] {
   return traverse(model).edges.map(({ from, event, state }) => `${from} --${serializeEvent(event)}--> ${stateKey(model, state)}`);
@@ -163,7 +163,7 @@ function guardName(guard: AnyTransitionDefinition['guard']): string | undefined 
 }
 
 /** `source —event#branch [guard]→ targets`; the branch index tells guarded alternatives apart. */
-export function transitionKey(transition: AnyTransitionDefinition): string {
+function transitionKey(transition: AnyTransitionDefinition): string {
   const { source, target } = transition;
   const eventType = String(transition.eventType);
   const branches = eventType === '' ? source.always : source.transitions.get(eventType);
@@ -173,7 +173,7 @@ export function transitionKey(transition: AnyTransitionDefinition): string {
 }
 
 /** The state nodes and transitions a machine defines. */
-export function definitionOf(machine: AnyStateMachine): { states: string[]; transitions: string[] } {
+function definitionOf(machine: AnyStateMachine): { states: string[]; transitions: string[] } {
   const nodes = getStateNodes(machine.root);
   const transitions = [machine.root, ...nodes].flatMap((node) => [
     ...[...node.transitions.values()].flat(),
@@ -207,12 +207,12 @@ export interface Replay<TSnapshot, TEvent> {
  * after every step that it reached the path's model state, runs the expected invocations
  * and fired exactly the expected actions.
  */
-export async function replay<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
+async function replay<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
   model: MachineModel<TSnapshot, TEvent, TInput>,
   path: ModelPath<TSnapshot, TEvent>,
   { check }: { check: boolean },
 ): Promise<Replay<TSnapshot, TEvent>> {
-  const harness = new Harness();
+  const harness = new RecordingImplementations();
   const machine = model.implement(harness);
   const result: Replay<TSnapshot, TEvent> = { steps: [], states: new Set(), transitions: new Set(), edges: new Set() };
   const inspect = (event: InspectionEvent): void => {
@@ -289,7 +289,7 @@ function item(required: readonly string[], seen: ReadonlySet<string>): CoverageI
  * did against the machine's definition (state nodes, transitions) and the model's edges.
  * A path that breaks off still counts for the steps it took.
  */
-export async function measureCoverage<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
+async function measureCoverage<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
   model: MachineModel<TSnapshot, TEvent, TInput>,
   paths: readonly ModelPath<TSnapshot, TEvent>[],
 ): Promise<Coverage> {
@@ -311,7 +311,7 @@ export async function measureCoverage<TSnapshot extends AnyMachineSnapshot, TEve
 }
 
 /** Fails listing every state node, transition and model edge no replayed path covered. */
-export function expectFullCoverage(coverage: Coverage): void {
+function expectFullCoverage(coverage: Coverage): void {
   expect(
     { states: coverage.states.missing, transitions: coverage.transitions.missing, edges: coverage.edges.missing },
     'state nodes no path entered, transitions no path took, model edges the real actor did not follow',

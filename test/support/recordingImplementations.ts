@@ -38,7 +38,7 @@ export function isSettlement(event: { readonly type: string }): event is ActorSe
  * settling the real invoked actor instead also proves the invocation is running in that
  * state, exercises its `input` mapping and lets XState build the done/error event itself.
  */
-export class Harness {
+export class RecordingImplementations {
   readonly actions: Effect[] = [];
   readonly invoked: Invocation[] = [];
   readonly #pending = new Map<string, Pending>();
