@@ -42,7 +42,11 @@ export class UserEndpoint {
     this.#actor.send({ type: 'endpoint.open' });
   }
 
-  /** Throws (a coded TroupeError) when the endpoint's machine would refuse `task` as the user's input now. */
+  /**
+   * Throws (a coded TroupeError) when the endpoint's machine would refuse `task` as the user's input now.
+   *
+   * @internal
+   */
   check(task: Task): void {
     if (task.from !== 'user') throw new TroupeError('invalid_input', 'user input must come from "user"');
     const snapshot = this.#actor.getSnapshot();
@@ -52,7 +56,11 @@ export class UserEndpoint {
     throw new TroupeError('intake_closed', `message refused: the user endpoint is ${snapshot.value === 'spawning' ? 'not open yet' : 'shutting down'}`);
   }
 
-  /** Forwards a Task the user wrote; throws (and publishes nothing) when it is refused. */
+  /**
+   * Forwards a Task the user wrote; throws (and publishes nothing) when it is refused.
+   *
+   * @internal
+   */
   input(task: Task): void {
     this.check(task);
     this.#actor.send(inputEvent(task));
@@ -64,7 +72,11 @@ export class UserEndpoint {
     return () => this.#handlers.delete(handler);
   }
 
-  /** Puts back what the user had received before a restart (from the org store), oldest first. */
+  /**
+   * Puts back what the user had received before a restart (from the org store), oldest first.
+   *
+   * @internal
+   */
   restoreInbox(tasks: readonly Task[]): void {
     for (const task of tasks.slice(-this.deps.inboxLimit)) this.#keep(task);
   }
@@ -83,11 +95,20 @@ export class UserEndpoint {
     return this.#actor.getSnapshot().value;
   }
 
-  /** Stops taking input; answers to work in flight are still delivered. */
+  /**
+   * Stops taking input; answers to work in flight are still delivered.
+   *
+   * @internal
+   */
   drain(): void {
     this.#actor.send({ type: 'endpoint.close' });
   }
 
+  /**
+   * Ends the endpoint: no more deliveries.
+   *
+   * @internal
+   */
   close(): void {
     this.#actor.send({ type: 'endpoint.closed' });
     this.#subscription.unsubscribe();

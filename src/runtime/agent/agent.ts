@@ -80,6 +80,8 @@ export class Agent {
   /**
    * Starts the actor and opens the mailbox: Tasks addressed to the agent that ask for work become
    * `task.received`. Tasks it had accepted before a restart come first, in order.
+   *
+   * @internal
    */
   start(): void {
     const { activity, bus, journal, logger } = this.env;
@@ -133,17 +135,27 @@ export class Agent {
    * Tells the agent to stop: it takes no new work, answers what it had queued `canceled` and
    * terminates. `resumable`: stopped for a shutdown of a persistent runtime, its work is kept
    * for the restart instead (nothing cancelled, nothing announced).
+   *
+   * @internal
    */
   terminate(by: string, reason: string, resumable: boolean): void {
     this.actor.send({ type: 'agent.terminate', by, reason, resumable });
   }
 
-  /** Resolves once the actor has stopped, however it stopped. */
+  /**
+   * Resolves once the actor has stopped, however it stopped.
+   *
+   * @internal
+   */
   stopped(): Promise<void> {
     return toPromise(this.actor).then(() => undefined, () => undefined);
   }
 
-  /** Lets go of the mailbox and, unless its work resumes after a restart, of its conversation. */
+  /**
+   * Lets go of the mailbox and, unless its work resumes after a restart, of its conversation.
+   *
+   * @internal
+   */
   release(resumable: boolean): void {
     if (this.#released) return;
     this.#released = true;
@@ -151,7 +163,11 @@ export class Agent {
     if (!resumable) this.conversation.clear();
   }
 
-  /** Publishes a notice about this agent (spawned, warning, error, terminated) to its supervisor. */
+  /**
+   * Publishes a notice about this agent (spawned, warning, error, terminated) to its supervisor.
+   *
+   * @internal
+   */
   notify(action: string, parameters: Record<string, string | number>, about: Task | null): void {
     this.env.bus.publish(createTask({
       from: this.id,
