@@ -70,7 +70,7 @@ async function writeRates(): Promise<Row[]> {
         troupe: rate(troupeRate, 'writes'),
         raw: rate(rawRate, 'writes'),
         ratio: rawRate / troupeRate,
-        notes: `${count} Tasks appended to 1,000 task logs; troupe = OrgStore.appendMessage (zod check, sequence number read inside the transaction, group commit); raw = lmdb \`db.put\` of the same record; each resolves only once committed and fsynced`,
+        notes: `${count} Tasks appended to 1,000 task logs; troupe = OrgStore.appendMessage (zod check, sequence number from the in-flight view, async lmdb put committed and fsynced by lmdb's write thread); raw = lmdb \`db.put\` of the same record; each resolves only once committed and fsynced`,
       });
     } finally {
       await store.close();

@@ -10,8 +10,10 @@ import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks, w
 import type { AgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
+import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
+import type { StageContext, Staged } from './writes.js';
 
 /**
  * Opens (or creates) the organisation store in `dir`: one LMDB environment with a named
@@ -71,27 +73,29 @@ function createOrgStore(
   options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>,
 ): OrgStore {
   const { clock } = options;
-  const writer = createDurableWriter(root, options.logger, options.writeFault);
+  const view = new InFlightView();
+  const writer = createDurableWriter(root, view, options.logger, options.writeFault);
+  const context = { dbs, view };
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
-  const write = <T>(label: string, prepare: () => () => T): Promise<T> => {
+  // Only `markTerminated` is `checked` (staged once earlier writes committed); see writes.ts.
+  const write = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>): Promise<T> => {
     try {
-      return writer.run(label, prepare());
+      const stage = prepare();
+      return writer.run(label, checked, () => stage(context));
     } catch (error) {
       return Promise.reject(error);
     }
   };
   let closing: Promise<void> | undefined;
-  // Order of waiting Tasks across all agents; read from disk on first use.
-  let waitingSeq: number | undefined;
 
   return {
     createRole: (role) =>
-      write('createRole', () => {
+      write('createRole', false, () => {
         const record = w.roleRecord({ v: 1, ...role, createdAt: role.createdAt ?? clock.now() });
-        return () => w.putRole(dbs, record);
+        return (ctx) => w.putRole(ctx, record);
       }),
     createAgent: (agent) =>
-      write('createAgent', () => {
+      write('createAgent', false, () => {
         const record = w.agentRecord({
           v: 1,
           ...agent,
@@ -99,49 +103,49 @@ function createOrgStore(
           terminatedAt: null,
           status: 'active',
         });
-        return () => w.putAgent(dbs, record);
+        return (ctx) => w.putAgent(ctx, record);
       }),
-    updateAgent: (agentId, patch) => write('updateAgent', () => () => w.patchAgent(dbs, agentId, patch)),
+    updateAgent: (agentId, patch) => write('updateAgent', false, () => (ctx) => w.patchAgent(ctx, agentId, patch)),
     markTerminated: (termination) =>
-      write('markTerminated', () => {
+      write('markTerminated', true, () => {
         const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
-        return () => w.terminate(dbs, record);
+        return (ctx) => w.terminate(ctx, record);
       }),
     appendMessage: (rootTaskId, task) =>
-      write('appendMessage', () => {
+      write('appendMessage', false, () => {
         const record = w.messageRecord(task);
-        return () => w.appendSeq(dbs.messages, rootTaskId, [record]) - 1;
+        return (ctx) => {
+          const staged = w.appendSeq(ctx, 'messages', rootTaskId, [record]);
+          return { ...staged, result: staged.result - 1 };
+        };
       }),
     messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
     appendConversation: (agentId, steps) =>
-      write('appendConversation', () => {
+      write('appendConversation', false, () => {
         const records = w.stepRecords(steps);
-        return () => w.appendSeq(dbs.conversations, agentId, records);
+        return (ctx) => w.appendSeq(ctx, 'conversations', agentId, records);
       }),
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
-    clearConversation: (agentId) => write('clearConversation', () => () => w.clearSeq(dbs.conversations, agentId)),
+    clearConversation: (agentId) => write('clearConversation', false, () => (ctx) => w.clearSeq(ctx, 'conversations', agentId)),
     putArtifact: (artifact) =>
-      write('putArtifact', () => {
+      write('putArtifact', false, () => {
         const { hash, record } = w.artifactRecord(artifact);
-        return () => w.putArtifactRecord(dbs, hash, record);
+        return (ctx) => w.putArtifactRecord(ctx, hash, record);
       }),
     artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     appendInbox: (task) =>
-      write('appendInbox', () => {
+      write('appendInbox', false, () => {
         const record = w.inboxRecord(task);
-        return () => w.appendInboxTask(dbs, record);
+        return (ctx) => w.appendInboxTask(ctx, record);
       }),
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     addWaiting: (agentId, task) =>
-      write('addWaiting', () => {
+      write('addWaiting', false, () => {
         // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
         w.waitingRecord(0, task);
-        return () => {
-          waitingSeq ??= w.nextWaitingSeq(dbs);
-          if (w.putWaiting(dbs, agentId, waitingSeq, task)) waitingSeq += 1;
-        };
+        return (ctx) => w.putWaiting(ctx, agentId, task);
       }),
-    removeWaiting: (agentId, taskId) => write('removeWaiting', () => () => void dbs.mailboxes.removeSync([agentId, taskId])),
+    removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
     waiting: (agentId) => waitingTasks(dbs.mailboxes, agentId),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
@@ -150,6 +154,7 @@ function createOrgStore(
     children: (agentId) => ownedNames(dbs.children, agentId),
     terminations: () => allValues<TerminationRecord>(dbs.terminations),
     quarantined: () => listQuarantine(dbs.quarantine),
+    flushed: () => writer.flushed(),
     close: () =>
       (closing ??= (async () => {
         await writer.close();
