@@ -5,11 +5,12 @@ import { TroupeError, describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
-import { type InvalidRecord, listQuarantine, quarantine, scanDb } from './quarantine.js';
-import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks, waitingTasks } from './reads.js';
+import { readMessages } from './messageLog.js';
+import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
+import { allValues, conversationSteps, ownedNames, sequencedTasks, waitingTasks } from './reads.js';
 import type { AgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
-import { validators } from './validators.js';
+import { messageKeyReason, validators } from './validators.js';
 import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
@@ -55,7 +56,9 @@ export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> 
     }
     const invalid: InvalidRecord[] = [];
     for (const [name, validate] of Object.entries(validators)) {
-      invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
+      // The message log's values are validated when read (messageLog.ts); only its keys now.
+      if (name === 'messages') invalid.push(...scanKeys('messages', dbs.messages, messageKeyReason));
+      else invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
     }
     quarantine(root, dbs, invalid, { clock, logger });
     return createOrgStore(root, dbs, { ...options, logger, clock });
@@ -119,7 +122,7 @@ function createOrgStore(
           return { ...staged, result: staged.result - 1 };
         };
       }),
-    messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
+    messages: (rootTaskId, page = {}) => readMessages({ dbs, view, writer, logger: options.logger, clock }, rootTaskId, page),
     appendConversation: (agentId, steps) =>
       write('appendConversation', false, () => {
         const records = w.stepRecords(steps);

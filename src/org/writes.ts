@@ -1,8 +1,8 @@
 import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
-import { type Task, parseOrThrow } from '../task/index.js';
+import { type Task, isParsedTask, parseOrThrow } from '../task/index.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
-import { isNameKey, isSeqKey, nameRange, seqRange } from './keys.js';
+import { isNameKey, isSeq, isSeqKey, nameRange, seqRange } from './keys.js';
 import {
   type AgentRecord,
   AgentRecordSchema,
@@ -200,10 +200,12 @@ export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecor
 export const agentRecord = (input: unknown): AgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord =>
   parseOrThrow(TerminationRecordSchema, input, 'termination');
-export const messageRecord = (task: Task): unknown => parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message');
-export const inboxRecord = (task: Task): unknown => parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox');
+// A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):
+// its record needs no second zod pass, which was most of a message append's cost on the main thread.
+export const messageRecord = (task: Task): unknown => (isParsedTask(task) ? { v: 1, task } : parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message'));
+export const inboxRecord = (task: Task): unknown => (isParsedTask(task) ? { v: 1, task } : parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox'));
 export const waitingRecord = (seq: number, task: Task): { v: 1; seq: number; task: Task } =>
-  parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
+  isParsedTask(task) && isSeq(seq) ? { v: 1, seq, task } : parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
 export const stepRecords = (steps: readonly ConversationStep[]): unknown[] =>
   steps.map((step, index) => parseOrThrow(ConversationRecordSchema, { ...step, v: 1 }, `steps[${index}]`));
 
