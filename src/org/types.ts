@@ -78,8 +78,10 @@ export interface OrgStoreOptions {
  * flushed to disk, so what a call acknowledged survives a kill -9 and is readable as soon as
  * the call returns. Writes land in the order they were requested, committed and fsynced off
  * the main thread: a crash loses only a suffix of whole writes (never a write whose
- * predecessor is lost). The store must be the only writer of its directory (it keeps the
- * sequence numbers of writes in flight in memory). Refusals (unknown agent, duplicate id, bad input) reject with their own
+ * predecessor is lost). Writes requested in one synchronous section share one lmdb
+ * transaction (one commit, one fsync): to pay one commit per step, request a step's writes
+ * together. The store must be the only writer of its directory (it keeps the sequence numbers
+ * of writes in flight in memory). Refusals (unknown agent, duplicate id, bad input) reject with their own
  * TroupeError code; a write that fails twice rejects with TroupeError('internal') and the
  * store stays usable.
  */

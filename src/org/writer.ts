@@ -57,6 +57,9 @@ const settled = (promise: Promise<unknown>): Promise<void> => promise.then(
  *   for earlier commits: then later writes queue behind it, so issue order is request order.
  *   Nothing here uses `transactionSync`, which would fsync on the main thread and could commit
  *   ahead of queued async writes.
+ * - A failed commit (a disk error, not a crash) loses its whole transaction; its writes are
+ *   issued once more, behind writes issued since, and rejected if that fails too. So the order
+ *   on disk is request order except around a reported failure.
  */
 export function createDurableWriter(root: RootDatabase, view: InFlightView, logger: Logger, fault?: WriteFault): DurableWriter {
   const queue: Pending[] = [];
