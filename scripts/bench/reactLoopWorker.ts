@@ -2,19 +2,23 @@
  * One side of the ReAct-loop benchmark, alone in its own process so it has the JIT, heap and GC
  * to itself, as in an application that runs one loop or the other, never both:
  *
- *   node --import tsx scripts/bench/reactLoopWorker.ts troupe <rounds> <warmup>
+ *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk <rounds> <warmup>
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * Starts its own local OpenAI-compatible server, runs the warm-up rounds, then the measured ones,
- * and prints one JSON `WorkerReport` on stdout (nothing else goes there). The hand-written loop
+ * and prints one JSON `WorkerReport` on stdout (nothing else goes there). `troupe-disk` is the
+ * troupe loop with a data dir (a fresh temp dir, removed at the end). The hand-written loop
  * is given troupe's opening system and user messages, so both sides send the same first request.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
 import { collect, elapsedMs } from './measure.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
 
-type Args = { side: 'troupe'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
+type Args = { side: 'troupe' | 'troupe-disk'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   const count = (text: string | undefined, least: number): number => {
@@ -23,9 +27,9 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
     return value;
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
-  if (side === 'troupe') return { side, ...counts };
+  if (side === 'troupe' || side === 'troupe-disk') return { side, ...counts };
   if ((side === 'hand' || side === 'hand-sse') && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
-  throw new Error('usage: reactLoopWorker.ts troupe <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'');
+  throw new Error('usage: reactLoopWorker.ts troupe|troupe-disk <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'');
 }
 
 async function main(): Promise<void> {
@@ -34,8 +38,9 @@ async function main(): Promise<void> {
   const { server, firstRequest } = await startLoopServer();
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
+  const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
   try {
-    const loop = args.side === 'troupe' ? await troupeLoop(server, thisBuild) : handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse');
+    const loop = args.side === 'hand' || args.side === 'hand-sse' ? handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse') : await troupeLoop(server, thisBuild, dataDir);
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.close();
+    if (dataDir !== null) await rm(dataDir, { recursive: true, force: true });
   }
   const opening = firstRequest();
   if (opening === undefined) throw new Error(`${side} loop made no requests`);

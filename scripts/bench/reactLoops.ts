@@ -59,8 +59,16 @@ export interface Loop {
   close: () => Promise<void>;
 }
 
-/** A fresh worker agent per round in one long-lived runtime; timed from rt.send until the answer is back. */
-export async function troupeLoop(server: OpenAICompatibleServer, { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild): Promise<Loop> {
+/**
+ * A fresh worker agent per round in one long-lived runtime; timed from rt.send until the answer is back.
+ * With `dataDir` the runtime keeps its organisation in the LMDB store there (every Task, step and
+ * waiting record written durably); without, it is memory-only.
+ */
+export async function troupeLoop(
+  server: OpenAICompatibleServer,
+  { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild,
+  dataDir: string | null = null,
+): Promise<Loop> {
   const model = new OpenAIModel({ apiKey: 'bench', baseURL: server.baseURL, model: 'bench' });
   const echoTool = defineTool({
     name: 'echo',
@@ -69,7 +77,7 @@ export async function troupeLoop(server: OpenAICompatibleServer, { createRuntime
     // The ToolResult jsonResult would make, written out: a baseline build need not export jsonResult.
     execute: ({ n }) => Promise.resolve({ content: JSON.stringify({ n }), metadata: { n } }),
   });
-  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30 });
+  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30, dataDir });
   // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
   await rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
   let agentId = '';

@@ -40,6 +40,16 @@ export function scanDb(
   return invalid;
 }
 
+/** Lists the keys of one sub-db that fail `check`, without reading a value (for the message log, whose values are checked when read). */
+export function scanKeys(name: SubDbName, db: Database<unknown>, check: (key: unknown) => string | undefined): InvalidRecord[] {
+  const invalid: InvalidRecord[] = [];
+  for (const key of db.getKeys()) {
+    const reason = check(key);
+    if (reason !== undefined) invalid.push({ db: name, key, reason });
+  }
+  return invalid;
+}
+
 /**
  * Moves invalid records into the quarantine sub-db, keeping their raw bytes, key and reason,
  * all in one durable transaction; then reports each one.
@@ -54,17 +64,7 @@ export function quarantine(
   root.transactionSync(() => {
     let seq = nextQuarantineSeq(dbs.quarantine);
     for (const record of invalid) {
-      const raw = dbs[record.db].getBinary(record.key) ?? new Uint8Array();
-      const entry: QuarantineRecord = {
-        v: 1,
-        db: record.db,
-        key: record.key,
-        // Copied: lmdb may hand out a buffer that is reused by the next read.
-        raw: Uint8Array.from(raw),
-        reason: record.reason,
-        at: deps.clock.now(),
-      };
-      dbs.quarantine.putSync(seq++, entry);
+      dbs.quarantine.putSync(seq++, quarantineEntry(dbs, record, deps.clock.now()));
       dbs[record.db].removeSync(record.key);
     }
   });
@@ -73,7 +73,15 @@ export function quarantine(
   }
 }
 
-function nextQuarantineSeq(db: Database<unknown>): number {
+/** The quarantine record of an invalid record: its raw bytes, where it was and why it was moved. */
+export function quarantineEntry(dbs: Readonly<Record<SubDbName, Database<unknown>>>, record: InvalidRecord, at: number): QuarantineRecord {
+  const raw = dbs[record.db].getBinary(record.key) ?? new Uint8Array();
+  // Copied: lmdb may hand out a buffer that is reused by the next read.
+  return { v: 1, db: record.db, key: record.key, raw: Uint8Array.from(raw), reason: record.reason, at };
+}
+
+/** Where the next quarantined record goes. */
+export function nextQuarantineSeq(db: Database<unknown>): number {
   for (const key of db.getKeys({ reverse: true, limit: 1 })) if (isSeq(key)) return key + 1;
   return 0;
 }

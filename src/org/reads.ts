@@ -18,12 +18,6 @@ function pageOptions(page: Page): { offset?: number; limit?: number } {
   };
 }
 
-/** The Tasks of an `[owner, seq]` sub-db (the message log), in sequence order. */
-export function ownedTasks(db: Database<unknown>, owner: string, page: Page): Task[] {
-  if (page.limit === 0) return [];
-  return [...db.getRange({ ...seqRange(owner), ...pageOptions(page) })].map(({ value }) => parseTask((value as { task: unknown }).task));
-}
-
 /** The Tasks of a `seq` sub-db (the inbox), in sequence order. */
 export function sequencedTasks(db: Database<unknown>, page: Page): Task[] {
   if (page.limit === 0) return [];

@@ -5,13 +5,16 @@ import { TroupeError, describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
-import { type InvalidRecord, listQuarantine, quarantine, scanDb } from './quarantine.js';
-import { allValues, conversationSteps, ownedNames, ownedTasks, sequencedTasks, waitingTasks } from './reads.js';
+import { readMessages } from './messageLog.js';
+import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
+import { allValues, conversationSteps, ownedNames, sequencedTasks, waitingTasks } from './reads.js';
 import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
-import { validators } from './validators.js';
+import { messageKeyReason, validators } from './validators.js';
+import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
+import type { StageContext, Staged } from './writes.js';
 
 /**
  * Opens (or creates) the organisation store in `dir`: one LMDB environment with a named
@@ -53,7 +56,9 @@ export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> 
     }
     const invalid: InvalidRecord[] = [];
     for (const [name, validate] of Object.entries(validators)) {
-      invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
+      // The message log's values are validated when read (messageLog.ts); only its keys now.
+      if (name === 'messages') invalid.push(...scanKeys('messages', dbs.messages, messageKeyReason));
+      else invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
     }
     quarantine(root, dbs, invalid, { clock, logger });
     return createOrgStore(root, dbs, { ...options, logger, clock });
@@ -70,19 +75,27 @@ function createOrgStore(
   dbs: SubDbs,
   options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>,
 ): OrgStore {
-  const writer = createDurableWriter(root, options.logger, options.writeFault);
+  const { clock } = options;
+  const view = new InFlightView();
+  const writer = createDurableWriter(root, view, options.logger, options.writeFault);
+  const context = { dbs, view };
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
-  const write: QueueWrite = (label, prepare) => {
+  // Only `markTerminated` is `checked` (staged once earlier writes committed); see writes.ts.
+  const write: QueueWrite = (label, checked, prepare) => {
     try {
-      return writer.run(label, prepare());
+      const stage = prepare();
+      return writer.run(label, checked, () => stage(context));
     } catch (error) {
       return Promise.reject(error);
     }
   };
   let closing: Promise<void> | undefined;
+
   return {
-    ...storeWrites(dbs, write, options.clock),
+    ...storeWrites(write, clock),
     ...storeReads(dbs),
+    messages: (rootTaskId, page = {}) => readMessages({ dbs, view, writer, logger: options.logger, clock }, rootTaskId, page),
+    flushed: () => writer.flushed(),
     close: () =>
       (closing ??= (async () => {
         await writer.close();
@@ -92,36 +105,22 @@ function createOrgStore(
   };
 }
 
-/** Runs `prepare` now (checking the input) and queues the commit it returns on the durable writer. */
-type QueueWrite = <T>(label: string, prepare: () => () => T) => Promise<T>;
+/** Runs `prepare` now (checking the input) and queues the staged write it returns on the durable writer. */
+type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>) => Promise<T>;
 
-/** The OrgStore methods that only read. */
-type StoreQueries =
-  | 'messages'
-  | 'conversation'
-  | 'artifact'
-  | 'inbox'
-  | 'waiting'
-  | 'role'
-  | 'roles'
-  | 'agent'
-  | 'agents'
-  | 'children'
-  | 'terminations'
-  | 'quarantined';
+/** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
+type StoreQueries = 'conversation' | 'artifact' | 'inbox' | 'waiting' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
 
-/** The store's writes: each validates its input, then commits through the durable writer. */
-function storeWrites(dbs: SubDbs, write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'close'> {
-  // Order of waiting Tasks across all agents; read from disk on first use.
-  let waitingSeq: number | undefined;
+/** The store's writes: each validates its input, then stages its puts on the durable writer. */
+function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'flushed' | 'close'> {
   return {
     createRole: (role) =>
-      write('createRole', () => {
+      write('createRole', false, () => {
         const record = w.roleRecord({ v: 1, ...role, createdAt: role.createdAt ?? clock.now() });
-        return () => w.putRole(dbs, record);
+        return (ctx) => w.putRole(ctx, record);
       }),
     createAgent: (agent) =>
-      write('createAgent', () => {
+      write('createAgent', false, () => {
         const record = w.agentRecord({
           v: 1,
           ...agent,
@@ -129,52 +128,51 @@ function storeWrites(dbs: SubDbs, write: QueueWrite, clock: Clock): Omit<OrgStor
           terminatedAt: null,
           status: 'active',
         });
-        return () => w.putAgent(dbs, record);
+        return (ctx) => w.putAgent(ctx, record);
       }),
-    updateAgent: (agentId, patch) => write('updateAgent', () => () => w.patchAgent(dbs, agentId, patch)),
+    updateAgent: (agentId, patch) => write('updateAgent', false, () => (ctx) => w.patchAgent(ctx, agentId, patch)),
     markTerminated: (termination) =>
-      write('markTerminated', () => {
+      write('markTerminated', true, () => {
         const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
-        return () => w.terminate(dbs, record);
+        return (ctx) => w.terminate(ctx, record);
       }),
     appendMessage: (rootTaskId, task) =>
-      write('appendMessage', () => {
+      write('appendMessage', false, () => {
         const record = w.messageRecord(task);
-        return () => w.appendSeq(dbs.messages, rootTaskId, [record]) - 1;
-      }),
-    appendConversation: (agentId, steps) =>
-      write('appendConversation', () => {
-        const records = w.stepRecords(steps);
-        return () => w.appendSeq(dbs.conversations, agentId, records);
-      }),
-    clearConversation: (agentId) => write('clearConversation', () => () => w.clearSeq(dbs.conversations, agentId)),
-    putArtifact: (artifact) =>
-      write('putArtifact', () => {
-        const { hash, record } = w.artifactRecord(artifact);
-        return () => w.putArtifactRecord(dbs, hash, record);
-      }),
-    appendInbox: (task) =>
-      write('appendInbox', () => {
-        const record = w.inboxRecord(task);
-        return () => w.appendInboxTask(dbs, record);
-      }),
-    addWaiting: (agentId, task) =>
-      write('addWaiting', () => {
-        // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
-        w.waitingRecord(0, task);
-        return () => {
-          waitingSeq ??= w.nextWaitingSeq(dbs);
-          if (w.putWaiting(dbs, agentId, waitingSeq, task)) waitingSeq += 1;
+        return (ctx) => {
+          const staged = w.appendSeq(ctx, 'messages', rootTaskId, [record]);
+          return { ...staged, result: staged.result - 1 };
         };
       }),
-    removeWaiting: (agentId, taskId) => write('removeWaiting', () => () => void dbs.mailboxes.removeSync([agentId, taskId])),
+    appendConversation: (agentId, steps) =>
+      write('appendConversation', false, () => {
+        const records = w.stepRecords(steps);
+        return (ctx) => w.appendSeq(ctx, 'conversations', agentId, records);
+      }),
+    clearConversation: (agentId) => write('clearConversation', false, () => (ctx) => w.clearSeq(ctx, 'conversations', agentId)),
+    putArtifact: (artifact) =>
+      write('putArtifact', false, () => {
+        const { hash, record } = w.artifactRecord(artifact);
+        return (ctx) => w.putArtifactRecord(ctx, hash, record);
+      }),
+    appendInbox: (task) =>
+      write('appendInbox', false, () => {
+        const record = w.inboxRecord(task);
+        return (ctx) => w.appendInboxTask(ctx, record);
+      }),
+    addWaiting: (agentId, task) =>
+      write('addWaiting', false, () => {
+        // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
+        w.waitingRecord(0, task);
+        return (ctx) => w.putWaiting(ctx, agentId, task);
+      }),
+    removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
   };
 }
 
-/** The store's reads: synchronous, straight from the open sub-dbs. */
+/** The store's plain reads. */
 function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
   return {
-    messages: (rootTaskId, page = {}) => ownedTasks(dbs.messages, rootTaskId, page),
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
     artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),

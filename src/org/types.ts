@@ -12,7 +12,12 @@ import type {
   RoleRecord,
   TerminationRecord,
 } from './schemas.js';
-import type { WriteFault } from './writer.js';
+
+/**
+ * Test seam: called after a write is staged and before anything of it is issued, with the
+ * attempt number (1 or 2). A throw there simulates a failed write; nothing of it is written.
+ */
+export type WriteFault = (label: string, attempt: number) => void;
 
 /** The open sub-databases, by name. */
 export type SubDbs = Readonly<Record<SubDbName, Database<unknown>>>;
@@ -75,7 +80,12 @@ export interface OrgStoreOptions {
 /**
  * The organisation's durable state. Every write resolves only once it is committed and
  * flushed to disk, so what a call acknowledged survives a kill -9 and is readable as soon as
- * the call returns. Refusals (unknown agent, duplicate id, bad input) reject with their own
+ * the call returns. Writes land in the order they were requested, committed and fsynced off
+ * the main thread: a crash loses only a suffix of whole writes (never a write whose
+ * predecessor is lost). Writes requested in one synchronous section share one lmdb
+ * transaction (one commit, one fsync): to pay one commit per step, request a step's writes
+ * together. The store must be the only writer of its directory (it keeps the sequence numbers
+ * of writes in flight in memory). Refusals (unknown agent, duplicate id, bad input) reject with their own
  * TroupeError code; a write that fails twice rejects with TroupeError('internal') and the
  * store stays usable.
  */
@@ -117,6 +127,12 @@ export interface OrgStore {
   terminations(): TerminationRecord[];
   /** Records moved aside on open because they failed validation. */
   quarantined(): QuarantineEntry[];
+  /**
+   * Resolves once every write requested before the call has settled: durable (committed and
+   * fsynced), or refused or failed (each write's own promise says which). Cheap when nothing
+   * is in flight. What to await before an effect that must not be repeated after a crash.
+   */
+  flushed(): Promise<void>;
   /** Waits for queued writes, flushes and closes; later calls reject. */
   close(): Promise<void>;
 }

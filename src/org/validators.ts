@@ -40,13 +40,16 @@ function shaped<S extends z.ZodType>(schema: S, keyCheck: (key: unknown, value: 
 const keyIs = (expected: string, key: unknown): string | undefined =>
   key === expected ? undefined : `key: does not match the record (expected ${JSON.stringify(expected)})`;
 
-/** How every record kind is validated on open: its schema, and its key against its value. */
+/** Why a message-log key is invalid, or undefined; all opening checks of the message log (see messageLog.ts). */
+export const messageKeyReason = (key: unknown): string | undefined => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]');
+
+/** How every record kind is validated (on open, but the message log when read): its schema, and its key against its value. */
 export const validators: Readonly<Record<RecordDbName, Validator>> = {
   roles: shaped(RoleRecordSchema, (key, role) => keyIs(role.id, key)),
   agents: shaped(AgentRecordSchema, (key, agent) => keyIs(agent.id, key)),
   children: shaped(ChildLinkRecordSchema, (key) => (isNameKey(key) ? undefined : 'key: expected [parentAgentId, childAgentId]')),
   terminations: shaped(TerminationRecordSchema, (key, termination) => keyIs(termination.agentId, key)),
-  messages: shaped(MessageRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]')),
+  messages: shaped(MessageRecordSchema, (key) => messageKeyReason(key)),
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),

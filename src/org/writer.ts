@@ -1,121 +1,159 @@
 import type { RootDatabase } from 'lmdb';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { InFlightView } from './inFlight.js';
+import type { WriteFault } from './types.js';
+import type { Op, Staged } from './writes.js';
 
-/**
- * Test seam: called inside each write's transaction after its own puts, with the attempt
- * number (1 or 2). A throw there simulates a failed write, which must roll back.
- */
-export type WriteFault = (label: string, attempt: number) => void;
 
-/** Runs writes durably: each `run` resolves only once its transaction is committed and on disk. */
+/** Runs writes durably, in the order requested, committing and fsyncing off the main thread. */
 export interface DurableWriter {
   /**
-   * Runs `op` (synchronous lmdb reads and puts) in its own nested transaction and resolves
-   * with its result after the commit is flushed. A TroupeError other than 'internal' thrown
-   * by `op` is a refusal (unknown agent, duplicate id): it rolls back and is passed on as is.
-   * Any other failure is retried once, then logged and rejected as TroupeError('internal').
+   * Stages `stage` (synchronous reads; see writes.ts), issues its puts and removes, and resolves
+   * with its result once they are committed, readable and flushed to disk. A `checked` write is
+   * staged only after every earlier write has committed, so its reads of disk are exact. A
+   * TroupeError other than 'internal' thrown while staging is a refusal, passed on as is, with
+   * nothing written. Any other failure is retried once, then logged and rejected as
+   * TroupeError('internal').
    */
-  run<T>(label: string, op: () => T): Promise<T>;
+  run<T>(label: string, checked: boolean, stage: () => Staged<T>): Promise<T>;
+  /** Resolves once every write requested before the call has settled (durable, refused or failed). */
+  flushed(): Promise<void>;
   /** Stops taking writes and resolves when every queued write has settled. */
   close(): Promise<void>;
 }
 
 interface Pending {
   readonly label: string;
-  readonly op: () => unknown;
+  readonly checked: boolean;
+  readonly stage: () => Staged<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Everything requested before this write has settled. */
+  readonly before: Promise<unknown>;
 }
 
-type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+const settled = (promise: Promise<unknown>): Promise<void> => promise.then(
+  () => undefined,
+  () => undefined,
+);
+
+function failed(logger: Logger, label: string, error: unknown): TroupeError {
+  logger.error({ write: label, error: describeError(error) }, 'org store write failed twice; giving up');
+  return new TroupeError('internal', `org store write "${label}" failed: ${describeError(error)}`, { cause: error });
+}
+
+/** Stages the write (retrying once), or says why it cannot be written. */
+function stage(pending: Pending, logger: Logger, fault: WriteFault | undefined): { ok: true; staged: Staged<unknown> } | { ok: false; error: unknown } {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const staged = pending.stage();
+      fault?.(pending.label, attempt);
+      return { ok: true, staged };
+    } catch (error) {
+      if (error instanceof TroupeError && error.code !== 'internal') return { ok: false, error };
+      if (attempt === 2) return { ok: false, error: failed(logger, pending.label, error) };
+      logger.warn({ write: pending.label, error: describeError(error) }, 'org store write failed; retrying once');
+    }
+  }
+}
 
 /**
- * Group commit over `transactionSync`. Why this and not async puts + `await db.flushed`:
- * - `transactionSync` (default flags) commits and fdatasyncs before it returns, and a throw
- *   inside it (or inside a nested child transaction) rolls back; async `transaction()` does
- *   not roll back, and on this machine its callbacks never even run (lmdb 3.5, Node 20).
- * - Reads inside the transaction see its own writes, so sequence numbers are allocated from
- *   the stored last key rather than from counters that could drift from disk.
- * Writes requested in the same event-loop turn are queued and committed together: one outer
- * transaction (one fsync), each write in its own child transaction so one failure rolls back
- * alone. A single writer pays one fsync per write; concurrent writers share it.
+ * Async lmdb writes, in request order. Why this is durable and ordered:
+ * - lmdb-js puts every async put and remove issued in one event-loop turn into one transaction,
+ *   committed by its write thread in issue order; with `overlappingSync` (lmdb's default on
+ *   Linux, kept) the fsync of one transaction overlaps the commit of the next, and a restart
+ *   (after a kill, or after an OS crash from the last flushed transaction) sees a prefix of the
+ *   transactions. A write's ops are issued together in one synchronous section, so it lands
+ *   whole, and a crash loses only a suffix of whole writes.
+ * - A write resolves after its transaction's commit (then it is readable: lmdb renews the read
+ *   snapshot) and after `root.flushed` taken right after its ops were issued, which is that
+ *   transaction's fsync. A write with nothing to issue waits for every write before it.
+ * - Writes are issued at request time unless a `checked` write waits at the head of the queue
+ *   for earlier commits: then later writes queue behind it, so issue order is request order.
+ *   Nothing here uses `transactionSync`, which would fsync on the main thread and could commit
+ *   ahead of queued async writes.
+ * - A failed commit (a disk error, not a crash) loses its whole transaction; its writes are
+ *   issued once more, behind writes issued since, and rejected if that fails too. So the order
+ *   on disk is request order except around a reported failure.
  */
-export function createDurableWriter(root: RootDatabase, logger: Logger, fault?: WriteFault): DurableWriter {
-  let queue: Pending[] = [];
+export function createDurableWriter(root: RootDatabase, view: InFlightView, logger: Logger, fault?: WriteFault): DurableWriter {
+  const queue: Pending[] = [];
+  let uncommitted = 0;
   let closed = false;
-  let drained: Promise<void> = Promise.resolve();
+  // Settles once every write requested so far has settled.
+  let tail: Promise<unknown> = Promise.resolve();
 
-  function attempt(pending: Pending): Outcome {
-    for (let attemptNo = 1; ; attemptNo++) {
-      try {
-        const value = root.transactionSync(() => {
-          const result = pending.op();
-          fault?.(pending.label, attemptNo);
-          return result;
-        });
-        return { ok: true, value };
-      } catch (error) {
-        if (error instanceof TroupeError && error.code !== 'internal') return { ok: false, error };
-        if (attemptNo === 1) {
-          logger.warn({ write: pending.label, error: describeError(error) }, 'org store write failed; retrying once');
-          continue;
-        }
-        return { ok: false, error: failed(pending.label, error) };
-      }
-    }
+  /** Issues the ops in this synchronous section (one lmdb transaction); resolves once committed, then once flushed. */
+  function issue(ops: readonly Op[]): { committed: Promise<unknown>; flushed: Promise<unknown> } {
+    let committed: Promise<unknown> = Promise.resolve();
+    for (const op of ops) committed = 'remove' in op ? op.db.remove(op.key) : op.db.put(op.key, op.value);
+    // `root.flushed` is a thenable read when its `then` is called: called here, synchronously,
+    // it is the flush of the transaction the ops just joined (and of every one before it).
+    const flushed = new Promise<unknown>((resolve, reject) => void root.flushed.then(resolve, reject));
+    return { committed, flushed };
   }
 
-  function failed(label: string, error: unknown): TroupeError {
-    logger.error({ write: label, error: describeError(error) }, 'org store write failed twice; giving up');
-    return new TroupeError('internal', `org store write "${label}" failed: ${describeError(error)}`, { cause: error });
-  }
-
-  function commit(batch: readonly Pending[]): Outcome[] {
-    return root.transactionSync(() => batch.map(attempt));
-  }
-
-  function drain(): void {
-    const batch = queue;
-    queue = [];
-    let outcomes: Outcome[];
+  async function write(pending: Pending, staged: Staged<unknown>): Promise<void> {
+    for (const update of staged.updates) view.set(update.key, update.value, update.pinned);
+    uncommitted += 1;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      for (const update of staged.updates) view.release(update.key);
+      uncommitted -= 1;
+      if (uncommitted === 0) pump();
+    };
     try {
-      outcomes = commit(batch);
-    } catch (error) {
-      // The outer commit itself failed: everything in it rolled back, so rerun the batch once.
-      logger.warn({ writes: batch.length, error: describeError(error) }, 'org store commit failed; retrying once');
-      try {
-        outcomes = commit(batch);
-      } catch (again) {
-        outcomes = batch.map((pending) => ({ ok: false, error: failed(pending.label, again) }));
+      for (let attempt = 1; ; attempt++) {
+        const { committed, flushed } = issue(staged.ops);
+        try {
+          await committed;
+          release();
+          await flushed;
+          pending.resolve(staged.result);
+          return;
+        } catch (error) {
+          // A failed commit loses its whole transaction; issuing the same puts again is idempotent.
+          if (attempt === 2) throw error;
+          logger.warn({ write: pending.label, error: describeError(error) }, 'org store commit failed; retrying once');
+        }
       }
+    } catch (error) {
+      release();
+      pending.reject(failed(logger, pending.label, error));
     }
-    batch.forEach((pending, index) => {
-      const outcome = outcomes[index];
-      if (outcome?.ok === true) pending.resolve(outcome.value);
-      else pending.reject(outcome?.error ?? new TroupeError('internal', `org store write "${pending.label}" lost`));
-    });
+  }
+
+  /** Issues queued writes in order, stopping at a checked write while earlier ones are uncommitted. */
+  function pump(): void {
+    for (let pending = queue[0]; pending !== undefined; pending = queue[0]) {
+      if (pending.checked && uncommitted > 0) return;
+      queue.shift();
+      const outcome = stage(pending, logger, fault);
+      if (!outcome.ok) pending.reject(outcome.error);
+      else if (outcome.staged.ops.length === 0) {
+        const { result } = outcome.staged;
+        void pending.before.then(() => pending.resolve(result));
+      } else void write(pending, outcome.staged);
+    }
   }
 
   return {
-    run<T>(label: string, op: () => T): Promise<T> {
+    run<T>(label: string, checked: boolean, stageFn: () => Staged<T>): Promise<T> {
       if (closed) return Promise.reject(new TroupeError('internal', `org store is closed (write "${label}")`));
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ label, op, resolve: resolve as (value: unknown) => void, reject });
-        if (queue.length === 1) {
-          // setImmediate lets every write of this turn join the batch before it commits.
-          drained = new Promise((done) =>
-            setImmediate(() => {
-              drain();
-              done();
-            }),
-          );
-        }
+      const promise = new Promise<T>((resolve, reject) => {
+        queue.push({ label, checked, stage: stageFn, resolve: resolve as (value: unknown) => void, reject, before: tail });
       });
+      tail = Promise.all([tail, settled(promise)]);
+      pump();
+      return promise;
     },
+    flushed: () => tail.then(() => undefined),
     async close(): Promise<void> {
       closed = true;
-      await drained;
+      await tail;
     },
   };
 }

@@ -1,7 +1,8 @@
-import type { Database } from 'lmdb';
+import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
-import { type ChatMessage, type Task, parseOrThrow } from '../task/index.js';
-import { isSeqKey, nameRange, seqRange } from './keys.js';
+import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
+import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
+import { isNameKey, isSeq, isSeqKey, nameRange, seqRange } from './keys.js';
 import {
   type StoredAgentRecord,
   AgentRecordSchema,
@@ -19,14 +20,47 @@ import {
 import type { AgentPatch, NewArtifact, SubDbs } from './types.js';
 import { artifactHash } from './validators.js';
 
-// Each function here runs inside a child transaction of the durable writer: it may read (and
-// sees the writes before it), and a throw rolls back everything it put. Inputs are validated
-// by the caller before the write is queued, so a throw here is a refusal or a real failure.
+// Each function here stages one write: it reads what it needs (synchronously, from disk and
+// from the in-flight view of writes not yet committed) and returns the puts and removes to
+// issue, without issuing any; a throw is a refusal (or a real failure) and leaves nothing
+// behind. Inputs are validated by the caller before the write is queued.
+//
+// Everything a write reads that an earlier write may have changed comes through the view
+// (sequence numbers, waiting keys, agent records, role and artifact existence), except the
+// list of an agent's waiting Tasks: `terminate` is therefore `checked` in store.ts, staged
+// only once every earlier write has committed, when disk alone is exact.
 
-const readAgent = (dbs: SubDbs, id: string): StoredAgentRecord | undefined => dbs.agents.get(id) as StoredAgentRecord | undefined;
+/** One put or remove of a staged write. */
+export type Op =
+  | { readonly db: Database<unknown>; readonly key: Key; readonly value: unknown }
+  | { readonly db: Database<unknown>; readonly key: Key; readonly remove: true };
 
-function liveAgent(dbs: SubDbs, id: string): StoredAgentRecord {
-  const agent = readAgent(dbs, id);
+/** A staged write: what to issue, what it leaves in the view, and what the caller gets. */
+export interface Staged<T> {
+  readonly ops: readonly Op[];
+  readonly updates: readonly ViewUpdate[];
+  readonly result: T;
+}
+
+/** What staging reads. */
+export interface StageContext {
+  readonly dbs: SubDbs;
+  readonly view: InFlightView;
+}
+
+const put = (db: Database<unknown>, key: Key, value: unknown): Op => ({ db, key, value });
+const remove = (db: Database<unknown>, key: Key): Op => ({ db, key, remove: true });
+const staged = <T>(result: T, ops: readonly Op[], updates: readonly ViewUpdate[] = []): Staged<T> => ({ ops, updates, result });
+
+/** An agent as every issued write left it. */
+const readAgent = ({ dbs, view }: StageContext, id: string): StoredAgentRecord | undefined =>
+  view.read(viewKey.agent(id), () => dbs.agents.get(id) as StoredAgentRecord | undefined);
+
+/** The agent record `record` puts, remembered in the view until it is committed. */
+const agentUpdate = (record: StoredAgentRecord): ViewUpdate => ({ key: viewKey.agent(record.id), value: record });
+
+function liveAgent(ctx: StageContext, id: string): StoredAgentRecord {
+  const agent = readAgent(ctx, id);
   if (agent === undefined) throw new TroupeError('unknown_agent', `no agent "${id}"`, { context: { agentId: id } });
   if (agent.status === 'terminated') {
     throw new TroupeError('agent_terminated', `agent "${id}" is terminated`, { context: { agentId: id } });
@@ -34,11 +68,13 @@ function liveAgent(dbs: SubDbs, id: string): StoredAgentRecord {
   return agent;
 }
 
-function requireRole(dbs: SubDbs, roleId: string): void {
-  if (!dbs.roles.doesExist(roleId)) throw new TroupeError('invalid_input', `no role "${roleId}"`, { context: { roleId } });
+const roleExists = ({ dbs, view }: StageContext, roleId: string): boolean => view.read(viewKey.role(roleId), () => dbs.roles.doesExist(roleId));
+
+function requireRole(ctx: StageContext, roleId: string): void {
+  if (!roleExists(ctx, roleId)) throw new TroupeError('invalid_input', `no role "${roleId}"`, { context: { roleId } });
 }
 
-/** The next sequence number of `owner` in a `[owner, seq]` sub-db. */
+/** The next sequence number of `owner` in a `[owner, seq]` sub-db, as committed on disk. */
 function nextSeq(db: Database<unknown>, owner: string): number {
   // Backwards from the top of the range; `end` is exclusive, so it is the bare `[owner]`, below `[owner, 0]`.
   for (const key of db.getKeys({ start: seqRange(owner).end, end: [owner], reverse: true, limit: 1 })) {
@@ -47,85 +83,114 @@ function nextSeq(db: Database<unknown>, owner: string): number {
   return 0;
 }
 
-export function putRole(dbs: SubDbs, role: RoleRecord): RoleRecord {
-  if (dbs.roles.doesExist(role.id)) throw new TroupeError('invalid_input', `role "${role.id}" already exists`);
-  dbs.roles.putSync(role.id, role);
-  return role;
+export function putRole(ctx: StageContext, role: RoleRecord): Staged<RoleRecord> {
+  if (roleExists(ctx, role.id)) throw new TroupeError('invalid_input', `role "${role.id}" already exists`);
+  return staged(role, [put(ctx.dbs.roles, role.id, role)], [{ key: viewKey.role(role.id), value: true }]);
 }
 
-export function putAgent(dbs: SubDbs, agent: StoredAgentRecord): StoredAgentRecord {
-  if (dbs.agents.doesExist(agent.id)) {
+export function putAgent(ctx: StageContext, agent: StoredAgentRecord): Staged<StoredAgentRecord> {
+  const { dbs } = ctx;
+  if (readAgent(ctx, agent.id) !== undefined) {
     throw new TroupeError('invalid_input', `agent "${agent.id}" already exists`, { context: { agentId: agent.id } });
   }
-  requireRole(dbs, agent.roleId);
-  if (agent.parentAgentId !== null) liveAgent(dbs, agent.parentAgentId);
-  dbs.agents.putSync(agent.id, agent);
-  if (agent.parentAgentId !== null) dbs.children.putSync([agent.parentAgentId, agent.id], { v: 1 });
-  return agent;
+  requireRole(ctx, agent.roleId);
+  if (agent.parentAgentId !== null) liveAgent(ctx, agent.parentAgentId);
+  const link = agent.parentAgentId === null ? [] : [put(dbs.children, [agent.parentAgentId, agent.id], { v: 1 })];
+  return staged(agent, [put(dbs.agents, agent.id, agent), ...link], [agentUpdate(agent)]);
 }
 
-export function patchAgent(dbs: SubDbs, agentId: string, patch: AgentPatch): StoredAgentRecord {
-  const before = liveAgent(dbs, agentId);
+export function patchAgent(ctx: StageContext, agentId: string, patch: AgentPatch): Staged<StoredAgentRecord> {
+  const { dbs } = ctx;
+  const before = liveAgent(ctx, agentId);
   const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
   const updated = parseOrThrow(AgentRecordSchema, { ...before, ...changes }, 'agent');
-  if (updated.roleId !== before.roleId) requireRole(dbs, updated.roleId);
+  if (updated.roleId !== before.roleId) requireRole(ctx, updated.roleId);
+  const ops: Op[] = [];
   if (updated.parentAgentId !== before.parentAgentId) {
     // The new parent must be live and must not be the agent itself or one of its descendants.
-    if (updated.parentAgentId !== null) liveAgent(dbs, updated.parentAgentId);
-    for (let up = updated.parentAgentId; up !== null; up = readAgent(dbs, up)?.parentAgentId ?? null) {
+    if (updated.parentAgentId !== null) liveAgent(ctx, updated.parentAgentId);
+    for (let up = updated.parentAgentId; up !== null; up = readAgent(ctx, up)?.parentAgentId ?? null) {
       if (up === agentId) throw new TroupeError('invalid_input', `agent "${agentId}" cannot descend from itself`);
     }
-    if (before.parentAgentId !== null) dbs.children.removeSync([before.parentAgentId, agentId]);
-    if (updated.parentAgentId !== null) dbs.children.putSync([updated.parentAgentId, agentId], { v: 1 });
+    if (before.parentAgentId !== null) ops.push(remove(dbs.children, [before.parentAgentId, agentId]));
+    if (updated.parentAgentId !== null) ops.push(put(dbs.children, [updated.parentAgentId, agentId], { v: 1 }));
   }
-  dbs.agents.putSync(agentId, updated);
-  return updated;
+  return staged(updated, [...ops, put(dbs.agents, agentId, updated)], [agentUpdate(updated)]);
 }
 
-export function terminate(dbs: SubDbs, termination: TerminationRecord): TerminationRecord {
-  const agent = liveAgent(dbs, termination.agentId);
-  dbs.agents.putSync(agent.id, { ...agent, status: 'terminated', terminatedAt: termination.at });
-  dbs.terminations.putSync(termination.agentId, termination);
+/** Staged only once every earlier write has committed: it lists the agent's waiting Tasks from disk. */
+export function terminate(ctx: StageContext, termination: TerminationRecord): Staged<TerminationRecord> {
+  const { dbs } = ctx;
+  const agent = liveAgent(ctx, termination.agentId);
+  const ended: StoredAgentRecord = { ...agent, status: 'terminated', terminatedAt: termination.at };
   // A terminated agent answers nothing more: what waited for it is cancelled, never handed back.
-  for (const key of [...dbs.mailboxes.getKeys(nameRange(agent.id))]) dbs.mailboxes.removeSync(key);
-  return termination;
+  const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
+  return staged(
+    termination,
+    [
+      put(dbs.agents, agent.id, ended),
+      put(dbs.terminations, termination.agentId, termination),
+      ...waiting.map((key) => remove(dbs.mailboxes, key)),
+    ],
+    [agentUpdate(ended), ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false }))],
+  );
 }
 
-export function appendSeq(db: Database<unknown>, owner: string, values: readonly unknown[]): number {
-  let seq = nextSeq(db, owner);
-  for (const value of values) db.putSync([owner, seq++], value);
-  return seq;
+/** Appends `values` to `owner`'s sequence; the result is its new length (one past the last seq). */
+export function appendSeq({ dbs, view }: StageContext, name: 'messages' | 'conversations', owner: string, values: readonly unknown[]): Staged<number> {
+  const db = dbs[name];
+  const key = viewKey.seq(name, owner);
+  const first = view.read(key, () => nextSeq(db, owner));
+  return staged(first + values.length, values.map((value, i) => put(db, [owner, first + i], value)), [{ key, value: first + values.length }]);
 }
 
-export function appendInboxTask(dbs: SubDbs, record: unknown): number {
-  let seq = 0;
-  for (const key of dbs.inbox.getKeys({ reverse: true, limit: 1 })) if (typeof key === 'number') seq = key + 1;
-  dbs.inbox.putSync(seq, record);
-  return seq;
+/** Removes every step of `owner`'s sequence: those on disk and those still in flight. */
+export function clearSeq({ dbs, view }: StageContext, name: 'conversations', owner: string): Staged<undefined> {
+  const db = dbs[name];
+  const onDisk = nextSeq(db, owner);
+  const next = view.read(viewKey.seq(name, owner), () => onDisk);
+  const keys: Key[] = [...db.getKeys(seqRange(owner))];
+  for (let seq = onDisk; seq < next; seq++) keys.push([owner, seq]);
+  return staged(undefined, keys.map((key) => remove(db, key)), [{ key: viewKey.seq(name, owner), value: 0 }]);
+}
+
+export function appendInboxTask({ dbs, view }: StageContext, record: unknown): Staged<number> {
+  const seq = view.read(viewKey.inboxSeq, () => {
+    for (const key of dbs.inbox.getKeys({ reverse: true, limit: 1 })) if (typeof key === 'number') return key + 1;
+    return 0;
+  });
+  // Pinned: one number for the whole store, read from disk once.
+  return staged(seq, [put(dbs.inbox, seq, record)], [{ key: viewKey.inboxSeq, value: seq + 1, pinned: true }]);
 }
 
 /** One past the highest `seq` of any waiting Task (0 when none): where the next one goes. */
-export function nextWaitingSeq(dbs: SubDbs): number {
+function nextWaitingSeq(dbs: SubDbs): number {
   let next = 0;
   for (const { value } of dbs.mailboxes.getRange()) next = Math.max(next, (value as { seq: number }).seq + 1);
   return next;
 }
 
-/** Keeps `task` waiting for `agentId` at `seq`, unless it already waits; says whether it was added. */
-export function putWaiting(dbs: SubDbs, agentId: string, seq: number, task: Task): boolean {
-  if (dbs.mailboxes.doesExist([agentId, task.id])) return false;
-  dbs.mailboxes.putSync([agentId, task.id], waitingRecord(seq, task));
-  return true;
+/** Keeps `task` waiting for `agentId`, unless it already waits (then nothing is written). */
+export function putWaiting({ dbs, view }: StageContext, agentId: string, task: Task): Staged<undefined> {
+  const key = viewKey.waiting(agentId, task.id);
+  if (view.read(key, () => dbs.mailboxes.doesExist([agentId, task.id]))) return staged(undefined, []);
+  // Pinned: reading it from disk scans every waiting record.
+  const seq = view.read(viewKey.waitingSeq, () => nextWaitingSeq(dbs));
+  return staged(undefined, [put(dbs.mailboxes, [agentId, task.id], waitingRecord(seq, task))], [
+    { key, value: true },
+    { key: viewKey.waitingSeq, value: seq + 1, pinned: true },
+  ]);
 }
 
-export function clearSeq(db: Database<unknown>, owner: string): void {
-  for (const key of [...db.getKeys(seqRange(owner))]) db.removeSync(key);
+export function dropWaiting({ dbs }: StageContext, agentId: string, taskId: string): Staged<undefined> {
+  return staged(undefined, [remove(dbs.mailboxes, [agentId, taskId])], [{ key: viewKey.waiting(agentId, taskId), value: false }]);
 }
 
 /** Content-addressed: storing the same content again keeps the first record. */
-export function putArtifactRecord(dbs: SubDbs, hash: string, record: ArtifactRecord): string {
-  if (!dbs.artifacts.doesExist(hash)) dbs.artifacts.putSync(hash, record);
-  return hash;
+export function putArtifactRecord({ dbs, view }: StageContext, hash: string, record: ArtifactRecord): Staged<string> {
+  const key = viewKey.artifact(hash);
+  if (view.read(key, () => dbs.artifacts.doesExist(hash))) return staged(hash, []);
+  return staged(hash, [put(dbs.artifacts, hash, record)], [{ key, value: true }]);
 }
 
 // Validation of inputs into full records, done before a write is queued.
@@ -134,10 +199,12 @@ export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecor
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord =>
   parseOrThrow(TerminationRecordSchema, input, 'termination');
-export const messageRecord = (task: Task): unknown => parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message');
-export const inboxRecord = (task: Task): unknown => parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox');
+// A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):
+// its record needs no second zod pass, which was most of a message append's cost on the main thread.
+export const messageRecord = (task: Task): unknown => (isParsedTask(task) ? { v: 1, task } : parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message'));
+export const inboxRecord = (task: Task): unknown => (isParsedTask(task) ? { v: 1, task } : parseOrThrow(InboxRecordSchema, { v: 1, task }, 'inbox'));
 export const waitingRecord = (seq: number, task: Task): { v: 1; seq: number; task: Task } =>
-  parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
+  isParsedTask(task) && isSeq(seq) ? { v: 1, seq, task } : parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
 export const stepRecords = (steps: readonly ChatMessage[]): unknown[] =>
   steps.map((step, index) => parseOrThrow(ConversationRecordSchema, { ...step, v: 1 }, `steps[${index}]`));
 

@@ -40,6 +40,10 @@ describe('org store: bad data on disk', () => {
     await tamper(dir, 'mailboxes', (db) => db.put(['a1', 'someone-else'], { v: 1, seq: 0, task: makeTask({ id: 'w1' }) }));
 
     const { store, logger } = await openTestStore(dir);
+    // The message log is checked when read: the read skips the bad record and moves it aside.
+    expect(store.quarantined().map((entry) => entry.db)).not.toContain('messages');
+    expect(store.messages('root').map((task) => task.id)).toEqual(['root']);
+    await store.flushed();
     const reasons = Object.fromEntries(store.quarantined().map((entry) => [`${entry.db}/${JSON.stringify(entry.key)}`, entry.reason]));
     // Each reason names the offending field, as zod reported it.
     const expected: Record<string, RegExp> = {
@@ -75,6 +79,27 @@ describe('org store: bad data on disk', () => {
     const { store: third, logger: thirdLogger } = await openTestStore(dir);
     expect(third.quarantined()).toHaveLength(7);
     expect(thirdLogger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
+  });
+
+  it('skips an undecodable message record when its log is read, then moves it to the quarantine once', async () => {
+    const dir = await tempDir();
+    const { store: first } = await openTestStore(dir);
+    await first.appendMessage('root', makeTask({ id: 'root' }));
+    await first.appendMessage('root', makeTask({ id: 'root', text: 'second' }));
+    await first.close();
+    await tamper(dir, 'messages', (db) => db.putRaw(['root', 1], new Uint8Array([0xc1, 0xff])));
+
+    const { store, logger } = await openTestStore(dir);
+    expect(store.quarantined()).toEqual([]);
+    // Read twice before the quarantine write lands: both skip it, and it is moved once.
+    expect(store.messages('root').map((task) => task.parameters['text'])).toEqual(['task root']);
+    expect(store.messages('root')).toHaveLength(1);
+    await store.flushed();
+    expect(store.quarantined().map((entry) => [entry.db, entry.key, entry.reason.split(':')[0]])).toEqual([['messages', ['root', 1], 'undecodable']]);
+    expect(logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.fields['key'])).toEqual(['["root",1]']);
+    // The log goes on; the last slot, now free, is taken again (as after a quarantine on open).
+    expect(await store.appendMessage('root', makeTask({ id: 'root', text: 'third' }))).toBe(1);
+    expect(store.messages('root').map((task) => task.parameters['text'])).toEqual(['task root', 'third']);
   });
 
   it('quarantines an undecodable meta record and still opens', async () => {

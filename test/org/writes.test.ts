@@ -8,7 +8,7 @@ describe('org store: failed writes', () => {
   it('retries a failed write once, rolling back the failed attempt', async () => {
     const failures: string[] = [];
     const { store, logger } = await openTestStore(await tempDir(), {
-      // Throws after the agent and its parent link were put: the retry must not see them.
+      // Throws once the agent and its parent link are staged, before they are issued: the retry must not see them.
       writeFault: (label, attempt) => {
         if (label === 'createAgent' && attempt === 1) {
           failures.push(label);

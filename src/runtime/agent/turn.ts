@@ -154,6 +154,10 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     report(event);
   };
   const turn: TurnState = { pending: [], calls: new Map() };
+  // What the last tool step wrote (its results, and everything before): durable before the next
+  // tool runs, its commit overlapping the model call in between rather than adding to it.
+  let stepWritten: Promise<void> = Promise.resolve();
+  // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
   const answer = async (text: string, importance?: number): Promise<void> => {
     await journal.durable();
     if (!stopped()) end(importance === undefined ? { type: 'turn.answered', text } : { type: 'turn.answered', text, importance });
@@ -164,10 +168,12 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
       // One round of tools, reported on both sides; false once the machine has left the turn.
       const toolStep = async (calls: number): Promise<boolean> => {
         report({ type: 'turn.tools', calls });
-        // The steps so far are on disk before a tool acts on the world again.
-        await journal.durable();
+        // A finished tool's result is on disk before another tool acts on the world, so a
+        // crash never runs it again.
+        await stepWritten;
         if (stopped()) return false;
         await act(agent, turn, input.task, signal);
+        stepWritten = journal.durable();
         if (stopped()) return false;
         report({ type: 'turn.observed', step });
         return !stopped();

@@ -6,19 +6,18 @@ import { Actions, type Task } from '../../task/index.js';
 import type { Journal, StoredOrganisation } from './journal.js';
 
 /**
- * A Journal on the LMDB organisation store. The store queues writes in call order, so what is
- * fired and forgotten here still lands in order; `durable()` waits for the last of them.
+ * A Journal on the LMDB organisation store. The store writes in call order, off the main thread,
+ * so what is fired and forgotten here still lands in order; `durable()` waits for all of it.
  *
  * @internal
  */
 export function storeJournal(store: OrgStore, logger: Logger): Journal {
   // The user's own Tasks, logged durably before they are sent: the bus log skips them.
   const loggedFirst = new WeakSet<Task>();
-  let last: Promise<unknown> = Promise.resolve();
   // Fire-and-forget writes: a failure is logged (the store already retried it once) and costs
   // only what the write would have kept for a restart.
   const queued = (write: Promise<unknown>, what: string, fields: Record<string, unknown>): void => {
-    last = write.catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`));
+    write.catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`));
   };
   const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
 
@@ -60,9 +59,7 @@ export function storeJournal(store: OrgStore, logger: Logger): Journal {
       },
       cleared: () => queued(store.clearConversation(agentId), 'conversation', { agentId }),
     }),
-    durable: async () => {
-      await last;
-    },
+    durable: () => store.flushed(),
     stored: (): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
       return {
