@@ -167,8 +167,7 @@ export default defineConfig(
         'error',
         {
           default: 'disallow',
-          message:
-            '${file.type} must not import ${dependency.type}: a layer imports only layers below it, never a sibling (see `layers` in eslint.config.js)',
+          message: '${file.type} must not import ${dependency.type}: a layer imports only layers below it, never a sibling (see `layers` in eslint.config.js)',
           rules: layers.map(({ type, allow }) => ({ from: [type], allow: [type, ...allow] })),
         },
       ],

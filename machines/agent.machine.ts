@@ -70,10 +70,7 @@ export type TurnEvent =
   /** A model call or tool step failed: the turn is over, the agent lives on. */
   | { type: 'turn.failed'; error: unknown };
 
-export type AgentEvent =
-  | { type: 'task.received'; task: Task }
-  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
-  | TurnEvent;
+export type AgentEvent = { type: 'task.received'; task: Task } | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean } | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
@@ -83,7 +80,14 @@ function missing(name: string): never {
 const takeWork = [
   {
     guard: 'mailboxFull',
-    actions: { type: 'refuseTask', params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({ agentId: context.agentId, task: event.task, reason: 'mailbox_full' as const }) },
+    actions: {
+      type: 'refuseTask',
+      params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({
+        agentId: context.agentId,
+        task: event.task,
+        reason: 'mailbox_full' as const,
+      }),
+    },
   },
   { actions: 'enqueue' },
 ] as const;
@@ -160,10 +164,7 @@ export const agentMachine = setup({
           always: {
             guard: 'hasMail',
             target: 'turn',
-            actions: [
-              'takeNextTask',
-              { type: 'beginTurn', params: ({ context }) => ({ agentId: context.agentId, task: context.current }) },
-            ],
+            actions: ['takeNextTask', { type: 'beginTurn', params: ({ context }) => ({ agentId: context.agentId, task: context.current }) }],
           },
         },
         turn: {
@@ -244,7 +245,9 @@ export const agentMachine = setup({
         onError: { target: 'terminated' },
       },
       on: {
-        'task.received': { actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'terminating' as const }) } },
+        'task.received': {
+          actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'terminating' as const }) },
+        },
       },
     },
     terminated: {

@@ -9,10 +9,7 @@ export interface ShutdownSummary {
   readonly elapsedMs: number;
 }
 
-export type RuntimeEvent =
-  | { type: 'runtime.started' }
-  | { type: 'runtime.failed'; error: unknown }
-  | { type: 'runtime.shutdown'; drainTimeoutMs: number };
+export type RuntimeEvent = { type: 'runtime.started' } | { type: 'runtime.failed'; error: unknown } | { type: 'runtime.shutdown'; drainTimeoutMs: number };
 
 function missing(name: string): never {
   throw new Error(`runtime machine: the '${name}' actor is supplied by createRuntime`);

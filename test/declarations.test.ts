@@ -34,24 +34,30 @@ describe('published declarations', () => {
 
   it('type-check a program that uses the public API', async () => {
     const program = join(out, 'consumer.ts');
-    await writeFile(program, [
-      "import { type AgentState, createRuntime, defineTool } from './src/index.js';",
-      "import { createHttpServer } from './src/server/index.js';",
-      "import { societyOf } from './src/testing.js';",
-      "import { z } from 'zod';",
-      "const tool = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: async ({ text }) => ({ content: text }) });",
-      'const rt = await createRuntime({ tools: [tool] });',
-      'const states: AgentState[] = rt.agents().map((agent) => agent.state);',
-      "const roles: string[] = rt.roles().map((role) => role.name);",
-      'const live: string[] = societyOf(rt).liveIds();',
-      'const server = createHttpServer(rt);',
-      'export { states, roles, live, server };',
-    ].join('\n'));
+    await writeFile(
+      program,
+      [
+        "import { type AgentState, createRuntime, defineTool } from './src/index.js';",
+        "import { createHttpServer } from './src/server/index.js';",
+        "import { societyOf } from './src/testing.js';",
+        "import { z } from 'zod';",
+        "const tool = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: async ({ text }) => ({ content: text }) });",
+        'const rt = await createRuntime({ tools: [tool] });',
+        'const states: AgentState[] = rt.agents().map((agent) => agent.state);',
+        'const roles: string[] = rt.roles().map((role) => role.name);',
+        'const live: string[] = societyOf(rt).liveIds();',
+        'const server = createHttpServer(rt);',
+        'export { states, roles, live, server };',
+      ].join('\n'),
+    );
     const args = [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', program];
     // lmdb's own declarations do not type-check as ESM (its `export =`): only errors in ours count.
     const errors = await run(process.execPath, args, { cwd: root }).then(
       () => [],
-      (failure: unknown) => String((failure as { stdout?: unknown }).stdout).split('\n').filter((line) => line.includes('error TS') && !line.startsWith('node_modules/')),
+      (failure: unknown) =>
+        String((failure as { stdout?: unknown }).stdout)
+          .split('\n')
+          .filter((line) => line.includes('error TS') && !line.startsWith('node_modules/')),
     );
     expect(errors).toEqual([]);
   }, 120_000);

@@ -8,16 +8,48 @@ import * as testing from '../src/testing.js';
 describe('public surface', () => {
   it('exports exactly these runtime values from "troupe"', () => {
     expect(Object.keys(main).sort()).toEqual([
-      'Actions', 'AgentIdSchema', 'EventBus', 'InProcessTransport', 'MemoryLogger', 'OfflineModel', 'OpenAIModel',
-      'RequestTimeoutError', 'RetryingModel', 'Runtime', 'TaskSchema', 'TaskStatusSchema', 'ToolRegistry', 'TroupeError',
-      'ValidationError', 'createLogger', 'createRuntime', 'createTask', 'defaultRetryPolicy', 'defineTool', 'metaTools',
-      'modelFromEnv', 'parseTask', 'randomIds', 'replyTo', 'sequentialIds', 'subjectOf', 'systemClock', 'taskText',
+      'Actions',
+      'AgentIdSchema',
+      'EventBus',
+      'InProcessTransport',
+      'MemoryLogger',
+      'OfflineModel',
+      'OpenAIModel',
+      'RequestTimeoutError',
+      'RetryingModel',
+      'Runtime',
+      'TaskSchema',
+      'TaskStatusSchema',
+      'ToolRegistry',
+      'TroupeError',
+      'ValidationError',
+      'createLogger',
+      'createRuntime',
+      'createTask',
+      'defaultRetryPolicy',
+      'defineTool',
+      'metaTools',
+      'modelFromEnv',
+      'parseTask',
+      'randomIds',
+      'replyTo',
+      'sequentialIds',
+      'subjectOf',
+      'systemClock',
+      'taskText',
       'toolFromFunction',
     ]);
   });
 
   it('exports the test doubles from "troupe/testing" and the machines from "troupe/machines"', () => {
-    expect(Object.keys(testing).sort()).toEqual(['MemoryLogger', 'ScriptedModel', 'SimulatedClock', 'sequentialIds', 'societyOf', 'startOpenAICompatibleServer']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'MemoryLogger',
+      'ScriptedModel',
+      'SimulatedClock',
+      'sequentialIds',
+      'societyOf',
+      'startOpenAICompatibleServer',
+    ]);
     expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'runtimeMachine', 'userEndpointMachine']);
   });
 

@@ -120,13 +120,29 @@ export async function busDelivery(): Promise<Row[]> {
     notes,
   });
   return [
-    row('bus: publish to 1 of 10,000 `to` subscribers', many, rawOne,
-      `${PUBLISHES / 1000}k pre-built frozen Tasks to seeded-random targets; raw = Subject.next to 1 subscriber; ratio = raw Tasks/s ÷ troupe Tasks/s (times slower)`),
-    row('bus: publish to 1 of 10 `to` subscribers', few, rawOneAgain,
-      'same with 10 targets; the gap to the row above is mostly cache misses on 10,000 scattered routes (next row), not a scan'),
-    row('bus: 1 of 10,000 `to` subscribers vs a Map→Subject router', manyAgain, router,
-      'raw = Map<target, Subject>.get(task.to).next(task) over the same 10,000 targets and sequence: troupe overhead at equal memory locality'),
-    row("bus: 10,000 `to` subscribers + one on('*') observer", wildcard, rawTwo,
-      'every Task reaches its target and the wildcard; raw = Subject.next to 2 subscribers; ratio as above'),
+    row(
+      'bus: publish to 1 of 10,000 `to` subscribers',
+      many,
+      rawOne,
+      `${PUBLISHES / 1000}k pre-built frozen Tasks to seeded-random targets; raw = Subject.next to 1 subscriber; ratio = raw Tasks/s ÷ troupe Tasks/s (times slower)`,
+    ),
+    row(
+      'bus: publish to 1 of 10 `to` subscribers',
+      few,
+      rawOneAgain,
+      'same with 10 targets; the gap to the row above is mostly cache misses on 10,000 scattered routes (next row), not a scan',
+    ),
+    row(
+      'bus: 1 of 10,000 `to` subscribers vs a Map→Subject router',
+      manyAgain,
+      router,
+      'raw = Map<target, Subject>.get(task.to).next(task) over the same 10,000 targets and sequence: troupe overhead at equal memory locality',
+    ),
+    row(
+      "bus: 10,000 `to` subscribers + one on('*') observer",
+      wildcard,
+      rawTwo,
+      'every Task reaches its target and the wildcard; raw = Subject.next to 2 subscribers; ratio as above',
+    ),
   ];
 }

@@ -50,7 +50,17 @@ async function troupe(durable: boolean): Promise<{ url: string; close: () => Pro
 
 async function bare(): Promise<{ url: string; close: () => Promise<void> }> {
   const app = Fastify({ logger: false });
-  const agent = (id: string) => ({ id, roleId: 'role-1', roleName: 'worker', status: 'active', parentAgentId: null, state: 'running.idle', queued: 0, createdAt: 0, terminatedAt: null });
+  const agent = (id: string) => ({
+    id,
+    roleId: 'role-1',
+    roleName: 'worker',
+    status: 'active',
+    parentAgentId: null,
+    state: 'running.idle',
+    queued: 0,
+    createdAt: 0,
+    terminatedAt: null,
+  });
   const agents = { agents: Array.from({ length: AGENTS + 1 }, (_, i) => agent(`worker-${i}`)) };
   app.get('/api/agents', async () => agents);
   app.post('/api/submit', async (_, reply) => reply.status(201).send({ taskId: 'bare-task-id' }));

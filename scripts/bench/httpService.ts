@@ -79,9 +79,33 @@ export async function httpService(): Promise<Row[]> {
   const troupeSubmit = await measure('troupe', submit);
   const durableSubmit = await measure('troupe-durable', submit);
   return [
-    { benchmark: 'HTTP GET /api/agents (11 agents)', troupe: rate(troupeAgents.requestsPerSecond, 'req'), raw: rate(bareAgents.requestsPerSecond, 'req'), ratio: bareAgents.requestsPerSecond / troupeAgents.requestsPerSecond, notes },
-    { benchmark: 'HTTP POST /api/submit (memory only)', troupe: rate(troupeSubmit.requestsPerSecond, 'req'), raw: rate(bareSubmit.requestsPerSecond, 'req'), ratio: bareSubmit.requestsPerSecond / troupeSubmit.requestsPerSecond, notes: `${notes}; each submit is a root turn on an instant model` },
-    { benchmark: 'HTTP POST /api/submit p99 latency (memory only)', troupe: duration(troupeSubmit.p99Ms), raw: duration(bareSubmit.p99Ms), ratio: troupeSubmit.p99Ms / Math.max(bareSubmit.p99Ms, 1), notes: 'same run as the row above; autocannon reports whole milliseconds (raw floored at 1 ms for the ratio)' },
-    { benchmark: 'HTTP POST /api/submit (data dir, durable)', troupe: rate(durableSubmit.requestsPerSecond, 'req'), raw: rate(bareSubmit.requestsPerSecond, 'req'), ratio: bareSubmit.requestsPerSecond / durableSubmit.requestsPerSecond, notes: `p99 ${duration(durableSubmit.p99Ms)}; each submit waits for its fsync'd log write before 201` },
+    {
+      benchmark: 'HTTP GET /api/agents (11 agents)',
+      troupe: rate(troupeAgents.requestsPerSecond, 'req'),
+      raw: rate(bareAgents.requestsPerSecond, 'req'),
+      ratio: bareAgents.requestsPerSecond / troupeAgents.requestsPerSecond,
+      notes,
+    },
+    {
+      benchmark: 'HTTP POST /api/submit (memory only)',
+      troupe: rate(troupeSubmit.requestsPerSecond, 'req'),
+      raw: rate(bareSubmit.requestsPerSecond, 'req'),
+      ratio: bareSubmit.requestsPerSecond / troupeSubmit.requestsPerSecond,
+      notes: `${notes}; each submit is a root turn on an instant model`,
+    },
+    {
+      benchmark: 'HTTP POST /api/submit p99 latency (memory only)',
+      troupe: duration(troupeSubmit.p99Ms),
+      raw: duration(bareSubmit.p99Ms),
+      ratio: troupeSubmit.p99Ms / Math.max(bareSubmit.p99Ms, 1),
+      notes: 'same run as the row above; autocannon reports whole milliseconds (raw floored at 1 ms for the ratio)',
+    },
+    {
+      benchmark: 'HTTP POST /api/submit (data dir, durable)',
+      troupe: rate(durableSubmit.requestsPerSecond, 'req'),
+      raw: rate(bareSubmit.requestsPerSecond, 'req'),
+      ratio: bareSubmit.requestsPerSecond / durableSubmit.requestsPerSecond,
+      notes: `p99 ${duration(durableSubmit.p99Ms)}; each submit waits for its fsync'd log write before 201`,
+    },
   ];
 }

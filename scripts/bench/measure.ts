@@ -1,4 +1,3 @@
-
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

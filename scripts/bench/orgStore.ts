@@ -22,7 +22,10 @@ const SESSIONS = 1_000;
 
 const ids = sequentialIds();
 const taskFor = (session: number, n: number): Task =>
-  createTask({ from: 'user', to: `w-${n % AGENTS}`, action: 'execute', parameters: { text: `step ${n} of session ${session}` }, id: `s${session}-${n}` }, { ids, clock: systemClock });
+  createTask(
+    { from: 'user', to: `w-${n % AGENTS}`, action: 'execute', parameters: { text: `step ${n} of session ${session}` }, id: `s${session}-${n}` },
+    { ids, clock: systemClock },
+  );
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'troupe-bench-org-'));
@@ -53,7 +56,10 @@ async function rawStore(dir: string): Promise<{ root: RootDatabase; db: Database
 
 async function writeRates(): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const [label, count, inFlight] of [['one at a time', SEQUENTIAL, 1], [`${IN_FLIGHT} in flight`, CONCURRENT, IN_FLIGHT]] as const) {
+  for (const [label, count, inFlight] of [
+    ['one at a time', SEQUENTIAL, 1],
+    [`${IN_FLIGHT} in flight`, CONCURRENT, IN_FLIGHT],
+  ] as const) {
     const troupeDir = await tempDir();
     const rawDir = await tempDir();
     const store = await openOrgStore({ dir: troupeDir, logger: silentLogger });

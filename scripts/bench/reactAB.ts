@@ -23,7 +23,12 @@ import { type Loop, type TroupeBuild, handLoop, startLoopServer, troupeLoop } fr
 
 type Side = 'A' | 'B' | 'hand';
 const orders: readonly (readonly Side[])[] = [
-  ['A', 'B', 'hand'], ['A', 'hand', 'B'], ['B', 'A', 'hand'], ['B', 'hand', 'A'], ['hand', 'A', 'B'], ['hand', 'B', 'A'],
+  ['A', 'B', 'hand'],
+  ['A', 'hand', 'B'],
+  ['B', 'A', 'hand'],
+  ['B', 'hand', 'A'],
+  ['hand', 'A', 'B'],
+  ['hand', 'B', 'A'],
 ];
 
 function count(text: string | undefined, fallback: number, least: number): number {
@@ -79,7 +84,9 @@ async function main(): Promise<void> {
     process.stdout.write(`A = ${baselineDir}, B = this build; ${rounds} measured rounds a side after ${warmup} warm-up, µs per model call (median)\n\n`);
     process.stdout.write('| side | wall | ÷ hand | process CPU |\n| --- | --- | --- | --- |\n');
     for (const side of ['A', 'B', 'hand'] as const) {
-      process.stdout.write(`| ${side} | ${median(wall[side]).toFixed(0)} | ${(median(wall[side]) / handMedian).toFixed(3)}× | ${median(cpu[side]).toFixed(0)} |\n`);
+      process.stdout.write(
+        `| ${side} | ${median(wall[side]).toFixed(0)} | ${(median(wall[side]) / handMedian).toFixed(3)}× | ${median(cpu[side]).toFixed(0)} |\n`,
+      );
     }
     const paired = wall.B.map((b, i) => b - (wall.A[i] ?? Number.NaN));
     process.stdout.write(`\nB − A: ${median(paired).toFixed(1)} µs per model call (median of the rounds' differences)\n`);

@@ -108,7 +108,8 @@ export async function reactLoop(): Promise<Row[]> {
       const report = await runWorker(side, !isTroupe(side) && reference !== undefined ? openingOf(reference) : undefined);
       // Same opening request on both sides and in every block: same messages, same tool schema.
       reference ??= report.firstRequest;
-      if (!isDeepStrictEqual(report.firstRequest, reference)) throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
+      if (!isDeepStrictEqual(report.firstRequest, reference))
+        throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
       blocks[side].push(report);
       process.stderr.write(`  ${side} ${block}/${options.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
     }

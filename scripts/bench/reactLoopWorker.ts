@@ -18,7 +18,8 @@ import { collect, elapsedMs } from './measure.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
 
-type Args = { side: 'troupe' | 'troupe-disk'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
+type Args =
+  { side: 'troupe' | 'troupe-disk'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   const count = (text: string | undefined, least: number): number => {
@@ -40,7 +41,10 @@ async function main(): Promise<void> {
   const cpuPerStepSamples: number[] = [];
   const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
   try {
-    const loop = args.side === 'hand' || args.side === 'hand-sse' ? handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse') : await troupeLoop(server, thisBuild, dataDir);
+    const loop =
+      args.side === 'hand' || args.side === 'hand-sse'
+        ? handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse')
+        : await troupeLoop(server, thisBuild, dataDir);
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.

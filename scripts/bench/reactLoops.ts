@@ -112,7 +112,10 @@ export function handLoop(server: OpenAICompatibleServer, { system, user }: Openi
   return {
     setup: () => Promise.resolve(),
     run: async () => {
-      const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
+      const messages: ChatCompletionMessageParam[] = [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ];
       for (let calls = 1; calls <= CALLS; calls++) {
         let text = '';
         const toolCalls: { id: string; name: string; arguments: string }[] = [];

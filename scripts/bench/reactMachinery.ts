@@ -35,11 +35,19 @@ class InstantLoopModel implements ModelClient {
   }
 }
 
-const echo = defineTool({ name: 'echo', description: 'Returns its argument.', parameters: z.object({ n: z.number() }), execute: ({ n }) => Promise.resolve(jsonResult({ n })) });
+const echo = defineTool({
+  name: 'echo',
+  description: 'Returns its argument.',
+  parameters: z.object({ n: z.number() }),
+  execute: ({ n }) => Promise.resolve(jsonResult({ n })),
+});
 
 /** The same loop by hand: stream, gather tool calls, run echo, append, repeat. */
 async function handLoop(model: ModelClient): Promise<string> {
-  const messages: ChatMessage[] = [{ role: 'system', content: 'Call echo until told otherwise, then answer.' }, { role: 'user', content: 'loop' }];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'Call echo until told otherwise, then answer.' },
+    { role: 'user', content: 'loop' },
+  ];
   for (let call = 1; call <= CALLS; call++) {
     let text = '';
     const calls: { id: string; name: string; arguments: string }[] = [];
@@ -91,11 +99,13 @@ export async function reactMachinery(): Promise<Row[]> {
     await rt.shutdown({ drainTimeoutMs: 0 });
   }
   const [t, h] = [median(troupe), median(hand)];
-  return [{
-    benchmark: 'ReAct loop machinery: 20 echo steps + answer, instant in-process model (per model call)',
-    troupe: duration(t),
-    raw: duration(h),
-    ratio: t / h,
-    notes: `no HTTP: the model answers at once in the same process, so this is troupe's own cost per step (actor, bus, conversation, retry layer, tool runner, observation Tasks) against a hand-written loop over the same model; overhead ${duration(t - h)}/step; one process, troupe and hand blocks alternated (${options.blocks} × ${options.warmup} warm-up + ${options.rounds} measured rounds a side), medians`,
-  }];
+  return [
+    {
+      benchmark: 'ReAct loop machinery: 20 echo steps + answer, instant in-process model (per model call)',
+      troupe: duration(t),
+      raw: duration(h),
+      ratio: t / h,
+      notes: `no HTTP: the model answers at once in the same process, so this is troupe's own cost per step (actor, bus, conversation, retry layer, tool runner, observation Tasks) against a hand-written loop over the same model; overhead ${duration(t - h)}/step; one process, troupe and hand blocks alternated (${options.blocks} × ${options.warmup} warm-up + ${options.rounds} measured rounds a side), medians`,
+    },
+  ];
 }

@@ -191,7 +191,7 @@ export async function spawnSuite(): Promise<Row[]> {
       troupe: `${duration(troupe.stopMs)} (${perAgent(troupe.stopMs)})`,
       raw: `${duration(raw.stopMs)} (${perAgent(raw.stopMs)})`,
       ratio: troupe.stopMs / raw.stopMs,
-      notes: "rt.shutdown({ drainTimeoutMs: 0 }) vs send agent.terminate to each bare actor and await its final state; ratio = time troupe ÷ time raw",
+      notes: 'rt.shutdown({ drainTimeoutMs: 0 }) vs send agent.terminate to each bare actor and await its final state; ratio = time troupe ÷ time raw',
     },
   ];
 }

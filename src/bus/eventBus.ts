@@ -119,10 +119,14 @@ export class EventBus {
    * as returned: the bus never overwrites a handler's status.
    */
   serve(target: string, responder: (task: Task) => Task | undefined | Promise<Task | undefined>): Subscription {
-    return this.subscribe({ to: target }, async (task) => {
-      const reply = await responder(task);
-      if (reply !== undefined) this.publish(reply);
-    }, `serve:${target}`);
+    return this.subscribe(
+      { to: target },
+      async (task) => {
+        const reply = await responder(task);
+        if (reply !== undefined) this.publish(reply);
+      },
+      `serve:${target}`,
+    );
   }
 
   /**
@@ -273,4 +277,3 @@ function describeSelector(selector: Selector): string {
 function unreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
 }
-

@@ -5,9 +5,7 @@ import { ValidationError } from '../errors.js';
  * depth) or an exact action name.
  */
 export type ActionPattern =
-  | { readonly kind: 'all' }
-  | { readonly kind: 'prefix'; readonly prefix: string }
-  | { readonly kind: 'exact'; readonly action: string };
+  { readonly kind: 'all' } | { readonly kind: 'prefix'; readonly prefix: string } | { readonly kind: 'exact'; readonly action: string };
 
 const word = '[a-z][a-z0-9_]*';
 const exactRe = new RegExp(`^${word}(\\.${word})*$`);

@@ -58,6 +58,10 @@ export interface RuntimeSettings {
  * `modelFromEnv`), the data dir from `resolveDataDir`. Throws a ValidationError naming the
  * first malformed variable.
  */
-export function readRuntimeSettings(flags: { readonly dataDir?: string | undefined; readonly memory: boolean }, env: CliEnv, defaultLevel: LogLevel): RuntimeSettings {
+export function readRuntimeSettings(
+  flags: { readonly dataDir?: string | undefined; readonly memory: boolean },
+  env: CliEnv,
+  defaultLevel: LogLevel,
+): RuntimeSettings {
   return { logLevel: readLogLevel(env, defaultLevel), model: modelFromEnv(env), dataDir: resolveDataDir(flags.dataDir, flags.memory, env) };
 }

@@ -72,21 +72,26 @@ const run = program
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
-run.action(async (requirement: string, options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean; dataDir?: string; memory: boolean }) => {
-  process.exitCode = await runRequirement(
-    requirement,
-    {
-      timeoutSeconds: options.timeout,
-      verbose: options.verbose,
-      status: options.status,
-      memory: options.memory,
-      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-      ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
-      ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
-    },
-    io,
-  );
-});
+run.action(
+  async (
+    requirement: string,
+    options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean; dataDir?: string; memory: boolean },
+  ) => {
+    process.exitCode = await runRequirement(
+      requirement,
+      {
+        timeoutSeconds: options.timeout,
+        verbose: options.verbose,
+        status: options.status,
+        memory: options.memory,
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
+        ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
+      },
+      io,
+    );
+  },
+);
 
 program
   .command('model-server')

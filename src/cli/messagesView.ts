@@ -37,9 +37,7 @@ function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): 
       ...(options.offset === undefined ? {} : { offset: options.offset }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     });
-    io.stdout.write(
-      options.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.map((task) => `${clockTime(task.createdAt)}  ${formatTask(task)}\n`).join(''),
-    );
+    io.stdout.write(options.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.map((task) => `${clockTime(task.createdAt)}  ${formatTask(task)}\n`).join(''));
     return ExitCode.ok;
   });
 }

@@ -51,9 +51,7 @@ function orgText(store: OrgStore): string {
   const roles = store.roles().sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   const agents = store.agents();
   const lines = [`roles (${roles.length})`];
-  lines.push(
-    ...columns(roles.map((role) => [role.name, role.id, `created by ${role.createdBy}`, dateTime(role.createdAt)])).map((line) => `  ${line}`),
-  );
+  lines.push(...columns(roles.map((role) => [role.name, role.id, `created by ${role.createdBy}`, dateTime(role.createdAt)])).map((line) => `  ${line}`));
   lines.push(`agents (${agents.length})`);
   lines.push(...agentTreeLines(agents, roles, store.terminations()).map((line) => `  ${line}`));
   const quarantined = store.quarantined().length;

@@ -84,7 +84,13 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   terminal?.close();
   const [summary] = await Promise.all([rt.shutdown({ drainTimeoutMs: options.drainTimeoutMs }), listening ? server.close() : undefined]);
   logger.info(
-    { agents: summary.agents, stoppedAgents: summary.terminatedAgents, pendingTasks: summary.pendingTasks, drained: summary.drained, elapsedMs: Date.now() - started },
+    {
+      agents: summary.agents,
+      stoppedAgents: summary.terminatedAgents,
+      pendingTasks: summary.pendingTasks,
+      drained: summary.drained,
+      elapsedMs: Date.now() - started,
+    },
     'troupe serve stopped',
   );
   return ExitCode.ok;

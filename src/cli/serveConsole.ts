@@ -6,9 +6,7 @@ import { formatTask } from './formatTask.js';
 
 /** What one console line asks for: `@agentId text` addresses an agent, anything else goes to root. */
 export type ConsoleCommand =
-  | { readonly kind: 'submit'; readonly text: string }
-  | { readonly kind: 'send'; readonly agentId: string; readonly text: string }
-  | { readonly kind: 'blank' };
+  { readonly kind: 'submit'; readonly text: string } | { readonly kind: 'send'; readonly agentId: string; readonly text: string } | { readonly kind: 'blank' };
 
 function parseConsoleLine(line: string): ConsoleCommand {
   const trimmed = line.trim();

@@ -8,5 +8,8 @@ import { type LogLevel, type Logger, createLogger } from '../logger.js';
  */
 export function createServeLogger(level: LogLevel, stderr: { readonly isTTY?: boolean }): Logger {
   if (stderr.isTTY !== true || level === 'silent') return createLogger(level);
-  return pino({ level, base: { name: 'troupe' } }, pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name' }));
+  return pino(
+    { level, base: { name: 'troupe' } },
+    pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name' }),
+  );
 }

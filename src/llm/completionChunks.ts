@@ -84,7 +84,8 @@ export class CompletionChunks {
     } catch {
       throw new Error(`the model server sent a stream event that is not JSON: ${message.data.slice(0, 200)}`);
     }
-    if (typeof data !== 'object' || data === null) throw new Error(`the model server sent a stream event that is not a chunk object: ${message.data.slice(0, 200)}`);
+    if (typeof data !== 'object' || data === null)
+      throw new Error(`the model server sent a stream event that is not a chunk object: ${message.data.slice(0, 200)}`);
     if ('error' in data && data.error !== undefined && data.error !== null) {
       throw new APIError(undefined, data.error, undefined, this.#headers);
     }

@@ -21,7 +21,7 @@ export function hashEmbedding(text: string, dims = hashEmbeddingDims): number[] 
 function add(vector: number[], feature: string, weight: number): void {
   const hash = fnv1a(feature);
   const index = hash % vector.length;
-  vector[index] = (vector[index] ?? 0) + ((hash >>> 31) === 0 ? weight : -weight);
+  vector[index] = (vector[index] ?? 0) + (hash >>> 31 === 0 ? weight : -weight);
 }
 
 /** 32-bit FNV-1a over UTF-16 code units. */

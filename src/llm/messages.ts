@@ -1,11 +1,6 @@
 import type { ChatMessage, ToolDefinition } from '../task/index.js';
 
-export {
-  type AssistantMessage,
-  type ChatMessage,
-  type ToolCall,
-  type ToolDefinition,
-} from '../task/index.js';
+export { type AssistantMessage, type ChatMessage, type ToolCall, type ToolDefinition } from '../task/index.js';
 
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];

@@ -22,9 +22,7 @@ const defaultModelName = 'gpt-4o-mini';
  * naming the variable.
  */
 export function modelFromEnv(env: Readonly<Record<string, string | undefined>>): ModelClient {
-  const blankToUndefined = Object.fromEntries(
-    Object.keys(ModelEnvSchema.shape).map((key) => [key, env[key]?.trim() === '' ? undefined : env[key]]),
-  );
+  const blankToUndefined = Object.fromEntries(Object.keys(ModelEnvSchema.shape).map((key) => [key, env[key]?.trim() === '' ? undefined : env[key]]));
   const settings = parseOrThrow(ModelEnvSchema, blankToUndefined);
   if (settings.OPENAI_API_KEY === undefined && settings.OPENAI_BASE_URL === undefined) {
     return new OfflineModel({ chunkDelayMs: settings.TROUPE_OFFLINE_DELAY_MS ?? 0 });

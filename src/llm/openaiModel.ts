@@ -46,19 +46,23 @@ export class OpenAIModel implements ModelClient {
   }
 
   chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
-    return deltasOf((error) => toModelError(error, this.name, options.signal), () =>
-      this.#client.chat.completions.create(
-        {
-          model: request.model ?? this.#options.model,
-          messages: toWireMessages(request.messages),
-          ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
-          stream: true,
-          ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
-        },
-        options.signal === undefined ? {} : { signal: options.signal },
-      // The SDK sends the request and turns an error status into its APIError; the body is read
-      // by CompletionChunks, which costs a fraction of the SDK's Stream per chunk.
-      ).asResponse(),
+    return deltasOf(
+      (error) => toModelError(error, this.name, options.signal),
+      () =>
+        this.#client.chat.completions
+          .create(
+            {
+              model: request.model ?? this.#options.model,
+              messages: toWireMessages(request.messages),
+              ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
+              stream: true,
+              ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+            },
+            options.signal === undefined ? {} : { signal: options.signal },
+            // The SDK sends the request and turns an error status into its APIError; the body is read
+            // by CompletionChunks, which costs a fraction of the SDK's Stream per chunk.
+          )
+          .asResponse(),
     );
   }
 

@@ -1,8 +1,4 @@
-import type {
-  ChatCompletionChunk,
-  ChatCompletionFunctionTool,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { type ChatDelta, type ChatMessage, type ChatRequest, type ToolDefinition, usageOnlyReason } from './messages.js';
 
@@ -90,40 +86,50 @@ export function chunkToDeltas(chunk: ChatCompletionChunk): ChatDelta[] {
     if (choice.finish_reason !== null) deltas.push({ type: 'finish', reason: choice.finish_reason });
   }
   if (chunk.usage !== undefined && chunk.usage !== null) {
-    deltas.push({ type: 'finish', reason: usageOnlyReason, usage: { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens } });
+    deltas.push({
+      type: 'finish',
+      reason: usageOnlyReason,
+      usage: { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens },
+    });
   }
   return deltas;
 }
 
-const WireContentSchema = z.union([
-  z.string(),
-  z.null(),
-  z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()),
-]).optional();
+const WireContentSchema = z.union([z.string(), z.null(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose())]).optional();
 
 const WireMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: WireContentSchema }).loose(),
   z.object({ role: z.literal('developer'), content: WireContentSchema }).loose(),
   z.object({ role: z.literal('user'), content: WireContentSchema }).loose(),
-  z.object({
-    role: z.literal('assistant'),
-    content: WireContentSchema,
-    tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
-  }).loose(),
+  z
+    .object({
+      role: z.literal('assistant'),
+      content: WireContentSchema,
+      tool_calls: z
+        .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+        .optional(),
+    })
+    .loose(),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: WireContentSchema }).loose(),
 ]);
 
 /** The part of a chat-completions request body the local server understands. */
-export const WireChatRequestSchema = z.object({
-  model: z.string().min(1),
-  messages: z.array(WireMessageSchema).min(1),
-  stream: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
-  tools: z.array(z.object({
-    type: z.literal('function'),
-    function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
-  })).optional(),
-}).loose();
+export const WireChatRequestSchema = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(WireMessageSchema).min(1),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+    tools: z
+      .array(
+        z.object({
+          type: z.literal('function'),
+          function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+        }),
+      )
+      .optional(),
+  })
+  .loose();
 
 export type WireChatRequest = z.infer<typeof WireChatRequestSchema>;
 
@@ -135,7 +141,11 @@ function textOf(content: z.infer<typeof WireContentSchema>): string {
 
 /** Reads a validated wire request back into troupe's terms. */
 export function fromWireRequest(body: WireChatRequest): ChatRequest {
-  const tools = (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters ?? {} }));
+  const tools = (body.tools ?? []).map((tool) => ({
+    name: tool.function.name,
+    description: tool.function.description ?? '',
+    parameters: tool.function.parameters ?? {},
+  }));
   const messages = body.messages.map((message): ChatMessage => {
     switch (message.role) {
       case 'system':

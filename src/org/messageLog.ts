@@ -83,13 +83,20 @@ function moveAside(deps: MessageLogDeps, key: Key, reason: string): void {
       const seq = view.read('seq\u0000quarantine', () => nextQuarantineSeq(dbs.quarantine));
       const entry = quarantineEntry(dbs, { db: 'messages', key, reason }, clock.now());
       return {
-        ops: [{ db: dbs.quarantine, key: seq, value: entry }, { db: dbs.messages, key, remove: true }],
-        updates: [{ key: 'seq\u0000quarantine', value: seq + 1, pinned: true }, { key: pending, value: true }],
+        ops: [
+          { db: dbs.quarantine, key: seq, value: entry },
+          { db: dbs.messages, key, remove: true },
+        ],
+        updates: [
+          { key: 'seq\u0000quarantine', value: seq + 1, pinned: true },
+          { key: pending, value: true },
+        ],
         result: undefined,
       };
     })
     .then(
       () => logger.warn({ db: 'messages', key: showKey(key), reason }, 'quarantined an invalid org record'),
-      (error: unknown) => logger.error({ db: 'messages', key: showKey(key), reason, error: describeError(error) }, 'could not quarantine an invalid org record'),
+      (error: unknown) =>
+        logger.error({ db: 'messages', key: showKey(key), reason, error: describeError(error) }, 'could not quarantine an invalid org record'),
     );
 }

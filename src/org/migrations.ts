@@ -30,9 +30,7 @@ export const orgMigrations: Migrations = {};
 
 /** What the meta record says: a version, nothing (a new or pre-versioned store), or garbage. */
 export type StoredVersion =
-  | { readonly kind: 'version'; readonly version: number }
-  | { readonly kind: 'absent' }
-  | { readonly kind: 'invalid'; readonly reason: string };
+  { readonly kind: 'version'; readonly version: number } | { readonly kind: 'absent' } | { readonly kind: 'invalid'; readonly reason: string };
 
 export function readSchemaVersion(meta: Database<unknown>): StoredVersion {
   let value: unknown;

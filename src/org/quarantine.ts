@@ -20,11 +20,7 @@ export type QuarantineEntry = QuarantineRecord & { readonly seq: number };
  * values that do not even decode. Keys are listed first and values read one by one, so one
  * undecodable value cannot stop the scan of the rest.
  */
-export function scanDb(
-  name: SubDbName,
-  db: Database<unknown>,
-  validate: (key: unknown, value: unknown) => string | undefined,
-): InvalidRecord[] {
+export function scanDb(name: SubDbName, db: Database<unknown>, validate: (key: unknown, value: unknown) => string | undefined): InvalidRecord[] {
   const invalid: InvalidRecord[] = [];
   for (const key of db.getKeys()) {
     let value: unknown;

@@ -90,9 +90,7 @@ export const ConversationRecordSchema = z.discriminatedUnion('role', [
 
 export const ArtifactContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
 
-export const ArtifactRecordSchema = z
-  .object({ v: v1, name: z.string().min(1), mediaType: z.string().min(1), content: ArtifactContentSchema })
-  .strict();
+export const ArtifactRecordSchema = z.object({ v: v1, name: z.string().min(1), mediaType: z.string().min(1), content: ArtifactContentSchema }).strict();
 
 export const MetaRecordSchema = z.object({ v: v1, schemaVersion: z.number().int().nonnegative() }).strict();
 
@@ -120,4 +118,3 @@ export type Termination = Omit<TerminationRecord, 'v'>;
 export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
 export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;
-

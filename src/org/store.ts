@@ -38,10 +38,7 @@ export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> 
     throw new TroupeError('internal', `cannot open the org store in ${options.dir}: ${describeError(error)}`, { cause: error });
   }
   try {
-    const dbs = Object.fromEntries(subDbNames.map((name) => [name, root.openDB<unknown>({ name })])) as Record<
-      SubDbName,
-      Database<unknown>
-    >;
+    const dbs = Object.fromEntries(subDbNames.map((name) => [name, root.openDB<unknown>({ name })])) as Record<SubDbName, Database<unknown>>;
     const target = options.schemaVersion ?? currentSchemaVersion;
     const stored = readSchemaVersion(dbs.meta);
     if (stored.kind === 'invalid') {
@@ -70,11 +67,7 @@ export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> 
   }
 }
 
-function createOrgStore(
-  root: RootDatabase,
-  dbs: SubDbs,
-  options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>,
-): OrgStore {
+function createOrgStore(root: RootDatabase, dbs: SubDbs, options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>): OrgStore {
   const { clock } = options;
   const view = new InFlightView();
   const writer = createDurableWriter(root, view, options.logger, options.writeFault);

@@ -5,13 +5,7 @@ import type { ChatMessage, Task } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
-import type {
-  StoredAgentRecord,
-  ArtifactContent,
-  ArtifactRecord,
-  RoleRecord,
-  TerminationRecord,
-} from './schemas.js';
+import type { StoredAgentRecord, ArtifactContent, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 
 /**
  * Test seam: called after a write is staged and before anything of it is issued, with the

@@ -54,5 +54,6 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
-    isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds'),
+    isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',
+  ),
 };

@@ -5,7 +5,6 @@ import type { InFlightView } from './inFlight.js';
 import type { WriteFault } from './types.js';
 import type { Op, Staged } from './writes.js';
 
-
 /** Runs writes durably, in the order requested, committing and fsyncing off the main thread. */
 export interface DurableWriter {
   /**
@@ -33,10 +32,11 @@ interface Pending {
   readonly before: Promise<unknown>;
 }
 
-const settled = (promise: Promise<unknown>): Promise<void> => promise.then(
-  () => undefined,
-  () => undefined,
-);
+const settled = (promise: Promise<unknown>): Promise<void> =>
+  promise.then(
+    () => undefined,
+    () => undefined,
+  );
 
 function failed(logger: Logger, label: string, error: unknown): TroupeError {
   logger.error({ write: label, error: describeError(error) }, 'org store write failed twice; giving up');

@@ -32,8 +32,7 @@ import { artifactHash } from './validators.js';
 
 /** One put or remove of a staged write. */
 export type Op =
-  | { readonly db: Database<unknown>; readonly key: Key; readonly value: unknown }
-  | { readonly db: Database<unknown>; readonly key: Key; readonly remove: true };
+  { readonly db: Database<unknown>; readonly key: Key; readonly value: unknown } | { readonly db: Database<unknown>; readonly key: Key; readonly remove: true };
 
 /** A staged write: what to issue, what it leaves in the view, and what the caller gets. */
 export interface Staged<T> {
@@ -127,11 +126,7 @@ export function terminate(ctx: StageContext, termination: TerminationRecord): St
   const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
   return staged(
     termination,
-    [
-      put(dbs.agents, agent.id, ended),
-      put(dbs.terminations, termination.agentId, termination),
-      ...waiting.map((key) => remove(dbs.mailboxes, key)),
-    ],
+    [put(dbs.agents, agent.id, ended), put(dbs.terminations, termination.agentId, termination), ...waiting.map((key) => remove(dbs.mailboxes, key))],
     [agentUpdate(ended), ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false }))],
   );
 }
@@ -141,7 +136,11 @@ export function appendSeq({ dbs, view }: StageContext, name: 'messages' | 'conve
   const db = dbs[name];
   const key = viewKey.seq(name, owner);
   const first = view.read(key, () => nextSeq(db, owner));
-  return staged(first + values.length, values.map((value, i) => put(db, [owner, first + i], value)), [{ key, value: first + values.length }]);
+  return staged(
+    first + values.length,
+    values.map((value, i) => put(db, [owner, first + i], value)),
+    [{ key, value: first + values.length }],
+  );
 }
 
 /** Removes every step of `owner`'s sequence: those on disk and those still in flight. */
@@ -151,7 +150,11 @@ export function clearSeq({ dbs, view }: StageContext, name: 'conversations', own
   const next = view.read(viewKey.seq(name, owner), () => onDisk);
   const keys: Key[] = [...db.getKeys(seqRange(owner))];
   for (let seq = onDisk; seq < next; seq++) keys.push([owner, seq]);
-  return staged(undefined, keys.map((key) => remove(db, key)), [{ key: viewKey.seq(name, owner), value: 0 }]);
+  return staged(
+    undefined,
+    keys.map((key) => remove(db, key)),
+    [{ key: viewKey.seq(name, owner), value: 0 }],
+  );
 }
 
 export function appendInboxTask({ dbs, view }: StageContext, record: unknown): Staged<number> {
@@ -176,10 +179,14 @@ export function putWaiting({ dbs, view }: StageContext, agentId: string, task: T
   if (view.read(key, () => dbs.mailboxes.doesExist([agentId, task.id]))) return staged(undefined, []);
   // Pinned: reading it from disk scans every waiting record.
   const seq = view.read(viewKey.waitingSeq, () => nextWaitingSeq(dbs));
-  return staged(undefined, [put(dbs.mailboxes, [agentId, task.id], waitingRecord(seq, task))], [
-    { key, value: true },
-    { key: viewKey.waitingSeq, value: seq + 1, pinned: true },
-  ]);
+  return staged(
+    undefined,
+    [put(dbs.mailboxes, [agentId, task.id], waitingRecord(seq, task))],
+    [
+      { key, value: true },
+      { key: viewKey.waitingSeq, value: seq + 1, pinned: true },
+    ],
+  );
 }
 
 export function dropWaiting({ dbs }: StageContext, agentId: string, taskId: string): Staged<undefined> {
@@ -197,8 +204,7 @@ export function putArtifactRecord({ dbs, view }: StageContext, hash: string, rec
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
-export const terminationRecord = (input: unknown): TerminationRecord =>
-  parseOrThrow(TerminationRecordSchema, input, 'termination');
+export const terminationRecord = (input: unknown): TerminationRecord => parseOrThrow(TerminationRecordSchema, input, 'termination');
 // A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):
 // its record needs no second zod pass, which was most of a message append's cost on the main thread.
 export const messageRecord = (task: Task): unknown => (isParsedTask(task) ? { v: 1, task } : parseOrThrow(MessageRecordSchema, { v: 1, task }, 'message'));

@@ -121,7 +121,12 @@ export class Runtime {
   async #spawnRoot(): Promise<void> {
     const root = this.#root;
     try {
-      const rootRole = await this.#society.addRole({ name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', ...(root?.tools === undefined ? {} : { tools: root.tools }) });
+      const rootRole = await this.#society.addRole({
+        name: 'root',
+        prompt: root?.prompt ?? rootPrompt,
+        createdBy: 'runtime',
+        ...(root?.tools === undefined ? {} : { tools: root.tools }),
+      });
       await this.#society.spawn({ role: rootRole.id, parent: null, id: 'root' });
     } catch (error) {
       this.#actor.send({ type: 'runtime.failed', error });

@@ -154,7 +154,12 @@ export class Society implements SocietyPort {
       throw error;
     }
     if (!started) {
-      await this.#env.journal.terminated({ agentId: id, terminatedBy: input.parent ?? 'user', at: this.#env.clock.now(), reason: 'parent terminated while spawning' });
+      await this.#env.journal.terminated({
+        agentId: id,
+        terminatedBy: input.parent ?? 'user',
+        at: this.#env.clock.now(),
+        reason: 'parent terminated while spawning',
+      });
       this.#org.markTerminated(id, this.#env.clock.now());
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
     }
@@ -209,18 +214,20 @@ export class Society implements SocietyPort {
       const agent = this.#agents.get(id);
       // Already draining (a concurrent terminate or shutdown): waited for below, recorded once.
       if (agent === undefined || !agent.active) continue;
-      const termination = { agentId: id, terminatedBy: id === rootId ? by : this.parentOf(id) ?? by, at: this.#env.clock.now(), reason };
+      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason };
       this.#org.recordTermination(termination);
       agent.terminate(by, reason, resumable);
       if (why === 'terminate') written.push(this.#env.journal.terminated(termination));
     }
     await Promise.all(written);
-    await Promise.all(order.map(async (id) => {
-      const agent = this.#agents.get(id);
-      if (agent === undefined) return;
-      await agent.stopped();
-      this.#forget(agent, resumable);
-    }));
+    await Promise.all(
+      order.map(async (id) => {
+        const agent = this.#agents.get(id);
+        if (agent === undefined) return;
+        await agent.stopped();
+        this.#forget(agent, resumable);
+      }),
+    );
   }
 
   #start(record: AgentRecord, role: Role, origin: 'new' | 'restored'): Agent {

@@ -90,7 +90,8 @@ function errorBody(code: ErrorCode, message: string, field: string | null): Erro
 export function toResponse(error: unknown): { status: number; body: ErrorBody } {
   // The HTTP layer's own refusals and bad input are meant for the client: shown whole.
   if (error instanceof HttpError) return { status: error.status, body: errorBody(error.code, error.message, error.field) };
-  if (error instanceof ValidationError) return { status: statusOf(error.code), body: errorBody(error.code, error.message, error.field === '' ? null : error.field) };
+  if (error instanceof ValidationError)
+    return { status: statusOf(error.code), body: errorBody(error.code, error.message, error.field === '' ? null : error.field) };
   if (error instanceof TroupeError) {
     const status = statusOf(error.code);
     // A server-side failure says what kind it was, never its details.

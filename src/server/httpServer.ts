@@ -96,7 +96,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     open,
   });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_, reply) => reply.status(runtime.state === 'running' ? 200 : 503).send({ ready: runtime.state === 'running', state: runtime.state }));
+  app.get('/ready', async (_, reply) =>
+    reply.status(runtime.state === 'running' ? 200 : 503).send({ ready: runtime.state === 'running', state: runtime.state }),
+  );
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
 

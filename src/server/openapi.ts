@@ -16,16 +16,59 @@ interface RouteDoc {
 }
 
 const routes: readonly RouteDoc[] = [
-  { method: 'post', path: '/api/submit', summary: 'Give the root agent a requirement', body: s.SubmitBodySchema, reply: { status: 201, schema: s.SubmitReplySchema }, errors: [400, 401, 413, 415, 503] },
-  { method: 'post', path: '/api/send', summary: 'Send the user\'s message to an agent', body: s.SendBodySchema, reply: { status: 201, schema: s.SendReplySchema }, errors: [400, 401, 404, 409, 413, 415, 503] },
-  { method: 'get', path: '/api/messages/{taskId}', summary: 'Messages of a task tree, in order (what reached the user by default)', params: s.TaskIdParamsSchema, query: s.MessagesQuerySchema, reply: { status: 200, schema: s.MessagesReplySchema }, errors: [400, 401, 404] },
+  {
+    method: 'post',
+    path: '/api/submit',
+    summary: 'Give the root agent a requirement',
+    body: s.SubmitBodySchema,
+    reply: { status: 201, schema: s.SubmitReplySchema },
+    errors: [400, 401, 413, 415, 503],
+  },
+  {
+    method: 'post',
+    path: '/api/send',
+    summary: "Send the user's message to an agent",
+    body: s.SendBodySchema,
+    reply: { status: 201, schema: s.SendReplySchema },
+    errors: [400, 401, 404, 409, 413, 415, 503],
+  },
+  {
+    method: 'get',
+    path: '/api/messages/{taskId}',
+    summary: 'Messages of a task tree, in order (what reached the user by default)',
+    params: s.TaskIdParamsSchema,
+    query: s.MessagesQuerySchema,
+    reply: { status: 200, schema: s.MessagesReplySchema },
+    errors: [400, 401, 404],
+  },
   { method: 'get', path: '/api/agents', summary: 'Every agent of the organisation', reply: { status: 200, schema: s.AgentsReplySchema }, errors: [401] },
-  { method: 'get', path: '/api/agents/{id}', summary: 'One agent', params: s.AgentIdParamsSchema, reply: { status: 200, schema: s.AgentSchema }, errors: [400, 401, 404] },
+  {
+    method: 'get',
+    path: '/api/agents/{id}',
+    summary: 'One agent',
+    params: s.AgentIdParamsSchema,
+    reply: { status: 200, schema: s.AgentSchema },
+    errors: [400, 401, 404],
+  },
   { method: 'get', path: '/api/roles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
-  { method: 'get', path: '/api/events', summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON)', query: s.EventsQuerySchema, reply: { status: 200, mediaType: 'text/event-stream' }, errors: [400, 401] },
+  {
+    method: 'get',
+    path: '/api/events',
+    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON)',
+    query: s.EventsQuerySchema,
+    reply: { status: 200, mediaType: 'text/event-stream' },
+    errors: [400, 401],
+  },
   { method: 'get', path: '/openapi.json', summary: 'This document', reply: { status: 200 }, errors: [401] },
   { method: 'get', path: '/health', summary: 'Liveness (no token needed)', reply: { status: 200, schema: s.HealthReplySchema }, errors: [], public: true },
-  { method: 'get', path: '/ready', summary: 'Readiness: 200 while the runtime takes work, 503 otherwise (no token needed)', reply: { status: 200, schema: s.ReadyReplySchema }, errors: [503], public: true },
+  {
+    method: 'get',
+    path: '/ready',
+    summary: 'Readiness: 200 while the runtime takes work, 503 otherwise (no token needed)',
+    reply: { status: 200, schema: s.ReadyReplySchema },
+    errors: [503],
+    public: true,
+  },
 ];
 
 /** Named component schemas; everything else is inlined where it is used. */

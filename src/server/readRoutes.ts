@@ -44,7 +44,10 @@ function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): Mes
   });
   if (log === undefined) {
     if (query.scope === 'all') throw new HttpError('invalid_input', 'scope=all needs an org store (run with a data dir)', { field: 'scope' });
-    return page(runtime.user.inbox().filter((task) => task.sessionId === taskId), 'memory');
+    return page(
+      runtime.user.inbox().filter((task) => task.sessionId === taskId),
+      'memory',
+    );
   }
   // The user's own message is logged before it is sent, so a known task never has an empty log.
   if (log.length === 0) throw new HttpError('unknown_task', `no task "${taskId}"`, { field: 'taskId' });

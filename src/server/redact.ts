@@ -42,9 +42,7 @@ export class Redactor {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((item) => this.value(item));
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) && inner !== null ? redactedMark : this.value(inner)]),
-      );
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) && inner !== null ? redactedMark : this.value(inner)]));
     }
     return value;
   }

@@ -2,29 +2,15 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
 
 /** Agent ids travel in NATS subjects and URLs, so they are restricted to a safe alphabet. */
-export const AgentIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, "_" or "-"');
+export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, "_" or "-"');
 
-export const TaskIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
+export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
 /** Dotted lower-case names: `execute`, `node.message`, `agent.spawned`. */
-const ActionSchema = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'must be dotted lower-case words like "node.message"');
+const ActionSchema = z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'must be dotted lower-case words like "node.message"');
 
 /** The A2A task states. */
-export const TaskStatusSchema = z.enum([
-  'submitted',
-  'working',
-  'input-required',
-  'completed',
-  'canceled',
-  'failed',
-  'rejected',
-]);
+export const TaskStatusSchema = z.enum(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected']);
 
 export const TaskErrorSchema = z
   .object({

@@ -1,15 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import { deepFreeze } from './freeze.js';
-import {
-  type AgentId,
-  type JsonValue,
-  type Task,
-  type TaskError,
-  type TaskMetadata,
-  TaskSchema,
-  type TaskStatus,
-} from './schema.js';
+import { type AgentId, type JsonValue, type Task, type TaskError, type TaskMetadata, TaskSchema, type TaskStatus } from './schema.js';
 import { parseOrThrow } from './validate.js';
 import { ValidationError } from '../errors.js';
 

@@ -15,10 +15,12 @@ export const createPlanTool = defineTool({
   parameters: z.object({
     goal: z.string().min(1).max(2_000).describe('What the plan achieves'),
     steps: z
-      .array(z.object({
-        title: z.string().min(1).max(200).describe('The step in a few words'),
-        detail: z.string().max(5_000).optional().describe('How to do it, if not obvious'),
-      }))
+      .array(
+        z.object({
+          title: z.string().min(1).max(200).describe('The step in a few words'),
+          detail: z.string().max(5_000).optional().describe('How to do it, if not obvious'),
+        }),
+      )
       .min(1)
       .max(maxPlanSteps)
       .describe('The steps, in order'),

@@ -88,5 +88,11 @@ const terminateAgentTool = defineTool({
 
 /** The tools by which agents build and run their society, plan, and keep their own context short. */
 export const metaTools: readonly Tool[] = [
-  createRoleTool, spawnAgentTool, delegateTaskTool, sendMessageTool, terminateAgentTool, createPlanTool, compressContextTool,
+  createRoleTool,
+  spawnAgentTool,
+  delegateTaskTool,
+  sendMessageTool,
+  terminateAgentTool,
+  createPlanTool,
+  compressContextTool,
 ];

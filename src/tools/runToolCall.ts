@@ -18,7 +18,10 @@ export interface RunToolOptions {
 function prepare(call: ToolCall, registry: ToolRegistry, policy: ToolPolicy | undefined): { tool: Tool; args: unknown } | ToolResult {
   const tool = registry.get(call.name);
   if (tool === undefined || !registry.allows(policy, call.name)) {
-    const known = registry.definitions(policy).map((definition) => definition.name).join(', ');
+    const known = registry
+      .definitions(policy)
+      .map((definition) => definition.name)
+      .join(', ');
     return errorResult(`unknown tool "${call.name}"; available: ${known}`, 'unknown_tool');
   }
   let raw: unknown;
@@ -91,14 +94,17 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
     }
     stopWatching = onAbort(context.signal, onParentAbort);
     // A coded failure keeps its code; anything else a tool throws is that tool's own failure.
-    const failed = (error: unknown): void => settle(errorResult(`${call.name} failed: ${describeError(error)}`, error instanceof TroupeError ? error.code : 'tool_error'));
+    const failed = (error: unknown): void =>
+      settle(errorResult(`${call.name} failed: ${describeError(error)}`, error instanceof TroupeError ? error.code : 'tool_error'));
     try {
-      tool.execute(args, {
-        ...context,
-        get signal() {
-          return toolSignal();
-        },
-      }).then(settle, failed);
+      tool
+        .execute(args, {
+          ...context,
+          get signal() {
+            return toolSignal();
+          },
+        })
+        .then(settle, failed);
     } catch (error) {
       failed(error);
     }

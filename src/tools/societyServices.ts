@@ -21,14 +21,17 @@ export interface RecordedPlan {
 /** Sends `text` to `to` (an agent or `user`) without waiting; returns the Task sent. */
 export function sendMessage(society: SocietyPort, input: { from: string; to: string; text: string; parentTask: Task | null }): Task {
   if (input.to !== 'user') society.requireLive(input.to);
-  const task = createTask({
-    from: input.from,
-    to: input.to,
-    action: Actions.message,
-    parameters: { text: input.text },
-    parentId: input.parentTask?.id ?? null,
-    sessionId: input.parentTask?.sessionId,
-  }, society);
+  const task = createTask(
+    {
+      from: input.from,
+      to: input.to,
+      action: Actions.message,
+      parameters: { text: input.text },
+      parentId: input.parentTask?.id ?? null,
+      sessionId: input.parentTask?.sessionId,
+    },
+    society,
+  );
   society.bus.publish(task);
   return task;
 }
@@ -44,19 +47,25 @@ export function delegateTask(
   } catch (error) {
     return Promise.reject(error);
   }
-  const task = createTask({
-    from: input.from,
-    to: input.to,
-    action: Actions.execute,
-    parameters: { text: input.text },
-    parentId: input.parentTask.id,
-    sessionId: input.parentTask.sessionId,
-  }, society);
+  const task = createTask(
+    {
+      from: input.from,
+      to: input.to,
+      action: Actions.execute,
+      parameters: { text: input.text },
+      parentId: input.parentTask.id,
+      sessionId: input.parentTask.sessionId,
+    },
+    society,
+  );
   return society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
 }
 
 /** Shortens `agentId`'s own conversation; `messages` is its length afterwards. */
-export function compressContext(society: SocietyPort, input: { agentId: string; summary: string; keepRecent: number }): { removed: number; kept: number; messages: number } {
+export function compressContext(
+  society: SocietyPort,
+  input: { agentId: string; summary: string; keepRecent: number },
+): { removed: number; kept: number; messages: number } {
   const conversation = society.conversationOf(input.agentId);
   const { removed, kept } = conversation.compress(input.summary, input.keepRecent);
   return { removed, kept, messages: conversation.length };
@@ -65,14 +74,19 @@ export function compressContext(society: SocietyPort, input: { agentId: string; 
 /** Publishes each step as a `plan.step` Task from `agentId` to itself under `parentTask`, in order. */
 export function recordPlan(society: SocietyPort, input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan {
   society.requireLive(input.agentId);
-  const tasks = input.steps.map((step, index) => createTask({
-    from: input.agentId,
-    to: input.agentId,
-    action: Actions.planStep,
-    parameters: { goal: input.goal, index, title: step.title, detail: step.detail ?? null },
-    parentId: input.parentTask.id,
-    sessionId: input.parentTask.sessionId,
-  }, society));
+  const tasks = input.steps.map((step, index) =>
+    createTask(
+      {
+        from: input.agentId,
+        to: input.agentId,
+        action: Actions.planStep,
+        parameters: { goal: input.goal, index, title: step.title, detail: step.detail ?? null },
+        parentId: input.parentTask.id,
+        sessionId: input.parentTask.sessionId,
+      },
+      society,
+    ),
+  );
   // Made (and validated) before any is published, so a plan is recorded whole or not at all.
   for (const task of tasks) society.bus.publish(task);
   return { planId: input.parentTask.id, steps: tasks.map((task, index) => ({ taskId: task.id, index, title: input.steps[index]?.title ?? '' })) };

@@ -96,11 +96,7 @@ describe('EventBus never changes a Task', () => {
 
     bus.publish(task({ action: 'node.message' }));
     await flush();
-    expect(all.map((t) => `${t.action}:${t.status}`)).toEqual([
-      'execute:submitted',
-      'execute:input-required',
-      'node.message:submitted',
-    ]);
+    expect(all.map((t) => `${t.action}:${t.status}`)).toEqual(['execute:submitted', 'execute:input-required', 'node.message:submitted']);
   });
 });
 
@@ -145,7 +141,11 @@ describe('EventBus wildcards', () => {
   it('delivers a Task to a pattern exactly when matches() says it should', () => {
     const word = fc.constantFrom('a', 'b', 'ab', 'node');
     const action = fc.array(word, { minLength: 1, maxLength: 3 }).map((words) => words.join('.'));
-    const pattern = fc.oneof(fc.constant('*'), action, action.map((prefix) => `${prefix}.*`));
+    const pattern = fc.oneof(
+      fc.constant('*'),
+      action,
+      action.map((prefix) => `${prefix}.*`),
+    );
     fc.assert(
       fc.property(pattern, fc.array(action, { maxLength: 8 }), (p, published) => {
         const { bus, task } = busHarness();
@@ -220,9 +220,13 @@ describe('EventBus isolates failing subscribers', () => {
     const after: Task[] = [];
     const boom = new Error('boom');
     bus.subscribe({ to: 'poet' }, (t) => before.push(t));
-    bus.subscribe({ to: 'poet' }, () => {
-      throw boom;
-    }, 'thrower');
+    bus.subscribe(
+      { to: 'poet' },
+      () => {
+        throw boom;
+      },
+      'thrower',
+    );
     bus.subscribe({ to: 'poet' }, (t) => after.push(t));
     const watcher = collect(bus.on('*'));
 
@@ -284,13 +288,7 @@ describe('EventBus ordering', () => {
 
     bus.publish(task({ action: 'node.message' }));
 
-    expect(log).toEqual([
-      'node.*:submitted',
-      '*:user->poet:submitted',
-      'poet handled',
-      'node.*:completed',
-      '*:poet->user:completed',
-    ]);
+    expect(log).toEqual(['node.*:submitted', '*:user->poet:submitted', 'poet handled', 'node.*:completed', '*:poet->user:completed']);
   });
 
   it('delivers a reply published by a pattern subscriber after the request reaches every observer', () => {
@@ -363,4 +361,3 @@ describe('wants', () => {
     expect(bus.wants('observer', 'node.tool_call')).toBe(true);
   });
 });
-

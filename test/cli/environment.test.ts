@@ -54,8 +54,20 @@ describe('the CLI on a malformed environment', () => {
   it.each([
     ['run', 'TROUPE_LOG_LEVEL', ['run', 'x', '--no-status'], { TROUPE_LOG_LEVEL: 'loud' }, /TROUPE_LOG_LEVEL: must be one of trace, .*; got "loud"/],
     ['run', 'OPENAI_BASE_URL', ['run', 'x', '--no-status'], { OPENAI_BASE_URL: 'localhost:11434' }, /OPENAI_BASE_URL: must be an http\(s\) URL/],
-    ['serve', 'TROUPE_LOG_LEVEL', ['serve', '--port', '0', '--no-console', '--memory'], { TROUPE_LOG_LEVEL: 'verbose' }, /TROUPE_LOG_LEVEL: must be one of .*; got "verbose"/],
-    ['serve', 'OPENAI_BASE_URL', ['serve', '--port', '0', '--no-console', '--memory'], { OPENAI_BASE_URL: 'ftp://models.example' }, /OPENAI_BASE_URL: must be an http\(s\) URL/],
+    [
+      'serve',
+      'TROUPE_LOG_LEVEL',
+      ['serve', '--port', '0', '--no-console', '--memory'],
+      { TROUPE_LOG_LEVEL: 'verbose' },
+      /TROUPE_LOG_LEVEL: must be one of .*; got "verbose"/,
+    ],
+    [
+      'serve',
+      'OPENAI_BASE_URL',
+      ['serve', '--port', '0', '--no-console', '--memory'],
+      { OPENAI_BASE_URL: 'ftp://models.example' },
+      /OPENAI_BASE_URL: must be an http\(s\) URL/,
+    ],
     ['org', 'TROUPE_LOG_LEVEL', ['org'], { TROUPE_LOG_LEVEL: 'loud' }, /TROUPE_LOG_LEVEL: must be one of .*; got "loud"/],
   ] as const)('%s exits 2 on a malformed %s, naming it', async (_command, _variable, args, env, message) => {
     const result = await runCli(args, env);

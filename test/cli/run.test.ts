@@ -34,7 +34,10 @@ function expectDelegationFlow(stdout: string): void {
   const result_ = lineIndex(lines, new RegExp(`^${child} → root\\s+execute \\[completed\\].*Rain on the roof`), delegated);
   const terminated = lineIndex(lines, new RegExp(`^${child} → root\\s+agent\\.terminated`), result_);
   const answered = lineIndex(lines, /^root → user\s+execute \[completed\]/, terminated);
-  expect([spawned, delegated, result_, terminated, answered].every((i) => i >= 0), stdout).toBe(true);
+  expect(
+    [spawned, delegated, result_, terminated, answered].every((i) => i >= 0),
+    stdout,
+  ).toBe(true);
   expect(stdout).toContain('each drop a small syllable');
 }
 

@@ -64,7 +64,9 @@ describe('troupe serve (child process)', () => {
     expect(await first.done, first.stderr).toBe(0);
     const stopped = await first.log('troupe serve stopped');
     expect(stopped).toMatchObject({ drained: true, pendingTasks: 0 });
-    expect(first.logs.some((line) => line.msg === 'shutting down: no new requests or Tasks; letting turns in flight finish' && line['signal'] === 'SIGTERM')).toBe(true);
+    expect(
+      first.logs.some((line) => line.msg === 'shutting down: no new requests or Tasks; letting turns in flight finish' && line['signal'] === 'SIGTERM'),
+    ).toBe(true);
 
     const second = started(['--port', '0', '--data-dir', dataDir, '--no-console']);
     const again = await second.url();

@@ -9,7 +9,16 @@ function fakeStream(): { stream: NodeJS.WriteStream; written: string[] } {
 }
 
 const agent = (id: string, state: AgentState, status: 'active' | 'terminated' = 'active', queued = 0): AgentView => ({
-  id, state, status, queued, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, roleId: 'r', roleName: 'r', parentAgentId: null, createdAt: 0, terminatedAt: null,
+  id,
+  state,
+  status,
+  queued,
+  usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  roleId: 'r',
+  roleName: 'r',
+  parentAgentId: null,
+  createdAt: 0,
+  terminatedAt: null,
 });
 
 describe('StatusLine', () => {

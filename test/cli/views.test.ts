@@ -37,7 +37,10 @@ async function writeOrganisation(into: string): Promise<void> {
   const deps = { ids: sequentialIds(), clock };
   rootTask = createTask({ from: 'user', to: 'boss-1', action: 'execute', parameters: { text: 'write a poem about rain' } }, deps);
   clock.advance(5);
-  const sub = createTask({ from: 'boss-1', to: 'poet-2', action: 'execute', parameters: { text: 'draft a verse' }, parentId: rootTask.id, sessionId: rootTask.sessionId }, deps);
+  const sub = createTask(
+    { from: 'boss-1', to: 'poet-2', action: 'execute', parameters: { text: 'draft a verse' }, parentId: rootTask.id, sessionId: rootTask.sessionId },
+    deps,
+  );
   clock.advance(120);
   const subDone = replyTo(sub, { status: 'completed', result: 'Rain on the roof' }, clock);
   clock.advance(1_000);
@@ -146,7 +149,12 @@ describe('troupe messages', () => {
   it('pages with --offset and --limit, and prints Tasks with --json', async () => {
     const page = await runCli(['messages', rootTask.id, '--data-dir', dir, '--offset', '1', '--limit', '2'], env);
     expect(page.code, page.stderr).toBe(0);
-    expect(page.stdout.trimEnd().split('\n').map((line) => line.slice(0, 12))).toEqual(['12:00:04.005', '12:00:04.125']);
+    expect(
+      page.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.slice(0, 12)),
+    ).toEqual(['12:00:04.005', '12:00:04.125']);
 
     const past = await runCli(['messages', rootTask.id, '--data-dir', dir, '--offset', '10'], env);
     expect(past.code, past.stderr).toBe(0);
@@ -172,7 +180,12 @@ describe('troupe messages', () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^troupe: <taskId> must be 1–128 letters/);
 
-    for (const bad of [['--limit', '0'], ['--limit', 'ten'], ['--limit', '1.5'], ['--offset', '-1']]) {
+    for (const bad of [
+      ['--limit', '0'],
+      ['--limit', 'ten'],
+      ['--limit', '1.5'],
+      ['--offset', '-1'],
+    ]) {
       const result = await runCli(['messages', rootTask.id, '--data-dir', dir, ...bad], env);
       expect(result.code, bad.join(' ')).toBe(2);
       expect(result.stderr).toContain(`${bad[0] ?? ''} must be an integer`);

@@ -64,7 +64,9 @@ describe('CompletionChunks', () => {
 
   it('reads the body to its end after [DONE], ignoring what follows', async () => {
     let pulled = 0;
-    const pieces = [`data: ${JSON.stringify(chunk('kept'))}\n\ndata: [DONE]\n\n`, `data: ${JSON.stringify(chunk('after'))}\n\n`, 'data: not json\n\n'].map(encode);
+    const pieces = [`data: ${JSON.stringify(chunk('kept'))}\n\ndata: [DONE]\n\n`, `data: ${JSON.stringify(chunk('after'))}\n\n`, 'data: not json\n\n'].map(
+      encode,
+    );
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
         const piece = pieces[pulled++];
@@ -131,7 +133,10 @@ describe('CompletionChunks', () => {
 
   it('names what is wrong with an event that is not a chunk', async () => {
     const failureOf = (data: string): Promise<unknown> =>
-      new CompletionChunks(responseOf([encode(`data: ${data}\n\n`)])).next().then(() => null, (error: unknown) => error);
+      new CompletionChunks(responseOf([encode(`data: ${data}\n\n`)])).next().then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(await failureOf('{"choices": [')).toMatchObject({ message: 'the model server sent a stream event that is not JSON: {"choices": [' });
     expect(await failureOf('42')).toMatchObject({ message: expect.stringContaining('not a chunk object: 42') as string });
     expect(await failureOf('{"choices": {}}')).toMatchObject({ message: expect.stringContaining('choices is not a list') as string });

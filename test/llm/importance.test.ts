@@ -11,7 +11,9 @@ describe('importance tags', () => {
   });
 
   it('strips tags from a stream however the text is cut into fragments', () => {
-    const text = fc.array(fc.oneof(fc.constantFrom('<imp:0.9/>', '<imp:0.25/>', '<', '<i', 'a<b', ' x ', '<imp', '/>'), fc.string({ maxLength: 6 })), { maxLength: 12 }).map((parts) => parts.join(''));
+    const text = fc
+      .array(fc.oneof(fc.constantFrom('<imp:0.9/>', '<imp:0.25/>', '<', '<i', 'a<b', ' x ', '<imp', '/>'), fc.string({ maxLength: 6 })), { maxLength: 12 })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(text, fc.array(fc.nat(), { maxLength: 8 }), (whole, cuts) => {
         const points = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);

@@ -86,7 +86,10 @@ describe('chat completions', () => {
     const chunks = await drain(await client.chat.completions.create({ ...hi, stream: true }));
     const fragments = chunks.flatMap((chunk) => chunk.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
     const headers = fragments.filter((fragment) => fragment.id !== undefined);
-    expect(headers.map((fragment) => [fragment.index, fragment.type, fragment.function?.name])).toEqual([[0, 'function', 'get_weather'], [1, 'function', 'get_time']]);
+    expect(headers.map((fragment) => [fragment.index, fragment.type, fragment.function?.name])).toEqual([
+      [0, 'function', 'get_weather'],
+      [1, 'function', 'get_time'],
+    ]);
     // Later fragments carry only the index and more arguments.
     for (const fragment of fragments.filter((item) => item.id === undefined)) {
       expect(Object.keys(fragment).sort()).toEqual(['function', 'index']);
@@ -136,14 +139,19 @@ describe('chat completions', () => {
   });
 
   it('answers from the offline playbook when the script is empty', async () => {
-    const tools = toWireTools(['create_role', 'spawn_agent', 'delegate_task', 'terminate_agent'].map((name) => ({
-      name,
-      description: name,
-      parameters: { type: 'object', properties: {} },
-    })));
+    const tools = toWireTools(
+      ['create_role', 'spawn_agent', 'delegate_task', 'terminate_agent'].map((name) => ({
+        name,
+        description: name,
+        parameters: { type: 'object', properties: {} },
+      })),
+    );
     const completion = await client.chat.completions.create({
       model: 'gpt-test',
-      messages: [{ role: 'system', content: 'You lead.' }, { role: 'user', content: '[from user · task t1 · execute]\nwrite a haiku' }],
+      messages: [
+        { role: 'system', content: 'You lead.' },
+        { role: 'user', content: '[from user · task t1 · execute]\nwrite a haiku' },
+      ],
       tools,
     });
     const call = completion.choices[0]?.message.tool_calls?.[0];
@@ -256,9 +264,7 @@ describe('embeddings and models', () => {
   });
 
   it('rejects an embeddings body without input', async () => {
-    const error: unknown = await client.embeddings
-      .create({ model: 'm' } as unknown as OpenAI.EmbeddingCreateParams)
-      .catch((caught: unknown) => caught);
+    const error: unknown = await client.embeddings.create({ model: 'm' } as unknown as OpenAI.EmbeddingCreateParams).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 400, param: 'input' });
   });
 

@@ -49,25 +49,43 @@ async function rawSseServer(bodies: (readonly (string | Buffer | typeof drop)[])
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
 }
 
 const data = (body: unknown): string => `data: ${JSON.stringify(body)}\n\n`;
-const textChunk = (content: string): unknown => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+const textChunk = (content: string): unknown => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta: { content }, finish_reason: null }],
+});
 
 describe('OpenAIModel', () => {
   it('streams text and tool calls from the local server, with usage', async () => {
     const server = await startOpenAICompatibleServer();
     closers.push(() => server.close());
-    server.script({ text: 'calling a tool', toolCalls: [{ name: 'echo', arguments: { n: 1 } }, { name: 'echo', arguments: { n: 2 } }] });
+    server.script({
+      text: 'calling a tool',
+      toolCalls: [
+        { name: 'echo', arguments: { n: 1 } },
+        { name: 'echo', arguments: { n: 2 } },
+      ],
+    });
     const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
     const reply = await collectReply(model.chat(request));
     expect(reply.message.content).toBe('calling a tool');
-    expect(reply.message.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as unknown])).toEqual([['echo', { n: 1 }], ['echo', { n: 2 }]]);
+    expect(reply.message.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as unknown])).toEqual([
+      ['echo', { n: 1 }],
+      ['echo', { n: 2 }],
+    ]);
     expect(reply.finishReason).toBe('tool_calls');
     expect(reply.usage?.completionTokens).toBeGreaterThan(0);
   });
@@ -105,8 +123,17 @@ describe('OpenAIModel', () => {
   it('under the retry layer, ends in a model_error once retries are spent (500) or at once (400)', async () => {
     const server = await startOpenAICompatibleServer();
     closers.push(() => server.close());
-    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }), { ...defaultRetryPolicy, maxRetries: 2, baseDelayMs: 1 }, { logger: new MemoryLogger() });
-    server.script({ status: 500, message: 'down' }, { status: 500, message: 'down' }, { status: 500, message: 'still down' }, { status: 400, message: 'bad tools' });
+    const model = new RetryingModel(
+      new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }),
+      { ...defaultRetryPolicy, maxRetries: 2, baseDelayMs: 1 },
+      { logger: new MemoryLogger() },
+    );
+    server.script(
+      { status: 500, message: 'down' },
+      { status: 500, message: 'down' },
+      { status: 500, message: 'still down' },
+      { status: 400, message: 'bad tools' },
+    );
     const spent: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
     expect(spent).toMatchObject({ code: 'model_error', message: 'model openai:m failed: HTTP 500 server_error: still down' });
     expect((spent as TroupeError).cause).toBeInstanceOf(InternalServerError);
@@ -120,7 +147,11 @@ describe('OpenAIModel', () => {
   it('keeps an abort an abort, not a model_error', async () => {
     const server = await startOpenAICompatibleServer({ chunkDelayMs: 20 });
     closers.push(() => server.close());
-    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }), { ...defaultRetryPolicy, baseDelayMs: 1 }, { logger: new MemoryLogger() });
+    const model = new RetryingModel(
+      new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' }),
+      { ...defaultRetryPolicy, baseDelayMs: 1 },
+      { logger: new MemoryLogger() },
+    );
     const controller = new AbortController();
     controller.abort(new Error('agent terminated'));
     const caught: unknown = await drain(model.chat(request, { signal: controller.signal })).catch((error: unknown) => error);
@@ -149,11 +180,26 @@ describe('OpenAIModel', () => {
   });
 
   it('reruns a stream dropped mid-way from the start under the retry layer', async () => {
-    const { baseURL } = await rawSseServer([[data(textChunk('half an ans')), drop], [data(textChunk('the whole answer')), 'data: [DONE]\n\n']]);
-    const model = new RetryingModel(new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' }), { ...defaultRetryPolicy, baseDelayMs: 1 }, { logger: new MemoryLogger() });
+    const { baseURL } = await rawSseServer([
+      [data(textChunk('half an ans')), drop],
+      [data(textChunk('the whole answer')), 'data: [DONE]\n\n'],
+    ]);
+    const model = new RetryingModel(
+      new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' }),
+      { ...defaultRetryPolicy, baseDelayMs: 1 },
+      { logger: new MemoryLogger() },
+    );
     const deltas = await drain(model.chat(request));
     expect(deltas.filter((delta) => delta.type === 'restart')).toEqual([{ type: 'restart', attempt: 1 }]);
-    expect((await collectReply((async function* () { yield* deltas; })())).message.content).toBe('the whole answer');
+    expect(
+      (
+        await collectReply(
+          (async function* () {
+            yield* deltas;
+          })(),
+        )
+      ).message.content,
+    ).toBe('the whole answer');
   });
 
   it('throws a model_error caused by the SDK APIError for an error sent mid-stream', async () => {

@@ -7,9 +7,7 @@ type Snapshot = SnapshotFrom<typeof runtimeMachine>;
 
 /** The domain events plus the settlements of the `drainSociety` invocation. */
 type ModelEvent =
-  | RuntimeEvent
-  | { type: 'xstate.done.actor.drainSociety'; output: ShutdownSummary }
-  | { type: 'xstate.error.actor.drainSociety'; error: Error };
+  RuntimeEvent | { type: 'xstate.done.actor.drainSociety'; output: ShutdownSummary } | { type: 'xstate.error.actor.drainSociety'; error: Error };
 
 const summary: ShutdownSummary = { agents: 3, terminatedAgents: 3, pendingTasks: 0, drained: true, elapsedMs: 42 };
 

@@ -55,7 +55,10 @@ function issue(store: OrgStore, op: Op, index: number): Promise<string> {
       case 'appendMessage':
         return store.appendMessage(`root${op.root}`, makeTask({ id: `root${op.root}`, text: `op ${index}` }));
       case 'appendConversation':
-        return store.appendConversation(`a${op.agent}`, Array.from({ length: op.steps }, (_, i) => ({ role: 'user' as const, content: `op ${index}.${i}` })));
+        return store.appendConversation(
+          `a${op.agent}`,
+          Array.from({ length: op.steps }, (_, i) => ({ role: 'user' as const, content: `op ${index}.${i}` })),
+        );
       case 'clearConversation':
         return store.clearConversation(`a${op.agent}`);
       case 'addWaiting':

@@ -57,7 +57,10 @@ function assertAcknowledged(store: OrgStore, acks: readonly string[][]): number 
         expect(inbox, `acknowledged inbox task ${id}`).toContain(id);
         break;
       case 'message':
-        expect(store.messages(id).map((task) => task.id), `acknowledged message ${id}`).toEqual([id]);
+        expect(
+          store.messages(id).map((task) => task.id),
+          `acknowledged message ${id}`,
+        ).toEqual([id]);
         break;
       case 'conversation':
         expect(store.conversation(id), `acknowledged conversation of ${id}`).toHaveLength(Number(length));

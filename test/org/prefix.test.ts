@@ -35,10 +35,19 @@ async function runAndKill(dir: string, round: number, delayMs: number): Promise<
 function survivors(store: OrgStore, round: number): { found: Set<number>; sequences: number[][] } {
   const number = (id: string): number => Number(id.split('-')[2]);
   const log = store.messages(`log-${round}`).map((task) => number(task.id));
-  const inbox = store.inbox().filter((task) => task.id.startsWith(`i-${round}-`)).map((task) => number(task.id));
+  const inbox = store
+    .inbox()
+    .filter((task) => task.id.startsWith(`i-${round}-`))
+    .map((task) => number(task.id));
   const steps = store.conversation(`c-${round}`).map((step) => Number(step.content));
-  const agents = store.agents().filter((agent) => agent.id.startsWith(`a-${round}-`)).map((agent) => number(agent.id));
-  const ended = store.terminations().filter((t) => t.agentId.startsWith(`a-${round}-`)).map((t) => Number(t.reason));
+  const agents = store
+    .agents()
+    .filter((agent) => agent.id.startsWith(`a-${round}-`))
+    .map((agent) => number(agent.id));
+  const ended = store
+    .terminations()
+    .filter((t) => t.agentId.startsWith(`a-${round}-`))
+    .map((t) => Number(t.reason));
   return { found: new Set([...log, ...inbox, ...steps, ...agents, ...ended]), sequences: [log, inbox, steps] };
 }
 
@@ -57,7 +66,10 @@ describe('org store: crash consistency of writes in flight', () => {
       const { found, sequences } = survivors(store, round);
       const context = `round ${round}, killed ${delayMs} ms after ready`;
       // A prefix: 0 … found.size - 1, nothing missing below a survivor.
-      expect([...found].sort((a, b) => a - b), context).toEqual(Array.from({ length: found.size }, (_, n) => n));
+      expect(
+        [...found].sort((a, b) => a - b),
+        context,
+      ).toEqual(Array.from({ length: found.size }, (_, n) => n));
       for (const n of acks) expect(found.has(n), `${context}: acknowledged write ${n}`).toBe(true);
       // Each sequence in request order, gap-free (stored by seq, read back in seq order).
       for (const sequence of sequences) expect(sequence, context).toEqual([...sequence].sort((a, b) => a - b));

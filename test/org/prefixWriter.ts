@@ -17,7 +17,10 @@ const print = (line: string): void => void process.stdout.write(`${line}\n`);
 print('ready');
 
 const task = (id: string): ReturnType<typeof createTask> =>
-  createTask({ id, from: 'a', to: 'user', action: 'execute', parameters: { text: id } }, { ids: { task: () => id, agent: (name) => name }, clock: systemClock });
+  createTask(
+    { id, from: 'a', to: 'user', action: 'execute', parameters: { text: id } },
+    { ids: { task: () => id, agent: (name) => name }, clock: systemClock },
+  );
 
 /**
  * Write n: now and then an agent, then its termination (a `checked` write, staged only once

@@ -4,7 +4,11 @@ import { makeTask, openRaw, orgHarness } from '../support/orgStoreFixture.js';
 const { tempDir, openTestStore } = orgHarness();
 
 /** Writes straight into a sub-db with the raw lmdb API, bypassing the store and its validation. */
-async function tamper(dir: string, name: string, writes: (db: { put(key: unknown, value: unknown): void; putRaw(key: unknown, bytes: Uint8Array): void }) => void): Promise<void> {
+async function tamper(
+  dir: string,
+  name: string,
+  writes: (db: { put(key: unknown, value: unknown): void; putRaw(key: unknown, bytes: Uint8Array): void }) => void,
+): Promise<void> {
   const root = openRaw(dir);
   const db = root.openDB({ name });
   const raw = root.openDB({ name, encoding: 'binary' });
@@ -34,7 +38,9 @@ describe('org store: bad data on disk', () => {
       db.put('future', { v: 2, id: 'future', name: 'x', prompt: 'p', createdBy: 'user', createdAt: 1 });
       db.putRaw('garbage', garbage);
     });
-    await tamper(dir, 'agents', (db) => db.put('a2', { v: 1, id: 'a2', roleId: 'good', parentAgentId: null, createdAt: 1, terminatedAt: null, status: 'asleep' }));
+    await tamper(dir, 'agents', (db) =>
+      db.put('a2', { v: 1, id: 'a2', roleId: 'good', parentAgentId: null, createdAt: 1, terminatedAt: null, status: 'asleep' }),
+    );
     await tamper(dir, 'messages', (db) => db.put(['root', 1], { v: 1, task: { ...makeTask(), from: 'no spaces allowed' } }));
     await tamper(dir, 'inbox', (db) => db.put('not-a-seq', { v: 1, task: makeTask() }));
     await tamper(dir, 'mailboxes', (db) => db.put(['a1', 'someone-else'], { v: 1, seq: 0, task: makeTask({ id: 'w1' }) }));

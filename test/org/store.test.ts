@@ -89,7 +89,10 @@ describe('org store: round trip over real LMDB files', () => {
     }
     await store.appendMessage('root-2', makeTask({ id: 'other' }));
     await store.appendConversation('a', [{ role: 'user', content: '0' }]);
-    await store.appendConversation('a', Array.from({ length: 11 }, (_, i) => ({ role: 'user' as const, content: `${i + 1}` })));
+    await store.appendConversation(
+      'a',
+      Array.from({ length: 11 }, (_, i) => ({ role: 'user' as const, content: `${i + 1}` })),
+    );
     await store.appendConversation('a-b', [{ role: 'user', content: 'other agent' }]);
     const ids = (tasks: readonly { id: string }[]) => tasks.map((task) => task.id);
     expect(ids(store.messages('root'))).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
@@ -127,7 +130,11 @@ describe('org store: round trip over real LMDB files', () => {
     const { store } = await openTestStore(await tempDir());
     await store.createRole({ id: 'r', name: 'r', prompt: 'p', createdBy: 'user' });
     await store.createRole({ id: 'r2', name: 'r2', prompt: 'p', createdBy: 'user' });
-    for (const [id, parent] of [['a', null], ['b', 'a'], ['c', 'b']] as const) {
+    for (const [id, parent] of [
+      ['a', null],
+      ['b', 'a'],
+      ['c', 'b'],
+    ] as const) {
       await store.createAgent({ id, roleId: 'r', parentAgentId: parent });
     }
     expect(await codeOf(store.updateAgent('a', { parentAgentId: 'c' }))).toBe('invalid_input');

@@ -82,7 +82,12 @@ describe('org store: failed writes', () => {
     const { store } = await openTestStore(await tempDir());
     const bad = { ...makeTask(), status: 'sleeping' } as unknown as ReturnType<typeof makeTask>;
     await expect(store.appendMessage('root', bad)).rejects.toMatchObject({ code: 'invalid_input', field: 'message.task.status' });
-    await expect(store.appendConversation('a', [{ role: 'user', content: 'ok' }, { role: 'robot' as 'user', content: 'x' }])).rejects.toMatchObject({
+    await expect(
+      store.appendConversation('a', [
+        { role: 'user', content: 'ok' },
+        { role: 'robot' as 'user', content: 'x' },
+      ]),
+    ).rejects.toMatchObject({
       code: 'invalid_input',
       field: 'steps[1].role',
     });

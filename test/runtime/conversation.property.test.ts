@@ -9,8 +9,7 @@ import { Conversation, compressMessages, summaryHeader } from '../../src/runtime
 // fast-check prints the seed and path of any failure, so a failing case can be replayed.
 
 type Piece =
-  | { readonly kind: 'user' | 'assistant' | 'note'; readonly text: string }
-  | { readonly kind: 'tools'; readonly text: string; readonly calls: number };
+  { readonly kind: 'user' | 'assistant' | 'note'; readonly text: string } | { readonly kind: 'tools'; readonly text: string; readonly calls: number };
 
 const pieceArb: fc.Arbitrary<Piece> = fc.oneof(
   fc.record({ kind: fc.constantFrom('user' as const, 'assistant' as const, 'note' as const), text: fc.string({ maxLength: 12 }) }),
@@ -56,7 +55,8 @@ function pairingViolations(messages: readonly ChatMessage[], inFlight: ChatMessa
     }
     if (message.role === 'assistant' && message.toolCalls.length > 0 && message !== inFlight) {
       const results = messages.slice(i + 1, i + 1 + message.toolCalls.length);
-      if (results.some((result, k) => result.role !== 'tool' || result.toolCallId !== message.toolCalls[k]?.id)) problems.push(`tool calls without results at ${i}`);
+      if (results.some((result, k) => result.role !== 'tool' || result.toolCallId !== message.toolCalls[k]?.id))
+        problems.push(`tool calls without results at ${i}`);
     }
   });
   return problems;

@@ -17,7 +17,10 @@ async function setup(maxConversationMessages: number) {
   const { rt, model } = await quietRuntime({ maxConversationMessages });
   await rt.createRole({ name: 'worker', prompt: 'You work.' });
   const child = await rt.spawn({ role: 'worker', parent: 'root' });
-  const task = createTask({ from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } }, { ids: sequentialIds(), clock: new SimulatedClock() });
+  const task = createTask(
+    { from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } },
+    { ids: sequentialIds(), clock: new SimulatedClock() },
+  );
   const conversation = societyOf(rt).agent(child)?.conversation;
   if (conversation === undefined) throw new Error('no conversation');
   return { rt, model, child, task, conversation, seen: recordBus(rt) };
@@ -39,12 +42,22 @@ describe('Society.warnIfLong (property 10)', () => {
     expect(conversation.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(5, 4) });
     expect(lengthWarning(5, 4)).toMatch(/5 messages \(max 4\).*compress_context/);
     expect(warnings(seen)).toEqual([
-      expect.objectContaining({ from: child, to: 'root', status: 'completed', parameters: { messages: 5, max: 4 }, parentId: task.id, sessionId: task.sessionId }),
+      expect.objectContaining({
+        from: child,
+        to: 'root',
+        status: 'completed',
+        parameters: { messages: 5, max: 4 },
+        parentId: task.id,
+        sessionId: task.sessionId,
+      }),
     ]);
 
     // Still over at the next model call: warned again, with the new count.
     expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(true);
-    expect(warnings(seen).map((warning) => warning.parameters)).toEqual([{ messages: 5, max: 4 }, { messages: 6, max: 4 }]);
+    expect(warnings(seen).map((warning) => warning.parameters)).toEqual([
+      { messages: 5, max: 4 },
+      { messages: 6, max: 4 },
+    ]);
 
     // Compressed below the maximum: silent again.
     societyOf(rt).conversationOf(child).compress('S', 1);
@@ -57,7 +70,9 @@ describe('Society.warnIfLong (property 10)', () => {
   it('addresses a top-level agent\'s warning to "runtime", and ignores an agent that is gone', async () => {
     const { rt } = await quietRuntime({ maxConversationMessages: 1 });
     const seen = recordBus(rt);
-    societyOf(rt).agent('root')?.conversation.append(...filler(1));
+    societyOf(rt)
+      .agent('root')
+      ?.conversation.append(...filler(1));
     expect(societyOf(rt).agent('root')?.warnIfLong(null)).toBe(true);
     expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: null, parameters: { messages: 2, max: 1 } })]);
     expect(societyOf(rt).agent('nobody')).toBeUndefined();
@@ -103,7 +118,10 @@ describe('conversation length warning, end to end', () => {
     expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(4, 3) });
     await rt.waitForAnswer(await rt.submit('third'), { timeoutMs: 5_000 });
     expect(model.requests[2]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(7, 3) });
-    expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([['runtime', { messages: 4, max: 3 }], ['runtime', { messages: 7, max: 3 }]]);
+    expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([
+      ['runtime', { messages: 4, max: 3 }],
+      ['runtime', { messages: 7, max: 3 }],
+    ]);
     await rt.shutdown();
   });
 });

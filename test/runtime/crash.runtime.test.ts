@@ -15,7 +15,10 @@ const rounds = 20;
 
 /** Starts the runtime on `dir`, kills it `delayMs` after it is ready, returns what it acknowledged. */
 async function runAndKill(dir: string, round: number, delayMs: number): Promise<string[][]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/runtime/crashRuntime.ts', dir, String(round)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/runtime/crashRuntime.ts', dir, String(round)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const state = { killed: false };
@@ -29,7 +32,11 @@ async function runAndKill(dir: string, round: number, delayMs: number): Promise<
   const code = await exited;
   if (!state.killed) throw new Error(`the runtime exited on its own (code ${code}): ${stderr}`);
   // A line cut by the kill was never acknowledged: keep only complete lines.
-  return stdout.split('\n').slice(0, -1).filter((line) => line !== 'ready').map((line) => line.split(' '));
+  return stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line !== 'ready')
+    .map((line) => line.split(' '));
 }
 
 describe('a runtime killed at random moments', () => {

@@ -43,9 +43,13 @@ describe('failure isolation (property 12)', () => {
           let raw: { unsubscribe(): void } | undefined;
           if (faultySubscribers) {
             rxConfig.onUnhandledError = (error) => rxErrors.push(error);
-            rt.bus.subscribe({ pattern: '*' }, () => {
-              throw new Error('observer exploded');
-            }, 'bad-observer');
+            rt.bus.subscribe(
+              { pattern: '*' },
+              () => {
+                throw new Error('observer exploded');
+              },
+              'bad-observer',
+            );
             rt.bus.subscribe({ to: ids[ids.length - 1] ?? 'root' }, () => Promise.reject(new Error('inbox exploded')), 'bad-inbox');
             // A raw RxJS subscriber: RxJS reports its error out of band and keeps delivering.
             raw = rt.bus.on('*').subscribe(() => {

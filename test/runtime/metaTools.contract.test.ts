@@ -53,7 +53,12 @@ const models: Record<string, (reply: (request: ChatRequest) => { text?: string }
 describe.each(Object.keys(models))('every meta-tool through a model tool call, with %s', (name) => {
   it('creates, spawns with a first task, messages, plans, delegates, compresses, terminates and answers', async () => {
     const script = everyMetaTool();
-    const { model, requests } = (models[name] ?? (() => { throw new Error(name); }))(script.reply);
+    const { model, requests } = (
+      models[name] ??
+      (() => {
+        throw new Error(name);
+      })
+    )(script.reply);
     const rt = await createRuntime({ model, logger: new MemoryLogger(), ids: sequentialIds() });
     const seen = recordBus(rt);
     const taskId = await rt.submit('do everything');
@@ -63,7 +68,11 @@ describe.each(Object.keys(models))('every meta-tool through a model tool call, w
     expect(script.remaining()).toEqual({ root: 0, helper: 0 });
     // No tool call failed: every tool result the root saw is free of errors.
     const rootRequests = requests().filter((request) => request.messages[0]?.content.includes('(role root)') === true);
-    const results = rootRequests.at(-1)?.messages.filter((message) => message.role === 'tool').map((message) => message.content) ?? [];
+    const results =
+      rootRequests
+        .at(-1)
+        ?.messages.filter((message) => message.role === 'tool')
+        .map((message) => message.content) ?? [];
     expect(results.length).toBeGreaterThan(0);
     for (const content of results) expect(content).not.toMatch(/"error":"/);
 
@@ -71,8 +80,13 @@ describe.each(Object.keys(models))('every meta-tool through a model tool call, w
     expect(helper).toMatchObject({ parentAgentId: 'root', status: 'terminated' });
     expect(rt.user.inbox().some((task) => task.from === 'root' && task.action === Actions.message && task.parameters['text'] === 'working on it')).toBe(true);
     const plan = seen.filter((task) => task.action === Actions.planStep);
-    expect(plan.map((task) => [task.parentId, task.parameters['title']])).toEqual([[taskId, 'ask the helper'], [taskId, 'answer']]);
-    const delegated = seen.find((task) => task.from === helper?.id && task.status === 'completed' && task.result !== null && JSON.stringify(task.result).includes('computed'));
+    expect(plan.map((task) => [task.parentId, task.parameters['title']])).toEqual([
+      [taskId, 'ask the helper'],
+      [taskId, 'answer'],
+    ]);
+    const delegated = seen.find(
+      (task) => task.from === helper?.id && task.status === 'completed' && task.result !== null && JSON.stringify(task.result).includes('computed'),
+    );
     expect(delegated?.to).toBe('root');
     // After compress_context the root's next request starts with its system prompt and the summary.
     const afterCompress = rootRequests.at(-2);

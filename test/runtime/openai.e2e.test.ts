@@ -35,7 +35,9 @@ describe('the runtime over the OpenAI protocol', () => {
     // root: 5 calls (create_role, spawn, delegate, terminate, answer); the poet: 1.
     expect(server.chatRequests.length - before).toBe(6);
     const sentTools = server.chatRequests.at(-1)?.tools.map((tool) => tool.name) ?? [];
-    expect(sentTools).toEqual(expect.arrayContaining(['create_role', 'spawn_agent', 'delegate_task', 'send_message', 'terminate_agent', 'compress_context', 'create_plan']));
+    expect(sentTools).toEqual(
+      expect.arrayContaining(['create_role', 'spawn_agent', 'delegate_task', 'send_message', 'terminate_agent', 'compress_context', 'create_plan']),
+    );
     const usage = rt.agent('root')?.usage;
     expect(usage?.calls).toBe(5);
     expect(usage?.promptTokens).toBeGreaterThan(0);
@@ -51,7 +53,13 @@ describe('the runtime over the OpenAI protocol', () => {
     const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'The number is 42.' }, metadata: { importance: 0.9 } });
     expect(script.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
-    expect(rt.agents().filter((agent) => agent.status === 'terminated').map((agent) => agent.roleName).sort()).toEqual(['manager', 'worker']);
+    expect(
+      rt
+        .agents()
+        .filter((agent) => agent.status === 'terminated')
+        .map((agent) => agent.roleName)
+        .sort(),
+    ).toEqual(['manager', 'worker']);
     await rt.shutdown();
   });
 
@@ -63,7 +71,10 @@ describe('the runtime over the OpenAI protocol', () => {
     const answer = await rt.waitForAnswer(await rt.send(solo, 'hello'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'made it' } });
     const retries = logger.entries.filter((entry) => entry.message === 'model call failed; retrying');
-    expect(retries.map((entry) => [entry.fields['attempt'], entry.fields['status']])).toEqual([[1, 429], [2, 500]]);
+    expect(retries.map((entry) => [entry.fields['attempt'], entry.fields['status']])).toEqual([
+      [1, 429],
+      [2, 500],
+    ]);
     await rt.shutdown();
   });
 
@@ -80,7 +91,7 @@ describe('the runtime over the OpenAI protocol', () => {
     await rt.shutdown();
   });
 
-  it('answers model_error, with the provider\'s status, when the model fails (retry off: at once)', async () => {
+  it("answers model_error, with the provider's status, when the model fails (retry off: at once)", async () => {
     server.script({ status: 500, message: 'the GPU caught fire' });
     const { rt } = await runtimeOverHttp({ retry: false });
     const answer = await rt.waitForAnswer(await rt.submit('write a haiku about rain'), { timeoutMs: 10_000 });

@@ -35,7 +35,12 @@ describe('the runtime on an organisation store', () => {
 
     // What the store holds, read back directly.
     const store = await openOrgStore({ dir });
-    expect(store.roles().map((role) => role.name).sort()).toEqual(['poet', 'root']);
+    expect(
+      store
+        .roles()
+        .map((role) => role.name)
+        .sort(),
+    ).toEqual(['poet', 'root']);
     expect(store.agent('root')).toMatchObject({ status: 'active', parentAgentId: null });
     expect(store.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', parentAgentId: 'root' });
     expect(store.terminations()).toEqual([expect.objectContaining({ agentId: poet?.id, terminatedBy: 'root', reason: 'task done' })]);
@@ -44,9 +49,7 @@ describe('the runtime on an organisation store', () => {
     expect(log.at(-1)).toMatchObject({ id: taskId, from: 'root', to: 'user', status: 'completed' });
     expect(log.some((task) => task.action === Actions.spawned)).toBe(true);
     expect(log.some((task) => task.action === Actions.thinking)).toBe(false);
-    expect(store.inbox().map((task) => [task.id, task.status])).toEqual(
-      first.user.inbox().map((task) => [task.id, task.status]),
-    );
+    expect(store.inbox().map((task) => [task.id, task.status])).toEqual(first.user.inbox().map((task) => [task.id, task.status]));
     expect(store.quarantined()).toEqual([]);
     await store.close();
 
@@ -56,7 +59,12 @@ describe('the runtime on an organisation store', () => {
     expect(second.agent('root')).toMatchObject({ status: 'active', state: 'running.idle' });
     expect(second.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', state: 'terminated' });
     expect(societyOf(second).terminations()).toHaveLength(1);
-    expect(second.user.inbox().filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['working', 'completed']);
+    expect(
+      second.user
+        .inbox()
+        .filter((task) => task.id === taskId)
+        .map((task) => task.status),
+    ).toEqual(['working', 'completed']);
     await expect(second.createRole({ name: 'poet', prompt: 'again' })).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(second.send(poet?.id ?? '', 'are you there?')).rejects.toMatchObject({ code: 'agent_terminated' });
     const next = await second.submit('hello');
@@ -87,14 +95,21 @@ describe('conversations across a restart', () => {
     const worker = await first.spawn({ role: 'worker' });
     const gone = await first.spawn({ role: 'worker' });
     await first.waitForAnswer(await first.send(worker, 'first question'), { timeoutMs: 10_000 });
-    const before = societyOf(first).agent(worker)?.conversation.messages.map((message) => message.content) ?? [];
+    const before =
+      societyOf(first)
+        .agent(worker)
+        ?.conversation.messages.map((message) => message.content) ?? [];
     expect(before.slice(1)).toEqual([expect.stringContaining('first question'), 'first answer']);
     await first.terminate(gone, { by: 'user' });
     await first.shutdown();
 
     const model = new ScriptedModel([{ text: 'second answer' }]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
-    expect(societyOf(second).agent(worker)?.conversation.messages.map((message) => message.content)).toEqual(before);
+    expect(
+      societyOf(second)
+        .agent(worker)
+        ?.conversation.messages.map((message) => message.content),
+    ).toEqual(before);
     await second.waitForAnswer(await second.send(worker, 'second question'), { timeoutMs: 10_000 });
     // The model sees the earlier exchange, then the new question.
     expect(model.requests[0]?.messages.map((message) => message.content)).toEqual([...before, expect.stringContaining('second question')]);
@@ -102,7 +117,12 @@ describe('conversations across a restart', () => {
 
     const store = await openOrgStore({ dir });
     expect(store.conversation(gone)).toEqual([]);
-    expect(store.conversation(worker).map((step) => step.content).at(-1)).toBe('second answer');
+    expect(
+      store
+        .conversation(worker)
+        .map((step) => step.content)
+        .at(-1),
+    ).toBe('second answer');
     await store.close();
   });
 });
@@ -117,7 +137,12 @@ describe('a shutdown on a data dir', () => {
     const summary = await first.shutdown({ drainTimeoutMs: 50 });
     expect(summary).toMatchObject({ drained: false, pendingTasks: 1 });
     // Told it is being worked on, never that it was cancelled.
-    expect(first.user.inbox().filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['working']);
+    expect(
+      first.user
+        .inbox()
+        .filter((task) => task.id === taskId)
+        .map((task) => task.status),
+    ).toEqual(['working']);
 
     const model = new ScriptedModel([{ text: 'a slow answer' }]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
@@ -129,7 +154,12 @@ describe('a shutdown on a data dir', () => {
     const store = await openOrgStore({ dir });
     const log = store.messages(taskId);
     expect(log.filter((task) => task.id === taskId).map((task) => task.status)).toEqual(['submitted', 'working', 'working', 'completed']);
-    expect(store.messages(worker).concat(log).some((task) => task.action === Actions.terminated)).toBe(false);
+    expect(
+      store
+        .messages(worker)
+        .concat(log)
+        .some((task) => task.action === Actions.terminated),
+    ).toBe(false);
     expect(store.agent(worker)?.status).toBe('active');
     await store.close();
   });
@@ -144,11 +174,17 @@ describe('a restart after the answer was stored but not sent', () => {
     await first.shutdown();
 
     // The store as a crash would leave it: the turn's prompt and final answer kept, the Task still waiting.
-    const task = createTask({ from: 'user', to: worker, action: Actions.execute, parameters: { text: 'what is 6 × 7?' } }, { ids: sequentialIds(), clock: systemClock });
+    const task = createTask(
+      { from: 'user', to: worker, action: Actions.execute, parameters: { text: 'what is 6 × 7?' } },
+      { ids: sequentialIds(), clock: systemClock },
+    );
     const store = await openOrgStore({ dir });
     await store.appendMessage(task.id, task);
     await store.addWaiting(worker, task);
-    await store.appendConversation(worker, [{ role: 'user', content: taskAsPrompt(task) }, { role: 'assistant', content: '42', toolCalls: [] }]);
+    await store.appendConversation(worker, [
+      { role: 'user', content: taskAsPrompt(task) },
+      { role: 'assistant', content: '42', toolCalls: [] },
+    ]);
     await store.close();
 
     const model = new ScriptedModel([]);
@@ -175,7 +211,10 @@ describe('spawning on a data dir', () => {
 
     const store = await openOrgStore({ dir });
     expect(store.agent('late-child')?.status).toBe('terminated');
-    expect(store.terminations().find((termination) => termination.agentId === 'late-child')).toMatchObject({ terminatedBy: parent, reason: 'parent terminated while spawning' });
+    expect(store.terminations().find((termination) => termination.agentId === 'late-child')).toMatchObject({
+      terminatedBy: parent,
+      reason: 'parent terminated while spawning',
+    });
     await store.close();
   });
 });

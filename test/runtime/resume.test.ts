@@ -29,7 +29,10 @@ interface Interrupted {
 
 /** Runs resumeRuntime.ts on `dir` until it is mid-turn, then kill -9s it. */
 async function interruptMidTurn(dir: string, mode: 'after-tool' | 'in-tool', ledger: string): Promise<Interrupted> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/runtime/resumeRuntime.ts', dir, mode, ledger], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/runtime/resumeRuntime.ts', dir, mode, ledger], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const state = { killed: false };
@@ -60,7 +63,10 @@ describe('a turn interrupted by kill -9', () => {
       const logger = new MemoryLogger();
       const rt = await createRuntime({ dataDir: join(dir, 'org'), model, tools: [tallyTool(ledger)], logger });
       const answers = await Promise.all([first, second].map((id) => rt.waitForAnswer(id, { timeoutMs: 10_000 })));
-      expect(answers.map((answer) => [answer.status, taskText(answer)])).toEqual([['completed', 'tallied'], ['completed', 'hi']]);
+      expect(answers.map((answer) => [answer.status, taskText(answer)])).toEqual([
+        ['completed', 'tallied'],
+        ['completed', 'hi'],
+      ]);
       // Exactly one completed execution of the tool, before or after the restart.
       expect(ledgerMarks(ledger)).toEqual(['one']);
       // The repeated model call continues the turn: one prompt, the call, its result.

@@ -63,7 +63,10 @@ describe('graceful shutdown (property 14)', () => {
         const steps: ScriptStep[] = Array.from({ length: 100 }, () => worker);
         const { rt } = await quietRuntime({ steps, tools: [waitTicksTool] });
         const ids = await spawnAgents(rt, agents);
-        const sent = await giveAll(rt, tasks.map(({ agent, rounds }) => ({ agentId: ids[agent % ids.length] ?? 'root', text: `work ${rounds}` })));
+        const sent = await giveAll(
+          rt,
+          tasks.map(({ agent, rounds }) => ({ agentId: ids[agent % ids.length] ?? 'root', text: `work ${rounds}` })),
+        );
         for (let i = 0; i < ticksBeforeShutdown; i++) await tick();
         const liveBefore = societyOf(rt).liveIds().length;
 
@@ -100,12 +103,18 @@ describe('graceful shutdown (property 14)', () => {
           const ids = await spawnAgents(rt, agents);
           const target = (n: number): string => ids[n % ids.length] ?? 'root';
 
-          const finished = await giveAll(rt, finishedAt.map((n) => ({ agentId: target(n), text: 'quick' })));
+          const finished = await giveAll(
+            rt,
+            finishedAt.map((n) => ({ agentId: target(n), text: 'quick' })),
+          );
           await until(() => finished.every((taskId) => finalAnswer(rt, taskId) !== undefined), 'the quick tasks');
           // Each busy agent's first model call hangs; its other Tasks wait in its mailbox.
           const busy = new Set(hangingAt.map(target));
           model.push(...Array.from(busy, () => ({ hang: true as const })), ...answers(8, 'too late'));
-          const hanging = await giveAll(rt, hangingAt.map((n) => ({ agentId: target(n), text: 'slow' })));
+          const hanging = await giveAll(
+            rt,
+            hangingAt.map((n) => ({ agentId: target(n), text: 'slow' })),
+          );
           await until(() => model.requests.length === finished.length + busy.size, 'the hanging calls');
           const liveBefore = societyOf(rt).liveIds().length;
 

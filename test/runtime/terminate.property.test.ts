@@ -84,7 +84,9 @@ describe('terminate (properties 6–8)', () => {
           expect(societyOf(rt).agent(id)).toBeUndefined();
           expect(societyOf(rt).liveIds()).not.toContain(id);
           expect(conversations.get(id)?.length).toBe(0);
-          const records = societyOf(rt).terminations().filter((t) => t.agentId === id);
+          const records = societyOf(rt)
+            .terminations()
+            .filter((t) => t.agentId === id);
           expect(records).toHaveLength(1);
           expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
           expect(seen.some((task) => task.action === Actions.terminated && task.from === id && task.to === (nodes.get(id)?.parent ?? 'runtime'))).toBe(true);
@@ -102,10 +104,10 @@ describe('terminate (properties 6–8)', () => {
   });
 
   it('property 6 (racing): work aimed at a subtree while it is being terminated never leaves a live descendant behind', async () => {
-    const raceArb = fc.array(
-      fc.record({ kind: fc.constantFrom('spawn' as const, 'send' as const, 'terminate' as const), at: fc.nat() }),
-      { minLength: 1, maxLength: 6 },
-    );
+    const raceArb = fc.array(fc.record({ kind: fc.constantFrom('spawn' as const, 'send' as const, 'terminate' as const), at: fc.nat() }), {
+      minLength: 1,
+      maxLength: 6,
+    });
     await fc.assert(
       fc.asyncProperty(treeArb, fc.nat(), raceArb, async (choices, pick, race) => {
         const { rt } = await quietRuntime({ steps: answers(20) });
@@ -141,7 +143,12 @@ describe('terminate (properties 6–8)', () => {
           const inSubtree = gone.includes(record.id) || (record.parentAgentId !== null && gone.includes(record.parentAgentId));
           if (inSubtree) expect(record).toMatchObject({ status: 'terminated', state: 'terminated' });
         }
-        for (const id of gone) expect(societyOf(rt).terminations().filter((t) => t.agentId === id)).toHaveLength(1);
+        for (const id of gone)
+          expect(
+            societyOf(rt)
+              .terminations()
+              .filter((t) => t.agentId === id),
+          ).toHaveLength(1);
         // Nothing from the user reached the dying subtree after terminate began.
         expect(seen.filter((task) => task.from === 'user')).toEqual([]);
         await rt.shutdown();
@@ -152,8 +159,14 @@ describe('terminate (properties 6–8)', () => {
 
   it('property 7: terminate succeeds iff the requester is the parent ("user" for top-level agents); otherwise not_parent and nothing changes', async () => {
     const pairArb = fc.record({
-      requester: fc.oneof(fc.constantFrom('user', 'root', 'runtime', 'stranger'), fc.nat().map((n) => `#${n}`)),
-      target: fc.oneof(fc.constant('root'), fc.nat().map((n) => `#${n}`)),
+      requester: fc.oneof(
+        fc.constantFrom('user', 'root', 'runtime', 'stranger'),
+        fc.nat().map((n) => `#${n}`),
+      ),
+      target: fc.oneof(
+        fc.constant('root'),
+        fc.nat().map((n) => `#${n}`),
+      ),
     });
     await fc.assert(
       fc.asyncProperty(treeArb, fc.array(pairArb, { minLength: 1, maxLength: 12 }), async (choices, pairs) => {
@@ -161,7 +174,7 @@ describe('terminate (properties 6–8)', () => {
         const nodes = await spawnTree(rt, choices);
         const ids = [...nodes.keys()];
         // `#n` names the n-th agent of the tree (root included), so pairs hit real agents often.
-        const resolve = (name: string): string => (name.startsWith('#') ? ids[Number(name.slice(1)) % ids.length] ?? 'root' : name);
+        const resolve = (name: string): string => (name.startsWith('#') ? (ids[Number(name.slice(1)) % ids.length] ?? 'root') : name);
         // Let every agent leave `spawning`, so a snapshot moves only when a termination happens.
         await until(() => rt.agents().every((agent) => agent.state === 'running.idle'), 'agents to start');
         const dead = new Set<string>();

@@ -13,7 +13,10 @@ describe('the ReAct turn', () => {
     const answer = await rt.waitForAnswer(await rt.submit('a haiku'), { timeoutMs: 5_000 });
     expect(answer.result).toEqual({ text: 'Rain falls softly.' });
     expect(answer.metadata.importance).toBe(0.8);
-    const shown = seen.filter((task) => task.action === Actions.thinking).map((task) => task.parameters['text'] as string).join('');
+    const shown = seen
+      .filter((task) => task.action === Actions.thinking)
+      .map((task) => task.parameters['text'] as string)
+      .join('');
     expect(shown).toBe('Rain falls softly.');
     await rt.shutdown();
   });
@@ -35,7 +38,15 @@ describe('the ReAct turn', () => {
     const { rt, model } = await quietRuntime({
       tools: [rendezvous],
       toolTimeoutMs: 2_000,
-      steps: [{ toolCalls: [{ name: 'rendezvous', arguments: { name: 'a' } }, { name: 'rendezvous', arguments: { name: 'b' } }] }, { text: 'done' }],
+      steps: [
+        {
+          toolCalls: [
+            { name: 'rendezvous', arguments: { name: 'a' } },
+            { name: 'rendezvous', arguments: { name: 'b' } },
+          ],
+        },
+        { text: 'done' },
+      ],
     });
     const answer = await rt.waitForAnswer(await rt.submit('meet'), { timeoutMs: 5_000 });
     expect(answer.status).toBe('completed');

@@ -34,17 +34,11 @@ const targetArb = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
 );
 
-const textArb = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\n\t ', '\u00a0\u2003', 'hello', '  padded  '),
-);
+const textArb = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', ' ', '\n\t ', '\u00a0\u2003', 'hello', '  padded  '));
 
 const taskIdArb = fc.option(fc.oneof(fc.stringMatching(validTaskId), fc.string({ maxLength: 6 })), { nil: undefined });
 
-type UserAction =
-  | { kind: 'submit'; text: string }
-  | { kind: 'send'; target: string; text: string; taskId: string | undefined };
+type UserAction = { kind: 'submit'; text: string } | { kind: 'send'; target: string; text: string; taskId: string | undefined };
 
 const userActionArb: fc.Arbitrary<UserAction> = fc.oneof(
   fc.record({ kind: fc.constant('submit' as const), text: textArb }),
@@ -73,11 +67,14 @@ describe('user endpoint (properties 1–3)', () => {
         for (const action of actions) {
           const before = seen.length;
           let taskId: string | undefined;
-          const code = await rejectedCode((async () => {
-            taskId = action.kind === 'submit'
-              ? await rt.submit(action.text)
-              : await rt.send(action.target, action.text, action.taskId === undefined ? {} : { taskId: action.taskId });
-          })());
+          const code = await rejectedCode(
+            (async () => {
+              taskId =
+                action.kind === 'submit'
+                  ? await rt.submit(action.text)
+                  : await rt.send(action.target, action.text, action.taskId === undefined ? {} : { taskId: action.taskId });
+            })(),
+          );
           const expected = expectedOutcome(action, dead);
           if (expected !== 'accept') {
             expect(code).toBe(expected);
@@ -85,7 +82,7 @@ describe('user endpoint (properties 1–3)', () => {
           } else {
             expect(code).toBeNull();
             const target = action.kind === 'submit' ? 'root' : action.target;
-            const parentId = action.kind === 'send' ? action.taskId ?? null : null;
+            const parentId = action.kind === 'send' ? (action.taskId ?? null) : null;
             // The user's Task is the first thing the bus delivers, before any reaction to it.
             expect(seen[before]).toMatchObject({
               id: taskId,
@@ -122,12 +119,19 @@ describe('user endpoint (properties 1–3)', () => {
         for (const step of steps) {
           const before = seen.length;
           let taskId: string | undefined;
-          const code = step.kind === 'raw'
-            // The endpoint's own door, bypassing Runtime's checks.
-            ? thrownCode(() => rt.user.input(createTask({ from: 'user', to: step.target, action: Actions.message, parameters: { text: step.text }, id: `raw-${ids.task()}` }, deps)))
-            : await rejectedCode((async () => {
-              taskId = step.kind === 'submit' ? await rt.submit(step.text) : await rt.send(step.target, step.text);
-            })());
+          const code =
+            step.kind === 'raw'
+              ? // The endpoint's own door, bypassing Runtime's checks.
+                thrownCode(() =>
+                  rt.user.input(
+                    createTask({ from: 'user', to: step.target, action: Actions.message, parameters: { text: step.text }, id: `raw-${ids.task()}` }, deps),
+                  ),
+                )
+              : await rejectedCode(
+                  (async () => {
+                    taskId = step.kind === 'submit' ? await rt.submit(step.text) : await rt.send(step.target, step.text);
+                  })(),
+                );
           if (code === null) {
             if (step.kind === 'raw') accepted.set(seen[before]?.id ?? '', step.target);
             else accepted.set(taskId ?? '', step.kind === 'submit' ? 'root' : step.target);
@@ -202,7 +206,9 @@ describe('user endpoint inbox bound', () => {
   it('answers already in the bounded inbox are found at once; answers it dropped are not', async () => {
     const { rt } = await quietRuntime({ inboxLimit: 2 });
     const deps = { ids: sequentialIds(), clock: new SimulatedClock(0) };
-    const replies = ['a1', 'a2', 'a3'].map((id) => createTask({ id, from: 'root', to: 'user', action: Actions.message, status: 'completed', parameters: { text: id } }, deps));
+    const replies = ['a1', 'a2', 'a3'].map((id) =>
+      createTask({ id, from: 'root', to: 'user', action: Actions.message, status: 'completed', parameters: { text: id } }, deps),
+    );
     for (const reply of replies) rt.bus.publish(reply);
     expect(rt.user.inbox().map((task) => task.id)).toEqual(['a2', 'a3']);
     expect(rt.user.answerTo('a3')).toBe(replies[2]);

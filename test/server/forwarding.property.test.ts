@@ -16,7 +16,9 @@ type Target = 'root' | 'worker' | 'gone' | 'nobody' | 'user';
 type Message = { readonly kind: 'submit'; readonly text: string } | { readonly kind: 'send'; readonly target: Target; readonly text: string };
 
 // One line of text that is not blank and, for a submit, does not start with "@" (which would address an agent on the console).
-const textArb = fc.string({ minLength: 1, maxLength: 40 }).filter((text) => !/[\r\n\u2028\u2029]/.test(text) && text.trim() !== '' && !text.trim().startsWith('@'));
+const textArb = fc
+  .string({ minLength: 1, maxLength: 40 })
+  .filter((text) => !/[\r\n\u2028\u2029]/.test(text) && text.trim() !== '' && !text.trim().startsWith('@'));
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('submit' as const), text: textArb }),
   fc.record({ kind: fc.constant('send' as const), target: fc.constantFrom<Target>('root', 'worker', 'gone', 'nobody', 'user'), text: textArb }),
@@ -57,9 +59,12 @@ async function throughHttp(served: Served, names: Record<Target, string>, messag
   served.rt.bus.on('*').subscribe((task) => seen.push(task));
   const outcomes: Outcome[] = [];
   for (const message of messages) {
-    const reply = message.kind === 'submit'
-      ? await call<{ taskId?: string; error?: { message: string } }>(served.url, '/api/submit', { json: { text: message.text } })
-      : await call<{ messageId?: string; error?: { message: string } }>(served.url, '/api/send', { json: { agentId: names[message.target], text: message.text } });
+    const reply =
+      message.kind === 'submit'
+        ? await call<{ taskId?: string; error?: { message: string } }>(served.url, '/api/submit', { json: { text: message.text } })
+        : await call<{ messageId?: string; error?: { message: string } }>(served.url, '/api/send', {
+            json: { agentId: names[message.target], text: message.text },
+          });
     const id = 'taskId' in reply.body ? reply.body.taskId : 'messageId' in reply.body ? reply.body.messageId : undefined;
     outcomes.push(id === undefined ? refusal(reply.body.error?.message ?? '', names) : { accepted: shape(published(seen, id), names) });
   }
@@ -88,7 +93,9 @@ async function throughConsole(rt: Runtime, names: Record<Target, string>, messag
     while (acks.length === before) await new Promise<void>((resolve) => (wake = resolve));
     const ack = acks[before] ?? '';
     const id = /task (\S+)$/.exec(ack)?.[1];
-    outcomes.push(ack.startsWith('troupe: ') || id === undefined ? refusal(ack.slice('troupe: '.length), names) : { accepted: shape(published(seen, id), names) });
+    outcomes.push(
+      ack.startsWith('troupe: ') || id === undefined ? refusal(ack.slice('troupe: '.length), names) : { accepted: shape(published(seen, id), names) },
+    );
   }
   console_.close();
   return outcomes;

@@ -77,7 +77,8 @@ describe('HTTP API over real sockets, offline society', () => {
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about rain' } })).body;
     await answered(served.rt, taskId);
     await everything.until((client) => client.tasks.some((task) => task.id === taskId && finalStatuses.has(task.status)));
-    const ofTask = (tasks: readonly Task[]): string[] => tasks.filter((task) => task.sessionId === taskId).map((task) => `${task.id}:${task.action}:${task.status}`);
+    const ofTask = (tasks: readonly Task[]): string[] =>
+      tasks.filter((task) => task.sessionId === taskId).map((task) => `${task.id}:${task.action}:${task.status}`);
     expect(ofTask(everything.tasks)).toEqual(ofTask(onBus));
     expect(ofTask(everything.tasks).length).toBeGreaterThan(5);
     expect(everything.events.map((event) => Number(event.id))).toEqual(everything.events.map((_, index) => index + 1));

@@ -42,6 +42,9 @@ describe('the error catalogue on the wire', () => {
   });
 
   it('hides what an uncoded throw says', () => {
-    expect(toResponse(new Error('ENOENT /secret/path'))).toEqual({ status: 500, body: { error: { code: 'internal', message: 'the server failed to handle this request', field: null } } });
+    expect(toResponse(new Error('ENOENT /secret/path'))).toEqual({
+      status: 500,
+      body: { error: { code: 'internal', message: 'the server failed to handle this request', field: null } },
+    });
   });
 });

@@ -22,7 +22,10 @@ describe('Redactor', () => {
   });
 
   it('redacts a Task without changing its routing fields', () => {
-    const task = createTask({ from: 'a', to: 'b', action: 'node.message', parameters: { text: 'use hunter2-configured', password: 'p' } }, { ids: sequentialIds(), clock: systemClock });
+    const task = createTask(
+      { from: 'a', to: 'b', action: 'node.message', parameters: { text: 'use hunter2-configured', password: 'p' } },
+      { ids: sequentialIds(), clock: systemClock },
+    );
     const out = redactor.task(task);
     expect(out).toMatchObject({ id: task.id, from: 'a', to: 'b', parameters: { text: `use ${redactedMark}`, password: redactedMark } });
     expect(task.parameters['password']).toBe('p');

@@ -28,10 +28,12 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => {
-    if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
-    resolve({ code, stdout, stderr });
-  }));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => {
+      if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    }),
+  );
   return { child, done };
 }
 

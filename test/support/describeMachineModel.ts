@@ -140,7 +140,11 @@ function generatePaths<TSnapshot extends AnyMachineSnapshot, TEvent extends Even
     tours.push({ steps: [...head, { event, state }] });
   }
   const paths = dropPrefixes(tours).map(({ steps }) => ({
-    name: steps.slice(1).map((step) => labelOf(model, step.event)).join(' → ') || 'start',
+    name:
+      steps
+        .slice(1)
+        .map((step) => labelOf(model, step.event))
+        .join(' → ') || 'start',
     steps,
   }));
   const names = new Set(paths.map((path) => path.name));
@@ -149,9 +153,7 @@ function generatePaths<TSnapshot extends AnyMachineSnapshot, TEvent extends Even
 }
 
 /** Every edge of the model as `state --event--> state`, in the model's own serialization. */
-function modelEdges<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(
-  model: MachineModel<TSnapshot, TEvent, TInput>,
-): string[] {
+function modelEdges<TSnapshot extends AnyMachineSnapshot, TEvent extends EventObject, TInput>(model: MachineModel<TSnapshot, TEvent, TInput>): string[] {
   return traverse(model).edges.map(({ from, event, state }) => `${from} --${serializeEvent(event)}--> ${stateKey(model, state)}`);
 }
 
@@ -175,19 +177,13 @@ function transitionKey(transition: AnyTransitionDefinition): string {
 /** The state nodes and transitions a machine defines. */
 function definitionOf(machine: AnyStateMachine): { states: string[]; transitions: string[] } {
   const nodes = getStateNodes(machine.root);
-  const transitions = [machine.root, ...nodes].flatMap((node) => [
-    ...[...node.transitions.values()].flat(),
-    ...(node.always ?? []),
-  ]);
+  const transitions = [machine.root, ...nodes].flatMap((node) => [...[...node.transitions.values()].flat(), ...(node.always ?? [])]);
   return { states: nodes.map((node) => node.id), transitions: transitions.map(transitionKey) };
 }
 
 function nodeIdsOf(prefix: string, value: StateValue): string[] {
   if (typeof value === 'string') return [`${prefix}.${value}`];
-  return Object.entries(value).flatMap(([key, child]) => [
-    `${prefix}.${key}`,
-    ...(child === undefined ? [] : nodeIdsOf(`${prefix}.${key}`, child)),
-  ]);
+  return Object.entries(value).flatMap(([key, child]) => [`${prefix}.${key}`, ...(child === undefined ? [] : nodeIdsOf(`${prefix}.${key}`, child))]);
 }
 
 const childIds = (snapshot: AnyMachineSnapshot): string[] => Object.keys(snapshot.children as object).sort();

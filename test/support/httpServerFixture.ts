@@ -57,7 +57,11 @@ export async function call<T = Record<string, unknown>>(
   if (init.json !== undefined) headers['content-type'] ??= 'application/json';
   if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
   const body = init.raw ?? (init.json === undefined ? undefined : JSON.stringify(init.json));
-  const response = await fetch(`${url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T, headers: response.headers };
 }

@@ -15,6 +15,6 @@ const packages = Object.keys(require.cache).flatMap((path) => {
   const inside = path.split('/node_modules/').at(-1);
   if (inside === undefined || inside === path) return [];
   const parts = inside.split('/');
-  return [inside.startsWith('@') ? `${parts[0] ?? ''}/${parts[1] ?? ''}` : parts[0] ?? ''];
+  return [inside.startsWith('@') ? `${parts[0] ?? ''}/${parts[1] ?? ''}` : (parts[0] ?? '')];
 });
 process.stdout.write(`${JSON.stringify([...new Set(packages)].sort())}\n`);

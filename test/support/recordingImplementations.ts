@@ -14,8 +14,7 @@ export interface Invocation {
 
 /** A done or error event of an invoked actor, as the graph traversal sends it. */
 export type ActorSettlement =
-  | { readonly type: `xstate.done.actor.${string}`; readonly output?: unknown }
-  | { readonly type: `xstate.error.actor.${string}`; readonly error: unknown };
+  { readonly type: `xstate.done.actor.${string}`; readonly output?: unknown } | { readonly type: `xstate.error.actor.${string}`; readonly error: unknown };
 
 interface Pending {
   readonly self: PromiseActorRef<unknown>;

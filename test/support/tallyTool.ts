@@ -5,7 +5,11 @@ import { jsonResult } from '../../src/tools/index.js';
 
 /** The marks a ledger holds, one per completed `tally` call, in order. */
 export function ledgerMarks(path: string): string[] {
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((line) => line !== '') : [];
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 }
 
 /**

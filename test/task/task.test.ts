@@ -202,7 +202,7 @@ describe('observationTask', () => {
     expect(isParsedTask(task)).toBe(true);
   });
 
-  it('copies the parameters, so a later change to the caller\'s object does not reach the Task', () => {
+  it("copies the parameters, so a later change to the caller's object does not reach the Task", () => {
     const parameters: Record<string, string | number> = { text: 'a' };
     const task = observationTask({ from: 'poet-1', about, action: 'node.thinking', parameters }, deps);
     parameters['text'] = 'b';
@@ -237,11 +237,7 @@ describe('replyTo', () => {
 
   it('carries an error and merges metadata without touching the original', () => {
     const original = makeTask();
-    const reply = replyTo(
-      original,
-      { status: 'failed', error: { code: 'model_error', message: 'no model' }, metadata: { importance: 0.9 } },
-      fixedClock(5),
-    );
+    const reply = replyTo(original, { status: 'failed', error: { code: 'model_error', message: 'no model' }, metadata: { importance: 0.9 } }, fixedClock(5));
     expect(reply.status).toBe('failed');
     expect(reply.result).toBeNull();
     expect(reply.error).toEqual({ code: 'model_error', message: 'no model' });
@@ -250,9 +246,7 @@ describe('replyTo', () => {
   });
 
   it('validates the reply', () => {
-    expect(() => replyTo(makeTask(), { status: 'completed', metadata: { importance: 3 } }, fixedClock(0))).toThrow(
-      ValidationError,
-    );
+    expect(() => replyTo(makeTask(), { status: 'completed', metadata: { importance: 3 } }, fixedClock(0))).toThrow(ValidationError);
   });
 
   // A parsed Task's own fields are trusted; everything the reply brings is still checked.
@@ -286,9 +280,7 @@ describe('replyTo', () => {
 // Arbitrary valid inputs for createTask. fast-check prints the seed and path of any failure.
 const agentIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
 const taskIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/);
-const actionArb = fc
-  .array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLength: 1, maxLength: 4 })
-  .map((words) => words.join('.'));
+const actionArb = fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLength: 1, maxLength: 4 }).map((words) => words.join('.'));
 
 /** JSON has no -0, so a Task carrying one cannot come back equal; every other JSON value can. */
 function withoutNegativeZero(value: JsonValue): JsonValue {
@@ -305,12 +297,14 @@ const jsonArb = fc.jsonValue({ maxDepth: 3 }).map((value) => withoutNegativeZero
 const parametersArb = fc.dictionary(fc.string(), jsonArb, { maxKeys: 5 });
 const metadataArb = fc
   .tuple(
-    fc.dictionary(fc.string().filter((key) => key !== 'importance'), jsonArb, { maxKeys: 3 }),
+    fc.dictionary(
+      fc.string().filter((key) => key !== 'importance'),
+      jsonArb,
+      { maxKeys: 3 },
+    ),
     fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
   )
-  .map(([extra, importance]): TaskMetadata =>
-    importance === undefined ? extra : { ...extra, importance: Object.is(importance, -0) ? 0 : importance },
-  );
+  .map(([extra, importance]): TaskMetadata => (importance === undefined ? extra : { ...extra, importance: Object.is(importance, -0) ? 0 : importance }));
 
 const initArb = fc.record(
   {

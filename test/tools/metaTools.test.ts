@@ -25,7 +25,9 @@ describe('compress_context, end to end', () => {
     const { rt, model } = await quietRuntime({
       tools: [echoTool],
       steps: [
-        echo('a'), echo('b'), { text: 'first done' },
+        echo('a'),
+        echo('b'),
+        { text: 'first done' },
         { toolCalls: [{ name: 'compress_context', arguments: { summary: 'User wants haiku; a and b echoed.', keepRecent: 3 } }] },
         { text: 'second done' },
       ],
@@ -58,7 +60,12 @@ describe('compress_context, end to end', () => {
       tools: [echoTool],
       steps: [
         echo('a'),
-        { toolCalls: [{ name: 'compress_context', arguments: { summary: 'S', keepRecent: 0 } }, { name: 'echo', arguments: { text: 'z' } }] },
+        {
+          toolCalls: [
+            { name: 'compress_context', arguments: { summary: 'S', keepRecent: 0 } },
+            { name: 'echo', arguments: { text: 'z' } },
+          ],
+        },
         { text: 'done' },
       ],
     });
@@ -124,7 +131,12 @@ describe('create_plan, end to end', () => {
     const many = Array.from({ length: 51 }, (_, i) => ({ title: `s${i}` }));
     const { rt, model } = await quietRuntime({
       steps: [
-        { toolCalls: [{ name: 'create_plan', arguments: { goal: 'g', steps: [] } }, { name: 'create_plan', arguments: { goal: 'g', steps: many } }] },
+        {
+          toolCalls: [
+            { name: 'create_plan', arguments: { goal: 'g', steps: [] } },
+            { name: 'create_plan', arguments: { goal: 'g', steps: many } },
+          ],
+        },
         { text: 'ok' },
       ],
     });

@@ -19,11 +19,14 @@ import {
 const clock = new SimulatedClock(1_000);
 
 /** Meta-tools are not under test here: any use of the society is a test bug. */
-const noSociety = new Proxy({}, {
-  get: (_, key) => () => {
-    throw new Error(`society.${String(key)} called`);
+const noSociety = new Proxy(
+  {},
+  {
+    get: (_, key) => () => {
+      throw new Error(`society.${String(key)} called`);
+    },
   },
-}) as SocietyPort;
+) as SocietyPort;
 
 function contextFor(signal = new AbortController().signal): ToolContext {
   const task = createTask({ from: 'user', to: 'root', action: 'execute', parameters: { text: 'hi' } }, { ids: sequentialIds(), clock });
@@ -105,7 +108,14 @@ describe('runToolCall', () => {
 
   it('turns a tool that throws or rejects into an error result carrying its message', async () => {
     const rejects = defineTool({ name: 'rejects', description: '', parameters: z.object({}), execute: () => Promise.reject(new Error('disk full')) });
-    const throws = defineTool({ name: 'throws', description: '', parameters: z.object({}), execute: () => { throw new TypeError('bad state'); } });
+    const throws = defineTool({
+      name: 'throws',
+      description: '',
+      parameters: z.object({}),
+      execute: () => {
+        throw new TypeError('bad state');
+      },
+    });
     const local = { ...options, registry: new ToolRegistry().register(rejects, throws) };
 
     const rejected = await runToolCall(call('rejects', {}), contextFor(), local);
@@ -117,7 +127,12 @@ describe('runToolCall', () => {
   });
 
   it('keeps the code of a coded error a tool throws', async () => {
-    const refuses = defineTool({ name: 'refuses', description: '', parameters: z.object({}), execute: () => Promise.reject(new TroupeError('not_parent', 'not yours')) });
+    const refuses = defineTool({
+      name: 'refuses',
+      description: '',
+      parameters: z.object({}),
+      execute: () => Promise.reject(new TroupeError('not_parent', 'not yours')),
+    });
     const result = await runToolCall(call('refuses', {}), contextFor(), { ...options, registry: new ToolRegistry().register(refuses) });
     expect(result).toMatchObject({ isError: true, metadata: { code: 'not_parent' } });
     expect(codeOf(result)).toBe('not_parent');
@@ -172,7 +187,12 @@ describe('runToolCall', () => {
   });
 
   it('hides tools a policy denies, or does not allow, from both the definitions and the calls', async () => {
-    const echo = toolFromFunction(function echo({ text }: { text: string }) { return text; }, { description: 'Echo', parameters: z.object({ text: z.string() }) });
+    const echo = toolFromFunction(
+      function echo({ text }: { text: string }) {
+        return text;
+      },
+      { description: 'Echo', parameters: z.object({ text: z.string() }) },
+    );
     const local = new ToolRegistry().register(weatherTool, echo);
 
     const deny = { deny: ['weather'] };
@@ -218,7 +238,10 @@ describe('toolFromFunction', () => {
     expect(await runWith(identity, { value: { content: 'done', isError: true } })).toEqual({ content: 'done', isError: true });
     // `content` that is not a string, or keys a ToolResult does not have: plain JSON.
     expect(await runWith(identity, { value: { content: 3 } })).toEqual({ content: '{"content":3}', metadata: { content: 3 } });
-    expect(await runWith(identity, { value: { content: 'x', extra: 1 } })).toEqual({ content: '{"content":"x","extra":1}', metadata: { content: 'x', extra: 1 } });
+    expect(await runWith(identity, { value: { content: 'x', extra: 1 } })).toEqual({
+      content: '{"content":"x","extra":1}',
+      metadata: { content: 'x', extra: 1 },
+    });
   });
 
   it('refuses an anonymous function without a name, or a name a model cannot call', () => {

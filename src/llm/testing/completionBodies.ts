@@ -77,17 +77,19 @@ export function completionOf(reply: ScriptReply, context: CompletionContext): Ch
     object: 'chat.completion',
     created: context.created,
     model: context.model,
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: text === '' && calls.length > 0 ? null : text,
-        refusal: null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && calls.length > 0 ? null : text,
+          refusal: null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
+        finish_reason: finishReason,
+        logprobs: null,
       },
-      finish_reason: finishReason,
-      logprobs: null,
-    }],
+    ],
     usage: usageOf(context, estimateTokens(completionChars)),
   };
 }
@@ -99,7 +101,13 @@ export function completionOf(reply: ScriptReply, context: CompletionContext): Ch
  * `includeUsage` a last chunk with no choices and the usage (earlier chunks then say `usage: null`).
  */
 export function* chunksOf(reply: ScriptReply, context: CompletionContext, includeUsage: boolean): Generator<ChatCompletionChunk, void> {
-  const base = { id: context.id, object: 'chat.completion.chunk' as const, created: context.created, model: context.model, ...(includeUsage ? { usage: null } : {}) };
+  const base = {
+    id: context.id,
+    object: 'chat.completion.chunk' as const,
+    created: context.created,
+    model: context.model,
+    ...(includeUsage ? { usage: null } : {}),
+  };
   const chunk = (delta: ChatCompletionChunk.Choice.Delta, finishReason: FinishReason | null = null): ChatCompletionChunk => ({
     ...base,
     choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],

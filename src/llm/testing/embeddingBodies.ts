@@ -4,12 +4,14 @@ import { hashEmbedding, hashEmbeddingDims } from '../hashEmbedding.js';
 import { estimateTokens } from './completionBodies.js';
 
 /** The part of an embeddings request body the local server understands. */
-export const WireEmbeddingsRequestSchema = z.object({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.string()).min(1)]),
-  encoding_format: z.enum(['float', 'base64']).optional(),
-  dimensions: z.number().int().positive().max(4096).optional(),
-}).loose();
+export const WireEmbeddingsRequestSchema = z
+  .object({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.string()).min(1)]),
+    encoding_format: z.enum(['float', 'base64']).optional(),
+    dimensions: z.number().int().positive().max(4096).optional(),
+  })
+  .loose();
 
 export type WireEmbeddingsRequest = z.infer<typeof WireEmbeddingsRequestSchema>;
 

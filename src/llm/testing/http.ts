@@ -54,9 +54,7 @@ export function sendError(
 export function describeInvalidBody(error: z.ZodError, body: unknown): { message: string; param: string | null } {
   const issue = error.issues[0];
   if (issue === undefined || issue.path.length === 0) return { message: 'The request body must be a JSON object.', param: null };
-  const param = issue.path
-    .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
-    .join('');
+  const param = issue.path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`)).join('');
   if (valueAt(body, issue.path) === undefined) return { message: `Missing required parameter: '${param}'.`, param };
   return { message: `Invalid value for '${param}': ${issue.message}`, param };
 }

@@ -72,7 +72,14 @@ export class Agent {
     const { config } = env;
     this.actor = createActor(machine, {
       id: this.id,
-      input: { agentId: this.id, roleId: role.id, parentId: record.parentAgentId, maxSteps: config.maxSteps, mailboxLimit: config.mailboxLimit, resume: start.resume },
+      input: {
+        agentId: this.id,
+        roleId: role.id,
+        parentId: record.parentAgentId,
+        maxSteps: config.maxSteps,
+        mailboxLimit: config.mailboxLimit,
+        resume: start.resume,
+      },
       ...(env.inspect === undefined ? {} : { inspect: env.inspect }),
     });
   }
@@ -96,11 +103,15 @@ export class Agent {
     });
     this.actor.start();
     // Only new work starts a turn; status updates and notices addressed to the agent are observations.
-    this.#inbox = bus.subscribe({ to: id }, (task) => {
-      if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
-      journal.waiting(id, task);
-      this.actor.send({ type: 'task.received', task });
-    }, `agent:${id}`);
+    this.#inbox = bus.subscribe(
+      { to: id },
+      (task) => {
+        if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
+        journal.waiting(id, task);
+        this.actor.send({ type: 'task.received', task });
+      },
+      `agent:${id}`,
+    );
     for (const task of this.#waiting) this.actor.send({ type: 'task.received', task });
   }
 
@@ -148,7 +159,10 @@ export class Agent {
    * @internal
    */
   stopped(): Promise<void> {
-    return toPromise(this.actor).then(() => undefined, () => undefined);
+    return toPromise(this.actor).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /**
@@ -169,15 +183,20 @@ export class Agent {
    * @internal
    */
   notify(action: string, parameters: Record<string, string | number>, about: Task | null): void {
-    this.env.bus.publish(createTask({
-      from: this.id,
-      to: this.supervisor,
-      action,
-      status: 'completed',
-      parameters,
-      parentId: about?.id ?? null,
-      sessionId: about?.sessionId,
-    }, this.env));
+    this.env.bus.publish(
+      createTask(
+        {
+          from: this.id,
+          to: this.supervisor,
+          action,
+          status: 'completed',
+          parameters,
+          parentId: about?.id ?? null,
+          sessionId: about?.sessionId,
+        },
+        this.env,
+      ),
+    );
   }
 
   /**

@@ -24,15 +24,17 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
     agent.env.journal.answered(agent.id, task.id);
   };
   // An action that throws would stop the actor; one agent's failure must never stop it or another.
-  const guarded = <P extends { agentId: string }>(name: string, body: (agent: Agent, params: P) => void) => (_: unknown, params: P): void => {
-    const agent = agentOf(params.agentId);
-    try {
-      if (agent === undefined) throw new Error(`agent ${params.agentId} is not live`);
-      body(agent, params);
-    } catch (error) {
-      logger.error({ action: name, agentId: params.agentId, error: describeError(error) }, 'agent action failed');
-    }
-  };
+  const guarded =
+    <P extends { agentId: string }>(name: string, body: (agent: Agent, params: P) => void) =>
+    (_: unknown, params: P): void => {
+      const agent = agentOf(params.agentId);
+      try {
+        if (agent === undefined) throw new Error(`agent ${params.agentId} is not live`);
+        body(agent, params);
+      } catch (error) {
+        logger.error({ action: name, agentId: params.agentId, error: describeError(error) }, 'agent action failed');
+      }
+    };
   const reply = (agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void => settle(agent, task, replyTo(task, update, agent.env.clock));
 
   return agentMachine.provide({
@@ -62,16 +64,21 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
       }),
       stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task | null; steps: number }) => {
         agent.env.logger.warn({ agentId: agent.id, taskId: task?.id, steps }, 'turn stopped at the step limit');
-        if (task !== null) reply(agent, task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } });
+        if (task !== null)
+          reply(agent, task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } });
       }),
-      cancelPending: guarded('cancelPending', (agent, { tasks, reason, resumable }: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => {
-        if (resumable) return;
-        for (const task of tasks) reply(agent, task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } });
-      }),
+      cancelPending: guarded(
+        'cancelPending',
+        (agent, { tasks, reason, resumable }: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => {
+          if (resumable) return;
+          for (const task of tasks) reply(agent, task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } });
+        },
+      ),
       refuseTask: guarded('refuseTask', (agent, { task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
-        const error: TaskError = reason === 'terminating'
-          ? { code: 'agent_terminated', message: `agent ${agent.id} is terminating` }
-          : { code: 'mailbox_full', message: `agent ${agent.id} has ${agent.env.config.mailboxLimit} Tasks waiting; try again later` };
+        const error: TaskError =
+          reason === 'terminating'
+            ? { code: 'agent_terminated', message: `agent ${agent.id} is terminating` }
+            : { code: 'mailbox_full', message: `agent ${agent.id} has ${agent.env.config.mailboxLimit} Tasks waiting; try again later` };
         if (reason === 'mailbox_full') agent.env.logger.warn({ agentId: agent.id, taskId: task.id }, 'mailbox full: task rejected');
         reply(agent, task, { status: 'rejected', error });
       }),

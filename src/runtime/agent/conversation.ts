@@ -17,8 +17,7 @@ export const summaryHeader = '[summary of earlier conversation]';
 
 /** The system message a conversation gets when it passes its maximum length. */
 export function lengthWarning(messages: number, max: number): string {
-  return `[warning] Your conversation has ${messages} messages (max ${max}). ` +
-    'Call compress_context with a summary of what matters so far to shorten it.';
+  return `[warning] Your conversation has ${messages} messages (max ${max}). ` + 'Call compress_context with a summary of what matters so far to shorten it.';
 }
 
 /**

@@ -16,9 +16,10 @@ export interface StartingPoint {
 }
 
 function systemPrompt(record: AgentRecord, role: Role): string {
-  const origin = record.parentAgentId === null
-    ? 'You answer the user directly.'
-    : `Your parent agent is ${record.parentAgentId}; your final answer goes back to whoever sent you the task.`;
+  const origin =
+    record.parentAgentId === null
+      ? 'You answer the user directly.'
+      : `Your parent agent is ${record.parentAgentId}; your final answer goes back to whoever sent you the task.`;
   return `${role.prompt}\n\nYou are agent ${record.id} (role ${role.name}) in a troupe society. ${origin}`;
 }
 

@@ -86,12 +86,15 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   const options = { registry: env.tools, policy: agent.role.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
   const stopped = verdicts.includes('stop');
   // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
-  const feedBack = (call: ToolCall) => (result: ToolResult): void => {
-    if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
-  };
+  const feedBack =
+    (call: ToolCall) =>
+    (result: ToolResult): void => {
+      if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
+    };
   await Promise.all(
     calls.map((call, i): Promise<void> => {
-      if (stopped) return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
+      if (stopped)
+        return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
       if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
       return runToolCall(call, context, options).then(feedBack(call));
     }),

@@ -26,10 +26,14 @@ export function storeJournal(store: OrgStore, logger: Logger): Journal {
     connect(bus: EventBus, onOutput) {
       // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
       // add up to is logged) and the user's own messages (logged before they were sent).
-      bus.subscribe({ pattern: '*' }, (task) => {
-        if (task.action === Actions.thinking || loggedFirst.has(task)) return;
-        queued(store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
-      }, 'message-log');
+      bus.subscribe(
+        { pattern: '*' },
+        (task) => {
+          if (task.action === Actions.thinking || loggedFirst.has(task)) return;
+          queued(store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
+        },
+        'message-log',
+      );
       onOutput((task) => queued(store.appendInbox(task), 'inbox', { taskId: task.id }));
     },
     role: async (role) => {
