@@ -2,6 +2,7 @@ import { Observable, Subject, type Subscription } from 'rxjs';
 import { onAbort } from '../abort.js';
 import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { RequestTimeoutError, TroupeError, describeError } from '../errors.js';
+import { type Logger, silentLogger } from '../logger.js';
 import { type Task, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
 import { DebugRing } from './debugRing.js';
 import { parsePattern, prefixesOf } from './pattern.js';
@@ -19,6 +20,8 @@ export interface EventBusOptions {
   clock?: Clock;
   /** How many recent Tasks to keep for debugging (0 = none). The bus keeps no other history. */
   debugRing?: number;
+  /** Where a subscriber's fault goes when nobody observes `faults$`; nowhere when absent. */
+  logger?: Logger;
 }
 
 export interface RequestOptions {
@@ -44,6 +47,7 @@ interface PendingRequest {
 export class EventBus {
   readonly #transport: Transport;
   readonly #clock: Clock;
+  readonly #logger: Logger;
   readonly #ring: DebugRing<Task>;
   readonly #targets = new Map<string, Subject<Task>>();
   readonly #exact = new Map<string, Subject<Task>>();
@@ -56,12 +60,13 @@ export class EventBus {
   readonly #queue: Task[] = [];
   #delivering = false;
 
-  /** Subscribers that threw. Without an observer here, faults are written to stderr. */
+  /** Subscribers that threw. Without an observer here, faults go to the bus's logger. */
   readonly faults$: Observable<BusFault> = this.#faults.asObservable();
 
   constructor(options: EventBusOptions = {}) {
     this.#transport = options.transport ?? new InProcessTransport();
     this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
     this.#ring = new DebugRing(options.debugRing ?? 64);
     this.#transport.attach((task) => this.#enqueue(task));
   }
@@ -266,7 +271,7 @@ export class EventBus {
 
   #fault(subscriber: string, task: Task, error: unknown): void {
     if (this.#faults.observed) this.#faults.next({ subscriber, task, error });
-    else process.stderr.write(`troupe bus: subscriber ${subscriber} failed on task ${task.id}: ${describeError(error)}\n`);
+    else this.#logger.error({ subscriber, taskId: task.id, error: describeError(error) }, 'bus subscriber failed');
   }
 }
 

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { silentLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
 import { readMessages } from './messageLog.js';
@@ -27,7 +27,8 @@ import type { StageContext, Staged } from './writes.js';
  * await store.close();
  */
 export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> {
-  const logger = options.logger ?? createLogger('warn');
+  // A library logs nothing unless given a logger.
+  const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   await mkdir(options.dir, { recursive: true });
   let root: RootDatabase;

@@ -4,6 +4,7 @@ import { type BusFault, EventBus, matches, parsePattern } from '../../src/bus/in
 import { systemClock } from '../../src/clock.js';
 import { ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
+import { MemoryLogger } from '../../src/logger.js';
 import { type Task, type TaskStatus, createTask } from '../../src/task/index.js';
 import { RecordingTransport, busHarness, collect, flush, isDeepFrozen } from '../support/busFixture.js';
 
@@ -272,6 +273,27 @@ describe('EventBus isolates failing subscribers', () => {
     });
     bus.publish(task());
     expect(faults.map((f) => f.subscriber)).toEqual(['to:poet']);
+  });
+
+  it('gives a fault nobody observes to its logger, and to no one without one', () => {
+    const logger = new MemoryLogger();
+    const ids = sequentialIds();
+    const make = (): Task => createTask({ from: 'user', to: 'poet', action: 'execute', parameters: { text: 'x' } }, { ids, clock: systemClock });
+    const logged = new EventBus({ logger });
+    const quiet = new EventBus();
+    for (const bus of [logged, quiet]) {
+      bus.subscribe(
+        { to: 'poet' },
+        () => {
+          throw new Error('unseen');
+        },
+        'thrower',
+      );
+    }
+    quiet.publish(make());
+    const sent = make();
+    logged.publish(sent);
+    expect(logger.entries).toEqual([{ level: 'error', message: 'bus subscriber failed', fields: { subscriber: 'thrower', taskId: sent.id, error: 'unseen' } }]);
   });
 });
 
