@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +14,7 @@ let out = '';
 // out what is marked @internal and still type-check for a user who imports them.
 beforeAll(async () => {
   // Inside the project, so the emitted files resolve xstate, rxjs and zod from its node_modules.
+  await mkdir(join(root, 'build'), { recursive: true });
   out = await mkdtemp(join(root, 'build', 'declarations-'));
   await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclarationOnly', '--outDir', out], { cwd: root });
 }, 120_000);
