@@ -5,6 +5,9 @@
  *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk <rounds> <warmup>
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
  *
+ * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
+ * that takes time to answer (what persistence's commits overlap with).
+ *
  * Starts its own local OpenAI-compatible server, runs the warm-up rounds, then the measured ones,
  * and prints one JSON `WorkerReport` on stdout (nothing else goes there). `troupe-disk` is the
  * troupe loop with a data dir (a fresh temp dir, removed at the end). The hand-written loop
@@ -36,7 +39,8 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const { side, rounds, warmup } = args;
-  const { server, firstRequest } = await startLoopServer();
+  // BENCH_MODEL_DELAY_MS: a pause between streamed chunks, for a model that is not instant.
+  const { server, firstRequest } = await startLoopServer(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0));
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
   const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;

@@ -34,14 +34,16 @@ function loopReply(request: ChatRequest): ScriptReply {
 }
 
 /**
- * The local server both loops talk to, answering with `loopReply`. It keeps no request bodies (a
+ * The local server both loops talk to, answering with `loopReply` (with `chunkDelayMs` between
+ * streamed chunks, a model that takes time to answer). It keeps no request bodies (a
  * remote model server holds nothing in this process's heap, and every request kept here is
  * memory each collection would walk again) except the very first, which `firstRequest` gives
  * back: troupe's opening, handed to the hand-written loop and compared across processes.
  */
-export async function startLoopServer(): Promise<{ server: OpenAICompatibleServer; firstRequest: () => ChatRequest | undefined }> {
+export async function startLoopServer(chunkDelayMs = 0): Promise<{ server: OpenAICompatibleServer; firstRequest: () => ChatRequest | undefined }> {
   let first: ChatRequest | undefined;
   const server = await startOpenAICompatibleServer({
+    chunkDelayMs,
     fallback: (request) => {
       first ??= request;
       return loopReply(request);
