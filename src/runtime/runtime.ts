@@ -4,7 +4,7 @@ import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, createLogger, silentLogger } from '../logger.js';
+import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logger.js';
 import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
 import type { AgentRecord, Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
@@ -62,23 +62,27 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions): Promise<Runtime> {
+    const { model: _m, retry: _r, bus: _b, clock: _c, ids: _i, logger: _l, logLevel, tools: _t, inspect: _n, root: _o, dataDir, ...settings } = options;
+    // Bad settings are refused with a ValidationError naming them, before anything is opened.
+    const config = parseOrThrow(RuntimeConfigSchema, settings);
+    const level = logLevel === undefined ? undefined : parseOrThrow(LogLevelSchema, logLevel, 'logLevel');
     // A library is quiet unless given a logger or a level.
-    const logger = options.logger ?? (options.logLevel === undefined ? silentLogger : createLogger(options.logLevel));
+    const logger = options.logger ?? (level === undefined ? silentLogger : createLogger(level));
     const clock = options.clock ?? systemClock;
-    const journal = await openJournal(options.dataDir ?? null, { logger, clock });
-    const runtime = new Runtime({ ...options, logger, clock }, journal);
+    const journal = await openJournal(dataDir ?? null, { logger, clock });
+    const runtime = new Runtime({ ...options, logger, clock }, config, journal);
     const stored = journal.stored();
     if (stored === null) await runtime.#spawnRoot();
-    else runtime.#restore(stored);
+    else await runtime.#restore(stored);
     return runtime;
   }
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
-  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock }, journal: Journal) {
-    const { model, retry, bus, clock, ids, logger, logLevel: _level, tools, inspect, root, dataDir: _dataDir, ...config } = options;
+  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock }, config: RuntimeConfig, journal: Journal) {
+    const { model, retry, bus, clock, ids, logger, tools, inspect, root } = options;
     this.#journal = journal;
     this.#root = root;
-    this.config = RuntimeConfigSchema.parse(config);
+    this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     this.#clock = clock;
     this.#ids = ids ?? randomIds;
@@ -107,9 +111,11 @@ export class Runtime {
   }
 
   /** Brings back a stored organisation: roles, live agents (with their unfinished work) and the inbox. */
-  #restore(stored: StoredOrganisation): void {
+  async #restore(stored: StoredOrganisation): Promise<void> {
     if (stored.agents.find((agent) => agent.id === 'root')?.status !== 'active') {
-      throw new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } });
+      await this.#fail(
+        new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } }),
+      );
     }
     this.#society.restore(stored);
     this.user.restoreInbox(stored.inbox);
@@ -129,12 +135,17 @@ export class Runtime {
       });
       await this.#society.spawn({ role: rootRole.id, parent: null, id: 'root' });
     } catch (error) {
-      this.#actor.send({ type: 'runtime.failed', error });
-      await this.bus.close();
-      await this.#journal.close();
-      throw error;
+      await this.#fail(error);
     }
     this.#actor.send({ type: 'runtime.started' });
+  }
+
+  /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
+  async #fail(error: unknown): Promise<never> {
+    this.#actor.send({ type: 'runtime.failed', error });
+    await this.bus.close();
+    await this.#journal.close();
+    throw error;
   }
 
   /** `spawning`, `running`, `draining` or `terminated`. */
