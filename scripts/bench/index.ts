@@ -11,6 +11,7 @@ import { busDelivery } from './busDelivery.js';
 import { httpService } from './httpService.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { orgStoreSuite } from './orgStore.js';
+import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import { type Row, markdownTable } from './report.js';
@@ -21,6 +22,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'actor delivery', run: actorDelivery },
   { name: 'spawn', run: spawnSuite },
   { name: 'ReAct loop', run: reactLoop },
+  { name: 'ReAct with a slow model', run: reactLatency },
   { name: 'ReAct machinery', run: reactMachinery },
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },

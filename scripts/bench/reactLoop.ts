@@ -56,11 +56,19 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
 const workerScript = fileURLToPath(new URL(compiled ? 'reactLoopWorker.js' : 'reactLoopWorker.ts', import.meta.url));
 
+/** How many rounds a worker runs, and how long the model pauses between streamed chunks. */
+export interface Schedule {
+  readonly warmup: number;
+  readonly rounds: number;
+  readonly modelDelayMs?: number;
+}
+
 /** Runs one side in a fresh Node process (plain node on compiled code, else `--import tsx`); its stderr passes through. */
-function runWorker(side: Side, opening?: Opening): Promise<WorkerReport> {
-  const args = [...(compiled ? [] : ['--import', 'tsx']), workerScript, side, String(options.rounds), String(options.warmup)];
+export function runWorker(side: Side, opening?: Opening, schedule: Schedule = options): Promise<WorkerReport> {
+  const args = [...(compiled ? [] : ['--import', 'tsx']), workerScript, side, String(schedule.rounds), String(schedule.warmup)];
   if (opening !== undefined) args.push(JSON.stringify(opening));
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
+  const env = { ...process.env, BENCH_MODEL_DELAY_MS: String(schedule.modelDelayMs ?? 0) };
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   return new Promise((resolve, reject) => {
@@ -72,10 +80,10 @@ function runWorker(side: Side, opening?: Opening): Promise<WorkerReport> {
       }
       try {
         const report = JSON.parse(stdout) as WorkerReport;
-        const total = (options.warmup + options.rounds) * CALLS;
+        const total = (schedule.warmup + schedule.rounds) * CALLS;
         if (report.calls !== total) throw new Error(`${side} worker made ${report.calls} chat requests, expected ${total} (${CALLS} a round)`);
-        if (report.msPerStepSamples.length !== options.rounds || report.cpuPerStepSamples.length !== options.rounds) {
-          throw new Error(`${side} worker reported ${report.msPerStepSamples.length} rounds, expected ${options.rounds}`);
+        if (report.msPerStepSamples.length !== schedule.rounds || report.cpuPerStepSamples.length !== schedule.rounds) {
+          throw new Error(`${side} worker reported ${report.msPerStepSamples.length} rounds, expected ${schedule.rounds}`);
         }
         resolve(report);
       } catch (error) {

@@ -1,0 +1,37 @@
+import { median } from './measure.js';
+import { type Side, type WorkerReport, openingOf, runWorker } from './reactLoop.js';
+import { type Row, times } from './report.js';
+
+// A model that takes time: 1 ms between streamed chunks (about 8–9 ms a call here). Few rounds,
+// as each is ~20 times longer than against the instant server.
+const schedule = { blocks: 2, warmup: 20, rounds: 30, modelDelayMs: 1 };
+const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk'];
+
+/**
+ * The ReAct loop against a model that is not instant: what persistence costs once its commits
+ * can overlap a model call that takes longer than they do (against the instant server, the
+ * commit outlasts the call and part of it is waited for).
+ */
+export async function reactLatency(): Promise<Row[]> {
+  const blocks: Record<string, WorkerReport[]> = {};
+  let opening: ReturnType<typeof openingOf> | undefined;
+  for (let block = 1; block <= schedule.blocks; block++) {
+    for (const side of sides) {
+      const report = await runWorker(side, side === 'hand' ? opening : undefined, schedule);
+      opening ??= openingOf(report.firstRequest);
+      (blocks[side] ??= []).push(report);
+      process.stderr.write(`  ${side} ${block}/${schedule.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
+    }
+  }
+  const msPerStep = (side: Side): number => median((blocks[side] ?? []).flatMap((report) => report.msPerStepSamples));
+  const [hand, memory, disk] = [msPerStep('hand'), msPerStep('troupe'), msPerStep('troupe-disk')];
+  return [
+    {
+      benchmark: 'ReAct loop with a data dir, against a model that takes time (per model call)',
+      troupe: `${disk.toFixed(2)} ms/step`,
+      raw: `${hand.toFixed(2)} ms/step`,
+      ratio: disk / hand,
+      notes: `the same loops with the server pausing ${schedule.modelDelayMs} ms between streamed chunks; blocks alternated (troupe, hand, troupe-disk × ${schedule.blocks}), each ${schedule.warmup} warm-up then ${schedule.rounds} measured rounds; troupe memory-only ${memory.toFixed(2)} ms/step (${times(memory / hand)}); the data dir's commits overlap the model call, so persistence costs ${((disk - memory) * 1000).toFixed(0)} µs/step here`,
+    },
+  ];
+}
