@@ -1,43 +1,19 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { OrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
+import { runUntilKilled } from '../support/killedWriter.js';
 import { orgHarness } from '../support/orgStoreFixture.js';
 
 // Seed 004 / issue 4: a kill -9 at any moment loses nothing that was acknowledged, and
 // leaves no corrupt record behind.
 
 const { tempDir, openTestStore } = orgHarness();
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = 20;
 
 /** Runs the writer until `delayMs` after it is ready, kills it with SIGKILL, returns its acknowledgements. */
 async function runAndKill(dir: string, round: number, delayMs: number): Promise<string[][]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/org/crashWriter.ts', dir, String(round)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const state = { killed: false };
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  child.stdout.on('data', (chunk: Buffer) => {
-    const first = !stdout.includes('ready\n');
-    stdout += chunk.toString();
-    if (first && stdout.includes('ready\n')) {
-      setTimeout(() => {
-        state.killed = child.kill('SIGKILL');
-      }, delayMs);
-    }
-  });
-  const code = await exited;
-  if (!state.killed) throw new Error(`writer exited on its own (code ${code}): ${stderr}`);
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '' && line !== 'ready')
-    .map((line) => line.split(' '));
+  const lines = await runUntilKilled('test/org/crashWriter.ts', [dir, String(round)], delayMs);
+  return lines.map((line) => line.split(' '));
 }
 
 /** Asserts that every acknowledged write is in the store; returns how many were checked. */

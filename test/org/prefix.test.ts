@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { OrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
+import { runUntilKilled } from '../support/killedWriter.js';
 import { orgHarness } from '../support/orgStoreFixture.js';
 
 // Issue 12: writes commit off the main thread, many in flight. A kill -9 at any moment must
@@ -10,25 +9,12 @@ import { orgHarness } from '../support/orgStoreFixture.js';
 // that holds every write acknowledged before the kill.
 
 const { tempDir, openTestStore } = orgHarness();
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = 12;
 
 /** Runs the writer until `delayMs` after it is ready, kills it with SIGKILL, returns the writes it acknowledged. */
 async function runAndKill(dir: string, round: number, delayMs: number): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/org/prefixWriter.ts', dir, String(round)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const state = { killed: false };
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  child.stdout.on('data', (chunk: Buffer) => {
-    const first = !stdout.includes('ready\n');
-    stdout += chunk.toString();
-    if (first && stdout.includes('ready\n')) setTimeout(() => (state.killed = child.kill('SIGKILL')), delayMs);
-  });
-  const code = await exited;
-  if (!state.killed) throw new Error(`writer exited on its own (code ${code}): ${stderr}`);
-  return stdout.split('\n').flatMap((line) => (line.startsWith('ack ') ? [Number(line.slice(4))] : []));
+  const lines = await runUntilKilled('test/org/prefixWriter.ts', [dir, String(round)], delayMs);
+  return lines.flatMap((line) => (line.startsWith('ack ') ? [Number(line.slice(4))] : []));
 }
 
 /** The numbers of round `round`'s writes found in the store, and each sequence's numbers in stored order. */
