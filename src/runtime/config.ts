@@ -18,6 +18,14 @@ export const RuntimeConfigSchema = z.object({
   maxInputChars: z.number().int().positive().default(100_000),
   /** Messages kept in the user's inbox in memory (oldest dropped first). */
   inboxLimit: z.number().int().positive().default(10_000),
+  /**
+   * With a data dir: how long a record nobody waits for (a log entry, a conversation step) may be
+   * held back so it commits with others in one transaction and one fsync. Whatever waits for
+   * durability (an accepted Task, the next tool, an answer) commits everything held at once.
+   */
+  commitDelayMs: z.number().int().nonnegative().max(60_000).default(10),
+  /** With a data dir: records held back at most; the next one commits them all at once. */
+  maxHeldWrites: z.number().int().positive().default(256),
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

@@ -69,7 +69,8 @@ export class Runtime {
     // A library is quiet unless given a logger or a level.
     const logger = options.logger ?? (level === undefined ? silentLogger : createLogger(level));
     const clock = options.clock ?? systemClock;
-    const journal = await openJournal(dataDir ?? null, { logger, clock });
+    const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
+    const journal = await openJournal(dataDir ?? null, { logger, clock, batch });
     const runtime = new Runtime({ ...options, logger, clock }, config, journal);
     const stored = journal.stored();
     if (stored === null) await runtime.#spawnRoot();

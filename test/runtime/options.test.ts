@@ -22,6 +22,8 @@ describe('createRuntime options', () => {
       [{ maxSteps: -1 }, 'maxSteps'],
       [{ mailboxLimit: 'many' as unknown as number }, 'mailboxLimit'],
       [{ logLevel: 'loud' as unknown as 'info' }, 'logLevel'],
+      [{ commitDelayMs: -5 }, 'commitDelayMs'],
+      [{ maxHeldWrites: 0 }, 'maxHeldWrites'],
     ];
     for (const [options, field] of cases) {
       const error = await refusal(options);

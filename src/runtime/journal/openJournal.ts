@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { type Journal, memoryJournal } from './journal.js';
 import { storeJournal } from './storeJournal.js';
+import type { WriteBatchLimits } from './writeBatch.js';
 
 /**
  * The journal of a runtime: on the LMDB org store in `dataDir`, or keeping nothing when it is
@@ -9,8 +10,8 @@ import { storeJournal } from './storeJournal.js';
  *
  * @internal
  */
-export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock }): Promise<Journal> {
+export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits }): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
   const { openOrgStore } = await import('../../org/store.js');
-  return storeJournal(await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock }), deps.logger);
+  return storeJournal(await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock }), deps.logger, deps.batch, deps.clock);
 }

@@ -1,9 +1,11 @@
 import type { EventBus } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { OrgStore } from '../../org/index.js';
 import { Actions, type Task } from '../../task/index.js';
 import type { Journal, StoredOrganisation } from './journal.js';
+import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
 
 /**
  * A Journal on the LMDB organisation store. The store writes in call order, off the main thread,
@@ -11,13 +13,19 @@ import type { Journal, StoredOrganisation } from './journal.js';
  *
  * @internal
  */
-export function storeJournal(store: OrgStore, logger: Logger): Journal {
+export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatchLimits, clock: Clock): Journal {
   // The user's own Tasks, logged durably before they are sent: the bus log skips them.
   const loggedFirst = new WeakSet<Task>();
   // Fire-and-forget writes: a failure is logged (the store already retried it once) and costs
   // only what the write would have kept for a restart.
-  const queued = (write: Promise<unknown>, what: string, fields: Record<string, unknown>): void => {
-    write.catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`));
+  const batch = new WriteBatch(limits, clock);
+  const queued = (write: () => Promise<unknown>, what: string, fields: Record<string, unknown>): void => {
+    batch.add(() => void write().catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`)));
+  };
+  // Writes someone waits for go after everything queued before them, in the same transaction.
+  const awaited = <T>(write: () => Promise<T>): Promise<T> => {
+    batch.issue();
+    return write();
   };
   const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
 
@@ -30,40 +38,40 @@ export function storeJournal(store: OrgStore, logger: Logger): Journal {
         { pattern: '*' },
         (task) => {
           if (task.action === Actions.thinking || loggedFirst.has(task)) return;
-          queued(store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
+          queued(() => store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
         },
         'message-log',
       );
-      onOutput((task) => queued(store.appendInbox(task), 'inbox', { taskId: task.id }));
+      onOutput((task) => queued(() => store.appendInbox(task), 'inbox', { taskId: task.id }));
     },
     role: async (role) => {
-      await store.createRole({ ...role });
+      await awaited(() => store.createRole({ ...role }));
     },
     agent: async (record, start) => {
-      await store.createAgent({ id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt });
+      await awaited(() => store.createAgent({ id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt }));
       return start();
     },
     terminated: async (termination) => {
-      await store.markTerminated({ ...termination });
+      await awaited(() => store.markTerminated({ ...termination }));
     },
     userInput: async (task, send) => {
-      await Promise.all([store.appendMessage(task.sessionId, task), store.addWaiting(task.to, task)]);
+      await awaited(() => Promise.all([store.appendMessage(task.sessionId, task), store.addWaiting(task.to, task)]));
       loggedFirst.add(task);
       return send();
     },
     waiting: (agentId, task) => {
-      if (!loggedFirst.has(task)) queued(store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
+      if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
-    answered: (agentId, taskId) => queued(store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
+    answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
     conversation: (agentId) => ({
-      appended: (messages) => queued(store.appendConversation(agentId, messages), 'conversation', { agentId }),
+      appended: (messages) => queued(() => store.appendConversation(agentId, messages), 'conversation', { agentId }),
       replaced: (messages) => {
-        queued(store.clearConversation(agentId), 'conversation', { agentId });
-        queued(store.appendConversation(agentId, messages), 'conversation', { agentId });
+        queued(() => store.clearConversation(agentId), 'conversation', { agentId });
+        queued(() => store.appendConversation(agentId, messages), 'conversation', { agentId });
       },
-      cleared: () => queued(store.clearConversation(agentId), 'conversation', { agentId }),
+      cleared: () => queued(() => store.clearConversation(agentId), 'conversation', { agentId }),
     }),
-    durable: () => store.flushed(),
+    durable: () => awaited(() => store.flushed()),
     stored: (): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
       return {
@@ -76,6 +84,6 @@ export function storeJournal(store: OrgStore, logger: Logger): Journal {
     storedWaiting: (agentId) => store.waiting(agentId),
     storedConversation: (agentId) => store.conversation(agentId),
     messageLog: (rootTaskId, page) => store.messages(rootTaskId, page),
-    close: () => store.close(),
+    close: () => awaited(() => store.close()),
   };
 }

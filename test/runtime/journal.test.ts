@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLogger } from '../../src/logger.js';
+import type { OrgStore } from '../../src/org/index.js';
+import type { Journal } from '../../src/runtime/journal/journal.js';
+import { storeJournal } from '../../src/runtime/journal/storeJournal.js';
+import { SimulatedClock } from '../../src/simulatedClock.js';
+import type { ChatMessage } from '../../src/task/index.js';
+import { makeTask, orgHarness } from '../support/orgStoreFixture.js';
+
+const { tempDir, openTestStore } = orgHarness();
+
+/** A journal on a fresh store with one agent, `poet-1`, whose held records wait for `clock`. */
+async function journalOnStore(limits = { delayMs: 10, maxWrites: 100 }): Promise<{ journal: Journal; store: OrgStore; clock: SimulatedClock; dir: string }> {
+  const dir = await tempDir();
+  const { store } = await openTestStore(dir);
+  await store.createRole({ id: 'role-1', name: 'poet', prompt: 'Write poems.', createdBy: 'user' });
+  await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
+  const clock = new SimulatedClock(1_000);
+  return { journal: storeJournal(store, new MemoryLogger(), limits, clock), store, clock, dir };
+}
+
+const step = (n: number): ChatMessage => ({ role: 'user', content: `step ${n}` });
+
+describe('the store journal holds records nobody waits for and commits them together', () => {
+  it('commits held records once commitDelayMs has passed', async () => {
+    const { journal, store, clock } = await journalOnStore();
+    journal.conversation('poet-1').appended([step(1)]);
+    journal.conversation('poet-1').appended([step(2)]);
+    await store.flushed();
+    expect(store.conversation('poet-1')).toEqual([]);
+
+    clock.advance(9);
+    await store.flushed();
+    expect(store.conversation('poet-1')).toEqual([]);
+    clock.advance(1);
+    await store.flushed();
+    expect(store.conversation('poet-1')).toEqual([step(1), step(2)]);
+  });
+
+  it('commits everything held as soon as someone waits for durability, without waiting for the delay', async () => {
+    const { journal, store } = await journalOnStore();
+    journal.conversation('poet-1').appended([step(1)]);
+    journal.waiting('poet-1', makeTask({ id: 'held' }));
+    await journal.durable();
+    expect(store.conversation('poet-1')).toEqual([step(1)]);
+    expect(store.waiting('poet-1').map((task) => task.id)).toEqual(['held']);
+  });
+
+  it('keeps request order: a held record lands before a write someone waits for', async () => {
+    const { journal, store } = await journalOnStore();
+    journal.waiting('poet-1', makeTask({ id: 'first' }));
+    await journal.userInput(makeTask({ id: 'second' }), () => undefined);
+    expect(store.waiting('poet-1').map((task) => task.id)).toEqual(['first', 'second']);
+    // The held removal runs before the acknowledged add that follows it, whatever their timing.
+    journal.answered('poet-1', 'first');
+    await journal.userInput(makeTask({ id: 'third' }), () => undefined);
+    expect(store.waiting('poet-1').map((task) => task.id)).toEqual(['second', 'third']);
+  });
+
+  it('holds at most maxHeldWrites records: the last one commits them all', async () => {
+    const { journal, store } = await journalOnStore({ delayMs: 10, maxWrites: 3 });
+    const sink = journal.conversation('poet-1');
+    sink.appended([step(1)]);
+    sink.appended([step(2)]);
+    await store.flushed();
+    expect(store.conversation('poet-1')).toEqual([]);
+    sink.appended([step(3)]);
+    await store.flushed();
+    expect(store.conversation('poet-1')).toEqual([step(1), step(2), step(3)]);
+  });
+
+  it('commits what is held when it closes', async () => {
+    const { journal, dir } = await journalOnStore();
+    journal.conversation('poet-1').appended([step(1)]);
+    await journal.close();
+    const { store: reopened } = await openTestStore(dir);
+    expect(reopened.conversation('poet-1')).toEqual([step(1)]);
+  });
+});
