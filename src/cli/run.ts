@@ -102,6 +102,8 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     io.stdout.write(`\n${text}\n`);
   }
   io.stderr.write(`troupe: ${summary.agents} agents, ${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`);
+  // The relay stayed up for the whole run; a page still open stops receiving from here on.
+  if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();
   return exitCode;
 }

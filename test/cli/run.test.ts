@@ -108,7 +108,7 @@ describe('troupe run', () => {
   it.each([
     [['run', '   '], /requirement must not be empty/],
     [['run', 'x', '--timeout', 'soon'], /--timeout must be a positive number, got "soon"/],
-    [['run', 'x', '--inspect', '99999'], /port must be an integer 1–65535, got "99999"/],
+    [['run', 'x', '--inspect-port', '99999'], /port must be an integer 1–65535, got "99999"/],
     [['run'], /missing required argument 'requirement'/],
     [['dance'], /unknown command 'dance'/],
   ])('exits 2 on bad arguments %j', async (args, message) => {
@@ -147,11 +147,14 @@ describe('troupe run', () => {
 
   it('--inspect serves the inspector relay, whose clients receive the actors', async () => {
     const port = await freePort();
-    const { child, done } = startCli(['run', 'write a haiku about rain', '--no-status', '--inspect', String(port)], { TROUPE_OFFLINE_DELAY_MS: '40' });
+    // --inspect before the requirement: a flag, never taking the requirement as its port.
+    const { child, done } = startCli(['run', '--no-status', '--inspect-port', String(port), '--inspect', 'write a haiku about rain'], {
+      TROUPE_OFFLINE_DELAY_MS: '40',
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 200 && !stderr.includes(`http://localhost:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(stderr).toContain(`open http://localhost:${port}`);
+    for (let i = 0; i < 200 && !stderr.includes(`http://127.0.0.1:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(stderr).toContain(`open http://127.0.0.1:${port}`);
     const page = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
     expect(page).toContain('Stately Inspector');
     const received: string[] = [];
@@ -160,6 +163,8 @@ describe('troupe run', () => {
     const result = await done;
     client.close();
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('each drop a small syllable');
+    expect(result.stderr).toContain('the run has ended; closing the inspector relay');
     expect(received.some((message) => message.includes('"@xstate.actor"') && message.includes('"root"'))).toBe(true);
   });
 
@@ -169,7 +174,7 @@ describe('troupe run', () => {
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
     try {
-      const result = await runCli(['run', 'x', '--no-status', '--inspect', String(port)]);
+      const result = await runCli(['run', 'x', '--no-status', '--inspect-port', String(port)]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`inspector port ${port} is in use`);
     } finally {
