@@ -7,6 +7,7 @@ import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
+import { troupeVersion } from './version.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -56,6 +57,7 @@ function dataDirOptions(): Option[] {
 const program = new Command()
   .name('troupe')
   .description('An actor-model runtime for societies of LLM agents')
+  .version(troupeVersion(), '-V, --version', 'print the version of troupe')
   .showHelpAfterError()
   .exitOverride((error) => {
     // --help and --version end with 0; every refusal of the command line is a usage error.
