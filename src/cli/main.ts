@@ -73,6 +73,7 @@ const run = program
   .option('--inspect-port <port>', 'port of the inspector relay (implies --inspect)', port)
   .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
   .option('-v, --verbose', "also print the model's streamed text", false)
+  .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
 run.action(
@@ -84,6 +85,7 @@ run.action(
       inspectPort?: number;
       inspectWs?: string;
       verbose: boolean;
+      json: boolean;
       status: boolean;
       dataDir?: string;
       memory: boolean;
@@ -94,6 +96,7 @@ run.action(
       {
         timeoutSeconds: options.timeout,
         verbose: options.verbose,
+        json: options.json,
         status: options.status,
         memory: options.memory,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),

@@ -6,6 +6,7 @@ import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
+import { MeteredModel } from './meteredModel.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
 import { StatusLine } from './statusLine.js';
 
@@ -19,6 +20,8 @@ export interface RunOptions {
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
   readonly status: boolean;
+  /** Print every Task as one JSON line (NDJSON) on stdout instead of readable lines; no status line. */
+  readonly json?: boolean;
   /** `--data-dir`; see `resolveDataDir` for the default. */
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
@@ -58,11 +61,12 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return reportFailure(io, error);
   }
 
+  const model = new MeteredModel(settings.model);
   let rt: Runtime;
   try {
     rt = await createRuntime({
       logger: createLogger(settings.logLevel),
-      model: settings.model,
+      model,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
@@ -75,11 +79,12 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
       : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`,
   );
-  const status = options.status && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
+  const json = options.json === true;
+  const status = options.status && !json && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
   const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
     if (task.action === Actions.thinking && !options.verbose) return;
-    print(formatTask(task));
+    print(json ? JSON.stringify(task) : formatTask(task));
   });
   status?.start();
 
@@ -87,6 +92,8 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   let answer: Task | undefined;
   try {
     const taskId = await rt.submit(requirement);
+    // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
+    io.stderr.write(`troupe: task ${taskId} (its messages: troupe messages ${taskId})\n`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
   } catch (error) {
@@ -97,11 +104,15 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   }
   status?.stop();
   const summary = await rt.shutdown({ drainTimeoutMs: answer === undefined ? 0 : rt.config.drainTimeoutMs });
-  if (answer !== undefined) {
+  if (answer !== undefined && !json) {
     const text = answer.status === 'completed' ? taskText(answer) : `${answer.status}: ${answer.error?.message ?? 'no reason given'}`;
     io.stdout.write(`\n${text}\n`);
   }
-  io.stderr.write(`troupe: ${summary.agents} agents, ${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`);
+  const { calls, promptTokens, completionTokens } = model.spend;
+  io.stderr.write(
+    `troupe: ${summary.agents} agents, ${calls} model calls, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
+      `${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`,
+  );
   // The relay stayed up for the whole run; a page still open stops receiving from here on.
   if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { TaskSchema } from '../../src/task/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { runCli, startCli } from '../support/cliProcess.js';
 
@@ -47,7 +48,35 @@ describe('troupe run', () => {
     expect(result.code, result.stderr).toBe(0);
     expectDelegationFlow(result.stdout);
     expect(result.stderr).toContain('scripted');
-    expect(result.stderr).toMatch(/2 agents, 0 pending tasks at shutdown/);
+    // The offline model reports no tokens; its six calls are counted all the same.
+    expect(result.stderr).toMatch(/2 agents, 6 model calls, 0 prompt \+ 0 completion tokens, 0 pending tasks at shutdown/);
+  });
+
+  it('says the Task id, so troupe messages can follow it on the same data dir', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-run-id-'));
+    try {
+      const result = await runCli(['run', 'write a haiku about rain', '--no-status', '--data-dir', dataDir]);
+      expect(result.code, result.stderr).toBe(0);
+      const taskId = /troupe: task (\S+) \(its messages: troupe messages \1\)/.exec(result.stderr)?.[1];
+      expect(taskId, result.stderr).toBeDefined();
+      const messages = await runCli(['messages', taskId ?? '', '--data-dir', dataDir, '--json']);
+      expect(messages.code, messages.stderr).toBe(0);
+      expect(messages.stdout).toContain(taskId);
+      expect(messages.stdout).toContain('each drop a small syllable');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('--json prints every Task as one JSON line and nothing else on stdout', async () => {
+    const result = await runCli(['run', 'write a haiku about rain', '--json', '--memory']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n').filter((line) => line !== '');
+    const tasks = lines.map((line) => TaskSchema.parse(JSON.parse(line)));
+    expect(tasks.length).toBeGreaterThan(5);
+    const answer = tasks.findLast((task) => task.from === 'root' && task.to === 'user');
+    expect(answer).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(answer?.result)).toContain('each drop a small syllable');
   });
 
   it('shows the same flow through the openai package when OPENAI_BASE_URL points at an OpenAI-compatible server', async () => {
@@ -58,6 +87,11 @@ describe('troupe run', () => {
       expectDelegationFlow(result.stdout);
       expect(result.stderr).toContain(`model openai:gpt-4o-mini at ${server.baseURL}`);
       expect(server.chatRequests).toHaveLength(6);
+      // The closing line adds up the usage the server reported in its streams.
+      const spent = /6 model calls, (\d+) prompt \+ (\d+) completion tokens/.exec(result.stderr);
+      expect(spent, result.stderr).not.toBeNull();
+      expect(Number(spent?.[1])).toBeGreaterThan(0);
+      expect(Number(spent?.[2])).toBeGreaterThan(0);
     } finally {
       await server.close();
     }
