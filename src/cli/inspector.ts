@@ -3,6 +3,7 @@ import { stringify } from 'safe-stable-stringify';
 import { WebSocket } from 'ws';
 import type { InspectionEvent } from 'xstate';
 import { TroupeError } from '../errors.js';
+import type { Redactor } from '../task/index.js';
 import { startInspectorRelay } from './inspectorRelay.js';
 
 export interface InspectorConnection {
@@ -15,7 +16,7 @@ export interface InspectorConnection {
  * Streams XState inspection events of every actor to a WebSocket inspector endpoint. Resolves
  * once connected, so no early event (the actors' creation) is dropped.
  */
-export async function connectInspector(url: string, onStop: () => Promise<void> | void = () => undefined): Promise<InspectorConnection> {
+export async function connectInspector(url: string, redactor: Redactor, onStop: () => Promise<void> | void = () => undefined): Promise<InspectorConnection> {
   const socket = new WebSocket(url);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -24,7 +25,8 @@ export async function connectInspector(url: string, onStop: () => Promise<void> 
   socket.on('error', () => undefined);
   const inspector = createInspector({
     send: (event) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(safeJson(event));
+      // Snapshots carry every conversation: the configured secrets come out before they leave.
+      if (socket.readyState === WebSocket.OPEN) socket.send(redactor.text(safeJson(event)));
     },
   });
   // createInspector defers every event until started.
@@ -48,10 +50,10 @@ export async function connectInspector(url: string, onStop: () => Promise<void> 
 }
 
 /** Starts the inspector relay on `port` (loopback only) and connects to it; closing the connection stops the relay. */
-export async function startLocalInspector(port: number): Promise<InspectorConnection & { readonly pageUrl: string }> {
+export async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
   const relay = await startInspectorRelay(port);
   try {
-    const connection = await connectInspector(relay.socketUrl, () => relay.close());
+    const connection = await connectInspector(relay.socketUrl, redactor, () => relay.close());
     return { ...connection, pageUrl: relay.pageUrl };
   } catch (error) {
     await relay.close();

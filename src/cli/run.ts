@@ -1,9 +1,9 @@
-import { Actions, type Task, taskText } from '../task/index.js';
+import { Actions, Redactor, type Task, taskText } from '../task/index.js';
 import { createLogger } from '../logger.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings } from './environment.js';
+import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { MeteredModel } from './meteredModel.js';
@@ -28,6 +28,19 @@ export interface RunOptions {
   readonly memory: boolean;
 }
 
+/** The inspector `--inspect-ws` or `--inspect` asks for, connected before the runtime starts so no actor is missed. */
+async function openInspector(options: RunOptions, redactor: Redactor, io: CliIo): Promise<InspectorConnection | undefined> {
+  if (options.inspectUrl !== undefined) {
+    const remote = await connectInspector(options.inspectUrl, redactor);
+    io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
+    return remote;
+  }
+  if (options.inspectPort === undefined) return undefined;
+  const local = await startLocalInspector(options.inspectPort, redactor);
+  io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
+  return local;
+}
+
 /**
  * `troupe run "<requirement>"`: one requirement, printed as it is worked on; resolves to the
  * exit code. Everything the runtime is given (model, logger, data dir) is read here, from
@@ -47,16 +60,10 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }
+  const secrets = readSecrets(io.env);
   let inspector: InspectorConnection | undefined;
   try {
-    if (options.inspectUrl !== undefined) {
-      inspector = await connectInspector(options.inspectUrl);
-      io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
-    } else if (options.inspectPort !== undefined) {
-      const local = await startLocalInspector(options.inspectPort);
-      inspector = local;
-      io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
-    }
+    inspector = await openInspector(options, new Redactor(secrets), io);
   } catch (error) {
     return reportFailure(io, error);
   }
@@ -67,6 +74,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     rt = await createRuntime({
       logger: createLogger(settings.logLevel),
       model,
+      secrets,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
@@ -84,7 +92,8 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
     if (task.action === Actions.thinking && !options.verbose) return;
-    print(json ? JSON.stringify(task) : formatTask(task));
+    const shown = rt.redactor.task(task);
+    print(json ? JSON.stringify(shown) : formatTask(shown));
   });
   status?.start();
 
@@ -100,13 +109,13 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     exitCode = exitCodeOf(error);
     status?.stop();
     const hint = errorCodeOf(error) === 'request_timeout' ? ` (raise --timeout, now ${options.timeoutSeconds} s)` : '';
-    io.stderr.write(`troupe: ${describeError(error)}${hint}\n`);
+    io.stderr.write(`troupe: ${rt.redactor.text(describeError(error))}${hint}\n`);
   }
   status?.stop();
   const summary = await rt.shutdown({ drainTimeoutMs: answer === undefined ? 0 : rt.config.drainTimeoutMs });
   if (answer !== undefined && !json) {
     const text = answer.status === 'completed' ? taskText(answer) : `${answer.status}: ${answer.error?.message ?? 'no reason given'}`;
-    io.stdout.write(`\n${text}\n`);
+    io.stdout.write(`\n${rt.redactor.text(text)}\n`);
   }
   const { calls, promptTokens, completionTokens } = model.spend;
   io.stderr.write(

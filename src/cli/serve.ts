@@ -1,5 +1,6 @@
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
+import { Redactor, redactingLogger } from '../task/index.js';
 import { createHttpServer } from '../server/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
@@ -40,10 +41,12 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     return reportFailure(io, error, 'bad settings in the environment');
   }
   const { model, dataDir } = settings;
-  const logger = createServeLogger(settings.logLevel, io.stderr);
+  const secrets = readSecrets(io.env);
+  // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
+  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
   try {
-    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
+    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);
@@ -51,7 +54,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
 
   const token = readToken(io.env);
-  const server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger });
+  const server = createHttpServer(rt, { token, secrets, logger });
   let listening = false;
   try {
     const url = await server.listen({ port: options.port, host: options.host });
