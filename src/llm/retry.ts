@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
 import { providerErrorOf, toModelError } from './modelError.js';
+import { networkCodeOf } from './networkCode.js';
 import { retryingStream } from './retryingStream.js';
 
 export interface RetryPolicy {
@@ -62,8 +63,8 @@ export function retryAfterFrom(headers: Headers | undefined, now = Date.now()): 
 const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 function isNetworkError(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return typeof code === 'string' && networkCodes.has(code);
+  const code = networkCodeOf(error);
+  return code !== undefined && networkCodes.has(code);
 }
 
 export interface RetryDeps {
