@@ -1,12 +1,13 @@
 import { Actions, type Task, taskText } from '../task/index.js';
-import { createLogger } from '../logger.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
-import { type CliIo, reportFailure } from './cliIo.js';
+import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
+import { ModelWatch, describeRetry } from './modelWatch.js';
+import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 
 export interface RunOptions {
@@ -46,23 +47,23 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   }
   let inspector: InspectorConnection | undefined;
   try {
-    if (options.inspectUrl !== undefined) {
-      inspector = await connectInspector(options.inspectUrl);
-      io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
-    } else if (options.inspectPort !== undefined) {
-      const local = await startLocalInspector(options.inspectPort);
-      inspector = local;
-      io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
-    }
+    inspector = await openInspector(options, io);
   } catch (error) {
     return reportFailure(io, error);
   }
 
-  let rt: Runtime;
+  let rt: Runtime | undefined;
+  const status = options.status && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt?.agents() ?? []) : undefined;
+  // Everything written while the status line is drawn goes above it, log lines included.
+  const print = (out: CliOutput, line: string): void => (status === undefined ? void out.write(`${line}\n`) : status.print(out, line));
+  const logger = createRunLogger(settings.logLevel, (line) => print(io.stderr, line));
+  const watch = new ModelWatch(settings.model, { logger, onRetry: (notice) => status?.notice(describeRetry(notice)) });
   try {
     rt = await createRuntime({
-      logger: createLogger(settings.logLevel),
-      model: settings.model,
+      logger,
+      model: watch.model,
+      // The watch is the retry layer: the runtime adds none.
+      retry: false,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
@@ -75,20 +76,46 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
       : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`,
   );
-  const status = options.status && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
-  const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
+    // The society moved on: a retry announced before is over.
+    status?.notice(undefined);
     if (task.action === Actions.thinking && !options.verbose) return;
-    print(formatTask(task));
+    print(io.stdout, formatTask(task));
   });
   status?.start();
+  const exitCode = await answerAndReport(rt, requirement, options, io, { status, watch });
+  await inspector?.close();
+  return exitCode;
+}
 
+/** The inspector the flags ask for, if any, announced on stderr. */
+async function openInspector(options: RunOptions, io: CliIo): Promise<InspectorConnection | undefined> {
+  if (options.inspectUrl !== undefined) {
+    const inspector = await connectInspector(options.inspectUrl);
+    io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
+    return inspector;
+  }
+  if (options.inspectPort === undefined) return undefined;
+  const local = await startLocalInspector(options.inspectPort);
+  io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
+  return local;
+}
+
+/** Submits the requirement, waits for the answer, shuts down and prints it; resolves to the exit code. */
+async function answerAndReport(
+  rt: Runtime,
+  requirement: string,
+  options: RunOptions,
+  io: CliIo,
+  watched: { readonly status: StatusLine | undefined; readonly watch: ModelWatch },
+): Promise<ExitCode> {
+  const { status, watch } = watched;
   let exitCode: ExitCode;
   let answer: Task | undefined;
   try {
     const taskId = await rt.submit(requirement);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
-    exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
+    exitCode = exitCodeOfAnswer(answer, watch);
   } catch (error) {
     exitCode = exitCodeOf(error);
     status?.stop();
@@ -101,7 +128,18 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     const text = answer.status === 'completed' ? taskText(answer) : `${answer.status}: ${answer.error?.message ?? 'no reason given'}`;
     io.stdout.write(`\n${text}\n`);
   }
+  if (answer !== undefined && exitCode === ExitCode.usage) io.stderr.write(`troupe: the model is not set up right: check ${modelVariables}\n`);
   io.stderr.write(`troupe: ${summary.agents} agents, ${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`);
-  await inspector?.close();
   return exitCode;
+}
+
+const modelVariables = 'OPENAI_BASE_URL, OPENAI_API_KEY and TROUPE_MODEL';
+
+/**
+ * 0 for an answer, 1 for a failure, but 2 when it failed on the model and a model call was given
+ * up on for a setup problem: that is the environment to fix, like any other bad setting.
+ */
+function exitCodeOfAnswer(answer: Task, watch: ModelWatch): ExitCode {
+  if (answer.status === 'completed') return ExitCode.ok;
+  return answer.error?.code === 'model_error' && watch.setupFailure !== undefined ? ExitCode.usage : ExitCode.taskFailed;
 }

@@ -12,7 +12,7 @@ function isAbort(error: unknown, signal?: AbortSignal): boolean {
 }
 
 /** What the provider said, in one line: its HTTP status, error type and message when it sent them, or the network's error code. */
-function describeModelFailure(error: unknown): string {
+export function describeModelFailure(error: unknown): string {
   if (error instanceof APIConnectionTimeoutError) return error.message;
   if (error instanceof APIConnectionError) {
     const code = networkCodeOf(error);

@@ -4,7 +4,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
-import { providerErrorOf, toModelError } from './modelError.js';
+import { describeModelFailure, providerErrorOf, toModelError } from './modelError.js';
 import { networkCodeOf } from './networkCode.js';
 import { retryingStream } from './retryingStream.js';
 
@@ -67,11 +67,31 @@ function isNetworkError(error: unknown): boolean {
   return code !== undefined && networkCodes.has(code);
 }
 
+/** A retry about to wait, as `onRetry` hears of it (and the log says it). */
+export interface RetryNotice {
+  readonly model: string;
+  /** `call` (failed before its stream started), `stream` (failed part-way) or `embed`. */
+  readonly what: string;
+  /** Which retry this is, from 1, of `of`. */
+  readonly attempt: number;
+  readonly of: number;
+  readonly delayMs: number;
+  readonly status: number | undefined;
+  /** What went wrong, in one line (the whole model_error). */
+  readonly error: string;
+  /** What the provider said, without naming the model: `HTTP 503 server_error: overloaded`, `connection failed: ECONNREFUSED (…)`. */
+  readonly reason: string;
+}
+
 export interface RetryDeps {
   readonly clock?: Clock;
   readonly logger?: Logger;
   /** 0 ≤ x < 1; injected so jitter is testable. */
   readonly random?: () => number;
+  /** Told of every retry before its wait, e.g. to show it on a status line. */
+  readonly onRetry?: (notice: RetryNotice) => void;
+  /** Told of every call given up on (retries spent, or an error no retry fixes), with the model_error it ends in; not of aborts. */
+  readonly onGiveUp?: (error: unknown) => void;
 }
 
 /**
@@ -125,12 +145,25 @@ export class RetryingModel implements ModelClient {
   async #beforeRetry(error: unknown, attempt: number, signal: AbortSignal | undefined, what: string): Promise<void> {
     if (signal?.aborted === true) throw error;
     const verdict = classifyModelError(error);
-    if (!verdict.retryable || attempt >= this.policy.maxRetries) throw toModelError(error, this.name, signal);
+    if (!verdict.retryable || attempt >= this.policy.maxRetries) {
+      const failure = toModelError(error, this.name, signal);
+      this.deps.onGiveUp?.(failure);
+      throw failure;
+    }
     const delayMs = this.delayFor(attempt, verdict.retryAfterMs);
-    this.deps.logger?.warn(
-      { model: this.name, what, attempt: attempt + 1, of: this.policy.maxRetries, delayMs, status: verdict.status, error: describeError(error) },
-      'model call failed; retrying',
-    );
+    const notice: RetryNotice = {
+      model: this.name,
+      what,
+      attempt: attempt + 1,
+      of: this.policy.maxRetries,
+      delayMs,
+      status: verdict.status,
+      error: describeError(error),
+      reason: describeModelFailure(providerErrorOf(error)),
+    };
+    const { reason: _shownInError, ...logged } = notice;
+    this.deps.logger?.warn(logged, 'model call failed; retrying');
+    this.deps.onRetry?.(notice);
     await sleep(this.#clock, delayMs, signal);
   }
 }

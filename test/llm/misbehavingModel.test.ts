@@ -1,6 +1,17 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { APIConnectionTimeoutError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChatDelta, OpenAIModel, RetryingModel, classifyModelError, collectReply, defaultRetryPolicy } from '../../src/llm/index.js';
+import {
+  type ChatDelta,
+  OpenAIModel,
+  type RetryNotice,
+  RetryingModel,
+  classifyModelError,
+  collectReply,
+  defaultRetryPolicy,
+  isSetupFailure,
+} from '../../src/llm/index.js';
 import { TroupeError } from '../../src/errors.js';
 import { MemoryLogger, type OpenAICompatibleServer, SimulatedClock, startOpenAICompatibleServer } from '../../src/testing.js';
 import { failureOf } from '../support/streamFailure.js';
@@ -168,5 +179,83 @@ describe('a 200 that is not an event stream', () => {
     server.script({ raw: { contentType: 'text/event-stream', body: 'data: [DONE]\n\n' } });
     const caught = await failureOf(new OpenAIModel({ baseURL: server.baseURL, model: 'm' }).chat(request));
     expect(caught).toMatchObject({ code: 'model_error', message: expect.stringContaining('the event stream ended without a single chunk') as string });
+  });
+});
+
+/** An address nothing listens on: a port just freed. */
+async function deadAddress(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+describe('setup errors read as setup errors', () => {
+  it('an unreachable endpoint: names the URL, ECONNREFUSED and what to check, after its retries', async () => {
+    const baseURL = await deadAddress();
+    const givenUp: unknown[] = [];
+    const notices: RetryNotice[] = [];
+    const model = new RetryingModel(
+      new OpenAIModel({ baseURL, model: 'm' }),
+      { ...defaultRetryPolicy, maxRetries: 2, baseDelayMs: 1 },
+      { onRetry: (notice) => notices.push(notice), onGiveUp: (error) => givenUp.push(error) },
+    );
+    const caught = await failureOf(model.chat(request));
+    expect(caught).toMatchObject({
+      code: 'model_error',
+      message: expect.stringMatching(
+        new RegExp(
+          `^model openai:m at ${baseURL} failed: connection failed: ECONNREFUSED \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\); is the server running, and is this its address\\?$`,
+        ),
+      ) as string,
+    });
+    expect(isSetupFailure(caught)).toBe(true);
+    expect(givenUp).toEqual([caught]);
+    expect(notices.map((notice) => [notice.attempt, notice.of, notice.what])).toEqual([
+      [1, 2, 'call'],
+      [2, 2, 'call'],
+    ]);
+    expect(notices[0]?.error).toContain('ECONNREFUSED');
+  });
+
+  it('a refused key (401): names the URL, the status and the key, unretried', async () => {
+    const server = await localServer();
+    server.script({ status: 401, message: 'Incorrect API key provided: sk-bad.' });
+    const model = new RetryingModel(new OpenAIModel({ apiKey: 'sk-bad', baseURL: server.baseURL, model: 'm' }), { ...defaultRetryPolicy, baseDelayMs: 1 });
+    const caught = await failureOf(model.chat(request));
+    expect(caught).toMatchObject({
+      code: 'model_error',
+      message: `model openai:m at ${server.baseURL} failed: HTTP 401 invalid_request_error: Incorrect API key provided: sk-bad.; the server refused the API key: check the key, and that it may use this model`,
+    });
+    expect(isSetupFailure(caught)).toBe(true);
+    expect(server.chatCalls).toBe(1);
+  });
+
+  it('a model that does not exist (404): asks whether it is served there', async () => {
+    const server = await localServer();
+    server.script({ status: 404, message: 'The model `gpt-9` does not exist.', code: 'model_not_found' });
+    const caught = await failureOf(new OpenAIModel({ baseURL: server.baseURL, model: 'gpt-9' }).chat(request));
+    expect(caught).toMatchObject({
+      message: `model openai:gpt-9 at ${server.baseURL} failed: HTTP 404 invalid_request_error: The model \`gpt-9\` does not exist.; is the model served there? (GET ${server.baseURL}/models lists them)`,
+    });
+    expect(isSetupFailure(caught)).toBe(true);
+  });
+
+  it('a base URL without /v1 (404 from the server): suggests the URL with /v1', async () => {
+    const server = await localServer();
+    const bare = server.baseURL.replace(/\/v1$/, '');
+    const caught = await failureOf(new OpenAIModel({ baseURL: bare, model: 'm' }).chat(request));
+    expect(caught).toMatchObject({
+      message: `model openai:m at ${bare} failed: HTTP 404 invalid_request_error: Invalid URL (POST /chat/completions); OpenAI-compatible servers serve under /v1: try ${bare}/v1`,
+    });
+    expect(isSetupFailure(caught)).toBe(true);
+  });
+
+  it('a 500 or a stall is not a setup error', async () => {
+    const server = await localServer();
+    server.script({ status: 500 });
+    expect(isSetupFailure(await failureOf(new OpenAIModel({ baseURL: server.baseURL, model: 'm' }).chat(request)))).toBe(false);
+    expect(isSetupFailure(new TroupeError('model_error', 'x', { cause: new APIConnectionTimeoutError({ message: 'silent' }) }))).toBe(false);
   });
 });
