@@ -1,6 +1,7 @@
 import { type EventSourceMessage, type EventSourceParser, createParser } from 'eventsource-parser';
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { replyTooLarge } from './modelLimits.js';
 
 /**
  * An event's data may be long (a tool call's arguments), never this long: past it the stream is
@@ -80,8 +81,7 @@ export class CompletionChunks {
 
   #feed(bytes: Uint8Array): void {
     this.#bytes += bytes.length;
-    // Not retried (a plain Error): the same request would bring the same reply.
-    if (this.#bytes > this.#maxReplyBytes) throw new Error(`the reply is larger than ${this.#maxReplyBytes} bytes (maxReplyBytes)`);
+    if (this.#bytes > this.#maxReplyBytes) throw replyTooLarge(this.#maxReplyBytes);
     this.#parser.feed(this.#decoder.decode(bytes, { stream: true }));
   }
 

@@ -10,10 +10,15 @@ export class NotAStreamError extends Error {
 
 const shownChars = 120;
 
+/** Whether a content type is an event stream's. */
+export function isEventStream(contentType: string | null): boolean {
+  return contentType !== null && /^\s*text\/event-stream\b/i.test(contentType);
+}
+
 /** Resolves when `response` is an event stream (`text/event-stream`); otherwise throws NotAStreamError naming what came instead. */
 export async function requireEventStream(response: Response): Promise<void> {
   const contentType = response.headers.get('content-type');
-  if (contentType !== null && /^\s*text\/event-stream\b/i.test(contentType)) return;
+  if (isEventStream(contentType)) return;
   const start = await firstWordsOf(response);
   throw new NotAStreamError(
     `the server answered ${response.status} with content-type ${contentType ?? 'none'} where an event stream (text/event-stream) was asked for, ` +

@@ -22,3 +22,8 @@ export const ModelLimitsSchema = z.object({
 });
 
 export type ModelLimits = z.infer<typeof ModelLimitsSchema>;
+
+/** How a reply past `maxReplyBytes` fails, whichever reader finds it (a plain Error: not retried, the same request would bring the same reply). */
+export function replyTooLarge(maxReplyBytes: number): Error {
+  return new Error(`the reply is larger than ${maxReplyBytes} bytes (maxReplyBytes)`);
+}

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { type Clock, systemClock } from '../clock.js';
 import { parseOrThrow } from '../task/index.js';
 import { AttemptTimer } from './attemptTimer.js';
+import { boundedFetch } from './boundedFetch.js';
 import { completionDeltas } from './completionDeltas.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
@@ -24,7 +25,7 @@ export interface OpenAIModelOptions {
   readonly timeoutMs?: number;
   /** Silence allowed between two reads of a streamed reply, from its headers on (60 s by default). */
   readonly idleTimeoutMs?: number;
-  /** Bytes a streamed reply may have (32 MiB by default); a larger one fails the call, unretried. */
+  /** Bytes a reply's body may have (32 MiB by default); a larger one fails the call, unretried. */
   readonly maxReplyBytes?: number;
   /** What the timeouts run on; the system clock by default, a SimulatedClock in tests. */
   readonly clock?: Clock;
@@ -64,6 +65,7 @@ export class OpenAIModel implements ModelClient {
       // would only cover the wait for headers, on the real clock.
       timeout: 2 ** 31 - 1,
       maxRetries: 0,
+      fetch: boundedFetch(this.#limits.maxReplyBytes),
       ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
     });
   }

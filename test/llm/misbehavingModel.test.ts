@@ -79,6 +79,21 @@ describe('a reply larger than maxReplyBytes', () => {
     expect(reply.message.content.length).toBeGreaterThanOrEqual(190 * 1024);
   });
 
+  it('bounds the bodies the SDK reads whole too, an embedding reply and an error page', async () => {
+    const server = await localServer();
+    const model = new OpenAIModel({ baseURL: server.baseURL, model: 'm', maxReplyBytes: 16 * 1024 });
+    expect(await model.embed(['one short text'])).toHaveLength(1);
+    const caught: unknown = await model.embed(Array.from({ length: 40 }, (_, i) => `text ${i}`)).catch((error: unknown) => error);
+    expect(caught).toMatchObject({
+      code: 'model_error',
+      message: `model openai:m at ${server.baseURL} failed: the reply is larger than 16384 bytes (maxReplyBytes)`,
+    });
+    server.script({ raw: { status: 502, contentType: 'text/html', body: `<html>${'bad gateway '.repeat(10_000)}</html>` } });
+    expect(await failureOf(model.chat(request))).toMatchObject({
+      message: expect.stringMatching(/HTTP 502: .*the reply is larger than 16384 bytes \(maxReplyBytes\)/) as string,
+    });
+  });
+
   it.each([
     ['maxReplyBytes', { maxReplyBytes: 0 }],
     ['timeoutMs', { timeoutMs: -1 }],
