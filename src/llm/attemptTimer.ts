@@ -1,34 +1,35 @@
 import { APIConnectionTimeoutError } from 'openai';
-import { onAbort } from '../abort.js';
 import type { Clock, TimerHandle } from '../clock.js';
 
 /**
  * The two timeouts of one attempt at a model call, on the injected clock: the whole attempt
  * (`timeoutMs`) and, once the response has begun, the silence between network reads
- * (`idleTimeoutMs`). Its `signal` is what the request is sent with: it aborts when the caller's
- * signal does, or when a timeout fires, and then `expired` says which, as the SDK's
- * `APIConnectionTimeoutError`, so the retry layer retries it as it retries a network error.
+ * (`idleTimeoutMs`). When one fires, `expired` says which, as the SDK's
+ * `APIConnectionTimeoutError` (so the retry layer retries it as it retries a network error), and
+ * `onExpire` stops whatever is reading the response.
+ *
+ * One timer serves both: it is due at the nearer of the two deadlines, and when it fires early
+ * (a read came since) it is set again for the rest. A read only notes the time: this runs once
+ * per network read, and a model call pays for one timer, not one per read.
  */
 export class AttemptTimer {
-  readonly #controller = new AbortController();
   readonly #clock: Clock;
+  readonly #timeoutMs: number;
   readonly #idleTimeoutMs: number;
-  readonly #attempt: TimerHandle;
-  #idle: TimerHandle | undefined;
-  #lastRead = 0;
+  readonly #deadline: number;
+  #timer: TimerHandle | undefined;
+  /** When the last read came; undefined until the response's headers are in (no silence is counted before). */
+  #lastRead: number | undefined;
   #expired: APIConnectionTimeoutError | undefined;
-  #stopWatching: () => void = () => undefined;
+  /** Stops what reads the response (cancels its body); set by whoever reads it. */
+  onExpire: (() => void) | undefined;
 
-  constructor(clock: Clock, limits: { readonly timeoutMs: number; readonly idleTimeoutMs: number }, callerSignal?: AbortSignal) {
+  constructor(clock: Clock, limits: { readonly timeoutMs: number; readonly idleTimeoutMs: number }) {
     this.#clock = clock;
+    this.#timeoutMs = limits.timeoutMs;
     this.#idleTimeoutMs = limits.idleTimeoutMs;
-    if (callerSignal !== undefined) this.#stopWatching = onAbort(callerSignal, () => this.#controller.abort(callerSignal.reason));
-    this.#attempt = clock.setTimeout(() => this.#expire(`no complete reply within ${limits.timeoutMs} ms (timeoutMs)`), limits.timeoutMs);
-  }
-
-  /** Aborts the attempt's request when the caller gives up or a timeout fires. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+    this.#deadline = clock.now() + limits.timeoutMs;
+    this.#timer = clock.setTimeout(this.#check, Math.min(limits.timeoutMs, limits.idleTimeoutMs));
   }
 
   /** The timeout that ended the attempt, if one did. */
@@ -36,33 +37,39 @@ export class AttemptTimer {
     return this.#expired;
   }
 
-  /**
-   * The response's headers or a network read arrived: silence is counted from now. A read only
-   * notes the time (this runs once per read); the idle timer, when due, checks how long it has
-   * really been and waits again for the rest.
-   */
-  readonly alive = (): void => {
-    this.#lastRead = this.#clock.now();
-    this.#idle ??= this.#clock.setTimeout(this.#checkIdle, this.#idleTimeoutMs);
-  };
-
-  /** The attempt is over: its timers stop, and the caller's signal is no longer watched. */
-  dispose(): void {
-    this.#clock.clearTimeout(this.#attempt);
-    if (this.#idle !== undefined) this.#clock.clearTimeout(this.#idle);
-    this.#stopWatching();
+  /** The attempt's timeout as an error, for a wait the SDK timed out itself (the headers, on its own timer). */
+  attemptTimeout(): APIConnectionTimeoutError {
+    return new APIConnectionTimeoutError({ message: `no complete reply within ${this.#timeoutMs} ms (timeoutMs)` });
   }
 
-  readonly #checkIdle = (): void => {
-    const silentMs = this.#clock.now() - this.#lastRead;
-    if (silentMs >= this.#idleTimeoutMs) this.#expire(`the stream was silent for ${silentMs} ms (idleTimeoutMs)`);
-    else this.#idle = this.#clock.setTimeout(this.#checkIdle, this.#idleTimeoutMs - silentMs);
+  /** The response's headers or a network read arrived: silence is counted from now. */
+  readonly alive = (): void => {
+    this.#lastRead = this.#clock.now();
   };
 
-  #expire(message: string): void {
-    if (this.#controller.signal.aborted) return;
-    this.#expired = new APIConnectionTimeoutError({ message });
-    this.dispose();
-    this.#controller.abort(this.#expired);
+  /** The attempt is over: its timer stops. */
+  dispose(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  readonly #check = (): void => {
+    this.#timer = undefined;
+    const now = this.#clock.now();
+    if (now >= this.#deadline) {
+      this.#expire(this.attemptTimeout());
+      return;
+    }
+    const silentMs = this.#lastRead === undefined ? 0 : now - this.#lastRead;
+    if (silentMs >= this.#idleTimeoutMs) {
+      this.#expire(new APIConnectionTimeoutError({ message: `the stream was silent for ${silentMs} ms (idleTimeoutMs)` }));
+      return;
+    }
+    this.#timer = this.#clock.setTimeout(this.#check, Math.min(this.#deadline - now, this.#idleTimeoutMs - silentMs));
+  };
+
+  #expire(error: APIConnectionTimeoutError): void {
+    this.#expired = error;
+    this.onExpire?.();
   }
 }

@@ -1,3 +1,4 @@
+import { APIConnectionTimeoutError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { Clock } from '../clock.js';
 import { AttemptTimer } from './attemptTimer.js';
@@ -9,8 +10,12 @@ import { chunkToDeltas } from './openaiWire.js';
 
 /** One attempt at a streamed completion: how to send it, within which bounds, and how a failure reads. */
 export interface CompletionAttempt {
-  /** Sends the request with `signal` (which the attempt's timeouts abort) and resolves with the response. */
-  readonly open: (signal: AbortSignal) => Promise<Response>;
+  /**
+   * Sends the request and resolves with the response's headers. The caller's signal and
+   * `limits.timeoutMs` go to the SDK, whose own timer bounds the wait for headers: a signal of
+   * the attempt's own would cost every call an AbortSignal (about 10 µs on Node 20).
+   */
+  readonly open: () => Promise<Response>;
   readonly limits: ModelLimits;
   readonly clock: Clock;
   /** The caller's signal: aborting it is an abort, not a timeout. */
@@ -35,19 +40,22 @@ export function completionDeltas(attempt: CompletionAttempt): AsyncIterable<Chat
       let queue: ChatDelta[] = [];
       let head = 0;
       const start = async (): Promise<CompletionChunks> => {
-        timer = new AttemptTimer(attempt.clock, attempt.limits, attempt.signal);
-        const response = await attempt.open(timer.signal);
-        await requireEventStream(response);
-        // The headers are in: from here on, silence is counted.
-        timer.alive();
-        return new CompletionChunks(response, { maxReplyBytes: attempt.limits.maxReplyBytes, onRead: timer.alive });
+        const started = new AttemptTimer(attempt.clock, attempt.limits);
+        timer = started;
+        const response = await attempt.open();
+        // The headers are in: from here on, silence is counted, and a timeout cancels the body.
+        started.alive();
+        await requireEventStream(response, started);
+        const opened = new CompletionChunks(response, { maxReplyBytes: attempt.limits.maxReplyBytes, onRead: started.alive });
+        started.onExpire = () => void opened.cancel();
+        return opened;
       };
       const pull = async (): Promise<IteratorResult<ChatDelta>> => {
         chunks ??= await start();
         for (;;) {
           const batch = await chunks.next();
           if (batch === null) {
-            // A timeout aborts the body, which ends it like any abort: it is the timeout that counts.
+            // A timeout cancels the body, which ends it like any end: it is the timeout that counts.
             if (timer?.expired !== undefined) throw timer.expired;
             timer?.dispose();
             // The caller's abort ends the stream quietly, as the SDK's does, however little came.
@@ -63,7 +71,9 @@ export function completionDeltas(attempt: CompletionAttempt): AsyncIterable<Chat
       };
       const fail = (error: unknown): Promise<never> => {
         timer?.dispose();
-        return Promise.reject(attempt.failure(timer?.expired ?? error));
+        // The SDK's timer only ever times the wait for headers: that is the attempt's timeout too.
+        const sdkTimedOut = error instanceof APIConnectionTimeoutError ? timer?.attemptTimeout() : undefined;
+        return Promise.reject(attempt.failure(timer?.expired ?? sdkTimedOut ?? error));
       };
       return {
         next: () => {

@@ -1,3 +1,5 @@
+import type { AttemptTimer } from './attemptTimer.js';
+
 /**
  * A 200 that is not the event stream a streamed completion asked for: a web page (the base URL
  * points at a site or a UI, not the API), an empty body, or JSON from a server that ignored
@@ -15,11 +17,15 @@ export function isEventStream(contentType: string | null): boolean {
   return contentType !== null && /^\s*text\/event-stream\b/i.test(contentType);
 }
 
-/** Resolves when `response` is an event stream (`text/event-stream`); otherwise throws NotAStreamError naming what came instead. */
-export async function requireEventStream(response: Response): Promise<void> {
+/**
+ * Resolves when `response` is an event stream (`text/event-stream`); otherwise throws
+ * NotAStreamError naming what came instead, with the start of the body (read within the
+ * attempt's time: its timer cancels the read).
+ */
+export async function requireEventStream(response: Response, timer: AttemptTimer): Promise<void> {
   const contentType = response.headers.get('content-type');
   if (isEventStream(contentType)) return;
-  const start = await firstWordsOf(response);
+  const start = await firstWordsOf(response, timer);
   throw new NotAStreamError(
     `the server answered ${response.status} with content-type ${contentType ?? 'none'} where an event stream (text/event-stream) was asked for, ` +
       (start === '' ? 'and an empty body' : `starting "${start}"`),
@@ -32,9 +38,10 @@ export function emptyStreamError(): NotAStreamError {
 }
 
 /** The first characters of the body, on one line; only the first network read is waited for, then the body is closed. */
-async function firstWordsOf(response: Response): Promise<string> {
+async function firstWordsOf(response: Response, timer: AttemptTimer): Promise<string> {
   const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
   if (reader === undefined) return '';
+  timer.onExpire = () => void reader.cancel().catch(() => undefined);
   try {
     const read = await reader.read();
     const text = read.done ? '' : new TextDecoder().decode(read.value.subarray(0, shownChars * 4));

@@ -61,9 +61,9 @@ export class OpenAIModel implements ModelClient {
     this.#client = new OpenAI({
       apiKey: options.apiKey ?? 'not-needed',
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      // The attempt's own timers (AttemptTimer, on the injected clock) bound every call; the SDK's
-      // would only cover the wait for headers, on the real clock.
-      timeout: 2 ** 31 - 1,
+      // The SDK's timer bounds the wait for headers; from the headers on, the attempt's own
+      // (AttemptTimer, on the injected clock) bounds the rest of the attempt and its silences.
+      timeout: this.#limits.timeoutMs,
       maxRetries: 0,
       fetch: boundedFetch(this.#limits.maxReplyBytes),
       ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
@@ -81,7 +81,7 @@ export class OpenAIModel implements ModelClient {
       clock: this.#clock,
       signal: options.signal,
       failure: (error) => toModelError(error, this.name, options.signal, this.endpoint),
-      open: (signal) =>
+      open: () =>
         this.#client.chat.completions
           .create(
             {
@@ -91,7 +91,7 @@ export class OpenAIModel implements ModelClient {
               stream: true,
               ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
             },
-            { signal },
+            options.signal === undefined ? {} : { signal: options.signal },
             // The SDK sends the request and turns an error status into its APIError; the body is read
             // by CompletionChunks, which costs a fraction of the SDK's Stream per chunk.
           )
@@ -99,14 +99,16 @@ export class OpenAIModel implements ModelClient {
     });
   }
 
-  /** One attempt bounded by `timeoutMs`, body included. */
+  /** One attempt bounded by `timeoutMs`, its body (which the SDK reads) included. */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const timer = new AttemptTimer(this.#clock, this.#limits, options.signal);
+    const timer = new AttemptTimer(this.#clock, this.#limits);
+    const timedOut = new AbortController();
+    timer.onExpire = () => timedOut.abort();
     try {
       const response = await this.#client.embeddings.create(
         { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
-        { signal: timer.signal },
+        { signal: options.signal === undefined ? timedOut.signal : AbortSignal.any([options.signal, timedOut.signal]) },
       );
       return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
     } catch (error) {
