@@ -43,6 +43,11 @@ export function completionDeltas(attempt: CompletionAttempt): AsyncIterable<Chat
         const started = new AttemptTimer(attempt.clock, attempt.limits);
         timer = started;
         const response = await attempt.open();
+        if (started.expired !== undefined) {
+          // The attempt's time ran out before the headers came (on the injected clock): the SDK's timer is not the only judge.
+          void response.body?.cancel().catch(() => undefined);
+          throw started.expired;
+        }
         // The headers are in: from here on, silence is counted, and a timeout cancels the body.
         started.alive();
         await requireEventStream(response, started);

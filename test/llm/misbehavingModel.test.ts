@@ -139,6 +139,25 @@ describe('a stalled stream', () => {
     expect(classifyModelError(caught).retryable).toBe(true);
   });
 
+  it('fails an attempt whose time ran out (on its clock) before the headers came, even if a whole reply follows', async () => {
+    const serverClock = new SimulatedClock();
+    const server = await startOpenAICompatibleServer({ clock: serverClock, chunkDelayMs: 10 });
+    closers.push(() => server.close());
+    server.script({ text: 'too late' });
+    const clock = new SimulatedClock();
+    const pending = failureOf(new OpenAIModel({ baseURL: server.baseURL, model: 'm', clock, timeoutMs: 10_000 }).chat(request));
+    while (server.chatCalls === 0) await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(10_000);
+    // Only now does the server send its headers and the reply, paced on its own clock.
+    let outcome: unknown;
+    void pending.then((caught) => (outcome = caught));
+    while (outcome === undefined) {
+      serverClock.advance(10);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(outcome).toMatchObject({ message: expect.stringContaining('no complete reply within 10000 ms (timeoutMs)') as string });
+  });
+
   it('is rerun from the start under the retry layer, and the call is bounded: it gives up after maxRetries + 1 attempts', async () => {
     const server = await localServer();
     server.script({ stallAfter: 'stalled once' }, { text: 'the whole answer' });
