@@ -1,13 +1,14 @@
-import { Actions, Redactor, type Task, taskText } from '../task/index.js';
-import { createLogger } from '../logger.js';
+import { Actions, Redactor, type Task, redactingLogger, taskText } from '../task/index.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
-import { type CliIo, reportFailure } from './cliIo.js';
+import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
-import { MeteredModel } from './meteredModel.js';
+import { MeteredModel, type ModelSpend } from './meteredModel.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
+import { ModelWatch, describeRetry } from './modelWatch.js';
+import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 
 export interface RunOptions {
@@ -68,12 +69,26 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return reportFailure(io, error);
   }
 
+  let rt: Runtime | undefined;
+  const json = options.json === true;
+  const status = options.status && !json && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt?.agents() ?? []) : undefined;
+  // Everything written while the status line is drawn goes above it, log lines included.
+  const print = (out: CliOutput, line: string): void => (status === undefined ? void out.write(`${line}\n`) : status.print(out, line));
+  const redactor = new Redactor(secrets);
+  // Redacted here too: the watch logs retries with the provider's error, which may echo the key.
+  const logger = redactingLogger(
+    createRunLogger(settings.logLevel, (line) => print(io.stderr, line)),
+    redactor,
+  );
+  // Metered under the retry layer, so every attempt counts as a call.
   const model = new MeteredModel(settings.model);
-  let rt: Runtime;
+  const watch = new ModelWatch(model, { logger, onRetry: (notice) => status?.notice(redactor.text(describeRetry(notice))) });
   try {
     rt = await createRuntime({
-      logger: createLogger(settings.logLevel),
-      model,
+      logger,
+      model: watch.model,
+      // The watch is the retry layer: the runtime adds none.
+      retry: false,
       secrets,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
@@ -87,16 +102,31 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
       : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`,
   );
-  const json = options.json === true;
-  const status = options.status && !json && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
-  const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
+    // The society moved on: a retry announced before is over.
+    status?.notice(undefined);
     if (task.action === Actions.thinking && !options.verbose) return;
-    const shown = rt.redactor.task(task);
-    print(json ? JSON.stringify(shown) : formatTask(shown));
+    const shown = redactor.task(task);
+    print(io.stdout, json ? JSON.stringify(shown) : formatTask(shown));
   });
   status?.start();
+  const exitCode = await answerAndReport(rt, requirement, options, io, { status, watch, spend: model.spend });
+  // The relay stayed up for the whole run; a page still open stops receiving from here on.
+  if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
+  await inspector?.close();
+  return exitCode;
+}
 
+/** Submits the requirement, waits for the answer, shuts down and prints it; resolves to the exit code. */
+async function answerAndReport(
+  rt: Runtime,
+  requirement: string,
+  options: RunOptions,
+  io: CliIo,
+  watched: { readonly status: StatusLine | undefined; readonly watch: ModelWatch; readonly spend: ModelSpend },
+): Promise<ExitCode> {
+  const { status, watch, spend } = watched;
+  const json = options.json === true;
   let exitCode: ExitCode;
   let answer: Task | undefined;
   try {
@@ -104,7 +134,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
     io.stderr.write(`troupe: task ${taskId} (its messages: troupe messages ${taskId})\n`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
-    exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
+    exitCode = exitCodeOfAnswer(answer, watch);
   } catch (error) {
     exitCode = exitCodeOf(error);
     status?.stop();
@@ -117,13 +147,22 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     const text = answer.status === 'completed' ? taskText(answer) : `${answer.status}: ${answer.error?.message ?? 'no reason given'}`;
     io.stdout.write(`\n${rt.redactor.text(text)}\n`);
   }
-  const { calls, promptTokens, completionTokens } = model.spend;
+  if (answer !== undefined && exitCode === ExitCode.usage) io.stderr.write(`troupe: the model is not set up right: check ${modelVariables}\n`);
+  const { calls, promptTokens, completionTokens } = spend;
   io.stderr.write(
     `troupe: ${summary.agents} agents, ${calls} model calls, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
       `${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`,
   );
-  // The relay stayed up for the whole run; a page still open stops receiving from here on.
-  if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
-  await inspector?.close();
   return exitCode;
+}
+
+const modelVariables = 'OPENAI_BASE_URL, OPENAI_API_KEY and TROUPE_MODEL';
+
+/**
+ * 0 for an answer, 1 for a failure, but 2 when it failed on the model and a model call was given
+ * up on for a setup problem: that is the environment to fix, like any other bad setting.
+ */
+function exitCodeOfAnswer(answer: Task, watch: ModelWatch): ExitCode {
+  if (answer.status === 'completed') return ExitCode.ok;
+  return answer.error?.code === 'model_error' && watch.setupFailure !== undefined ? ExitCode.usage : ExitCode.taskFailed;
 }

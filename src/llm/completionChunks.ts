@@ -1,12 +1,22 @@
 import { type EventSourceMessage, type EventSourceParser, createParser } from 'eventsource-parser';
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { replyTooLarge } from './modelLimits.js';
 
 /**
  * An event's data may be long (a tool call's arguments), never this long: past it the stream is
  * refused rather than buffered without end.
  */
 const defaultMaxEventChars = 32 * 1024 * 1024;
+
+export interface CompletionChunksOptions {
+  /** Longest event, in characters (32 MiB by default). */
+  readonly maxEventChars?: number;
+  /** Bytes of the whole body; past them the stream fails naming the limit (none by default). */
+  readonly maxReplyBytes?: number;
+  /** Called after each network read, e.g. to note that the stream is not silent. */
+  readonly onRead?: () => void;
+}
 
 /**
  * The chunks of a streamed chat completion, read from the response's SSE body. It means what
@@ -23,9 +33,15 @@ export class CompletionChunks {
   #batch: ChatCompletionChunk[] = [];
   #sawDone = false;
   #ended = false;
+  #bytes = 0;
+  readonly #maxReplyBytes: number;
+  readonly #onRead: (() => void) | undefined;
 
-  constructor(response: Response, maxEventChars = defaultMaxEventChars) {
+  constructor(response: Response, options: CompletionChunksOptions = {}) {
     if (response.body === null) throw new Error('the model server sent a streamed completion with no body');
+    const { maxEventChars = defaultMaxEventChars, maxReplyBytes = Infinity, onRead } = options;
+    this.#maxReplyBytes = maxReplyBytes;
+    this.#onRead = onRead;
     this.#reader = response.body.getReader();
     this.#headers = response.headers;
     this.#parser = createParser({
@@ -44,8 +60,9 @@ export class CompletionChunks {
       try {
         const read = await this.#reader.read();
         // At the end, an event with no blank line after it is incomplete and dropped (the SSE rule, and the SDK's).
+        this.#onRead?.();
         if (read.done) this.#ended = true;
-        else this.#parser.feed(this.#decoder.decode(read.value, { stream: true }));
+        else this.#feed(read.value);
       } catch (error) {
         this.#ended = true;
         // The caller's signal aborted the request: the stream just ends, as the SDK's does.
@@ -60,6 +77,12 @@ export class CompletionChunks {
     const batch = this.#batch;
     this.#batch = [];
     return batch.length === 0 ? null : batch;
+  }
+
+  #feed(bytes: Uint8Array): void {
+    this.#bytes += bytes.length;
+    if (this.#bytes > this.#maxReplyBytes) throw replyTooLarge(this.#maxReplyBytes);
+    this.#parser.feed(this.#decoder.decode(bytes, { stream: true }));
   }
 
   /** The consumer stopped early: close the body (and with it the request). */

@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../task/index.js';
 import type { ModelClient } from './modelClient.js';
+import { ModelLimitsSchema } from './modelLimits.js';
 import { OfflineModel } from './offlineModel.js';
 import { OpenAIModel } from './openaiModel.js';
+
+const limits = ModelLimitsSchema.shape;
+
+/** A variable holding one of the model's limits: its text read as a number, checked by the limit's own schema. */
+function fromText(limit: (typeof limits)[keyof typeof limits]) {
+  return z.coerce.number().pipe(limit.unwrap()).optional();
+}
 
 /** The environment variables that choose a model. */
 const ModelEnvSchema = z.object({
@@ -10,7 +18,9 @@ const ModelEnvSchema = z.object({
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional(),
   TROUPE_MODEL: z.string().trim().min(1).optional(),
   TROUPE_EMBEDDING_MODEL: z.string().trim().min(1).optional(),
-  TROUPE_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  TROUPE_MODEL_TIMEOUT_MS: fromText(limits.timeoutMs),
+  TROUPE_MODEL_IDLE_TIMEOUT_MS: fromText(limits.idleTimeoutMs),
+  TROUPE_MODEL_MAX_REPLY_BYTES: fromText(limits.maxReplyBytes),
   TROUPE_OFFLINE_DELAY_MS: z.coerce.number().nonnegative().optional(),
 });
 
@@ -33,5 +43,7 @@ export function modelFromEnv(env: Readonly<Record<string, string | undefined>>):
     ...(settings.OPENAI_BASE_URL === undefined ? {} : { baseURL: settings.OPENAI_BASE_URL }),
     ...(settings.TROUPE_EMBEDDING_MODEL === undefined ? {} : { embeddingModel: settings.TROUPE_EMBEDDING_MODEL }),
     ...(settings.TROUPE_MODEL_TIMEOUT_MS === undefined ? {} : { timeoutMs: settings.TROUPE_MODEL_TIMEOUT_MS }),
+    ...(settings.TROUPE_MODEL_IDLE_TIMEOUT_MS === undefined ? {} : { idleTimeoutMs: settings.TROUPE_MODEL_IDLE_TIMEOUT_MS }),
+    ...(settings.TROUPE_MODEL_MAX_REPLY_BYTES === undefined ? {} : { maxReplyBytes: settings.TROUPE_MODEL_MAX_REPLY_BYTES }),
   });
 }

@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { type Clock, systemClock } from '../clock.js';
+import { parseOrThrow } from '../task/index.js';
+import { AttemptTimer } from './attemptTimer.js';
+import { boundedFetch } from './boundedFetch.js';
+import { completionDeltas } from './completionDeltas.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
-import { CompletionChunks } from './completionChunks.js';
 import { toModelError } from './modelError.js';
-import { chunkToDeltas, toWireMessages, toWireTools } from './openaiWire.js';
+import { type ModelLimits, ModelLimitsSchema } from './modelLimits.js';
+import { toWireMessages, toWireTools } from './openaiWire.js';
 
 export interface OpenAIModelOptions {
   /** Sent as the bearer token; local servers (Ollama, vLLM, LM Studio) accept any value. */
@@ -14,8 +18,17 @@ export interface OpenAIModelOptions {
   /** Chat model name, e.g. `gpt-4o-mini`, `llama3.1`. */
   readonly model: string;
   readonly embeddingModel?: string;
-  /** Per request; the retry layer above decides what happens after a timeout. */
+  /**
+   * One attempt, from the request to the stream's last chunk (5 min by default); the retry layer
+   * above retries a timeout as a network error.
+   */
   readonly timeoutMs?: number;
+  /** Silence allowed between two reads of a streamed reply, from its headers on (60 s by default). */
+  readonly idleTimeoutMs?: number;
+  /** Bytes a reply's body may have (32 MiB by default); a larger one fails the call, unretried. */
+  readonly maxReplyBytes?: number;
+  /** What the timeouts run on; the system clock by default, a SimulatedClock in tests. */
+  readonly clock?: Clock;
   /** Ask for token usage in the stream (`stream_options.include_usage`); some servers refuse it. */
   readonly includeUsage?: boolean;
   readonly defaultHeaders?: Record<string, string>;
@@ -32,23 +45,43 @@ export class OpenAIModel implements ModelClient {
   readonly scripted = false;
   readonly #client: OpenAI;
   readonly #options: OpenAIModelOptions;
+  readonly #limits: ModelLimits;
+  readonly #clock: Clock;
 
+  /** Throws a ValidationError naming an option out of range (`timeoutMs`, `idleTimeoutMs`, `maxReplyBytes`). */
   constructor(options: OpenAIModelOptions) {
     this.#options = options;
+    this.#limits = parseOrThrow(ModelLimitsSchema, {
+      timeoutMs: options.timeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+      maxReplyBytes: options.maxReplyBytes,
+    });
+    this.#clock = options.clock ?? systemClock;
     this.name = `openai:${options.model}`;
     this.#client = new OpenAI({
       apiKey: options.apiKey ?? 'not-needed',
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      timeout: options.timeoutMs ?? 120_000,
+      // The SDK's timer bounds the wait for headers; from the headers on, the attempt's own
+      // (AttemptTimer, on the injected clock) bounds the rest of the attempt and its silences.
+      timeout: this.#limits.timeoutMs,
       maxRetries: 0,
+      fetch: boundedFetch(this.#limits.maxReplyBytes),
       ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
     });
   }
 
+  /** Where requests go, e.g. `http://localhost:11434/v1`; named in every failure. */
+  get endpoint(): string {
+    return this.#client.baseURL;
+  }
+
   chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
-    return deltasOf(
-      (error) => toModelError(error, this.name, options.signal),
-      () =>
+    return completionDeltas({
+      limits: this.#limits,
+      clock: this.#clock,
+      signal: options.signal,
+      failure: (error) => toModelError(error, this.name, options.signal, this.endpoint),
+      open: () =>
         this.#client.chat.completions
           .create(
             {
@@ -63,55 +96,25 @@ export class OpenAIModel implements ModelClient {
             // by CompletionChunks, which costs a fraction of the SDK's Stream per chunk.
           )
           .asResponse(),
-    );
+    });
   }
 
+  /** One attempt bounded by `timeoutMs`, its body (which the SDK reads) included. */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const response = await this.#client.embeddings
-      .create(
+    const timer = new AttemptTimer(this.#clock, this.#limits);
+    const timedOut = new AbortController();
+    timer.onExpire = () => timedOut.abort();
+    try {
+      const response = await this.#client.embeddings.create(
         { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
-        options.signal === undefined ? {} : { signal: options.signal },
-      )
-      .catch((error: unknown) => Promise.reject(toModelError(error, this.name, options.signal)));
-    return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+        { signal: options.signal === undefined ? timedOut.signal : AbortSignal.any([options.signal, timedOut.signal]) },
+      );
+      return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+    } catch (error) {
+      throw toModelError(timer.expired ?? error, this.name, options.signal, this.endpoint);
+    } finally {
+      timer.dispose();
+    }
   }
-}
-
-/**
- * The deltas of a streamed completion, opened on the first read. A network read's deltas are
- * handed out from a small queue without another promise each: this sits on every model call's path.
- */
-function deltasOf(failure: (error: unknown) => unknown, open: () => Promise<Response>): AsyncIterable<ChatDelta> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<ChatDelta> {
-      let chunks: CompletionChunks | undefined;
-      let queue: ChatDelta[] = [];
-      let head = 0;
-      const pull = async (): Promise<IteratorResult<ChatDelta>> => {
-        chunks ??= new CompletionChunks(await open());
-        for (;;) {
-          const batch = await chunks.next();
-          if (batch === null) return { done: true, value: undefined };
-          queue = batch.length === 1 ? chunkToDeltas(batch[0] as ChatCompletionChunk) : batch.flatMap(chunkToDeltas);
-          head = 0;
-          const first = queue[head++];
-          if (first !== undefined) return { done: false, value: first };
-        }
-      };
-      return {
-        next: () => {
-          const queued = queue[head];
-          if (queued === undefined) return pull().catch((error: unknown) => Promise.reject(failure(error)));
-          head += 1;
-          return Promise.resolve({ done: false, value: queued });
-        },
-        // The consumer stopped early: close the HTTP stream.
-        return: async (): Promise<IteratorResult<ChatDelta>> => {
-          await chunks?.cancel();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
 }

@@ -4,7 +4,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
-import { providerErrorOf, toModelError } from './modelError.js';
+import { describeModelFailure, providerErrorOf, toModelError } from './modelError.js';
+import { networkCodeOf } from './networkCode.js';
 import { retryingStream } from './retryingStream.js';
 
 export interface RetryPolicy {
@@ -62,8 +63,24 @@ export function retryAfterFrom(headers: Headers | undefined, now = Date.now()): 
 const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 function isNetworkError(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return typeof code === 'string' && networkCodes.has(code);
+  const code = networkCodeOf(error);
+  return code !== undefined && networkCodes.has(code);
+}
+
+/** A retry about to wait, as `onRetry` hears of it (and the log says it). */
+export interface RetryNotice {
+  readonly model: string;
+  /** `call` (failed before its stream started), `stream` (failed part-way) or `embed`. */
+  readonly what: string;
+  /** Which retry this is, from 1, of `of`. */
+  readonly attempt: number;
+  readonly of: number;
+  readonly delayMs: number;
+  readonly status: number | undefined;
+  /** What went wrong, in one line (the whole model_error). */
+  readonly error: string;
+  /** What the provider said, without naming the model: `HTTP 503 server_error: overloaded`, `connection failed: ECONNREFUSED (…)`. */
+  readonly reason: string;
 }
 
 export interface RetryDeps {
@@ -71,6 +88,10 @@ export interface RetryDeps {
   readonly logger?: Logger;
   /** 0 ≤ x < 1; injected so jitter is testable. */
   readonly random?: () => number;
+  /** Told of every retry before its wait, e.g. to show it on a status line. */
+  readonly onRetry?: (notice: RetryNotice) => void;
+  /** Told of every call given up on (retries spent, or an error no retry fixes), with the model_error it ends in; not of aborts. */
+  readonly onGiveUp?: (error: unknown) => void;
 }
 
 /**
@@ -124,12 +145,25 @@ export class RetryingModel implements ModelClient {
   async #beforeRetry(error: unknown, attempt: number, signal: AbortSignal | undefined, what: string): Promise<void> {
     if (signal?.aborted === true) throw error;
     const verdict = classifyModelError(error);
-    if (!verdict.retryable || attempt >= this.policy.maxRetries) throw toModelError(error, this.name, signal);
+    if (!verdict.retryable || attempt >= this.policy.maxRetries) {
+      const failure = toModelError(error, this.name, signal);
+      this.deps.onGiveUp?.(failure);
+      throw failure;
+    }
     const delayMs = this.delayFor(attempt, verdict.retryAfterMs);
-    this.deps.logger?.warn(
-      { model: this.name, what, attempt: attempt + 1, of: this.policy.maxRetries, delayMs, status: verdict.status, error: describeError(error) },
-      'model call failed; retrying',
-    );
+    const notice: RetryNotice = {
+      model: this.name,
+      what,
+      attempt: attempt + 1,
+      of: this.policy.maxRetries,
+      delayMs,
+      status: verdict.status,
+      error: describeError(error),
+      reason: describeModelFailure(providerErrorOf(error)),
+    };
+    const { reason: _shownInError, ...logged } = notice;
+    this.deps.logger?.warn(logged, 'model call failed; retrying');
+    this.deps.onRetry?.(notice);
     await sleep(this.#clock, delayMs, signal);
   }
 }

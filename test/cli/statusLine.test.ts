@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createRunLogger } from '../../src/cli/runLogger.js';
 import { StatusLine } from '../../src/cli/statusLine.js';
 import type { AgentState, AgentView } from '../../src/runtime/index.js';
 
@@ -46,11 +47,49 @@ describe('StatusLine', () => {
     const { stream, written } = fakeStream();
     const out = fakeStream();
     const line = new StatusLine(stream, () => [agent('root', 'running.idle')]);
+    line.start(60_000);
     line.print(out.stream, 'first');
     line.print(out.stream, 'second');
     expect(out.written).toEqual(['first\n', 'second\n']);
-    // Each print clears the drawn line before writing and draws it again after.
-    expect(written.filter((chunk) => chunk === '\r\x1b[2K')).toHaveLength(1);
-    expect(written.filter((chunk) => chunk.includes('root: idle'))).toHaveLength(2);
+    // Drawn at start; each print clears the drawn line before writing and draws it again after.
+    expect(written.filter((chunk) => chunk === '\r\x1b[2K')).toHaveLength(2);
+    expect(written.filter((chunk) => chunk.includes('root: idle'))).toHaveLength(3);
+    // Stopped, it is gone for good: a late line does not bring it back.
+    line.stop();
+    const before = written.length;
+    line.print(out.stream, 'late');
+    expect(written.slice(before)).toEqual([]);
+    line.stop();
+  });
+
+  it('shows a notice (a model retry) first, at once, until it is cleared', () => {
+    const { stream, written } = fakeStream();
+    const line = new StatusLine(stream, () => [agent('root', 'running.turn.thinking')]);
+    line.start(60_000);
+    line.notice('model retry 1/3 in 1 s: connection failed: ECONNREFUSED');
+    const erase = '\r\x1b[2K';
+    expect(written.at(-1)?.startsWith(erase)).toBe(true);
+    expect(written.at(-1)?.slice(erase.length + 2)).toMatch(/^model retry 1\/3 in 1 s: connection f/);
+    expect(written.at(-1)?.length).toBeLessThanOrEqual(erase.length + 39);
+    line.notice(undefined);
+    expect(written.at(-1)?.slice(erase.length + 2)).toBe('root: thinking');
+    line.stop();
+  });
+
+  it('takes the log lines of troupe run above it, so they never garble it', () => {
+    const { stream, written } = fakeStream();
+    const line = new StatusLine(stream, () => [agent('root', 'running.turn.thinking')]);
+    line.start(60_000);
+    const logger = createRunLogger('warn', (text) => line.print(stream, text));
+    logger.warn({ attempt: 1 }, 'model call failed; retrying');
+    logger.info({}, 'below the level: not written');
+    line.stop();
+    const logged = written.findIndex((chunk) => chunk.includes('model call failed'));
+    expect(JSON.parse(written[logged] ?? '')).toMatchObject({ level: 40, attempt: 1, msg: 'model call failed; retrying' });
+    expect(written[logged]?.endsWith('}\n')).toBe(true);
+    // The status line was cleared just before the log line, and drawn again just after it.
+    expect(written[logged - 1]).toBe('\r\x1b[2K');
+    expect(written[logged + 1]).toMatch(/root: thinking/);
+    expect(written.some((chunk) => chunk.includes('not written'))).toBe(false);
   });
 });

@@ -150,7 +150,7 @@ describe('CompletionChunks', () => {
 
   it('refuses an event that grows past the limit instead of buffering without end', async () => {
     const pieces = Array.from({ length: 5 }, () => encode(`data: ${'x'.repeat(100)}`));
-    const caught: unknown = await new CompletionChunks(responseOf(pieces), 300).next().catch((error: unknown) => error);
+    const caught: unknown = await new CompletionChunks(responseOf(pieces), { maxEventChars: 300 }).next().catch((error: unknown) => error);
     expect(caught).toMatchObject({ message: 'the model server sent an event longer than 300 characters' });
   });
 });

@@ -3,7 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hashEmbedding } from '../../src/llm/hashEmbedding.js';
 import { toWireTools } from '../../src/llm/openaiWire.js';
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
+import { type OpenAICompatibleServer, SimulatedClock, startOpenAICompatibleServer } from '../../src/testing.js';
 
 // Everything here goes through the real `openai` SDK over loopback: nothing is mocked.
 
@@ -122,19 +122,28 @@ describe('chat completions', () => {
     expect(without.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).toBe(true);
   });
 
-  it('paces a stream with chunkDelayMs and stops writing when the client aborts mid-stream', async () => {
+  it('paces a stream with chunkDelayMs on its clock and stops writing when the client aborts mid-stream', async () => {
     await server.close();
-    server = await startOpenAICompatibleServer({ chunkDelayMs: 20 });
+    // The server's clock releases one chunk a step, so what the client sees does not hang on the machine's speed.
+    const clock = new SimulatedClock();
+    server = await startOpenAICompatibleServer({ chunkDelayMs: 20, clock });
     client = new OpenAI({ apiKey: 'test', baseURL: server.baseURL, maxRetries: 0 });
     server.script({ text: 'one two three four five six seven eight nine ten' }, { text: 'still here' });
-    const stream = await client.chat.completions.create({ ...hi, stream: true });
+    const created = client.chat.completions.create({ ...hi, stream: true });
+    await vi.waitFor(() => expect(clock.pending).toBe(1));
+    // Nothing is written, the headers included, until the first pause is over.
+    clock.advance(20);
+    const stream = await created;
     const seen: string[] = [];
     for await (const chunk of stream) {
       seen.push(chunk.choices[0]?.delta.content ?? '');
       // Aborting through the stream's controller ends the loop quietly: the SDK does not throw.
       if (seen.length === 3) stream.controller.abort();
+      else clock.advance(20);
     }
-    expect(seen).toHaveLength(3);
+    expect(seen).toEqual(['', 'one ', 'two ']);
+    // The server noticed the client leave: no pause of it is pending, and no more is written.
+    await vi.waitFor(() => expect(clock.pending).toBe(0));
     expect((await client.chat.completions.create(hi)).choices[0]?.message.content).toBe('still here');
   });
 

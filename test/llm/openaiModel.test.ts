@@ -115,8 +115,8 @@ describe('OpenAIModel', () => {
     const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
     const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
     expect(caught).toBeInstanceOf(TroupeError);
-    expect(caught).toMatchObject({ code: 'model_error', message: `model openai:m failed: HTTP ${status} ${type}: boom` });
-    expect(describeError(caught)).toBe(`model openai:m failed: HTTP ${status} ${type}: boom`);
+    expect(caught).toMatchObject({ code: 'model_error', message: `model openai:m at ${server.baseURL} failed: HTTP ${status} ${type}: boom` });
+    expect(describeError(caught)).toBe(`model openai:m at ${server.baseURL} failed: HTTP ${status} ${type}: boom`);
     expect((caught as TroupeError).cause).toBeInstanceOf(sdkError);
   });
 
@@ -135,11 +135,11 @@ describe('OpenAIModel', () => {
       { status: 400, message: 'bad tools' },
     );
     const spent: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
-    expect(spent).toMatchObject({ code: 'model_error', message: 'model openai:m failed: HTTP 500 server_error: still down' });
+    expect(spent).toMatchObject({ code: 'model_error', message: `model openai:m at ${server.baseURL} failed: HTTP 500 server_error: still down` });
     expect((spent as TroupeError).cause).toBeInstanceOf(InternalServerError);
     const before = server.chatRequests.length;
     const refused: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: 'model_error', message: 'model openai:m failed: HTTP 400 invalid_request_error: bad tools' });
+    expect(refused).toMatchObject({ code: 'model_error', message: `model openai:m at ${server.baseURL} failed: HTTP 400 invalid_request_error: bad tools` });
     expect((refused as TroupeError).cause).toBeInstanceOf(BadRequestError);
     expect(server.chatRequests.length - before).toBe(1);
   });
@@ -206,7 +206,7 @@ describe('OpenAIModel', () => {
     const { baseURL } = await rawSseServer([[data(textChunk('partial')), data({ error: { message: 'overloaded', type: 'server_error' } })]]);
     const model = new OpenAIModel({ apiKey: 'test', baseURL, model: 'm' });
     const caught: unknown = await drain(model.chat(request)).catch((error: unknown) => error);
-    expect(caught).toMatchObject({ code: 'model_error', message: 'model openai:m failed: server_error: overloaded' });
+    expect(caught).toMatchObject({ code: 'model_error', message: `model openai:m at ${baseURL} failed: server_error: overloaded` });
     expect((caught as TroupeError).cause).toBeInstanceOf(APIError);
     expect((caught as TroupeError).cause).toMatchObject({ message: 'overloaded', status: undefined });
   });

@@ -97,7 +97,7 @@ describe('the runtime over the OpenAI protocol', () => {
     const answer = await rt.waitForAnswer(await rt.submit('write a haiku about rain'), { timeoutMs: 10_000 });
     expect(answer).toMatchObject({
       status: 'failed',
-      error: { code: 'model_error', message: 'model openai:troupe-test failed: HTTP 500 server_error: the GPU caught fire' },
+      error: { code: 'model_error', message: `model openai:troupe-test at ${server.baseURL} failed: HTTP 500 server_error: the GPU caught fire` },
     });
     await rt.shutdown();
   });

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { ChatRequest } from '../messages.js';
 import { WireChatRequestSchema, fromWireRequest } from '../openaiWire.js';
 import { type CompletionContext, chunksOf, completionOf, promptTokensOf } from './completionBodies.js';
-import { describeInvalidBody, sendError, sendEventStream, sendJson } from './http.js';
+import { describeInvalidBody, eventOf, sendError, sendEventStream, sendJson, sendLargeEventStream, startEventStream } from './http.js';
 import type { Plan } from './serverSteps.js';
 
 const notJson = '{"id": "chatcmpl-troupe", "choices": [ this is not JSON';
@@ -41,7 +41,10 @@ export async function answerChat(body: unknown, request: IncomingMessage, respon
       else sendJson(response, 200, completionOf(plan.reply, context));
       return;
     case 'error':
-      sendError(response, plan.status, plan.message, { headers: plan.retryAfter === undefined ? {} : { 'retry-after': String(plan.retryAfter) } });
+      sendError(response, plan.status, plan.message, {
+        headers: plan.retryAfter === undefined ? {} : { 'retry-after': String(plan.retryAfter) },
+        ...(plan.code === undefined ? {} : { code: plan.code }),
+      });
       return;
     case 'hang':
       return; // Never answered: the client aborts, or close() destroys the socket.
@@ -55,6 +58,21 @@ export async function answerChat(body: unknown, request: IncomingMessage, respon
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(notJson);
       }
+      return;
+    case 'stall':
+      // The first chunks, then silence on an open connection: only the client's timeout ends it.
+      startEventStream(response);
+      for (const chunk of chunksOf({ text: plan.text }, context, false)) {
+        if (chunk.choices[0]?.finish_reason !== null) break;
+        response.write(eventOf(chunk));
+      }
+      return;
+    case 'large':
+      await sendLargeEventStream(response, context, plan.bytes);
+      return;
+    case 'raw':
+      response.writeHead(plan.answer.status ?? 200, plan.answer.contentType === undefined ? {} : { 'content-type': plan.answer.contentType });
+      response.end(plan.answer.body);
       return;
     default: {
       const never: never = plan;

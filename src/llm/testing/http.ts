@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { type Clock, sleep } from '../../clock.js';
+import { type CompletionContext, chunksOf } from './completionBodies.js';
 
 /** Larger request bodies are refused with 413, as OpenAI refuses oversized payloads. */
 export const maxBodyBytes = 10 * 1024 * 1024;
@@ -73,19 +74,58 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * `[DONE]`; stops when the client goes away.
  */
 export async function sendEventStream(response: ServerResponse, items: Iterable<unknown>, clock: Clock, delayMs: number): Promise<void> {
-  const gone = new AbortController();
-  response.once('close', () => gone.abort());
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const gone = startEventStream(response);
   try {
     for (const item of items) {
-      if (delayMs > 0) await sleep(clock, delayMs, gone.signal);
-      if (gone.signal.aborted) return;
-      response.write(`data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`);
+      if (delayMs > 0) await sleep(clock, delayMs, gone);
+      if (gone.aborted) return;
+      response.write(eventOf(item));
     }
     response.end('data: [DONE]\n\n');
   } catch (error) {
-    if (!gone.signal.aborted) throw error;
+    if (!gone.aborted) throw error;
   }
+}
+
+/** Writes an event stream's status and headers; the signal aborts when the client goes away. */
+export function startEventStream(response: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  response.once('close', () => gone.abort());
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return gone.signal;
+}
+
+/** One SSE data event: an object as JSON, a string as given. */
+export function eventOf(item: unknown): string {
+  return `data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`;
+}
+
+const paddingChunkChars = 64 * 1024;
+
+/**
+ * A valid streamed reply of at least `bytes` bytes of text chunks, written as fast as the client
+ * reads it (waiting for each drain, so the server never holds the whole of it), then `[DONE]`.
+ */
+export async function sendLargeEventStream(response: ServerResponse, context: CompletionContext, bytes: number): Promise<void> {
+  const gone = startEventStream(response);
+  const [role, text] = chunksOf({ text: 'x'.repeat(paddingChunkChars) }, context, false);
+  const pieces = [eventOf(role), eventOf(text)];
+  for (let written = 0, i = 0; written < bytes && !gone.aborted; i = 1) {
+    const piece = pieces[i] ?? '';
+    written += Buffer.byteLength(piece);
+    if (!response.write(piece)) await drainOrClose(response);
+  }
+  if (!gone.aborted) response.end('data: [DONE]\n\n');
+}
+
+function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
 }
 
 /** Resolves once `server` listens on `port` (0: a free one) at `host`; rejects if it cannot. */

@@ -1,0 +1,12 @@
+import { pino } from 'pino';
+import { type LogLevel, type Logger, silentLogger } from '../logger.js';
+
+/**
+ * The logger of `troupe run`: pino JSON lines, each handed to `writeLine` (without its newline)
+ * instead of straight to stderr, so that on a terminal they are printed above the status line
+ * rather than into it.
+ */
+export function createRunLogger(level: LogLevel, writeLine: (line: string) => void): Logger {
+  if (level === 'silent') return silentLogger;
+  return pino({ level, base: { name: 'troupe' } }, { write: (line: string) => writeLine(line.trimEnd()) });
+}
