@@ -9,12 +9,13 @@ import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
 import { Redactor } from './redact.js';
+import { type ServerLimitOptions, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
+import { StreamBudget } from './streamBudget.js';
 
-export interface HttpServerOptions {
+/** The server's options; the limits (`ServerLimitOptions`, README "Limits") each have a default. */
+export interface HttpServerOptions extends ServerLimitOptions {
   /** Bearer token every route but `/health` and `/ready` requires; absent or empty: no auth. */
   readonly token?: string | undefined;
-  /** Largest request body accepted, in bytes (1 MiB by default); larger ones get a 413. */
-  readonly bodyLimitBytes?: number;
   /** Values taken out of every event that leaves the server (model API keys …); the token is always one. */
   readonly secrets?: readonly (string | undefined)[];
   /** Where failed requests (5xx) and, at debug, every request are logged; nowhere by default. */
@@ -57,9 +58,13 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
   const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  const limits = resolveServerLimits(options);
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    bodyLimit: limits.bodyLimitBytes,
+    // Headers and bodies are timed out (408), however slowly a client trickles them in.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) },
     // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
     routerOptions: { maxParamLength: 200 },
     // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
@@ -94,6 +99,10 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     redactor: new Redactor([token, ...(options.secrets ?? [])]),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
+    logger,
+    budget: new StreamBudget(limits),
+    // One token is one client, whoever presents it; without auth, one address is.
+    clientOf: (request) => (token === undefined ? request.ip : 'token'),
   });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) =>
