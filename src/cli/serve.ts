@@ -16,6 +16,9 @@ export interface ServeOptions {
   readonly memory: boolean;
   /** How long shutdown lets turns in flight finish. */
   readonly drainTimeoutMs: number;
+  /** Time a client has to send a request's headers, and the whole request (see the server's limits). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
 }
@@ -51,7 +54,8 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
 
   const token = readToken(io.env);
-  const server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger });
+  const { headersTimeoutMs, requestTimeoutMs } = options;
+  const server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger, headersTimeoutMs, requestTimeoutMs });
   let listening = false;
   try {
     const url = await server.listen({ port: options.port, host: options.host });

@@ -4,7 +4,9 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
+import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
+import { closeAfterRefusal } from './lingeringClose.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -65,6 +67,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     // Headers and bodies are timed out (408), however slowly a client trickles them in.
     requestTimeout: limits.requestTimeoutMs,
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) },
+    // Refusals made before a route is reached (Node's parser and timeouts, the router) in our error format.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
     routerOptions: { maxParamLength: 200 },
     // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
@@ -85,6 +90,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     return reply.status(status).send(body);
   });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
+  app.addHook('onSend', closeAfterRefusal(limits.lingerBytes));
   app.addHook('onResponse', async (request, reply) => {
     logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });

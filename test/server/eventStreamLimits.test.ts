@@ -6,9 +6,8 @@ import { type Served, call, serve } from '../support/httpServerFixture.js';
 import { RawHttpClient } from '../support/rawHttpClient.js';
 
 let served: Served | undefined;
-const clients: RawHttpClient[] = [];
 afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
+  RawHttpClient.destroyAll();
   await served?.close();
   served = undefined;
 });
@@ -16,7 +15,6 @@ afterEach(async () => {
 /** An event stream opened from `localAddress` (another client, to the server) that reads its head and then nothing more. */
 async function idleStream(url: string, localAddress = '127.0.0.1', path = '/api/events'): Promise<RawHttpClient> {
   const client = await RawHttpClient.connect(url, { localAddress });
-  clients.push(client);
   await client.write(`GET ${path} HTTP/1.1\r\nHost: troupe\r\n\r\n`);
   return client;
 }
@@ -61,7 +59,6 @@ describe('event streams under abuse', () => {
     expect(await (await idleStream(served.url, '127.0.0.1', '/api/events?access_token=stream-token')).status()).toBe(200);
     // From another address, with the header: the same token, so the same client.
     const refused = await RawHttpClient.connect(served.url, { localAddress: '127.0.0.2' });
-    clients.push(refused);
     await refused.write('GET /api/events HTTP/1.1\r\nHost: troupe\r\nAuthorization: Bearer stream-token\r\n\r\n');
     expect(await refused.status()).toBe(429);
   });

@@ -6,6 +6,7 @@ import { type Socket, connect } from 'node:net';
  * the connection ended, and lets a test wait for either (woken by socket events, never by a timer).
  */
 export class RawHttpClient {
+  static readonly #open = new Set<RawHttpClient>();
   received = '';
   /** How the server ended the connection: `end` (it closed cleanly), `error: <code>` or `close`. */
   ending: string | undefined;
@@ -38,7 +39,15 @@ export class RawHttpClient {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
-    return new RawHttpClient(socket);
+    const client = new RawHttpClient(socket);
+    RawHttpClient.#open.add(client);
+    return client;
+  }
+
+  /** Destroys every client still open: for a test's `afterEach`. */
+  static destroyAll(): void {
+    for (const client of RawHttpClient.#open) client.destroy();
+    RawHttpClient.#open.clear();
   }
 
   /** Writes `text` (or bytes) as is; resolves once the socket has taken it. */
