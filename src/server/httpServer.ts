@@ -31,9 +31,18 @@ export interface HttpServer {
   readonly app: FastifyInstance;
   /** Binds `host:port` (port 0: any free port) and resolves with the base URL, e.g. `http://127.0.0.1:3000`. */
   listen(options: { port: number; host: string }): Promise<string>;
+  /**
+   * The first step of a shutdown: intake (`/api/submit`, `/api/send`, new event streams) is
+   * answered `503 intake_closed`, `/ready` 503, and the open event streams end; everything
+   * else is still served while the runtime drains.
+   */
+  drain(): void;
   /** Stops accepting connections, ends the event streams and waits for requests in flight. */
   close(): Promise<void>;
 }
+
+/** Where new work comes in: refused once the server drains. */
+const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
 
 /** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
 function packageVersion(): string {
@@ -78,8 +87,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     return503OnClosing: false,
   });
   let closing = false;
-  app.addHook('onRequest', async () => {
+  let draining = false;
+  app.addHook('onRequest', async (request) => {
     if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
+    if (draining && intakePaths.has(request.url.split('?', 1)[0] ?? '')) {
+      throw new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
+    }
   });
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
@@ -94,9 +107,10 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   app.addHook('onResponse', async (request, reply) => {
     logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
-  app.addHook('preClose', async () => {
+  const endStreams = (): void => {
     for (const end of [...open]) end();
-  });
+  };
+  app.addHook('preClose', async () => endStreams());
 
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime);
@@ -111,9 +125,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     clientOf: (request) => (token === undefined ? request.ip : 'token'),
   });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_, reply) =>
-    reply.status(runtime.state === 'running' ? 200 : 503).send({ ready: runtime.state === 'running', state: runtime.state }),
-  );
+  app.get('/ready', async (_, reply) => {
+    const ready = runtime.state === 'running' && !draining;
+    // The server may drain a step before the runtime does: it says so rather than `running`.
+    const state = draining && runtime.state === 'running' ? 'draining' : runtime.state;
+    return reply.status(ready ? 200 : 503).send({ ready, state });
+  });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
 
@@ -124,6 +141,10 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
         logger.warn({ host }, 'the HTTP API is bound beyond this machine without a token: set TROUPE_TOKEN');
       }
       return app.listen({ port, host });
+    },
+    drain: () => {
+      draining = true;
+      endStreams();
     },
     close: () => {
       closing = true;
