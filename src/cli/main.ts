@@ -111,9 +111,13 @@ const serve = program
   .option('--drain-timeout <seconds>', 'on shutdown, how long turns in flight may finish', nonNegativeNumber('--drain-timeout'), 30)
   .option('--headers-timeout <seconds>', "time a client has to send a request's headers (then 408)", positiveNumber('--headers-timeout'), 10)
   .option('--request-timeout <seconds>', 'time a client has to send a whole request, headers and body (then 408)', positiveNumber('--request-timeout'), 30)
+  .option('--cors <origins>', 'let browser pages on these origins call the API (comma-separated, or "*")', (value: string) =>
+    value.split(',').map((origin) => origin.trim()),
+  )
   .option('--no-console', 'do not read lines from stdin');
 for (const option of dataDirOptions()) serve.addOption(option);
 interface ServeFlags {
+  cors?: string[];
   port: number;
   host: string;
   dataDir?: string;
@@ -133,6 +137,7 @@ serve.action(async (options: ServeFlags) => {
       drainTimeoutMs: options.drainTimeout * 1000,
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),
+      corsOrigins: options.cors ?? [],
       console: options.console,
     },
     io,

@@ -20,6 +20,8 @@ export interface ServeOptions {
   /** Time a client has to send a request's headers, and the whole request (see the server's limits). */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** `--cors`: origins whose pages may call the API; empty: CORS off. */
+  readonly corsOrigins: readonly string[];
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
 }
@@ -55,10 +57,10 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
 
   const token = readToken(io.env);
-  const { headersTimeoutMs, requestTimeoutMs } = options;
+  const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;
   let server: HttpServer;
   try {
-    server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger, headersTimeoutMs, requestTimeoutMs });
+    server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger, headersTimeoutMs, requestTimeoutMs, corsOrigins });
   } catch (error) {
     logger.error({ error: describeError(error) }, 'the HTTP API could not start: bad settings');
     await rt.shutdown({ drainTimeoutMs: 0 });

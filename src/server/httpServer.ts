@@ -5,8 +5,10 @@ import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
 import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
+import { allowOrigins } from './cors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
 import { closeAfterRefusal } from './lingeringClose.js';
+import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -24,6 +26,8 @@ export interface HttpServerOptions extends ServerLimitOptions {
   readonly logger?: Logger;
   /** Interval of the keep-alive comment on idle event streams (15 s by default). */
   readonly heartbeatMs?: number;
+  /** Origins whose browser pages may call the API (CORS), or `['*']` for any; absent or empty: CORS is off. */
+  readonly corsOrigins?: readonly string[];
 }
 
 /** A Fastify app serving one runtime; `listen` binds it. */
@@ -86,6 +90,10 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
     return503OnClosing: false,
   });
+  const corsOn = (options.corsOrigins ?? []).length > 0;
+  // First, so its hook answers preflights before auth and puts its headers on refusals too.
+  if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
+  const answerOtherMethods = methodNotAllowed(app, { corsPreflight: corsOn });
   let closing = false;
   let draining = false;
   app.addHook('onRequest', async (request) => {
@@ -133,6 +141,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
+  answerOtherMethods();
 
   return {
     app,

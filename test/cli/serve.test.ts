@@ -131,10 +131,13 @@ describe('troupe serve (child process)', () => {
     expect(serve.logs.some((line) => /console's input has ended: nothing to serve/.test(line.msg))).toBe(true);
   });
 
-  it('timeouts that contradict each other are refused naming the option, exit 2', async () => {
+  it('server settings that are wrong are refused naming the option, exit 2', async () => {
     const serve = started(['--port', '0', '--memory', '--no-console', '--headers-timeout', '60', '--request-timeout', '30']);
     expect(await serve.done).toBe(2);
     expect(serve.stderr).toContain('headersTimeoutMs');
+    const cors = started(['--port', '0', '--memory', '--no-console', '--cors', 'https://app.example.com/app']);
+    expect(await cors.done).toBe(2);
+    expect(cors.stderr).toContain('corsOrigins[0]');
   });
 
   it('while draining, intake answers 503 intake_closed and /ready 503; reads are still served', async () => {
@@ -142,7 +145,9 @@ describe('troupe serve (child process)', () => {
     const model = await startOpenAICompatibleServer();
     cleanups.push(() => model.close());
     model.script({ hang: true });
-    const serve = started(['--port', '0', '--memory', '--no-console', '--drain-timeout', '600'], { OPENAI_BASE_URL: model.baseURL });
+    const serve = started(['--port', '0', '--memory', '--no-console', '--drain-timeout', '600', '--cors', 'https://app.example.com'], {
+      OPENAI_BASE_URL: model.baseURL,
+    });
     const url = await serve.url();
     const events = await EventStreamClient.open(url, '/api/events');
     const taskId = await submit(url, 'write a haiku about rain');
@@ -156,7 +161,9 @@ describe('troupe serve (child process)', () => {
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { ready: boolean }).ready).toBe(false);
-    expect((await fetch(`${url}/health`)).status).toBe(200);
+    const health = await fetch(`${url}/health`, { headers: { origin: 'https://app.example.com' } });
+    expect(health.status).toBe(200);
+    expect(health.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await fetch(`${url}/api/agents`)).status).toBe(200);
     serve.signal('SIGTERM');
     expect(await serve.done).toBe(143);
