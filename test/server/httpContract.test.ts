@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
 import { createHttpServer } from '../../src/server/index.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
 import { type Served, call, serve } from '../support/httpServerFixture.js';
 
 let served: Served | undefined;
@@ -68,5 +69,21 @@ describe('HTTP contract', () => {
     const rt = await createRuntime();
     expect(() => createHttpServer(rt, { corsOrigins: ['https://app.example.com/path'] })).toThrow(/corsOrigins\[0\]: must be "\*" or an origin/);
     await rt.shutdown();
+  });
+
+  it('drain(): intake and new event streams answer 503 intake_closed, /ready 503, open streams end, reads are still served', async () => {
+    served = await serve({ memory: true });
+    const stream = await EventStreamClient.open(served.url, '/api/events');
+    served.server.drain();
+    await stream.until((client) => client.ended);
+    expect(stream.ended).toBe(true);
+
+    const submit = await call<ErrorReply>(served.url, '/api/submit', { json: { text: 'too late' } });
+    expect(submit.status).toBe(503);
+    expect(submit.body.error.code).toBe('intake_closed');
+    expect((await call<ErrorReply>(served.url, '/api/events')).status).toBe(503);
+    const ready = await call<{ ready: boolean; state: string }>(served.url, '/ready');
+    expect(ready).toMatchObject({ status: 503, body: { ready: false, state: 'draining' } });
+    expect((await call(served.url, '/api/agents')).status).toBe(200);
   });
 });
