@@ -39,10 +39,13 @@ export function readToken(env: CliEnv): string | undefined {
   return valueOf(env, 'TROUPE_TOKEN');
 }
 
-/** Values the server must redact from every event besides its token: the model's API key. */
+/**
+ * Values nothing troupe prints, logs or serves may contain: the model's API key, the server's
+ * token, and any others listed in `TROUPE_SECRETS` (comma-separated).
+ */
 export function readSecrets(env: CliEnv): string[] {
-  const key = valueOf(env, 'OPENAI_API_KEY');
-  return key === undefined ? [] : [key];
+  const listed = (valueOf(env, 'TROUPE_SECRETS') ?? '').split(',').map((secret) => secret.trim());
+  return [valueOf(env, 'OPENAI_API_KEY'), readToken(env), ...listed].filter((secret): secret is string => secret !== undefined && secret !== '');
 }
 
 /** What a command that starts a runtime (`run`, `serve`) reads from its flags and environment. */

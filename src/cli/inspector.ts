@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { createInspector } from '@statelyai/inspect';
-import { createInspectorServer } from '@statelyai/inspect/server';
 import { stringify } from 'safe-stable-stringify';
 import { WebSocket } from 'ws';
 import type { InspectionEvent } from 'xstate';
 import { TroupeError } from '../errors.js';
+import type { Redactor } from '../task/index.js';
+import { startInspectorRelay } from './inspectorRelay.js';
 
 export interface InspectorConnection {
   readonly inspect: (event: InspectionEvent) => void;
@@ -16,7 +16,7 @@ export interface InspectorConnection {
  * Streams XState inspection events of every actor to a WebSocket inspector endpoint. Resolves
  * once connected, so no early event (the actors' creation) is dropped.
  */
-export async function connectInspector(url: string, onStop: () => void = () => undefined): Promise<InspectorConnection> {
+export async function connectInspector(url: string, redactor: Redactor, onStop: () => Promise<void> | void = () => undefined): Promise<InspectorConnection> {
   const socket = new WebSocket(url);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -25,7 +25,8 @@ export async function connectInspector(url: string, onStop: () => void = () => u
   socket.on('error', () => undefined);
   const inspector = createInspector({
     send: (event) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(safeJson(event));
+      // Snapshots carry every conversation: the configured secrets come out before they leave.
+      if (socket.readyState === WebSocket.OPEN) socket.send(redactor.text(safeJson(event)));
     },
   });
   // createInspector defers every event until started.
@@ -43,36 +44,21 @@ export async function connectInspector(url: string, onStop: () => void = () => u
         setTimeout(resolve, 500).unref();
       });
       inspector.stop();
-      onStop();
+      await onStop();
     },
   };
 }
 
-/** Starts the Stately inspector relay on `port` and connects to it. */
-export async function startLocalInspector(port: number): Promise<InspectorConnection & { readonly pageUrl: string }> {
-  await assertPortFree(port);
-  const server = createInspectorServer({ port, autoOpen: false });
-  const connection = await retry(() => connectInspector(`ws://127.0.0.1:${port}`, () => server.stop()));
-  return { ...connection, pageUrl: `http://localhost:${port}` };
-}
-
-async function retry<T>(attempt: () => Promise<T>, tries = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (i >= tries) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+/** Starts the inspector relay on `port` (loopback only) and connects to it; closing the connection stops the relay. */
+export async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
+  const relay = await startInspectorRelay(port);
+  try {
+    const connection = await connectInspector(relay.socketUrl, redactor, () => relay.close());
+    return { ...connection, pageUrl: relay.pageUrl };
+  } catch (error) {
+    await relay.close();
+    throw error;
   }
-}
-
-function assertPortFree(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', () => reject(new TroupeError('invalid_input', `inspector port ${port} is in use; pick another with --inspect <port>`)));
-    probe.listen(port, () => probe.close(() => resolve()));
-  });
 }
 
 function safeJson(value: unknown): string {

@@ -7,6 +7,7 @@ import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
+import { troupeVersion } from './version.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -56,6 +57,7 @@ function dataDirOptions(): Option[] {
 const program = new Command()
   .name('troupe')
   .description('An actor-model runtime for societies of LLM agents')
+  .version(troupeVersion(), '-V, --version', 'print the version of troupe')
   .showHelpAfterError()
   .exitOverride((error) => {
     // --help and --version end with 0; every refusal of the command line is a usage error.
@@ -67,26 +69,39 @@ const run = program
   .description('give the root agent one requirement, print each Task as the society works, exit when the user has the answer')
   .argument('<requirement>', 'what you want done')
   .option('-t, --timeout <seconds>', 'give up after this many seconds', positiveNumber('--timeout'), 300)
-  .option('--inspect [port]', 'serve the Stately inspector relay (default port 8080) and stream every actor to it', port)
+  .option('--inspect', 'serve the Stately inspector relay on 127.0.0.1 (port 8080, or --inspect-port) and stream every actor to it')
+  .option('--inspect-port <port>', 'port of the inspector relay (implies --inspect)', port)
   .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
   .option('-v, --verbose', "also print the model's streamed text", false)
+  .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
 run.action(
   async (
     requirement: string,
-    options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean; dataDir?: string; memory: boolean },
+    options: {
+      timeout: number;
+      inspect?: true;
+      inspectPort?: number;
+      inspectWs?: string;
+      verbose: boolean;
+      json: boolean;
+      status: boolean;
+      dataDir?: string;
+      memory: boolean;
+    },
   ) => {
     process.exitCode = await runRequirement(
       requirement,
       {
         timeoutSeconds: options.timeout,
         verbose: options.verbose,
+        json: options.json,
         status: options.status,
         memory: options.memory,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
-        ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
+        ...(options.inspect === undefined && options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort ?? 8080 }),
       },
       io,
     );

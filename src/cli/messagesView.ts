@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { TaskIdSchema } from '../task/index.js';
+import { Redactor, TaskIdSchema } from '../task/index.js';
 import type { CliIo } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';
+import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { clockTime } from './timeFormat.js';
@@ -33,10 +34,13 @@ function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): 
       io.stderr.write(`troupe: no messages for task ${taskId} in ${dir}\n`);
       return ExitCode.usage;
     }
-    const tasks = store.messages(taskId, {
-      ...(options.offset === undefined ? {} : { offset: options.offset }),
-      ...(options.limit === undefined ? {} : { limit: options.limit }),
-    });
+    const redactor = new Redactor(readSecrets(io.env));
+    const tasks = store
+      .messages(taskId, {
+        ...(options.offset === undefined ? {} : { offset: options.offset }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      })
+      .map((task) => redactor.task(task));
     io.stdout.write(options.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.map((task) => `${clockTime(task.createdAt)}  ${formatTask(task)}\n`).join(''));
     return ExitCode.ok;
   });

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { AgentRecord, OrgStore, QuarantineEntry, RoleRecord, TerminationRecord } from '../org/index.js';
 import type { CliIo } from './cliIo.js';
+import { Redactor } from '../task/index.js';
 import { withOrganisation } from './dataDir.js';
+import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 import { dateTime } from './timeFormat.js';
 
@@ -20,7 +22,9 @@ export interface OrgViewOptions {
  */
 function orgView(options: OrgViewOptions, io: CliIo): Promise<ExitCode> {
   return withOrganisation(options.dataDir, io, (store) => {
-    io.stdout.write(options.json ? `${JSON.stringify(orgJson(store), null, 2)}\n` : orgText(store));
+    // Role prompts and termination reasons are free text: a secret may have been typed into one.
+    const redactor = new Redactor(readSecrets(io.env));
+    io.stdout.write(options.json ? `${JSON.stringify(redactor.unknown(orgJson(store), 10), null, 2)}\n` : redactor.text(orgText(store)));
     return ExitCode.ok;
   });
 }

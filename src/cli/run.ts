@@ -1,11 +1,12 @@
-import { Actions, type Task, taskText } from '../task/index.js';
+import { Actions, Redactor, type Task, taskText } from '../task/index.js';
 import { createLogger } from '../logger.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings } from './environment.js';
+import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
+import { MeteredModel } from './meteredModel.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
 import { StatusLine } from './statusLine.js';
 
@@ -19,10 +20,25 @@ export interface RunOptions {
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
   readonly status: boolean;
+  /** Print every Task as one JSON line (NDJSON) on stdout instead of readable lines; no status line. */
+  readonly json?: boolean;
   /** `--data-dir`; see `resolveDataDir` for the default. */
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
+}
+
+/** The inspector `--inspect-ws` or `--inspect` asks for, connected before the runtime starts so no actor is missed. */
+async function openInspector(options: RunOptions, redactor: Redactor, io: CliIo): Promise<InspectorConnection | undefined> {
+  if (options.inspectUrl !== undefined) {
+    const remote = await connectInspector(options.inspectUrl, redactor);
+    io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
+    return remote;
+  }
+  if (options.inspectPort === undefined) return undefined;
+  const local = await startLocalInspector(options.inspectPort, redactor);
+  io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
+  return local;
 }
 
 /**
@@ -44,25 +60,21 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }
+  const secrets = readSecrets(io.env);
   let inspector: InspectorConnection | undefined;
   try {
-    if (options.inspectUrl !== undefined) {
-      inspector = await connectInspector(options.inspectUrl);
-      io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
-    } else if (options.inspectPort !== undefined) {
-      const local = await startLocalInspector(options.inspectPort);
-      inspector = local;
-      io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
-    }
+    inspector = await openInspector(options, new Redactor(secrets), io);
   } catch (error) {
     return reportFailure(io, error);
   }
 
+  const model = new MeteredModel(settings.model);
   let rt: Runtime;
   try {
     rt = await createRuntime({
       logger: createLogger(settings.logLevel),
-      model: settings.model,
+      model,
+      secrets,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
@@ -75,11 +87,13 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
       : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`,
   );
-  const status = options.status && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
+  const json = options.json === true;
+  const status = options.status && !json && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt.agents()) : undefined;
   const print = (line: string): void => (status === undefined ? void io.stdout.write(`${line}\n`) : status.print(io.stdout, line));
   rt.bus.on('*').subscribe((task) => {
     if (task.action === Actions.thinking && !options.verbose) return;
-    print(formatTask(task));
+    const shown = rt.redactor.task(task);
+    print(json ? JSON.stringify(shown) : formatTask(shown));
   });
   status?.start();
 
@@ -87,21 +101,29 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   let answer: Task | undefined;
   try {
     const taskId = await rt.submit(requirement);
+    // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
+    io.stderr.write(`troupe: task ${taskId} (its messages: troupe messages ${taskId})\n`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = answer.status === 'completed' ? ExitCode.ok : ExitCode.taskFailed;
   } catch (error) {
     exitCode = exitCodeOf(error);
     status?.stop();
     const hint = errorCodeOf(error) === 'request_timeout' ? ` (raise --timeout, now ${options.timeoutSeconds} s)` : '';
-    io.stderr.write(`troupe: ${describeError(error)}${hint}\n`);
+    io.stderr.write(`troupe: ${rt.redactor.text(describeError(error))}${hint}\n`);
   }
   status?.stop();
   const summary = await rt.shutdown({ drainTimeoutMs: answer === undefined ? 0 : rt.config.drainTimeoutMs });
-  if (answer !== undefined) {
+  if (answer !== undefined && !json) {
     const text = answer.status === 'completed' ? taskText(answer) : `${answer.status}: ${answer.error?.message ?? 'no reason given'}`;
-    io.stdout.write(`\n${text}\n`);
+    io.stdout.write(`\n${rt.redactor.text(text)}\n`);
   }
-  io.stderr.write(`troupe: ${summary.agents} agents, ${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`);
+  const { calls, promptTokens, completionTokens } = model.spend;
+  io.stderr.write(
+    `troupe: ${summary.agents} agents, ${calls} model calls, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
+      `${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`,
+  );
+  // The relay stayed up for the whole run; a page still open stops receiving from here on.
+  if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();
   return exitCode;
 }

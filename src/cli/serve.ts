@@ -2,6 +2,7 @@ import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
+import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
@@ -46,10 +47,12 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     return reportFailure(io, error, 'bad settings in the environment');
   }
   const { model, dataDir } = settings;
-  const logger = createServeLogger(settings.logLevel, io.stderr);
+  const secrets = readSecrets(io.env);
+  // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
+  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
   try {
-    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
+    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);
@@ -60,7 +63,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;
   let server: HttpServer;
   try {
-    server = createHttpServer(rt, { token, secrets: readSecrets(io.env), logger, headersTimeoutMs, requestTimeoutMs, corsOrigins });
+    server = createHttpServer(rt, { token, secrets, logger, headersTimeoutMs, requestTimeoutMs, corsOrigins });
   } catch (error) {
     logger.error({ error: describeError(error) }, 'the HTTP API could not start: bad settings');
     await rt.shutdown({ drainTimeoutMs: 0 });

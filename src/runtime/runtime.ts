@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logger.js';
+import { Redactor, redactingLogger } from '../task/index.js';
 import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
 import type { AgentRecord, Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
@@ -45,6 +46,8 @@ export class Runtime {
   readonly tools: ToolRegistry;
   readonly model: ModelClient;
   readonly config: RuntimeConfig;
+  /** Takes the configured `secrets` (and well-known key shapes) out of text; what every output built on the runtime uses. */
+  readonly redactor: Redactor;
   readonly #society: Society;
   readonly #journal: Journal;
   readonly #clock: Clock;
@@ -62,16 +65,31 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions): Promise<Runtime> {
-    const { model: _m, retry: _r, bus: _b, clock: _c, ids: _i, logger: _l, logLevel, tools: _t, inspect: _n, root: _o, dataDir, ...settings } = options;
+    const {
+      model: _m,
+      retry: _r,
+      bus: _b,
+      clock: _c,
+      ids: _i,
+      logger: _l,
+      logLevel,
+      tools: _t,
+      inspect: _n,
+      root: _o,
+      dataDir,
+      secrets,
+      ...settings
+    } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
     const config = parseOrThrow(RuntimeConfigSchema, settings);
     const level = logLevel === undefined ? undefined : parseOrThrow(LogLevelSchema, logLevel, 'logLevel');
-    // A library is quiet unless given a logger or a level.
-    const logger = options.logger ?? (level === undefined ? silentLogger : createLogger(level));
+    // A library is quiet unless given a logger or a level; whatever it writes is redacted.
+    const redactor = new Redactor(secrets ?? []);
+    const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
     const clock = options.clock ?? systemClock;
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch });
-    const runtime = new Runtime({ ...options, logger, clock }, config, journal);
+    const runtime = new Runtime({ ...options, logger, clock, redactor }, config, journal);
     const stored = journal.stored();
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restore(stored);
@@ -79,8 +97,9 @@ export class Runtime {
   }
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
-  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock }, config: RuntimeConfig, journal: Journal) {
-    const { model, retry, bus, clock, ids, logger, tools, inspect, root } = options;
+  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock; redactor: Redactor }, config: RuntimeConfig, journal: Journal) {
+    const { model, retry, bus, clock, ids, logger, tools, inspect, root, redactor } = options;
+    this.redactor = redactor;
     this.#journal = journal;
     this.#root = root;
     this.config = config;
@@ -92,7 +111,18 @@ export class Runtime {
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
-    this.#society = new Society({ bus: this.bus, clock, ids: this.#ids, logger, model: this.model, tools: this.tools, config: this.config, inspect, journal });
+    this.#society = new Society({
+      bus: this.bus,
+      clock,
+      ids: this.#ids,
+      logger,
+      model: this.model,
+      tools: this.tools,
+      config: this.config,
+      inspect,
+      journal,
+      redactor,
+    });
     societies.set(this, this.#society);
     this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect });
     journal.connect(this.bus, (handler) => this.user.onOutput(handler));

@@ -32,6 +32,13 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * same directory restores them. Absent or null: memory only.
    */
   dataDir?: string | null;
+  /**
+   * Values that must never leave the process (API keys, tokens): every log line the runtime
+   * writes is redacted of them and of well-known key shapes (`sk-…`, `Bearer …`), as are model
+   * errors before they reach a Task. Outputs built on the runtime (the HTTP server, the CLI) use
+   * the same `rt.redactor`.
+   */
+  secrets?: readonly string[];
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
 }

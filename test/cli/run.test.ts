@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { TaskSchema } from '../../src/task/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { runCli, startCli } from '../support/cliProcess.js';
 
@@ -47,7 +48,35 @@ describe('troupe run', () => {
     expect(result.code, result.stderr).toBe(0);
     expectDelegationFlow(result.stdout);
     expect(result.stderr).toContain('scripted');
-    expect(result.stderr).toMatch(/2 agents, 0 pending tasks at shutdown/);
+    // The offline model reports no tokens; its six calls are counted all the same.
+    expect(result.stderr).toMatch(/2 agents, 6 model calls, 0 prompt \+ 0 completion tokens, 0 pending tasks at shutdown/);
+  });
+
+  it('says the Task id, so troupe messages can follow it on the same data dir', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-run-id-'));
+    try {
+      const result = await runCli(['run', 'write a haiku about rain', '--no-status', '--data-dir', dataDir]);
+      expect(result.code, result.stderr).toBe(0);
+      const taskId = /troupe: task (\S+) \(its messages: troupe messages \1\)/.exec(result.stderr)?.[1];
+      expect(taskId, result.stderr).toBeDefined();
+      const messages = await runCli(['messages', taskId ?? '', '--data-dir', dataDir, '--json']);
+      expect(messages.code, messages.stderr).toBe(0);
+      expect(messages.stdout).toContain(taskId);
+      expect(messages.stdout).toContain('each drop a small syllable');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('--json prints every Task as one JSON line and nothing else on stdout', async () => {
+    const result = await runCli(['run', 'write a haiku about rain', '--json', '--memory']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n').filter((line) => line !== '');
+    const tasks = lines.map((line) => TaskSchema.parse(JSON.parse(line)));
+    expect(tasks.length).toBeGreaterThan(5);
+    const answer = tasks.findLast((task) => task.from === 'root' && task.to === 'user');
+    expect(answer).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(answer?.result)).toContain('each drop a small syllable');
   });
 
   it('shows the same flow through the openai package when OPENAI_BASE_URL points at an OpenAI-compatible server', async () => {
@@ -58,6 +87,11 @@ describe('troupe run', () => {
       expectDelegationFlow(result.stdout);
       expect(result.stderr).toContain(`model openai:gpt-4o-mini at ${server.baseURL}`);
       expect(server.chatRequests).toHaveLength(6);
+      // The closing line adds up the usage the server reported in its streams.
+      const spent = /6 model calls, (\d+) prompt \+ (\d+) completion tokens/.exec(result.stderr);
+      expect(spent, result.stderr).not.toBeNull();
+      expect(Number(spent?.[1])).toBeGreaterThan(0);
+      expect(Number(spent?.[2])).toBeGreaterThan(0);
     } finally {
       await server.close();
     }
@@ -108,7 +142,7 @@ describe('troupe run', () => {
   it.each([
     [['run', '   '], /requirement must not be empty/],
     [['run', 'x', '--timeout', 'soon'], /--timeout must be a positive number, got "soon"/],
-    [['run', 'x', '--inspect', '99999'], /port must be an integer 1–65535, got "99999"/],
+    [['run', 'x', '--inspect-port', '99999'], /port must be an integer 1–65535, got "99999"/],
     [['run'], /missing required argument 'requirement'/],
     [['dance'], /unknown command 'dance'/],
   ])('exits 2 on bad arguments %j', async (args, message) => {
@@ -147,11 +181,14 @@ describe('troupe run', () => {
 
   it('--inspect serves the inspector relay, whose clients receive the actors', async () => {
     const port = await freePort();
-    const { child, done } = startCli(['run', 'write a haiku about rain', '--no-status', '--inspect', String(port)], { TROUPE_OFFLINE_DELAY_MS: '40' });
+    // --inspect before the requirement: a flag, never taking the requirement as its port.
+    const { child, done } = startCli(['run', '--no-status', '--inspect-port', String(port), '--inspect', 'write a haiku about rain'], {
+      TROUPE_OFFLINE_DELAY_MS: '40',
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 200 && !stderr.includes(`http://localhost:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(stderr).toContain(`open http://localhost:${port}`);
+    for (let i = 0; i < 200 && !stderr.includes(`http://127.0.0.1:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(stderr).toContain(`open http://127.0.0.1:${port}`);
     const page = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
     expect(page).toContain('Stately Inspector');
     const received: string[] = [];
@@ -160,6 +197,8 @@ describe('troupe run', () => {
     const result = await done;
     client.close();
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('each drop a small syllable');
+    expect(result.stderr).toContain('the run has ended; closing the inspector relay');
     expect(received.some((message) => message.includes('"@xstate.actor"') && message.includes('"root"'))).toBe(true);
   });
 
@@ -169,7 +208,7 @@ describe('troupe run', () => {
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
     try {
-      const result = await runCli(['run', 'x', '--no-status', '--inspect', String(port)]);
+      const result = await runCli(['run', 'x', '--no-status', '--inspect-port', String(port)]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`inspector port ${port} is in use`);
     } finally {

@@ -4,36 +4,14 @@ import { RetryingModel, collectReply, defaultRetryPolicy, retryAfterFrom } from 
 import type { ChatRequest } from '../../src/llm/index.js';
 import { TroupeError } from '../../src/errors.js';
 import { MemoryLogger, ScriptedModel, SimulatedClock } from '../../src/testing.js';
+import { retryingModel, runTimers, settle } from '../support/retryingModelFixture.js';
 
 const request: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
 const serverError = (): APIError => APIError.generate(500, { error: { message: 'upstream broke' } }, undefined, new Headers());
 const rateLimited = (retryAfter: string): APIError =>
   APIError.generate(429, { error: { message: 'slow down' } }, undefined, new Headers({ 'retry-after': retryAfter }));
 
-/** Lets every queued promise callback and I/O event run (a turn of the event loop, not a sleep). */
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-function setup(steps: ConstructorParameters<typeof ScriptedModel>[0], policy = defaultRetryPolicy, random = () => 0) {
-  const inner = new ScriptedModel(steps);
-  const clock = new SimulatedClock();
-  const logger = new MemoryLogger();
-  const model = new RetryingModel(inner, policy, { clock, logger, random });
-  return { inner, clock, logger, model };
-}
-
-/** Advances the clock to each due timer in turn and returns the waits it found. */
-async function runTimers(clock: SimulatedClock, done: () => boolean): Promise<number[]> {
-  const waits: number[] = [];
-  for (let guard = 0; guard < 20 && !done(); guard++) {
-    await settle();
-    if (clock.pending === 0) continue;
-    const before = clock.now();
-    // Step 1 ms at a time up to the timer so an early retry would be caught.
-    for (let step = 0; clock.pending > 0 && step < 120_000; step++) clock.advance(1);
-    waits.push(clock.now() - before);
-  }
-  return waits;
-}
+const setup = retryingModel;
 
 describe('RetryingModel', () => {
   it('retries 5xx three times after 1, 2 and 4 s, then surfaces the error', async () => {

@@ -136,7 +136,7 @@ describe('org store: property 13', () => {
         );
         await reopened.close();
       }),
-      { seed, numRuns: 60 },
+      { seed, numRuns: 100 },
     );
   });
 });

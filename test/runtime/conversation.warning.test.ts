@@ -100,7 +100,7 @@ describe('Society.warnIfLong (property 10)', () => {
         }
         await rt.shutdown();
       }),
-      { numRuns: 40 },
+      { numRuns: 100 },
     );
   });
 });

@@ -97,7 +97,7 @@ describe('failure isolation (property 12)', () => {
           expect(summary.drained).toBe(true);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 });

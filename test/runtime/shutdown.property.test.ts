@@ -86,7 +86,7 @@ describe('graceful shutdown (property 14)', () => {
         expect(societyOf(rt).liveIds()).toEqual([]);
         await expect(rt.shutdown()).resolves.toBe(summary);
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 
@@ -137,7 +137,7 @@ describe('graceful shutdown (property 14)', () => {
           await expectIntakeClosed(rt, 'root');
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 });

@@ -1,6 +1,10 @@
 import { societyOf } from '../../src/testing.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { openOrgStore } from '../../src/org/index.js';
 import type { Conversation } from '../../src/runtime/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
@@ -52,7 +56,9 @@ describe('terminate (properties 6–8)', () => {
   it('property 6: a terminated agent and its descendants are gone, their conversations cleared, and each termination is recorded', async () => {
     await fc.assert(
       fc.asyncProperty(treeArb, fc.nat(), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), async (choices, pick, reason) => {
-        const { rt } = await quietRuntime({ steps: answers(40) });
+        // On a data dir, so "recorded" means on disk (checked in the store after shutdown).
+        const dataDir = await mkdtemp(join(tmpdir(), 'troupe-terminate-'));
+        const { rt } = await quietRuntime({ steps: answers(40), dataDir });
         const nodes = await spawnTree(rt, choices);
         const ids = [...nodes.keys()];
         // Give every agent something to remember first, so "cleared" means something.
@@ -98,8 +104,27 @@ describe('terminate (properties 6–8)', () => {
         }
         expect(societyOf(rt).terminations()).toHaveLength(gone.length);
         await rt.shutdown();
+
+        const store = await openOrgStore({ dir: dataDir });
+        try {
+          for (const id of gone) {
+            expect(store.agent(id)?.status).toBe('terminated');
+            expect(store.conversation(id)).toEqual([]);
+            const stored = store.terminations().filter((t) => t.agentId === id);
+            expect(stored).toHaveLength(1);
+            expect(stored[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
+          }
+          for (const id of survivors) {
+            expect(store.agent(id)?.status).toBe('active');
+            expect(store.conversation(id).length).toBeGreaterThan(1);
+          }
+          expect(store.terminations()).toHaveLength(gone.length);
+        } finally {
+          await store.close();
+          await rm(dataDir, { recursive: true, force: true });
+        }
       }),
-      { numRuns: 80 },
+      { numRuns: 100 },
     );
   });
 
@@ -153,7 +178,7 @@ describe('terminate (properties 6–8)', () => {
         expect(seen.filter((task) => task.from === 'user')).toEqual([]);
         await rt.shutdown();
       }),
-      { numRuns: 80 },
+      { numRuns: 100 },
     );
   });
 

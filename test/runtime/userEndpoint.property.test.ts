@@ -98,7 +98,7 @@ describe('user endpoint (properties 1–3)', () => {
         }
         await rt.shutdown();
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 
@@ -148,7 +148,7 @@ describe('user endpoint (properties 1–3)', () => {
           expect(accepted.get(task.id)).toBe(task.to);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 
@@ -197,7 +197,7 @@ describe('user endpoint (properties 1–3)', () => {
           await rt.shutdown();
         },
       ),
-      { numRuns: 80 },
+      { numRuns: 100 },
     );
   });
 });

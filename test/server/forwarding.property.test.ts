@@ -119,7 +119,7 @@ describe('HTTP forwarding (seed 004, properties 4 and 5)', () => {
           await terminal.close();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 100 },
     );
   });
 
@@ -149,7 +149,7 @@ describe('HTTP forwarding (seed 004, properties 4 and 5)', () => {
           }
           expect(paged).toEqual(expected);
         }),
-        { numRuns: 20 },
+        { numRuns: 100 },
       );
     } finally {
       await served.close();

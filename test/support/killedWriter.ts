@@ -4,27 +4,48 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Runs a writer script (`node --import tsx <script> <args>`) until `delayMs` after it prints
- * `ready`, kills it with SIGKILL, and returns the other lines it printed before it died. A writer
- * that exits on its own fails the test: the kill is what is under test.
+ * When a writer is killed: once it has printed `acks` acknowledgement lines after `ready`, plus
+ * `jitterMs` more (so the kill also lands while writes are in flight, not only right after one).
+ * Counting acknowledgements, not time, is what makes a round's work independent of the machine's
+ * speed: a loaded machine kills later, never with less acknowledged.
  */
-export async function runUntilKilled(script: string, args: readonly string[], delayMs: number): Promise<string[]> {
+export interface KillPoint {
+  readonly acks: number;
+  readonly jitterMs: number;
+}
+
+/** A seeded kill point: between 1 and `maxAcks` acknowledgements, plus up to 30 ms. */
+export function randomKillPoint(random: () => number, maxAcks: number): KillPoint {
+  return { acks: 1 + Math.floor(random() * maxAcks), jitterMs: Math.floor(random() * 31) };
+}
+
+/**
+ * Runs a writer script (`node --import tsx <script> <args>`) that prints `ready`, then one line
+ * per acknowledged write, forever; kills it with SIGKILL at `at`, and returns the complete
+ * acknowledgement lines it printed before it died (at least `at.acks`). A writer that exits on
+ * its own fails the test: the kill is what is under test.
+ */
+export async function runUntilKilled(script: string, args: readonly string[], at: KillPoint): Promise<string[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  const state = { killed: false };
+  const state = { killed: false, scheduled: false };
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const acknowledged = (): string[] =>
+    stdout
+      .split('\n')
+      .slice(0, -1) // a line cut by the kill was never acknowledged
+      .filter((line) => line !== 'ready');
   child.stdout.on('data', (chunk: Buffer) => {
-    const first = !stdout.includes('ready\n');
     stdout += chunk.toString();
-    if (first && stdout.includes('ready\n')) {
-      setTimeout(() => {
-        state.killed = child.kill('SIGKILL');
-      }, delayMs);
-    }
+    if (state.scheduled || acknowledged().length < at.acks) return;
+    state.scheduled = true;
+    setTimeout(() => {
+      state.killed = child.kill('SIGKILL');
+    }, at.jitterMs);
   });
   const code = await exited;
   if (!state.killed) throw new Error(`writer exited on its own (code ${code}): ${stderr}`);
-  return stdout.split('\n').filter((line) => line !== '' && line !== 'ready');
+  return acknowledged();
 }

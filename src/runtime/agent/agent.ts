@@ -15,6 +15,7 @@ import type { Journal } from '../journal/journal.js';
 import { type AgentState, stateName } from './agentState.js';
 import { type Conversation, lengthWarning } from './conversation.js';
 import { startingPoint } from './startingPoint.js';
+import type { Redactor } from '../../task/index.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -31,6 +32,8 @@ export interface AgentEnvironment {
   /** Keeps the society's busy count from every agent's snapshots. */
   readonly activity: ActivityTracker;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** Takes configured secrets out of what the agent lets out of the process (its failures' messages). */
+  readonly redactor: Redactor;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */

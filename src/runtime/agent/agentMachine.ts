@@ -57,7 +57,8 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         if (task !== null) reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
       }),
       failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task | null; error: unknown }) => {
-        const message = describeError(error);
+        // A provider may echo the API key in its error: the message is stored and sent, so redact it.
+        const message = agent.env.redactor.text(describeError(error));
         agent.env.logger.error({ agentId: agent.id, taskId: task?.id, error: message }, 'agent turn failed');
         if (task !== null) reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
         agent.notify(Actions.error, { error: message }, task);

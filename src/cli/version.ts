@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const PackageSchema = z.object({ name: z.string(), version: z.string() });
+
+/**
+ * troupe's version, from the package.json above this file: two levels up when run from the
+ * sources (`src/cli`), three when run from the build (`dist/src/cli`), so it walks up to the
+ * first package.json named troupe (a few levels at most).
+ */
+export function troupeVersion(from: string = fileURLToPath(import.meta.url)): string {
+  let dir = dirname(from);
+  for (let level = 0; level < 5; level++, dir = dirname(dir)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    } catch {
+      continue; // none here, or not JSON: look further up
+    }
+    const parsed = PackageSchema.safeParse(json);
+    if (parsed.success && parsed.data.name === 'troupe') return parsed.data.version;
+  }
+  return 'unknown';
+}
