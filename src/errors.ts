@@ -36,6 +36,12 @@ export const errorCodes = [
   'body_too_large',
   'unsupported_media_type',
   'bad_request',
+  'method_not_allowed',
+  'url_too_long',
+  'headers_too_large',
+  // A client that sends its request too slowly, or holds more event streams than it may.
+  'client_timeout',
+  'too_many_streams',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

@@ -35,6 +35,9 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'body_too_large':
     case 'unsupported_media_type':
     case 'bad_request':
+    case 'method_not_allowed':
+    case 'url_too_long':
+    case 'headers_too_large':
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;
@@ -42,6 +45,8 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'duplicate_request':
     case 'aborted':
     case 'mailbox_full':
+    case 'client_timeout':
+    case 'too_many_streams':
     case 'step_limit':
     case 'repeat_guard':
     case 'model_error':

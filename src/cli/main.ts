@@ -124,9 +124,25 @@ const serve = program
   .option('-p, --port <port>', 'port to listen on (0: any free port)', portOrAny, 3000)
   .option('--host <host>', 'interface to bind (beyond loopback, set TROUPE_TOKEN)', '127.0.0.1')
   .option('--drain-timeout <seconds>', 'on shutdown, how long turns in flight may finish', nonNegativeNumber('--drain-timeout'), 30)
+  .option('--headers-timeout <seconds>', "time a client has to send a request's headers (then 408)", positiveNumber('--headers-timeout'), 10)
+  .option('--request-timeout <seconds>', 'time a client has to send a whole request, headers and body (then 408)', positiveNumber('--request-timeout'), 30)
+  .option('--cors <origins>', 'let browser pages on these origins call the API (comma-separated, or "*")', (value: string) =>
+    value.split(',').map((origin) => origin.trim()),
+  )
   .option('--no-console', 'do not read lines from stdin');
 for (const option of dataDirOptions()) serve.addOption(option);
-serve.action(async (options: { port: number; host: string; dataDir?: string; memory: boolean; drainTimeout: number; console: boolean }) => {
+interface ServeFlags {
+  cors?: string[];
+  port: number;
+  host: string;
+  dataDir?: string;
+  memory: boolean;
+  drainTimeout: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  console: boolean;
+}
+serve.action(async (options: ServeFlags) => {
   process.exitCode = await serveCommand(
     {
       port: options.port,
@@ -134,6 +150,9 @@ serve.action(async (options: { port: number; host: string; dataDir?: string; mem
       memory: options.memory,
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
       drainTimeoutMs: options.drainTimeout * 1000,
+      headersTimeoutMs: Math.round(options.headersTimeout * 1000),
+      requestTimeoutMs: Math.round(options.requestTimeout * 1000),
+      corsOrigins: options.cors ?? [],
       console: options.console,
     },
     io,

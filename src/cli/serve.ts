@@ -1,7 +1,8 @@
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
+import type { Logger } from '../logger.js';
+import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
-import { createHttpServer } from '../server/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
@@ -17,6 +18,11 @@ export interface ServeOptions {
   readonly memory: boolean;
   /** How long shutdown lets turns in flight finish. */
   readonly drainTimeoutMs: number;
+  /** Time a client has to send a request's headers, and the whole request (see the server's limits). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** `--cors`: origins whose pages may call the API; empty: CORS off. */
+  readonly corsOrigins: readonly string[];
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
 }
@@ -54,21 +60,70 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
 
   const token = readToken(io.env);
-  const server = createHttpServer(rt, { token, secrets, logger });
-  let listening = false;
+  const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;
+  let server: HttpServer;
   try {
-    const url = await server.listen({ port: options.port, host: options.host });
-    listening = true;
-    logger.info({ url, auth: token === undefined ? 'none' : 'bearer' }, 'HTTP API listening');
+    server = createHttpServer(rt, { token, secrets, logger, headersTimeoutMs, requestTimeoutMs, corsOrigins });
   } catch (error) {
-    logger.error({ host: options.host, port: options.port, error: describeError(error) }, 'the HTTP API could not start; running in console mode only');
+    logger.error({ error: describeError(error) }, 'the HTTP API could not start: bad settings');
+    await rt.shutdown({ drainTimeoutMs: 0 });
+    return exitCodeOf(error);
+  }
+  const listening = await listenOrLog(server, options, token, logger);
+  if (!listening && !options.console) {
+    logger.error({}, nothingToServe('there is no console (--no-console)'));
+    await rt.shutdown({ drainTimeoutMs: 0 });
+    return ExitCode.usage;
   }
 
   const terminal = options.console ? startConsole(rt, { input: io.stdin, output: io.stdout }) : undefined;
   if (terminal !== undefined && io.stdin.isTTY === true) io.stdout.write('Type a requirement for root, or "@agentId text"; Ctrl-C stops.\n');
+  // Without the HTTP API, the console is all there is: when its input ends, so does the service.
+  const stop = await untilStopped(io, logger, listening ? undefined : terminal?.idle);
+  if (stop === 'input ended') logger.error({}, nothingToServe("the console's input has ended"));
 
-  const signal = await new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
-    let received: 'SIGINT' | 'SIGTERM' | undefined;
+  const started = Date.now();
+  logger.info({ signal: stop, drainTimeoutMs: options.drainTimeoutMs }, 'shutting down: no new requests or Tasks; letting turns in flight finish');
+  terminal?.close();
+  // The listener stays open while the runtime drains, answering intake 503 instead of refusing connections.
+  if (listening) server.drain();
+  const summary = await rt.shutdown({ drainTimeoutMs: options.drainTimeoutMs });
+  if (listening) await server.close();
+  logger.info(
+    {
+      agents: summary.agents,
+      stoppedAgents: summary.terminatedAgents,
+      pendingTasks: summary.pendingTasks,
+      drained: summary.drained,
+      elapsedMs: Date.now() - started,
+    },
+    'troupe serve stopped',
+  );
+  return stop === 'input ended' ? ExitCode.usage : ExitCode.ok;
+}
+
+const nothingToServe = (why: string): string => `the HTTP API could not start and ${why}: nothing to serve; exiting`;
+
+/** Binds the server; a failure (port in use …) is logged, and the service may go on with its console. */
+async function listenOrLog(server: HttpServer, options: ServeOptions, token: string | undefined, logger: Logger): Promise<boolean> {
+  try {
+    const url = await server.listen({ port: options.port, host: options.host });
+    logger.info({ url, auth: token === undefined ? 'none' : 'bearer' }, 'HTTP API listening');
+    return true;
+  } catch (error) {
+    const next = options.console ? 'running in console mode only' : 'exiting';
+    logger.error({ host: options.host, port: options.port, error: describeError(error) }, `the HTTP API could not start; ${next}`);
+    return false;
+  }
+}
+
+/**
+ * Resolves with the first signal (a second one exits at once), or with `input ended` when
+ * `inputEnded` (given when the console is all the service has) resolves first.
+ */
+function untilStopped(io: ServeIo, logger: Logger, inputEnded: Promise<void> | undefined): Promise<'SIGINT' | 'SIGTERM' | 'input ended'> {
+  return new Promise((resolve) => {
+    let received: 'SIGINT' | 'SIGTERM' | 'input ended' | undefined;
     const on = (name: 'SIGINT' | 'SIGTERM') => (): void => {
       if (received === undefined) {
         received = name;
@@ -80,21 +135,10 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     };
     io.signals.on('SIGINT', on('SIGINT'));
     io.signals.on('SIGTERM', on('SIGTERM'));
+    void inputEnded?.then(() => {
+      if (received !== undefined) return;
+      received = 'input ended';
+      resolve(received);
+    });
   });
-
-  const started = Date.now();
-  logger.info({ signal, drainTimeoutMs: options.drainTimeoutMs }, 'shutting down: no new requests or Tasks; letting turns in flight finish');
-  terminal?.close();
-  const [summary] = await Promise.all([rt.shutdown({ drainTimeoutMs: options.drainTimeoutMs }), listening ? server.close() : undefined]);
-  logger.info(
-    {
-      agents: summary.agents,
-      stoppedAgents: summary.terminatedAgents,
-      pendingTasks: summary.pendingTasks,
-      drained: summary.drained,
-      elapsedMs: Date.now() - started,
-    },
-    'troupe serve stopped',
-  );
-  return ExitCode.ok;
 }

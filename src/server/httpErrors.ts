@@ -31,6 +31,10 @@ export function statusOf(code: ErrorCode): number {
       return 401;
     case 'not_parent':
       return 403;
+    case 'method_not_allowed':
+      return 405;
+    case 'client_timeout':
+      return 408;
     case 'unknown_agent':
     case 'unknown_task':
     case 'route_not_found':
@@ -40,10 +44,15 @@ export function statusOf(code: ErrorCode): number {
       return 409;
     case 'body_too_large':
       return 413;
+    case 'url_too_long':
+      return 414;
     case 'unsupported_media_type':
       return 415;
+    case 'headers_too_large':
+      return 431;
     // Back-pressure: the agent is busy, the client may try again later.
     case 'mailbox_full':
+    case 'too_many_streams':
       return 429;
     case 'model_error':
       return 502;

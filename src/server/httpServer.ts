@@ -4,23 +4,30 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { registerEventStream } from './eventStream.js';
+import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
+import { allowOrigins } from './cors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
+import { closeAfterRefusal } from './lingeringClose.js';
+import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
 import { Redactor } from './redact.js';
+import { type ServerLimitOptions, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
+import { StreamBudget } from './streamBudget.js';
 
-export interface HttpServerOptions {
+/** The server's options; the limits (`ServerLimitOptions`, README "Limits") each have a default. */
+export interface HttpServerOptions extends ServerLimitOptions {
   /** Bearer token every route but `/health` and `/ready` requires; absent or empty: no auth. */
   readonly token?: string | undefined;
-  /** Largest request body accepted, in bytes (1 MiB by default); larger ones get a 413. */
-  readonly bodyLimitBytes?: number;
   /** Values taken out of every event that leaves the server (model API keys …); the token is always one. */
   readonly secrets?: readonly (string | undefined)[];
   /** Where failed requests (5xx) and, at debug, every request are logged; nowhere by default. */
   readonly logger?: Logger;
   /** Interval of the keep-alive comment on idle event streams (15 s by default). */
   readonly heartbeatMs?: number;
+  /** Origins whose browser pages may call the API (CORS), or `['*']` for any; absent or empty: CORS is off. */
+  readonly corsOrigins?: readonly string[];
 }
 
 /** A Fastify app serving one runtime; `listen` binds it. */
@@ -28,9 +35,18 @@ export interface HttpServer {
   readonly app: FastifyInstance;
   /** Binds `host:port` (port 0: any free port) and resolves with the base URL, e.g. `http://127.0.0.1:3000`. */
   listen(options: { port: number; host: string }): Promise<string>;
+  /**
+   * The first step of a shutdown: intake (`/api/submit`, `/api/send`, new event streams) is
+   * answered `503 intake_closed`, `/ready` 503, and the open event streams end; everything
+   * else is still served while the runtime drains.
+   */
+  drain(): void;
   /** Stops accepting connections, ends the event streams and waits for requests in flight. */
   close(): Promise<void>;
 }
+
+/** Where new work comes in: refused once the server drains. */
+const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
 
 /** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
 function packageVersion(): string {
@@ -57,9 +73,16 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
   const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  const limits = resolveServerLimits(options);
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    bodyLimit: limits.bodyLimitBytes,
+    // Headers and bodies are timed out (408), however slowly a client trickles them in.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) },
+    // Refusals made before a route is reached (Node's parser and timeouts, the router) in our error format.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
     routerOptions: { maxParamLength: 200 },
     // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
@@ -67,9 +90,17 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
     return503OnClosing: false,
   });
+  const corsOn = (options.corsOrigins ?? []).length > 0;
+  // First, so its hook answers preflights before auth and puts its headers on refusals too.
+  if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
+  const answerOtherMethods = methodNotAllowed(app, { corsPreflight: corsOn });
   let closing = false;
-  app.addHook('onRequest', async () => {
+  let draining = false;
+  app.addHook('onRequest', async (request) => {
     if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
+    if (draining && intakePaths.has(request.url.split('?', 1)[0] ?? '')) {
+      throw new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
+    }
   });
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
@@ -80,12 +111,14 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     return reply.status(status).send(body);
   });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
+  app.addHook('onSend', closeAfterRefusal(limits.lingerBytes));
   app.addHook('onResponse', async (request, reply) => {
     logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
-  app.addHook('preClose', async () => {
+  const endStreams = (): void => {
     for (const end of [...open]) end();
-  });
+  };
+  app.addHook('preClose', async () => endStreams());
 
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime);
@@ -94,13 +127,21 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     redactor: new Redactor([token, ...(options.secrets ?? [])]),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
+    logger,
+    budget: new StreamBudget(limits),
+    // One token is one client, whoever presents it; without auth, one address is.
+    clientOf: (request) => (token === undefined ? request.ip : 'token'),
   });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_, reply) =>
-    reply.status(runtime.state === 'running' ? 200 : 503).send({ ready: runtime.state === 'running', state: runtime.state }),
-  );
+  app.get('/ready', async (_, reply) => {
+    const ready = runtime.state === 'running' && !draining;
+    // The server may drain a step before the runtime does: it says so rather than `running`.
+    const state = draining && runtime.state === 'running' ? 'draining' : runtime.state;
+    return reply.status(ready ? 200 : 503).send({ ready, state });
+  });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
+  answerOtherMethods();
 
   return {
     app,
@@ -109,6 +150,10 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
         logger.warn({ host }, 'the HTTP API is bound beyond this machine without a token: set TROUPE_TOKEN');
       }
       return app.listen({ port, host });
+    },
+    drain: () => {
+      draining = true;
+      endStreams();
     },
     close: () => {
       closing = true;

@@ -3,6 +3,7 @@ import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { type Task, finalStatuses, taskText } from '../../src/task/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
 import { ServeProcess } from '../support/serveProcess.js';
@@ -47,6 +48,15 @@ function started(args: readonly string[], env: Record<string, string> = {}): Ser
   return serve;
 }
 
+/** A port another server holds for the rest of the test. */
+async function takenPort(): Promise<number> {
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => blocker.close(() => resolve())));
+  const address = blocker.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
 describe('troupe serve (child process)', () => {
   it('SIGTERM mid-turn: the turn finishes, everything is persisted, exit 0; a restart still answers GET /api/messages', async () => {
     const dataDir = await tempDir();
@@ -78,13 +88,7 @@ describe('troupe serve (child process)', () => {
   });
 
   it('a port in use is logged as an error and the runtime keeps running in console mode', async () => {
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => blocker.close(() => resolve())));
-    const address = blocker.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 0;
-
-    const serve = started(['--port', String(port), '--memory']);
+    const serve = started(['--port', String(await takenPort()), '--memory']);
     const refused = await serve.log('the HTTP API could not start; running in console mode only');
     expect(refused.level).toBe(50);
     expect(String(refused['error'])).toMatch(/EADDRINUSE|in use/);
@@ -111,5 +115,57 @@ describe('troupe serve (child process)', () => {
     serve.signal('SIGTERM');
     expect(await serve.done).toBe(143);
     expect(serve.logs.some((line) => line.msg === 'second signal: exiting without waiting')).toBe(true);
+  });
+
+  it('a port in use with --no-console exits 2 with a message: there is nothing to serve', async () => {
+    const serve = started(['--port', String(await takenPort()), '--memory', '--no-console']);
+    expect(await serve.done).toBe(2);
+    expect(serve.logs.some((line) => line.level === 50 && /could not start and there is no console/.test(line.msg))).toBe(true);
+  });
+
+  it('a port in use exits 2 once the console input ends', async () => {
+    const serve = started(['--port', String(await takenPort()), '--memory']);
+    await serve.log('the HTTP API could not start; running in console mode only');
+    serve.endInput();
+    expect(await serve.done).toBe(2);
+    expect(serve.logs.some((line) => /console's input has ended: nothing to serve/.test(line.msg))).toBe(true);
+  });
+
+  it('server settings that are wrong are refused naming the option, exit 2', async () => {
+    const serve = started(['--port', '0', '--memory', '--no-console', '--headers-timeout', '60', '--request-timeout', '30']);
+    expect(await serve.done).toBe(2);
+    expect(serve.stderr).toContain('headersTimeoutMs');
+    const cors = started(['--port', '0', '--memory', '--no-console', '--cors', 'https://app.example.com/app']);
+    expect(await cors.done).toBe(2);
+    expect(cors.stderr).toContain('corsOrigins[0]');
+  });
+
+  it('while draining, intake answers 503 intake_closed and /ready 503; reads are still served', async () => {
+    // A model that never answers keeps the drain going until the test has seen it.
+    const model = await startOpenAICompatibleServer();
+    cleanups.push(() => model.close());
+    model.script({ hang: true });
+    const serve = started(['--port', '0', '--memory', '--no-console', '--drain-timeout', '600', '--cors', 'https://app.example.com'], {
+      OPENAI_BASE_URL: model.baseURL,
+    });
+    const url = await serve.url();
+    const events = await EventStreamClient.open(url, '/api/events');
+    const taskId = await submit(url, 'write a haiku about rain');
+    await events.until((client) => client.tasks.some((task) => task.id === taskId && task.status === 'working'));
+    serve.signal('SIGTERM');
+    await serve.log('shutting down: no new requests or Tasks; letting turns in flight finish');
+
+    const refused = await fetch(`${url}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"more"}' });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('intake_closed');
+    const ready = await fetch(`${url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { ready: boolean }).ready).toBe(false);
+    const health = await fetch(`${url}/health`, { headers: { origin: 'https://app.example.com' } });
+    expect(health.status).toBe(200);
+    expect(health.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect((await fetch(`${url}/api/agents`)).status).toBe(200);
+    serve.signal('SIGTERM');
+    expect(await serve.done).toBe(143);
   });
 });

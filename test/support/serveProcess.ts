@@ -79,6 +79,11 @@ export class ServeProcess {
     this.#child.stdin.write(`${line}\n`);
   }
 
+  /** Ends stdin, as a closed terminal or an exhausted pipe would. */
+  endInput(): void {
+    this.#child.stdin.end();
+  }
+
   signal(name: NodeJS.Signals): void {
     this.#child.kill(name);
   }
