@@ -53,80 +53,85 @@ function snapshot(rt: Runtime): string {
 }
 
 describe('terminate (properties 6–8)', () => {
-  it('property 6: a terminated agent and its descendants are gone, their conversations cleared, and each termination is recorded', async () => {
-    await fc.assert(
-      fc.asyncProperty(treeArb, fc.nat(), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), async (choices, pick, reason) => {
-        // On a data dir, so "recorded" means on disk (checked in the store after shutdown).
-        const dataDir = await mkdtemp(join(tmpdir(), 'troupe-terminate-'));
-        const { rt } = await quietRuntime({ steps: answers(40), dataDir });
-        const nodes = await spawnTree(rt, choices);
-        const ids = [...nodes.keys()];
-        // Give every agent something to remember first, so "cleared" means something.
-        const sent: string[] = [];
-        for (const id of ids) sent.push(await rt.send(id, `hello ${id}`));
-        await Promise.all(sent.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
+  // 100 runs over real LMDB / HTTP: generous on a loaded machine.
+  it(
+    'property 6: a terminated agent and its descendants are gone, their conversations cleared, and each termination is recorded',
+    { timeout: 180_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(treeArb, fc.nat(), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), async (choices, pick, reason) => {
+          // On a data dir, so "recorded" means on disk (checked in the store after shutdown).
+          const dataDir = await mkdtemp(join(tmpdir(), 'troupe-terminate-'));
+          const { rt } = await quietRuntime({ steps: answers(40), dataDir });
+          const nodes = await spawnTree(rt, choices);
+          const ids = [...nodes.keys()];
+          // Give every agent something to remember first, so "cleared" means something.
+          const sent: string[] = [];
+          for (const id of ids) sent.push(await rt.send(id, `hello ${id}`));
+          await Promise.all(sent.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
 
-        const target = ids[pick % ids.length] ?? 'root';
-        const by = nodes.get(target)?.parent ?? 'user';
-        const gone = subtree(nodes, target);
-        const survivors = ids.filter((id) => !gone.includes(id));
-        const conversations = new Map<string, Conversation>();
-        for (const id of ids) {
-          const cell = societyOf(rt).agent(id);
-          expect(cell).toBeDefined();
-          if (cell !== undefined) conversations.set(id, cell.conversation);
-          expect(cell?.conversation.length).toBeGreaterThan(1);
-        }
-        const seen = recordBus(rt);
+          const target = ids[pick % ids.length] ?? 'root';
+          const by = nodes.get(target)?.parent ?? 'user';
+          const gone = subtree(nodes, target);
+          const survivors = ids.filter((id) => !gone.includes(id));
+          const conversations = new Map<string, Conversation>();
+          for (const id of ids) {
+            const cell = societyOf(rt).agent(id);
+            expect(cell).toBeDefined();
+            if (cell !== undefined) conversations.set(id, cell.conversation);
+            expect(cell?.conversation.length).toBeGreaterThan(1);
+          }
+          const seen = recordBus(rt);
 
-        await rt.terminate(target, reason === undefined ? { by } : { by, reason });
+          await rt.terminate(target, reason === undefined ? { by } : { by, reason });
 
-        const expectedReason = reason ?? `terminated by ${by}`;
-        for (const id of gone) {
-          const view = rt.agent(id);
-          expect(view?.status).toBe('terminated');
-          expect(view?.state).toBe('terminated');
-          expect(view?.terminatedAt).not.toBeNull();
-          expect(societyOf(rt).agent(id)).toBeUndefined();
-          expect(societyOf(rt).liveIds()).not.toContain(id);
-          expect(conversations.get(id)?.length).toBe(0);
-          const records = societyOf(rt)
-            .terminations()
-            .filter((t) => t.agentId === id);
-          expect(records).toHaveLength(1);
-          expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
-          expect(seen.some((task) => task.action === Actions.terminated && task.from === id && task.to === (nodes.get(id)?.parent ?? 'runtime'))).toBe(true);
-        }
-        for (const id of survivors) {
-          expect(rt.agent(id)?.status).toBe('active');
-          expect(rt.agent(id)?.state).toBe('running.idle');
-          expect(conversations.get(id)?.length).toBeGreaterThan(1);
-        }
-        expect(societyOf(rt).terminations()).toHaveLength(gone.length);
-        await rt.shutdown();
-
-        const store = await openOrgStore({ dir: dataDir });
-        try {
+          const expectedReason = reason ?? `terminated by ${by}`;
           for (const id of gone) {
-            expect(store.agent(id)?.status).toBe('terminated');
-            expect(store.conversation(id)).toEqual([]);
-            const stored = store.terminations().filter((t) => t.agentId === id);
-            expect(stored).toHaveLength(1);
-            expect(stored[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
+            const view = rt.agent(id);
+            expect(view?.status).toBe('terminated');
+            expect(view?.state).toBe('terminated');
+            expect(view?.terminatedAt).not.toBeNull();
+            expect(societyOf(rt).agent(id)).toBeUndefined();
+            expect(societyOf(rt).liveIds()).not.toContain(id);
+            expect(conversations.get(id)?.length).toBe(0);
+            const records = societyOf(rt)
+              .terminations()
+              .filter((t) => t.agentId === id);
+            expect(records).toHaveLength(1);
+            expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
+            expect(seen.some((task) => task.action === Actions.terminated && task.from === id && task.to === (nodes.get(id)?.parent ?? 'runtime'))).toBe(true);
           }
           for (const id of survivors) {
-            expect(store.agent(id)?.status).toBe('active');
-            expect(store.conversation(id).length).toBeGreaterThan(1);
+            expect(rt.agent(id)?.status).toBe('active');
+            expect(rt.agent(id)?.state).toBe('running.idle');
+            expect(conversations.get(id)?.length).toBeGreaterThan(1);
           }
-          expect(store.terminations()).toHaveLength(gone.length);
-        } finally {
-          await store.close();
-          await rm(dataDir, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: 100 },
-    );
-  });
+          expect(societyOf(rt).terminations()).toHaveLength(gone.length);
+          await rt.shutdown();
+
+          const store = await openOrgStore({ dir: dataDir });
+          try {
+            for (const id of gone) {
+              expect(store.agent(id)?.status).toBe('terminated');
+              expect(store.conversation(id)).toEqual([]);
+              const stored = store.terminations().filter((t) => t.agentId === id);
+              expect(stored).toHaveLength(1);
+              expect(stored[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
+            }
+            for (const id of survivors) {
+              expect(store.agent(id)?.status).toBe('active');
+              expect(store.conversation(id).length).toBeGreaterThan(1);
+            }
+            expect(store.terminations()).toHaveLength(gone.length);
+          } finally {
+            await store.close();
+            await rm(dataDir, { recursive: true, force: true });
+          }
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
 
   it('property 6 (racing): work aimed at a subtree while it is being terminated never leaves a live descendant behind', async () => {
     const raceArb = fc.array(fc.record({ kind: fc.constantFrom('spawn' as const, 'send' as const, 'terminate' as const), at: fc.nat() }), {

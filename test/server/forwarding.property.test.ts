@@ -102,7 +102,8 @@ async function throughConsole(rt: Runtime, names: Record<Target, string>, messag
 }
 
 describe('HTTP forwarding (seed 004, properties 4 and 5)', () => {
-  it('property 4: HTTP forwards any message as the console does, and returns the id of the Task it sent', async () => {
+  // 100 runs over real LMDB / HTTP: generous on a loaded machine.
+  it('property 4: HTTP forwards any message as the console does, and returns the id of the Task it sent', { timeout: 180_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(messageArb, { minLength: 1, maxLength: 6 }), async (messages) => {
         const http = await serve({ memory: true, model: alwaysOk() });
@@ -123,36 +124,41 @@ describe('HTTP forwarding (seed 004, properties 4 and 5)', () => {
     );
   });
 
-  it('property 5: GET /api/messages/:taskId returns every message the user received for the task, in order, however it is paged', async () => {
-    const served = await serve({ model: alwaysOk() });
-    try {
-      await fc.assert(
-        fc.asyncProperty(fc.array(textArb, { maxLength: 5 }), fc.integer({ min: 1, max: 4 }), async (followUps, pageSize) => {
-          const received: Task[] = [];
-          const stop = served.rt.onOutput((task) => received.push(task));
-          const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'start' } })).body;
-          const sent = [taskId];
-          for (const text of followUps) {
-            sent.push((await call<{ messageId: string }>(served.url, '/api/send', { json: { agentId: 'root', text, taskId } })).body.messageId);
-          }
-          for (const id of sent) await answered(served.rt, id);
-          stop();
-          const key = (task: Task): string => `${task.id}:${task.status}:${task.createdAt}`;
-          const expected = received.filter((task) => task.sessionId === taskId).map(key);
+  // 100 runs over real LMDB / HTTP: generous on a loaded machine.
+  it(
+    'property 5: GET /api/messages/:taskId returns every message the user received for the task, in order, however it is paged',
+    { timeout: 180_000 },
+    async () => {
+      const served = await serve({ model: alwaysOk() });
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(textArb, { maxLength: 5 }), fc.integer({ min: 1, max: 4 }), async (followUps, pageSize) => {
+            const received: Task[] = [];
+            const stop = served.rt.onOutput((task) => received.push(task));
+            const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'start' } })).body;
+            const sent = [taskId];
+            for (const text of followUps) {
+              sent.push((await call<{ messageId: string }>(served.url, '/api/send', { json: { agentId: 'root', text, taskId } })).body.messageId);
+            }
+            for (const id of sent) await answered(served.rt, id);
+            stop();
+            const key = (task: Task): string => `${task.id}:${task.status}:${task.createdAt}`;
+            const expected = received.filter((task) => task.sessionId === taskId).map(key);
 
-          const whole = await call<MessagesBody>(served.url, `/api/messages/${taskId}?limit=1000`);
-          expect(whole.body.messages.map(key)).toEqual(expected);
-          expect(whole.body.total).toBe(expected.length);
-          const paged: string[] = [];
-          for (let offset = 0; offset < whole.body.total; offset += pageSize) {
-            paged.push(...(await call<MessagesBody>(served.url, `/api/messages/${taskId}?offset=${offset}&limit=${pageSize}`)).body.messages.map(key));
-          }
-          expect(paged).toEqual(expected);
-        }),
-        { numRuns: 100 },
-      );
-    } finally {
-      await served.close();
-    }
-  });
+            const whole = await call<MessagesBody>(served.url, `/api/messages/${taskId}?limit=1000`);
+            expect(whole.body.messages.map(key)).toEqual(expected);
+            expect(whole.body.total).toBe(expected.length);
+            const paged: string[] = [];
+            for (let offset = 0; offset < whole.body.total; offset += pageSize) {
+              paged.push(...(await call<MessagesBody>(served.url, `/api/messages/${taskId}?offset=${offset}&limit=${pageSize}`)).body.messages.map(key));
+            }
+            expect(paged).toEqual(expected);
+          }),
+          { numRuns: 100 },
+        );
+      } finally {
+        await served.close();
+      }
+    },
+  );
 });
