@@ -5,3 +5,4 @@ export { deepFreeze } from './freeze.js';
 export { parseOrThrow, formatPath } from './validate.js';
 export { taskAsPrompt, readPrompt } from './prompt.js';
 export * from './chat.js';
+export * from './termination.js';
