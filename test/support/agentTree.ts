@@ -35,7 +35,7 @@ export function subtree(nodes: ReadonlyMap<string, Node>, rootId: string): strin
 }
 
 /** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others. */
-export function give(rt: Runtime, agentId: string, text: string): Promise<string> {
+function give(rt: Runtime, agentId: string, text: string): Promise<string> {
   return agentId === 'root' ? rt.submit(text) : rt.send(agentId, text);
 }
 

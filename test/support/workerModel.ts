@@ -6,7 +6,7 @@ import { type ScriptStep, ScriptedModel } from '../../src/testing.js';
  * How a worker answers: a Task `work <n>` after n rounds of the `wait_ticks` tool, naming the Task
  * it answers (`done: <taskId>`); a Task `hang` never (its model call waits until it is aborted).
  */
-export function workerStep(request: ChatRequest): ScriptStep {
+function workerStep(request: ChatRequest): ScriptStep {
   const messages = request.messages;
   const start = messages.findLastIndex((message) => message.role === 'user');
   const prompt = readPrompt(messages[start]?.content ?? '');
