@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { finalStatuses } from '../../src/task/index.js';
-import { MemoryLogger, ScriptedModel, SimulatedClock } from '../../src/testing.js';
+import { MemoryLogger, ScriptedModel, SimulatedClock, societyOf } from '../../src/testing.js';
 import { giveAll } from '../support/agentTree.js';
 import { orgHarness } from '../support/orgStoreFixture.js';
 import { until, waitTicksTool } from '../support/runtimeFixture.js';
@@ -60,6 +60,32 @@ describe('draining on an organisation store', () => {
     for (const id of [drained, cut, aborted]) expect(second.agent(id)).toMatchObject({ status: 'terminated', state: 'terminated', queued: 0 });
     const restored = second.user.inbox().filter((task) => (task.id === hanging || task.id === behind) && finalStatuses.has(task.status));
     expect(restored.map((task) => task.status)).toEqual(['canceled', 'canceled']);
+    await second.shutdown();
+    expect(again.requests).toEqual([]);
+  });
+
+  it('a shutdown that cuts a drain short still records the termination before the store closes; the agent stays terminated', async () => {
+    const dir = await tempDir();
+    const clock = new SimulatedClock(1_000);
+    const model = new WorkerModel();
+    const first = await createRuntime({ dataDir: dir, clock, model, logger: new MemoryLogger(), commitDelayMs: 0 });
+    await first.createRole({ name: 'worker', prompt: 'You do work.' });
+    const id = await first.spawn({ role: 'worker' });
+    const [stuck] = await giveAll(first, [{ agentId: id, text: 'hang' }]);
+    await until(() => model.requests.length === 1, 'the hanging call');
+    const terminating = first.terminate(id, { by: 'user', reason: 'going', drainTimeoutMs: 60_000 });
+    // A persistent shutdown only stops agents, keeping their work for the restart; one being terminated is terminated.
+    const shutdown = first.shutdown({ drainTimeoutMs: 10 });
+    await until(() => clock.pending >= 2, 'both deadlines');
+    clock.advance(10);
+    await shutdown;
+    await terminating;
+    expect(first.user.inbox().find((task) => task.id === stuck && task.status === 'canceled')?.error?.message).toContain('drain cut short by shutdown');
+
+    const again = new ScriptedModel([]);
+    const second = await createRuntime({ dataDir: dir, model: again, logger: new MemoryLogger() });
+    expect(second.agent(id)).toMatchObject({ status: 'terminated', state: 'terminated', queued: 0 });
+    expect(societyOf(second).terminations()).toEqual([expect.objectContaining({ agentId: id, mode: 'drain', reason: 'going' })]);
     await second.shutdown();
     expect(again.requests).toEqual([]);
   });
