@@ -108,6 +108,42 @@ describe('draining', () => {
     root.assertUsedUp();
   });
 
+  it('a draining agent still plans and compresses its own context in the turns it finishes, but spawns no child', async () => {
+    const gate = gateTool();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'wait_gate', arguments: {} }] },
+      { text: 'first done' },
+      {
+        toolCalls: [
+          { name: 'create_plan', arguments: { goal: 'finish', steps: [{ title: 'wrap up' }] } },
+          { name: 'compress_context', arguments: { summary: 'the first task is done', keepRecent: 2 } },
+          { name: 'spawn_agent', arguments: { role: 'worker' } },
+        ],
+      },
+      (request) => ({
+        text: JSON.stringify(request.messages.filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content) as unknown)),
+      }),
+    ]);
+    const { rt } = await quietRuntime({ model, tools: [gate.tool] });
+    await rt.createRole({ name: 'worker', prompt: 'You work.' });
+    const id = await rt.spawn({ role: 'worker' });
+    const [first, second] = [await rt.send(id, 'first'), await rt.send(id, 'second')];
+    await until(() => rt.agent(id)?.state === 'running.turn.acting', 'the turn at the gate');
+    const terminating = rt.terminate(id, { by: 'user' });
+    gate.open();
+    await terminating;
+
+    expect(finalAnswer(rt, first)).toMatchObject({ status: 'completed', result: { text: 'first done' } });
+    const results = JSON.parse((finalAnswer(rt, second)?.result as { text: string }).text) as Record<string, unknown>[];
+    expect(results.slice(-3)).toEqual([
+      expect.objectContaining({ planId: second }),
+      expect.objectContaining({ kept: expect.any(Number) as number }),
+      expect.objectContaining({ error: expect.stringContaining(`agent "${id}" is terminated`) as unknown }),
+    ]);
+    model.assertUsedUp();
+    await rt.shutdown();
+  });
+
   it('an agent told to drain while still spawning works through the Tasks it queued there', async () => {
     const { rt } = await quietRuntime({ model: new WorkerModel() });
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
