@@ -17,6 +17,7 @@ import { openJournal } from './journal/openJournal.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
+import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
@@ -214,9 +215,13 @@ export class Runtime {
     return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
   }
 
-  /** Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents). */
-  terminate(agentId: string, options: { by: string; reason?: string }): Promise<void> {
-    return this.#society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
+  /**
+   * Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents).
+   * By default they drain: new Tasks are refused, the work they have is finished (up to
+   * `drainTimeoutMs`), then they are released; `mode: 'abort'` cancels their work at once.
+   */
+  async terminate(agentId: string, options: TerminateOptions): Promise<void> {
+    await this.#society.terminate(terminationOf(agentId, options));
   }
 
   agents(): AgentView[] {

@@ -4,13 +4,14 @@ import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
-import { Actions, type Task, type ToolPolicy } from '../task/index.js';
+import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
 import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
 import { provideAgentMachine } from './agent/agentMachine.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
+import { Drains } from './drains.js';
 import { RoleBook } from './roleBook.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
@@ -36,10 +37,12 @@ export class Society implements SocietyPort {
   readonly activity$: Observable<void> = this.#activity.changes$;
   readonly #env: AgentEnvironment;
   readonly #machine: AgentMachine;
+  readonly #drains: Drains;
 
   constructor(deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
     this.#env = { ...deps, society: this, activity: this.#activity };
+    this.#drains = new Drains(this.#activity, deps.clock);
     this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
   }
 
@@ -90,11 +93,18 @@ export class Society implements SocietyPort {
     return record;
   }
 
-  conversationOf(agentId: string): CompressibleConversation {
-    this.requireLive(agentId);
+  /** Throws unless `agentId` still runs turns: live and not stopping (a draining agent still works). */
+  requireRunning(agentId: string): Agent {
     const agent = this.#agents.get(agentId);
-    if (agent === undefined) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
-    return agent.conversation;
+    if (agent?.running !== true) {
+      if (!this.#org.has(agentId)) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
+      throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
+    }
+    return agent;
+  }
+
+  conversationOf(agentId: string): CompressibleConversation {
+    return this.requireRunning(agentId).conversation;
   }
 
   /** Model calls and tokens of an agent, live or terminated. */
@@ -159,6 +169,7 @@ export class Society implements SocietyPort {
         terminatedBy: input.parent ?? 'user',
         at: this.#env.clock.now(),
         reason: 'parent terminated while spawning',
+        mode: 'abort',
       });
       this.#org.markTerminated(id, this.#env.clock.now());
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
@@ -183,8 +194,12 @@ export class Society implements SocietyPort {
     }
   }
 
-  /** Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level agent). */
-  async terminate(input: { agentId: string; by: string; reason: string }): Promise<void> {
+  /**
+   * Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level
+   * agent). `drain` lets the subtree finish its work first, for up to `drainTimeoutMs` (the
+   * runtime's `drainTimeoutMs` by default); `abort` cancels it at once.
+   */
+  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; drainTimeoutMs?: number }): Promise<void> {
     const record = this.requireLive(input.agentId);
     const allowed = record.parentAgentId ?? 'user';
     if (input.by !== allowed) {
@@ -192,7 +207,8 @@ export class Society implements SocietyPort {
         context: { agentId: input.agentId, by: input.by },
       });
     }
-    await this.#stopSubtree(input.agentId, input.by, input.reason, 'terminate');
+    const drainTimeoutMs = input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs;
+    await this.#drains.track(this.#stopSubtree(input.agentId, input.by, input.reason, { why: 'terminate', mode: input.mode, drainTimeoutMs }));
   }
 
   /**
@@ -200,26 +216,35 @@ export class Society implements SocietyPort {
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
   async stopAll(): Promise<void> {
+    // Terminations draining now end now: what they had left is cancelled and they are recorded.
+    this.#drains.cutShort();
     const live = new Set(this.#agents.keys());
     const topLevel = [...live].filter((id) => !live.has(this.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', 'shutdown')));
+    await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0 })));
+    await this.#drains.settled();
   }
 
-  /** Stops a subtree, parents first so no one starts new work, and waits for every actor to end. */
-  async #stopSubtree(rootId: string, by: string, reason: string, why: 'terminate' | 'shutdown'): Promise<void> {
-    const resumable = why === 'shutdown' && this.#env.journal.persistent;
+  /**
+   * Stops a subtree, parents first so no one starts new work, and waits for every actor to end.
+   * A drain first closes the subtree's intake and waits until none of it has work left (or the
+   * deadline), so children have drained before their parent is released; then it stops as an abort does.
+   */
+  async #stopSubtree(rootId: string, by: string, reason: string, stop: Stop): Promise<void> {
+    const resumable = stop.why === 'shutdown' && this.#env.journal.persistent;
     const order = this.#org.subtree(rootId).filter((id) => this.#agents.has(id));
-    const written: Promise<void>[] = [];
-    for (const id of order) {
+    // Those already draining or stopping (a concurrent terminate or shutdown) are that one's to stop: waited for below, recorded once.
+    const mine = order.flatMap((id) => {
       const agent = this.#agents.get(id);
-      // Already draining (a concurrent terminate or shutdown): waited for below, recorded once.
-      if (agent === undefined || !agent.active) continue;
-      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason };
+      return agent?.active === true ? [agent] : [];
+    });
+    const terminations = mine.map(({ id }) => {
+      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason, mode: stop.mode };
       this.#org.recordTermination(termination);
-      agent.terminate(by, reason, resumable);
-      if (why === 'terminate') written.push(this.#env.journal.terminated(termination));
-    }
-    await Promise.all(written);
+      return termination;
+    });
+    const left = stop.mode === 'drain' ? await this.#drains.drain(mine, order, reason, stop.drainTimeoutMs) : reason;
+    for (const agent of mine) agent.terminate(by, left, resumable);
+    if (stop.why === 'terminate') await Promise.all(terminations.map((termination) => this.#env.journal.terminated(termination)));
     await Promise.all(
       order.map(async (id) => {
         const agent = this.#agents.get(id);
@@ -247,4 +272,11 @@ export class Society implements SocietyPort {
     this.#activity.track(agent.id, false);
     this.#org.markTerminated(agent.id, this.#env.clock.now());
   }
+}
+
+/** Why a subtree stops, and how. */
+interface Stop {
+  readonly why: 'terminate' | 'shutdown';
+  readonly mode: TerminationMode;
+  readonly drainTimeoutMs: number;
 }

@@ -22,8 +22,8 @@ describe('bounded mailbox', () => {
     expect(rt.agent(worker)?.queued).toBe(2);
     expect(logger.entries.filter((entry) => entry.message === 'mailbox full: task rejected')).toHaveLength(3);
 
-    // The accepted ones are still answered (canceled) when the agent goes.
-    await rt.terminate(worker, { by: 'user' });
+    // The accepted ones are still answered (canceled) when the agent is aborted.
+    await rt.terminate(worker, { by: 'user', mode: 'abort' });
     const canceled = seen.filter((task) => task.from === worker && task.status === 'canceled').map((task) => task.id);
     expect(canceled.sort()).toEqual(sent.slice(0, 3).sort());
     await rt.shutdown();

@@ -12,7 +12,7 @@ import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Journal } from '../journal/journal.js';
-import { type AgentState, stateName } from './agentState.js';
+import { type AgentState, agentStateOf } from './agentState.js';
 import { type Conversation, lengthWarning } from './conversation.js';
 import { startingPoint } from './startingPoint.js';
 import type { Redactor } from '../../task/index.js';
@@ -123,15 +123,20 @@ export class Agent {
     return this.record.parentAgentId ?? 'runtime';
   }
 
-  /** Live and not draining, so it may take new work and children. */
+  /** Live, not draining and not stopping, so it may take new work and children. */
   get active(): boolean {
     const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && snapshot.value !== 'draining';
+    return snapshot.status === 'active' && !snapshot.context.draining && snapshot.value !== 'stopping';
+  }
+
+  /** Live and not stopping, so it still runs turns (a draining agent does). */
+  get running(): boolean {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === 'active' && snapshot.value !== 'stopping';
   }
 
   get state(): AgentState {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'done' ? 'terminated' : stateName(snapshot.value);
+    return agentStateOf(this.actor.getSnapshot());
   }
 
   /** Tasks waiting in the mailbox. */
@@ -146,6 +151,16 @@ export class Agent {
   }
 
   /**
+   * Closes the agent's intake: new Tasks are refused, the turn in progress and the queued Tasks
+   * still run. `terminate` ends it once drained.
+   *
+   * @internal
+   */
+  drain(): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.drain' });
+  }
+
+  /**
    * Tells the agent to stop: it takes no new work, answers what it had queued `canceled` and
    * terminates. `resumable`: stopped for a shutdown of a persistent runtime, its work is kept
    * for the restart instead (nothing cancelled, nothing announced).
@@ -153,7 +168,7 @@ export class Agent {
    * @internal
    */
   terminate(by: string, reason: string, resumable: boolean): void {
-    this.actor.send({ type: 'agent.terminate', by, reason, resumable });
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.terminate', by, reason, resumable });
   }
 
   /**
