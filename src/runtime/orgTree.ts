@@ -1,5 +1,7 @@
 import type { AgentRecord, Termination } from '../org/index.js';
 
+const noChildren: ReadonlySet<string> = new Set();
+
 /**
  * The organisation as data: every agent ever spawned, its parent link, and who terminated
  * whom. Kept apart from the live actors because the tree outlives them (terminated agents
@@ -56,6 +58,18 @@ export class OrgTree {
 
   terminations(): readonly Termination[] {
     return this.#terminations;
+  }
+
+  /** Ids of `agentId`'s children on record. */
+  children(agentId: string): ReadonlySet<string> {
+    return this.#children.get(agentId) ?? noChildren;
+  }
+
+  /** 1 for a top-level agent, its parent's depth + 1 for any other (ancestors of a live agent are on record). */
+  depthOf(agentId: string): number {
+    let depth = 1;
+    for (let parent = this.parentOf(agentId); parent !== null; parent = this.parentOf(parent)) depth++;
+    return depth;
   }
 
   /** The agent and its descendants, parents before children. */

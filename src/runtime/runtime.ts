@@ -13,6 +13,8 @@ import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
 import { openJournal } from './journal/openJournal.js';
+import { limitedModel } from './limitedModel.js';
+import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
@@ -88,7 +90,9 @@ export class Runtime {
     this.#clock = clock;
     this.#ids = ids ?? randomIds;
     this.#logger = logger;
-    const chosen = model ?? new OfflineModel();
+    // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
+    const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
+    const chosen = limitedModel(model ?? new OfflineModel(), limiter);
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));

@@ -12,6 +12,7 @@ import { provideAgentMachine } from './agent/agentMachine.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
 import { RoleBook } from './roleBook.js';
+import { SpawnLimits } from './spawnLimits.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
@@ -36,9 +37,18 @@ export class Society implements SocietyPort {
   readonly activity$: Observable<void> = this.#activity.changes$;
   readonly #env: AgentEnvironment;
   readonly #machine: AgentMachine;
+  readonly #limits: SpawnLimits;
 
   constructor(deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
+    const agents = this.#agents;
+    this.#limits = new SpawnLimits(deps.config, {
+      get liveCount() {
+        return agents.size;
+      },
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id)).length,
+      depthOf: (agentId) => this.#org.depthOf(agentId),
+    });
     this.#env = { ...deps, society: this, activity: this.#activity };
     this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
   }
@@ -136,6 +146,8 @@ export class Society implements SocietyPort {
     const id = input.id ?? this.#env.ids.agent(role.name);
     if (reservedIds.has(id) || this.#org.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
+    // Refused past a limit; held until the agent is live (or the spawn failed).
+    const release = this.#limits.reserve(input.parent);
     const record: AgentRecord = { id, roleId: role.id, parentAgentId: input.parent, createdAt: this.#env.clock.now(), terminatedAt: null, status: 'active' };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
@@ -144,6 +156,7 @@ export class Society implements SocietyPort {
     try {
       started = await this.#env.journal.agent(record, () => {
         progress.recorded = true;
+        release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
         this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
@@ -152,6 +165,8 @@ export class Society implements SocietyPort {
     } catch (error) {
       if (!progress.recorded) this.#org.remove(id);
       throw error;
+    } finally {
+      release();
     }
     if (!started) {
       await this.#env.journal.terminated({

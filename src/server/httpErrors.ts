@@ -42,17 +42,23 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
-    // Back-pressure: the agent is busy, the client may try again later.
+    // Back-pressure: the agent (or the society) is full, the client may try again later.
     case 'mailbox_full':
+    case 'agent_limit':
+    case 'children_limit':
+    case 'spawn_depth_limit':
       return 429;
     case 'model_error':
       return 502;
     case 'intake_closed':
+    case 'model_queue_full':
       return 503;
     case 'request_timeout':
       return 504;
     case 'step_limit':
     case 'repeat_guard':
+    case 'token_budget':
+    case 'time_budget':
     case 'unknown_tool':
     case 'tool_timeout':
     case 'tool_error':
