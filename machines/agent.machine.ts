@@ -70,7 +70,14 @@ export type TurnEvent =
   /** A model call or tool step failed: the turn is over, the agent lives on. */
   | { type: 'turn.failed'; error: unknown };
 
-export type AgentEvent = { type: 'task.received'; task: Task } | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean } | TurnEvent;
+export type AgentEvent =
+  /**
+   * `accepted`: the Task was already accepted for this agent (the user's, checked against the
+   * mailbox limit at intake, or handed back after a restart), so it is queued even past the limit.
+   */
+  | { type: 'task.received'; task: Task; accepted?: boolean }
+  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
+  | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
@@ -135,7 +142,7 @@ export const agentMachine = setup({
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
     stepLimitReached: ({ context, event }) => event.type === 'turn.observed' && event.step + 1 >= context.maxSteps,
-    mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
+    mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
   },
 }).createMachine({
   id: 'agent',

@@ -12,6 +12,7 @@ import { ToolRegistry, metaTools } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
+import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
 import { limitedModel } from './limitedModel.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
@@ -57,6 +58,7 @@ export class Runtime {
   // Built once: zod schemas are cheap to run and costly to build.
   readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
   #summary: Promise<ShutdownSummary> | undefined;
+  readonly #intake: IntakeGate;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -87,6 +89,7 @@ export class Runtime {
     this.#root = root;
     this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
+    this.#intake = new IntakeGate(config.mailboxLimit);
     this.#clock = clock;
     this.#ids = ids ?? randomIds;
     this.#logger = logger;
@@ -279,11 +282,15 @@ export class Runtime {
     if (this.#society.record(target) === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
     // A draining agent has already let go of its inbox: a Task sent now would never be answered.
     if (!this.#society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
-    return this.#journal.userInput(task, () => {
-      this.#requireOpen();
-      this.user.input(task);
-      return task.id;
-    });
+    const queued = this.#society.agent(target)?.queued ?? 0;
+    return this.#intake.admit(target, queued, (handedOver) =>
+      this.#journal.userInput(task, () => {
+        handedOver();
+        this.#requireOpen();
+        this.user.input(task);
+        return task.id;
+      }),
+    );
   }
 
   #view(record: AgentRecord): AgentView {
