@@ -61,6 +61,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   let rt: Runtime;
   try {
     rt = await createRuntime({
+      ...settings.limits,
       logger: createLogger(settings.logLevel),
       model: settings.model,
       dataDir: settings.dataDir,

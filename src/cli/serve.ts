@@ -43,7 +43,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const logger = createServeLogger(settings.logLevel, io.stderr);
   let rt: Runtime;
   try {
-    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
+    rt = await createRuntime({ ...settings.limits, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);
