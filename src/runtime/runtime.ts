@@ -12,6 +12,7 @@ import { ToolRegistry, metaTools } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
+import { type AgentPage, type AgentQuery, pageAgents } from './agentPage.js';
 import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
 import { limitedModel } from './limitedModel.js';
@@ -196,8 +197,22 @@ export class Runtime {
     return this.#society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
   }
 
+  /** The agents in memory: the live ones and the most recent terminated ones (`terminatedAgentsInMemory`). */
   agents(): AgentView[] {
     return this.#society.records().map((record) => this.#view(record));
+  }
+
+  /**
+   * A page of agents, oldest first, optionally only `active` or `terminated` ones. With an org
+   * store, terminated agents are read from it (every agent ever spawned); live ones are always
+   * in memory.
+   */
+  agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
+    const stored = query.status === 'active' ? undefined : this.#journal.agentRecords();
+    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
+    const view = (record: AgentRecord): AgentView => this.#view(record);
+    if (stored === undefined) return pageAgents([...inMemory.values()], query, 'memory', () => undefined, view);
+    return pageAgents(stored, query, 'store', (agentId) => inMemory.get(agentId), view);
   }
 
   agent(agentId: string): AgentView | undefined {
@@ -215,14 +230,7 @@ export class Runtime {
 
   /** Model calls and tokens of the whole society so far. */
   usage(): ModelUsage {
-    const total: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    for (const record of this.#society.records()) {
-      const usage = this.#society.usageOf(record.id);
-      total.calls += usage?.calls ?? 0;
-      total.promptTokens += usage?.promptTokens ?? 0;
-      total.completionTokens += usage?.completionTokens ?? 0;
-    }
-    return total;
+    return this.#society.totalUsage();
   }
 
   onOutput(handler: OutputHandler): () => void {

@@ -1,15 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
 import { ScriptedModel, startOpenAICompatibleServer } from '../../src/testing.js';
+import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupAfterEach();
 
 const workers = 40;
 const tasksEach = 50;
@@ -17,7 +15,7 @@ const tasksEach = 50;
 /** A data dir whose `workers` agents each hold `tasksEach` unanswered Tasks, the first of each mid-turn. */
 async function busyDataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'troupe-restart-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  later(() => rm(dir, { recursive: true, force: true }));
   const hangs = Array.from({ length: workers + 1 }, () => ({ hang: true as const }));
   const rt = await createRuntime({ dataDir: dir, model: new ScriptedModel(hangs) });
   await rt.createRole({ name: 'w', prompt: 'work' });
@@ -41,14 +39,14 @@ describe('troupe serve restarting on thousands of waiting Tasks', () => {
   it('opens its HTTP API and answers /health while the Tasks resume, maxConcurrentModelCalls at a time', { timeout: 120_000 }, async () => {
     const dir = await busyDataDir();
     const model = await startOpenAICompatibleServer();
-    cleanups.push(() => model.close());
+    later(() => model.close());
     model.script(...Array.from({ length: workers * tasksEach }, () => ({ hang: true as const })));
 
     const serve = new ServeProcess(['--data-dir', dir, '--port', '0', '--no-console', '--drain-timeout', '0'], {
       OPENAI_BASE_URL: model.baseURL,
       TROUPE_MAX_CONCURRENT_MODEL_CALLS: '3',
     });
-    cleanups.push(async () => {
+    later(async () => {
       serve.signal('SIGKILL');
       await serve.done;
     });

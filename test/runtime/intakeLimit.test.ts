@@ -1,14 +1,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { answers, quietRuntime, recordBus, rejectedCode, until } from '../support/runtimeFixture.js';
 
-let dir: string | undefined;
-afterEach(async () => {
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const later = cleanupAfterEach();
+
+/** A temp data dir, removed after the test. */
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-limits-'));
+  later(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 describe('mailbox limit at intake', () => {
   it('refuses rt.submit past mailboxLimit with mailbox_full before anything is written', async () => {
@@ -22,7 +26,7 @@ describe('mailbox limit at intake', () => {
   });
 
   it('a Task accepted before a restart is never rejected after it, even past a smaller mailboxLimit', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'troupe-intake-'));
+    const dir = await tempDir();
     const first = await quietRuntime({ dataDir: dir, steps: [{ hang: true }] });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await first.rt.submit(`job ${i}`));

@@ -1,19 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/testing.js';
-import { type Served, call, serve } from '../support/httpServerFixture.js';
+import { call } from '../support/httpServerFixture.js';
+import { serverPerTest } from '../support/serverPerTest.js';
 import { recordBus, until } from '../support/runtimeFixture.js';
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const served = serverPerTest();
 
 describe('overload is refused at intake', () => {
   it('a submit past the mailbox limit is 429 mailbox_full with Retry-After, and no Task acknowledged 201 is rejected later', async () => {
     // The first Task's model call hangs, so everything after it waits in root's mailbox.
-    served = await serve({ model: new ScriptedModel([{ hang: true }]), runtime: { mailboxLimit: 2 } });
-    const { rt, url } = served;
+    const { rt, url } = await served({ model: new ScriptedModel([{ hang: true }]), runtime: { mailboxLimit: 2 } });
     const seen = recordBus(rt);
     const first = await call(url, '/api/submit', { json: { text: 'hang' } });
     expect(first.status).toBe(201);
@@ -38,8 +34,7 @@ describe('overload is refused at intake', () => {
   });
 
   it('while shutting down, intake answers 503 intake_closed with Retry-After', async () => {
-    served = await serve({ memory: true });
-    const { rt, url } = served;
+    const { rt, url } = await served({ memory: true });
     const stopping = rt.shutdown({ drainTimeoutMs: 0 });
     const refused = await call(url, '/api/submit', { json: { text: 'too late' } });
     expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '5']);
