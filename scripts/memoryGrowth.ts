@@ -3,7 +3,10 @@
 // `troupe serve` under load does) and prints the heap used before and after, per Task, and the
 // share of it that is the root agent's ever-longer conversation (issue 8's part).
 //
-//   node --expose-gc --import tsx scripts/memoryGrowth.ts [tasks=2000] [warmup=200]
+// The runtime's bounded windows (terminated agents' records, the user's inbox) fill during the
+// warm-up when they are set small enough, so what the run adds is what grows without bound.
+//
+//   node --expose-gc --import tsx scripts/memoryGrowth.ts [tasks=2000] [warmup=200] [terminatedAgentsInMemory=1000] [inboxLimit=10000]
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,8 @@ import { societyOf } from '../src/testing.js';
 
 const tasks = Number(process.argv[2] ?? 2000);
 const warmup = Number(process.argv[3] ?? 200);
+const terminatedAgentsInMemory = Number(process.argv[4] ?? 1000);
+const inboxLimit = Number(process.argv[5] ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
 
@@ -25,7 +30,7 @@ function heapUsed(): number {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'troupe-memory-'));
-const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: silentLogger });
+const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: silentLogger, terminatedAgentsInMemory, inboxLimit });
 const society = societyOf(rt);
 const drive = async (count: number): Promise<void> => {
   for (let i = 0; i < count; i++) {
@@ -47,7 +52,9 @@ root?.conversation.compress('summary', 0);
 const withoutConversation = heapUsed();
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
-console.log(`tasks ${tasks} (after ${warmup} warm-up), ${(elapsed / tasks).toFixed(1)} ms a task`);
+console.log(
+  `tasks ${tasks} (after ${warmup} warm-up), ${(elapsed / tasks).toFixed(1)} ms a task; terminatedAgentsInMemory ${terminatedAgentsInMemory}, inboxLimit ${inboxLimit}`,
+);
 console.log(`heap used before ${(before / 2 ** 20).toFixed(1)} MB, after ${(after / 2 ** 20).toFixed(1)} MB: ${kb((after - before) / tasks)} a task`);
 console.log(`  root's conversation (${conversationMessages} messages): ${kb((after - withoutConversation) / tasks)} a task`);
 console.log(`  everything else: ${kb((withoutConversation - before) / tasks)} a task`);
