@@ -9,7 +9,17 @@
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
  */
-export { createRuntime, Runtime, type AgentView, type RuntimeOptions, type OutputHandler, type AgentState, type ModelUsage } from './runtime/index.js';
+export {
+  createRuntime,
+  Runtime,
+  type AgentView,
+  type AgentPage,
+  type AgentQuery,
+  type RuntimeOptions,
+  type OutputHandler,
+  type AgentState,
+  type ModelUsage,
+} from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
 export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
