@@ -75,9 +75,7 @@ export type AgentEvent =
    * `accepted`: the Task was already accepted for this agent (the user's, checked against the
    * mailbox limit at intake, or handed back after a restart), so it is queued even past the limit.
    */
-  | { type: 'task.received'; task: Task; accepted?: boolean }
-  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
-  | TurnEvent;
+  { type: 'task.received'; task: Task; accepted?: boolean } | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean } | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
