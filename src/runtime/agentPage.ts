@@ -17,7 +17,7 @@ export interface AgentPage<T> {
 }
 
 /** Agents on one page unless asked otherwise. */
-export const defaultAgentPageSize = 100;
+const defaultAgentPageSize = 100;
 
 /**
  * One page of `records` matching `query`, oldest first (ties by id), each made a view. `fresher`

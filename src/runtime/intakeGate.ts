@@ -1,7 +1,7 @@
 import { TroupeError } from '../errors.js';
 
 /** How long a client refused for a full mailbox is told to wait before trying again. */
-export const mailboxRetryAfterSeconds = 1;
+const mailboxRetryAfterSeconds = 1;
 
 /**
  * The user's door to an agent's mailbox: a Task is refused at intake, before anything is written

@@ -121,7 +121,7 @@ const unavailableRetryAfterSeconds = 5;
  * The `Retry-After` (seconds) of a refusal the client may simply repeat later: back-pressure
  * (429) and a runtime shutting down or overloaded (503); undefined for every other error.
  */
-export function retryAfterOf(error: unknown): number | undefined {
+function retryAfterOf(error: unknown): number | undefined {
   if (!(error instanceof TroupeError)) return undefined;
   const status = statusOf(error.code);
   if (status !== 429 && status !== 503) return undefined;
