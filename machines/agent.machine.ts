@@ -77,7 +77,11 @@ export type TurnEvent =
   | { type: 'turn.failed'; error: unknown };
 
 export type AgentEvent =
-  | { type: 'task.received'; task: Task }
+  /**
+   * `accepted`: the Task was already accepted for this agent (the user's, checked against the
+   * mailbox limit at intake, or handed back after a restart), so it is queued even past the limit.
+   */
+  | { type: 'task.received'; task: Task; accepted?: boolean }
   /** Close intake and work through what is queued; the society sends `agent.terminate` once drained (or at the deadline). */
   | { type: 'agent.drain' }
   /** Stop now: what is left is cancelled (or kept for a restart when `resumable`) and the agent is released. */
@@ -161,7 +165,7 @@ export const agentMachine = setup({
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
     stepLimitReached: ({ context, event }) => event.type === 'turn.observed' && event.step + 1 >= context.maxSteps,
-    mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
+    mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
     intakeClosed: ({ context }) => context.draining,
   },
 }).createMachine({

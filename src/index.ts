@@ -13,6 +13,8 @@ export {
   createRuntime,
   Runtime,
   type AgentView,
+  type AgentPage,
+  type AgentQuery,
   type RuntimeOptions,
   type OutputHandler,
   type AgentState,

@@ -13,6 +13,9 @@ import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
 import { Drains } from './drains.js';
 import { RoleBook } from './roleBook.js';
+import { restoreRecentlyTerminated } from './recentlyTerminated.js';
+import { SpawnLimits } from './spawnLimits.js';
+import { UsageLedger } from './usageLedger.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
@@ -28,19 +31,29 @@ const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']
  */
 export class Society implements SocietyPort {
   readonly roles: RoleBook;
-  readonly #org = new OrgTree();
+  readonly #org: OrgTree;
   readonly #agents = new Map<string, Agent>();
-  /** Kept after an agent terminates, so the society's usage stays whole. */
-  readonly #usage = new Map<string, ModelUsage>();
+  /** Usage of the agents in memory, and the sum of those gone, so the society's usage stays whole. */
+  readonly #usage = new UsageLedger();
   readonly #activity = new ActivityTracker();
   /** Emits whenever an agent becomes busy or quiet. */
   readonly activity$: Observable<void> = this.#activity.changes$;
   readonly #env: AgentEnvironment;
   readonly #machine: AgentMachine;
   readonly #drains: Drains;
+  readonly #limits: SpawnLimits;
 
   constructor(deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
+    this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
+    const agents = this.#agents;
+    this.#limits = new SpawnLimits(deps.config, {
+      get liveCount() {
+        return agents.size;
+      },
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id)).length,
+      depthOf: (agentId) => this.#org.depthOf(agentId),
+    });
     this.#env = { ...deps, society: this, activity: this.#activity };
     this.#drains = new Drains(this.#activity, deps.clock);
     this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
@@ -61,8 +74,9 @@ export class Society implements SocietyPort {
     return this.#agents.get(agentId);
   }
 
+  /** An agent's record: from memory, else (a terminated agent that left memory) from the store. */
   record(agentId: string): AgentRecord | undefined {
-    return this.#org.get(agentId);
+    return this.#org.get(agentId) ?? this.#env.journal.agentRecord(agentId);
   }
 
   records(): AgentRecord[] {
@@ -87,7 +101,7 @@ export class Society implements SocietyPort {
   }
 
   requireLive(agentId: string): AgentRecord {
-    const record = this.#org.get(agentId);
+    const record = this.record(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
     if (!this.isActive(agentId)) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     return record;
@@ -109,7 +123,12 @@ export class Society implements SocietyPort {
 
   /** Model calls and tokens of an agent, live or terminated. */
   usageOf(agentId: string): ModelUsage | undefined {
-    return this.#usage.get(agentId);
+    return this.#usage.of(agentId);
+  }
+
+  /** Model calls and tokens of every agent so far, including those gone from memory. */
+  totalUsage(): ModelUsage {
+    return this.#usage.total();
   }
 
   /** How many live agents are working or have mail. */
@@ -144,8 +163,10 @@ export class Society implements SocietyPort {
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
     const id = input.id ?? this.#env.ids.agent(role.name);
-    if (reservedIds.has(id) || this.#org.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
+    if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
+    // Refused past a limit; held until the agent is live (or the spawn failed).
+    const release = this.#limits.reserve(input.parent);
     const record: AgentRecord = { id, roleId: role.id, parentAgentId: input.parent, createdAt: this.#env.clock.now(), terminatedAt: null, status: 'active' };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
@@ -154,6 +175,7 @@ export class Society implements SocietyPort {
     try {
       started = await this.#env.journal.agent(record, () => {
         progress.recorded = true;
+        release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
         this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
@@ -162,6 +184,8 @@ export class Society implements SocietyPort {
     } catch (error) {
       if (!progress.recorded) this.#org.remove(id);
       throw error;
+    } finally {
+      release();
     }
     if (!started) {
       await this.#env.journal.terminated({
@@ -171,7 +195,7 @@ export class Society implements SocietyPort {
         reason: 'parent terminated while spawning',
         mode: 'abort',
       });
-      this.#org.markTerminated(id, this.#env.clock.now());
+      this.#retire(this.#org.markTerminated(id, this.#env.clock.now()));
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
     }
     return { agentId: id, roleId: role.id };
@@ -180,11 +204,10 @@ export class Society implements SocietyPort {
   /** Puts back an organisation read from the journal and starts every agent still active. Nothing is written. */
   restore(stored: StoredOrganisation): void {
     for (const role of stored.roles) this.roles.restore(role);
-    const byCreation = [...stored.agents].sort((a, b) => a.createdAt - b.createdAt);
+    const byCreation = stored.agents.filter((record) => record.status === 'active').sort((a, b) => a.createdAt - b.createdAt);
     for (const record of byCreation) this.#org.add(record);
-    for (const termination of stored.terminations) this.#org.recordTermination(termination);
+    restoreRecentlyTerminated(this.#org, stored, this.#env.config.terminatedAgentsInMemory);
     for (const record of byCreation) {
-      if (record.status !== 'active') continue;
       const role = this.roles.find(record.roleId);
       if (role === undefined) {
         this.#env.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
@@ -257,7 +280,7 @@ export class Society implements SocietyPort {
 
   #start(record: AgentRecord, role: Role, origin: 'new' | 'restored'): Agent {
     const agent = new Agent(this.#env, this.#machine, record, role, origin);
-    this.#usage.set(record.id, agent.usage);
+    this.#usage.track(record.id, agent.usage);
     // Registered before it starts, so everything its actor does finds it.
     this.#agents.set(record.id, agent);
     agent.start();
@@ -270,7 +293,12 @@ export class Society implements SocietyPort {
     agent.release(resumable);
     this.#agents.delete(agent.id);
     this.#activity.track(agent.id, false);
-    this.#org.markTerminated(agent.id, this.#env.clock.now());
+    this.#retire(this.#org.markTerminated(agent.id, this.#env.clock.now()));
+  }
+
+  /** Agents that left memory: their usage only counts in the total from now on. */
+  #retire(gone: readonly string[]): void {
+    for (const agentId of gone) this.#usage.retire(agentId);
   }
 }
 

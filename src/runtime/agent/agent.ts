@@ -111,11 +111,13 @@ export class Agent {
       (task) => {
         if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
         journal.waiting(id, task);
-        this.actor.send({ type: 'task.received', task });
+        // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
+        this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
       },
       `agent:${id}`,
     );
-    for (const task of this.#waiting) this.actor.send({ type: 'task.received', task });
+    // Accepted before the restart: never refused after it, however many there are.
+    for (const task of this.#waiting) this.actor.send({ type: 'task.received', task, accepted: true });
   }
 
   /** Where notices about this agent go: its parent, or `runtime` for a top-level agent. */
