@@ -36,6 +36,8 @@ export const errorCodes = [
   'body_too_large',
   'unsupported_media_type',
   'bad_request',
+  // An org store whose files are damaged (truncated, garbled): refused rather than set aside.
+  'store_damaged',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

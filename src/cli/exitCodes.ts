@@ -35,6 +35,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'body_too_large':
     case 'unsupported_media_type':
     case 'bad_request':
+    case 'store_damaged': // A damaged store in the data dir: the environment must be fixed.
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;

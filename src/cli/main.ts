@@ -45,11 +45,12 @@ const io: ServeIo = {
   exit: (code) => process.exit(code),
 };
 
-/** `--data-dir` and `--memory`, which cannot go together. */
+/** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {
   return [
     new Option('--data-dir <dir>', 'organisation store to write and restore (default: TROUPE_DATA_DIR, else ./.troupe)'),
-    new Option('--memory', 'keep the organisation in memory only').default(false).conflicts('dataDir'),
+    new Option('--memory', 'keep the organisation in memory only').default(false).conflicts(['dataDir', 'strictStore']),
+    new Option('--strict-store', 'refuse to start (exit 2) on a damaged store instead of moving it aside and starting empty').default(false),
   ];
 }
 
@@ -75,7 +76,16 @@ for (const option of dataDirOptions()) run.addOption(option);
 run.action(
   async (
     requirement: string,
-    options: { timeout: number; inspect?: number | true; inspectWs?: string; verbose: boolean; status: boolean; dataDir?: string; memory: boolean },
+    options: {
+      timeout: number;
+      inspect?: number | true;
+      inspectWs?: string;
+      verbose: boolean;
+      status: boolean;
+      dataDir?: string;
+      memory: boolean;
+      strictStore: boolean;
+    },
   ) => {
     process.exitCode = await runRequirement(
       requirement,
@@ -84,6 +94,7 @@ run.action(
         verbose: options.verbose,
         status: options.status,
         memory: options.memory,
+        strictStore: options.strictStore,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
         ...(options.inspect === undefined ? {} : { inspectPort: options.inspect === true ? 8080 : options.inspect }),
@@ -111,19 +122,22 @@ const serve = program
   .option('--drain-timeout <seconds>', 'on shutdown, how long turns in flight may finish', nonNegativeNumber('--drain-timeout'), 30)
   .option('--no-console', 'do not read lines from stdin');
 for (const option of dataDirOptions()) serve.addOption(option);
-serve.action(async (options: { port: number; host: string; dataDir?: string; memory: boolean; drainTimeout: number; console: boolean }) => {
-  process.exitCode = await serveCommand(
-    {
-      port: options.port,
-      host: options.host,
-      memory: options.memory,
-      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-      drainTimeoutMs: options.drainTimeout * 1000,
-      console: options.console,
-    },
-    io,
-  );
-});
+serve.action(
+  async (options: { port: number; host: string; dataDir?: string; memory: boolean; strictStore: boolean; drainTimeout: number; console: boolean }) => {
+    process.exitCode = await serveCommand(
+      {
+        port: options.port,
+        host: options.host,
+        memory: options.memory,
+        strictStore: options.strictStore,
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        drainTimeoutMs: options.drainTimeout * 1000,
+        console: options.console,
+      },
+      io,
+    );
+  },
+);
 
 // Read-only views over the data dir.
 registerOrgCommand(program, io);

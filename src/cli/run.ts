@@ -8,6 +8,7 @@ import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
 import { StatusLine } from './statusLine.js';
+import { refuseDamagedStore } from './strictStore.js';
 
 export interface RunOptions {
   readonly timeoutSeconds: number;
@@ -23,6 +24,8 @@ export interface RunOptions {
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
+  /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
+  readonly strictStore?: boolean;
 }
 
 /**
@@ -60,8 +63,10 @@ export async function runRequirement(requirement: string, options: RunOptions, i
 
   let rt: Runtime;
   try {
+    const logger = createLogger(settings.logLevel);
+    if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
     rt = await createRuntime({
-      logger: createLogger(settings.logLevel),
+      logger,
       model: settings.model,
       dataDir: settings.dataDir,
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),

@@ -6,6 +6,7 @@ import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } fro
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
+import { refuseDamagedStore } from './strictStore.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -14,6 +15,8 @@ export interface ServeOptions {
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
+  /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
+  readonly strictStore?: boolean;
   /** How long shutdown lets turns in flight finish. */
   readonly drainTimeoutMs: number;
   /** Read requirements and `@agentId text` lines from stdin. */
@@ -43,6 +46,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const logger = createServeLogger(settings.logLevel, io.stderr);
   let rt: Runtime;
   try {
+    if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
     rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');

@@ -57,6 +57,7 @@ export function statusOf(code: ErrorCode): number {
     case 'tool_timeout':
     case 'tool_error':
     case 'aborted':
+    case 'store_damaged':
     case 'internal':
       return 500;
     default: {

@@ -1,0 +1,63 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkDataFile } from '../../src/org/checkDataFile.js';
+import { dataFile, pageSize, writeStore } from '../support/damagedStore.js';
+import { orgHarness } from '../support/orgStoreFixture.js';
+
+const { tempDir } = orgHarness();
+
+/** The offset of the first page (after the meta pages) whose header flags are exactly `flags`. */
+function firstPage(data: Buffer, flags: number): number {
+  for (let at = 2 * pageSize; at < data.length; at += pageSize) if (data.readUInt16LE(at + 18) === flags) return at;
+  throw new Error(`no page with flags ${flags}`);
+}
+
+/** The offset of the main tree's root page, from the current meta page (the one with the higher txn id). */
+function mainRoot(data: Buffer): number {
+  const current = data.readBigUInt64LE(152) >= data.readBigUInt64LE(pageSize + 152) ? 0 : pageSize;
+  return Number(data.readBigUInt64LE(current + 136)) * pageSize;
+}
+
+async function damaged(change: (data: Buffer) => void): Promise<string | undefined> {
+  const dir = await tempDir();
+  await writeStore(dir, 50);
+  const data = await readFile(dataFile(dir));
+  change(data);
+  await writeFile(dataFile(dir), data);
+  return checkDataFile(dataFile(dir));
+}
+
+describe('checkDataFile', () => {
+  it('finds a store it wrote sound, and an absent file no damage (a new store)', async () => {
+    const dir = await tempDir();
+    await writeStore(dir, 50);
+    expect(checkDataFile(dataFile(dir))).toBeUndefined();
+    expect(checkDataFile(join(dir, 'absent.mdb'))).toBeUndefined();
+  });
+
+  it('refuses an overflow run whose page count reaches past the pages in use (lmdb would free them all: an endless loop)', async () => {
+    const reason = await damaged((data) => data.writeUInt32LE(0x7e7e_7e7e, firstPage(data, 0x04) + 20));
+    expect(reason).toMatch(/points to page \d+, outside the pages in use/);
+  });
+
+  it('refuses a value whose size has its high word set (read as a negative number, it passed before)', async () => {
+    const reason = await damaged((data) => {
+      const leaf = mainRoot(data);
+      // The node the page's first pointer names: a sub-db's description.
+      const node = leaf + 24 + data.readUInt16LE(leaf + 24);
+      data.writeUInt16LE(0xdc00, node + 2);
+    });
+    expect(reason).toMatch(/^page \d+ of the main tree, node 0: its value of 3690987568 bytes runs past the page$/);
+  });
+
+  it('refuses a branch or leaf page whose header was overwritten', async () => {
+    const reason = await damaged((data) => data.fill(0x7e, mainRoot(data) + 16, mainRoot(data) + 24));
+    expect(reason).toMatch(/^page \d+ of the main tree has flags 0x7e, expected a leaf page$/);
+  });
+
+  it('refuses a second meta page without its magic number', async () => {
+    const reason = await damaged((data) => data.fill(0, pageSize + 24, pageSize + 28));
+    expect(reason).toBe('page 1 is not an LMDB meta page (no magic number)');
+  });
+});
