@@ -16,7 +16,7 @@ export function storeDamaged(dir: string, reason: string, cause?: unknown): Trou
  * taken) and resolves with its path. Nothing is deleted: what was there can still be examined
  * or recovered, and the next open starts empty.
  */
-export async function setAside(dir: string, at: number): Promise<string> {
+async function setAside(dir: string, at: number): Promise<string> {
   const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');
   for (let attempt = 1; ; attempt++) {
     const folder = join(dir, attempt === 1 ? `damaged-${stamp}` : `damaged-${stamp}-${attempt}`);
