@@ -97,6 +97,19 @@ function chooseMeta(fd: number, first: Buffer, fileSize: number): MetaPage | str
   return candidates.reduce((chosen, candidate) => (candidate.meta.txnId > chosen.meta.txnId ? candidate : chosen)).meta;
 }
 
+const freeTree = 'the free-page tree';
+
+/**
+ * A record of the free-page tree: a list of page numbers led by their count. lmdb copies as
+ * many numbers as the count says (a garbled count reads far past the record), and may reserve
+ * one slot more than it fills, so the count must fit the record, not match it.
+ */
+function checkFreeList(ids: Buffer): string | undefined {
+  if (ids.length < 8 || ids.length % 8 !== 0) return `its free-page list is ${ids.length} bytes, not a whole list`;
+  const count = ids.readBigUInt64LE(0);
+  return count > BigInt(ids.length / 8 - 1) ? `its free-page list counts ${count} pages in ${ids.length} bytes` : undefined;
+}
+
 /** Where a page was reached from, for the reason given when it is damaged. */
 interface PageVisit {
   readonly pgno: bigint;
@@ -118,7 +131,7 @@ class TreeWalk {
   ) {}
 
   check(meta: MetaPage): string | undefined {
-    const problem = this.#addTree('the free-page tree', meta.free) ?? this.#addTree('the main tree', meta.main);
+    const problem = this.#addTree(freeTree, meta.free) ?? this.#addTree('the main tree', meta.main);
     if (problem !== undefined) return problem;
     for (let visit = this.#pending.pop(); visit !== undefined; visit = this.#pending.pop()) {
       const reason = this.#checkPage(visit);
@@ -195,9 +208,13 @@ class TreeWalk {
     const dataSize = lo + hi * 0x1_0000;
     if ((flags & nodeFlags.bigData) !== 0) {
       if (dataAt + 8 > this.pageSize) return 'its overflow page number runs past the page';
-      return this.#checkOverflow(page.readBigUInt64LE(dataAt), dataSize, visit.tree);
+      const first = page.readBigUInt64LE(dataAt);
+      const reason = this.#checkOverflow(first, dataSize, visit.tree);
+      if (reason !== undefined || visit.tree !== freeTree) return reason;
+      return checkFreeList(readAt(this.fd, Number(first) * this.pageSize + pageHeader.size, dataSize));
     }
     if (dataAt + dataSize > this.pageSize) return `its value of ${dataSize} bytes runs past the page`;
+    if (visit.tree === freeTree) return checkFreeList(page.subarray(dataAt, dataAt + dataSize));
     if ((flags & nodeFlags.subData) !== 0) {
       if (dataSize !== dbLayout.size) return `its sub-db description is ${dataSize} bytes, not ${dbLayout.size}`;
       const name = page

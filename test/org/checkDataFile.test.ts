@@ -13,10 +13,10 @@ function firstPage(data: Buffer, flags: number): number {
   throw new Error(`no page with flags ${flags}`);
 }
 
-/** The offset of the main tree's root page, from the current meta page (the one with the higher txn id). */
-function mainRoot(data: Buffer): number {
+/** The offset of the root page of the main tree (or the free-page tree), from the current meta page (the one with the higher txn id). */
+function mainRoot(data: Buffer, tree: 'main' | 'free' = 'main'): number {
   const current = data.readBigUInt64LE(152) >= data.readBigUInt64LE(pageSize + 152) ? 0 : pageSize;
-  return Number(data.readBigUInt64LE(current + 136)) * pageSize;
+  return Number(data.readBigUInt64LE(current + (tree === 'main' ? 136 : 88))) * pageSize;
 }
 
 async function damaged(change: (data: Buffer) => void): Promise<string | undefined> {
@@ -49,6 +49,16 @@ describe('checkDataFile', () => {
       data.writeUInt16LE(0xdc00, node + 2);
     });
     expect(reason).toMatch(/^page \d+ of the main tree, node 0: its value of 3690987568 bytes runs past the page$/);
+  });
+
+  it('refuses a free-page list whose count is more than its record holds (lmdb would copy past it)', async () => {
+    const reason = await damaged((data) => {
+      const leaf = mainRoot(data, 'free');
+      const node = leaf + 24 + data.readUInt16LE(leaf + 24);
+      // The value follows the 8-byte node header and the key; an inline list starts with its count.
+      data.writeBigUInt64LE(0x7e7e_7e7en, node + 8 + data.readUInt16LE(node + 6));
+    });
+    expect(reason).toMatch(/^page \d+ of the free-page tree, node 0: its free-page list counts 2122219134 pages in \d+ bytes$/);
   });
 
   it('refuses a branch or leaf page whose header was overwritten', async () => {
