@@ -99,6 +99,27 @@ function chooseMeta(fd: number, first: Buffer, fileSize: number): MetaPage | str
 
 const freeTree = 'the free-page tree';
 
+/** Reads through one cached block of the file (1 MiB), for pages asked for in file order; a read across blocks goes to the file. */
+class BlockReader {
+  #start = -1;
+  #block: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly fd: number,
+    private readonly blockSize: number,
+  ) {}
+
+  read(position: number, length: number): Buffer {
+    const start = position - (position % this.blockSize);
+    if (position + length > start + this.blockSize) return readAt(this.fd, position, length);
+    if (start !== this.#start) {
+      this.#block = readAt(this.fd, start, this.blockSize);
+      this.#start = start;
+    }
+    return this.#block.subarray(position - start, position - start + length);
+  }
+}
+
 /**
  * A record of the free-page tree: a list of page numbers led by their count. lmdb copies as
  * many numbers as the count says (a garbled count reads far past the record), and may reserve
@@ -120,22 +141,31 @@ interface PageVisit {
 
 /** Walks the trees of one meta page, page by page. */
 class TreeWalk {
-  readonly #seen = new Set<bigint>();
+  /** One bit per page of the file, set once a tree reaches the page: 1 MiB per 32 GiB of file. */
+  readonly #seen: Uint8Array;
   readonly #pending: PageVisit[] = [];
+  readonly #blocks: BlockReader;
 
   constructor(
     private readonly fd: number,
     private readonly pageSize: number,
     private readonly fileSize: number,
     private readonly lastPage: bigint,
-  ) {}
+  ) {
+    this.#seen = new Uint8Array(Math.ceil(fileSize / pageSize / 8) + 1);
+    this.#blocks = new BlockReader(fd, Math.max(pageSize, 1 << 20));
+  }
 
   check(meta: MetaPage): string | undefined {
     const problem = this.#addTree(freeTree, meta.free) ?? this.#addTree('the main tree', meta.main);
     if (problem !== undefined) return problem;
-    for (let visit = this.#pending.pop(); visit !== undefined; visit = this.#pending.pop()) {
-      const reason = this.#checkPage(visit);
-      if (reason !== undefined) return reason;
+    // Level by level, each in file order: the block reader then reads each block once a level.
+    while (this.#pending.length > 0) {
+      const level = this.#pending.splice(0).sort((a, b) => (a.pgno < b.pgno ? -1 : a.pgno > b.pgno ? 1 : 0));
+      for (const visit of level) {
+        const reason = this.#checkPage(visit);
+        if (reason !== undefined) return reason;
+      }
     }
     return undefined;
   }
@@ -153,41 +183,44 @@ class TreeWalk {
     if ((pgno + pages) * BigInt(this.pageSize) > BigInt(this.fileSize)) {
       return `${tree} needs page ${pgno + pages - 1n}, beyond the end of the file (${this.fileSize} bytes): the file is truncated`;
     }
-    for (let n = 0n; n < pages; n++) {
-      if (this.#seen.has(pgno + n)) return `${tree} reaches page ${pgno + n} twice`;
-      this.#seen.add(pgno + n);
+    // Every page claimed lies inside the file (checked above), so inside the bitmap.
+    for (let page = Number(pgno), end = Number(pgno + pages); page < end; page++) {
+      const [byte, bit] = [Math.floor(page / 8), 1 << (page % 8)];
+      if (((this.#seen[byte] ?? 0) & bit) !== 0) return `${tree} reaches page ${page} twice`;
+      this.#seen[byte] = (this.#seen[byte] ?? 0) | bit;
     }
     return undefined;
   }
 
   /** The page `pgno`, claimed for `tree`, or why it cannot be. */
-  #page(pgno: bigint, tree: string): Buffer | string {
-    return this.#claim(pgno, 1n, tree) ?? readAt(this.fd, Number(pgno) * this.pageSize, this.pageSize);
+  #page(pgno: bigint, tree: string, reader: (position: number, length: number) => Buffer = (at, length) => readAt(this.fd, at, length)): Buffer | string {
+    return this.#claim(pgno, 1n, tree) ?? reader(Number(pgno) * this.pageSize, this.pageSize);
   }
 
   #checkPage(visit: PageVisit): string | undefined {
     const { pgno, tree, level, depth } = visit;
-    const page = this.#page(pgno, tree);
+    const page = this.#page(pgno, tree, (at, length) => this.#blocks.read(at, length));
     if (typeof page === 'string') return page;
-    const where = `page ${pgno} of ${tree}`;
-    if (page.readBigUInt64LE(pageHeader.pgno) !== pgno) return `${where} is numbered ${page.readBigUInt64LE(pageHeader.pgno)}`;
+    if (page.readBigUInt64LE(pageHeader.pgno) !== pgno) return `page ${pgno} of ${tree} is numbered ${page.readBigUInt64LE(pageHeader.pgno)}`;
     const flags = page.readUInt16LE(pageHeader.flags) & 0xff;
     const isLeaf = level === depth - 1;
     if (flags !== (isLeaf ? pageFlags.leaf : pageFlags.branch) && !(isLeaf && flags === (pageFlags.leaf | pageFlags.leaf2))) {
-      return `${where} has flags 0x${flags.toString(16)}, expected a ${isLeaf ? 'leaf' : 'branch'} page`;
+      return `page ${pgno} of ${tree} has flags 0x${flags.toString(16)}, expected a ${isLeaf ? 'leaf' : 'branch'} page`;
     }
     const lower = page.readUInt16LE(pageHeader.lower);
     const upper = page.readUInt16LE(pageHeader.upper);
-    if (lower % 2 !== 0 || lower > upper || pageHeader.size + upper > this.pageSize) return `${where} has bounds ${lower}–${upper} that do not fit it`;
+    if (lower % 2 !== 0 || lower > upper || pageHeader.size + upper > this.pageSize)
+      return `page ${pgno} of ${tree} has bounds ${lower}–${upper} that do not fit it`;
     const keys = lower / 2;
-    if (keys === 0 && level > 0) return `${where} is empty`;
+    if (keys === 0 && level > 0) return `page ${pgno} of ${tree} is empty`;
     if ((flags & pageFlags.leaf2) !== 0) {
       const keySize = page.readUInt16LE(pageHeader.pad);
-      return pageHeader.size + keys * keySize > this.pageSize ? `${where} holds more fixed-size keys than fit` : undefined;
+      return pageHeader.size + keys * keySize > this.pageSize ? `page ${pgno} of ${tree} holds more fixed-size keys than fit` : undefined;
     }
+    const nodes = { ...visit, isLeaf, upper };
     for (let i = 0; i < keys; i++) {
-      const reason = this.#checkNode(page, pageHeader.size + page.readUInt16LE(pageHeader.size + 2 * i), { ...visit, isLeaf, upper }, i);
-      if (reason !== undefined) return `${where}, node ${i}: ${reason}`;
+      const reason = this.#checkNode(page, pageHeader.size + page.readUInt16LE(pageHeader.size + 2 * i), nodes, i);
+      if (reason !== undefined) return `page ${pgno} of ${tree}, node ${i}: ${reason}`;
     }
     return undefined;
   }

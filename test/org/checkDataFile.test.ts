@@ -61,6 +61,21 @@ describe('checkDataFile', () => {
     expect(reason).toMatch(/^page \d+ of the free-page tree, node 0: its free-page list counts 2122219134 pages in \d+ bytes$/);
   });
 
+  it('refuses two trees that share a page (a garbled root: lmdb would write one over the other)', async () => {
+    const reason = await damaged((data) => {
+      const leaf = mainRoot(data);
+      // The sub-dbs' descriptions (48 bytes after each node's key) whose trees are one leaf deep.
+      const roots = Array.from({ length: data.readUInt16LE(leaf + 20) / 2 }, (_, i) => {
+        const node = leaf + 24 + data.readUInt16LE(leaf + 24 + 2 * i);
+        return node + 8 + data.readUInt16LE(node + 6);
+      }).filter((db) => data.readUInt16LE(db + 6) === 1);
+      const [first, second] = roots;
+      if (first === undefined || second === undefined) throw new Error('fewer than two one-page sub-dbs');
+      data.writeBigUInt64LE(data.readBigUInt64LE(first + 40), second + 40);
+    });
+    expect(reason).toMatch(/^sub-db "\w+" reaches page \d+ twice$/);
+  });
+
   it('refuses a branch or leaf page whose header was overwritten', async () => {
     const reason = await damaged((data) => data.fill(0x7e, mainRoot(data) + 16, mainRoot(data) + 24));
     expect(reason).toMatch(/^page \d+ of the main tree has flags 0x7e, expected a leaf page$/);
