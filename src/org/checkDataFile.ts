@@ -28,15 +28,16 @@ import {
  * says, with bounds and nodes that fit the page, overflow runs inside the file, no page reached
  * twice, no tree deeper than lmdb can walk. Values are not decoded; the store validates those.
  *
- * Returns why the file is damaged, or undefined when it is sound or absent (a new store).
+ * Returns why the file is damaged, or undefined when it is sound, absent (a new store) or cannot be opened.
  */
 export function checkDataFile(path: string): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return `cannot read it: ${describeError(error)}`;
+  } catch {
+    // Absent: a new store. Not to be opened (no permission, say): no sign of damage, and lmdb's
+    // own open reports it; moving a sound store aside for it would hide the organisation.
+    return undefined;
   }
   try {
     // Another process (a running `troupe serve` under `troupe org`) may commit while the file is
