@@ -51,6 +51,8 @@ export const errorCodes = [
   // A client that sends its request too slowly, or holds more event streams than it may.
   'client_timeout',
   'too_many_streams',
+  // An org store whose files are damaged (truncated, garbled): refused rather than set aside.
+  'store_damaged',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

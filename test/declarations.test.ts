@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,13 +10,14 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const run = promisify(execFile);
 let out = '';
 
-// The published .d.ts files come from `tsconfig.build.json` (stripInternal): they must leave
-// out what is marked @internal and still type-check for a user who imports them.
+// The published files come from `tsconfig.build.json`: the .d.ts files (stripInternal) must leave
+// out what is marked @internal and still type-check for a user who imports them, and the source
+// maps must resolve with only dist/ shipped.
 beforeAll(async () => {
   // Inside the project, so the emitted files resolve xstate, rxjs and zod from its node_modules.
   await mkdir(join(root, 'build'), { recursive: true });
   out = await mkdtemp(join(root, 'build', 'declarations-'));
-  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclarationOnly', '--outDir', out], { cwd: root });
+  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root });
 }, 120_000);
 
 afterAll(async () => {
@@ -62,4 +63,35 @@ describe('published declarations', () => {
     );
     expect(errors).toEqual([]);
   }, 120_000);
+});
+
+describe('published source maps', () => {
+  it('carry the source of every file they map to, as it is in the repository', async () => {
+    const maps = (await readdir(out, { recursive: true })).filter((file) => file.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(50);
+    for (const file of maps) {
+      const map = JSON.parse(await readFile(join(out, file), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+      // The package ships dist/ only: the sources the map names are not in it, so the map holds them.
+      expect({ file, contents: map.sourcesContent?.length }).toEqual({ file, contents: map.sources.length });
+      for (const [i, source] of map.sources.entries()) {
+        expect(map.sourcesContent?.[i]).toBe(await readFile(resolve(dirname(join(out, file)), source), 'utf8'));
+      }
+    }
+  });
+});
+
+describe('the package', () => {
+  it('ships dist/, the README, the LICENSE and package.json, nothing else', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
+    const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
+    const paths = (pack?.files ?? []).map((entry) => entry.path);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+    expect(paths.filter((path) => !path.startsWith('dist/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+  }, 60_000);
+
+  it('takes zod as a peer dependency (^4), so tools are checked with the zod the application uses', async () => {
+    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    expect(manifest['peerDependencies']).toEqual({ zod: '^4.0.0' });
+    expect(manifest['dependencies']?.['zod']).toBeUndefined();
+  });
 });

@@ -1,20 +1,20 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeError } from '../errors.js';
 import { type Logger, createLogger } from '../logger.js';
 import { type OrgStore, openOrgStore } from '../org/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { readLogLevel, resolveDataDir } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 
-/** True when `dir` holds an LMDB environment, i.e. something has run there. */
-async function hasOrganisation(dir: string): Promise<boolean> {
+/** Why `dir` holds no organisation to read, or undefined when it holds an LMDB environment (something has run there). */
+async function missingOrganisation(dir: string): Promise<string | undefined> {
   const [dirStat, dataStat] = await Promise.all([
     stat(dir).catch(() => undefined),
     // The store opens LMDB with a subdirectory, so its data file is always `data.mdb` inside.
     stat(join(dir, 'data.mdb')).catch(() => undefined),
   ]);
-  return dirStat?.isDirectory() === true && dataStat?.isFile() === true;
+  if (dirStat !== undefined && !dirStat.isDirectory()) return `${dir} is not a directory`;
+  return dirStat?.isDirectory() === true && dataStat?.isFile() === true ? undefined : `no organisation at ${dir} (nothing has run there yet)`;
 }
 
 /**
@@ -23,6 +23,7 @@ async function hasOrganisation(dir: string): Promise<boolean> {
  * left as it is: the store creates whatever it opens, so it is only opened once there is
  * something to read. The store has no read-only mode; `view` only reads, so nothing is written
  * beyond what opening does (a pending migration, moving invalid records to the quarantine).
+ * A damaged store is refused (exit 2) and left as it is: a view never moves files aside.
  */
 export async function withOrganisation(dataDir: string | undefined, io: CliIo, view: (store: OrgStore, dir: string) => ExitCode): Promise<ExitCode> {
   let dir: string;
@@ -34,16 +35,16 @@ export async function withOrganisation(dataDir: string | undefined, io: CliIo, v
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }
-  if (!(await hasOrganisation(dir))) {
-    io.stderr.write(`troupe: no organisation at ${dir} (nothing has run there yet)\n`);
+  const missing = await missingOrganisation(dir);
+  if (missing !== undefined) {
+    io.stderr.write(`troupe: ${missing}\n`);
     return ExitCode.usage;
   }
   let store: OrgStore;
   try {
-    store = await openOrgStore({ dir, logger });
+    store = await openOrgStore({ dir, logger, onDamage: 'refuse' });
   } catch (error) {
-    io.stderr.write(`troupe: cannot read the organisation at ${dir}: ${describeError(error)}\n`);
-    return ExitCode.internal;
+    return reportFailure(io, error, `cannot read the organisation at ${dir}`);
   }
   try {
     return view(store, dir);

@@ -38,6 +38,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'method_not_allowed':
     case 'url_too_long':
     case 'headers_too_large':
+    case 'store_damaged': // A damaged store in the data dir: the environment must be fixed.
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;

@@ -46,11 +46,12 @@ const io: ServeIo = {
   exit: (code) => process.exit(code),
 };
 
-/** `--data-dir` and `--memory`, which cannot go together. */
+/** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {
   return [
     new Option('--data-dir <dir>', 'organisation store to write and restore (default: TROUPE_DATA_DIR, else ./.troupe)'),
-    new Option('--memory', 'keep the organisation in memory only').default(false).conflicts('dataDir'),
+    new Option('--memory', 'keep the organisation in memory only').default(false).conflicts(['dataDir', 'strictStore']),
+    new Option('--strict-store', 'refuse to start (exit 2) on a damaged store instead of moving it aside and starting empty').default(false),
   ];
 }
 
@@ -89,6 +90,7 @@ run.action(
       status: boolean;
       dataDir?: string;
       memory: boolean;
+      strictStore: boolean;
     },
   ) => {
     process.exitCode = await runRequirement(
@@ -99,6 +101,7 @@ run.action(
         json: options.json,
         status: options.status,
         memory: options.memory,
+        strictStore: options.strictStore,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
         ...(options.inspect === undefined && options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort ?? 8080 }),
@@ -137,6 +140,7 @@ interface ServeFlags {
   host: string;
   dataDir?: string;
   memory: boolean;
+  strictStore: boolean;
   drainTimeout: number;
   headersTimeout: number;
   requestTimeout: number;
@@ -148,6 +152,7 @@ serve.action(async (options: ServeFlags) => {
       port: options.port,
       host: options.host,
       memory: options.memory,
+      strictStore: options.strictStore,
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
       drainTimeoutMs: options.drainTimeout * 1000,
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),

@@ -10,6 +10,7 @@ import { type InspectorConnection, connectInspector, startLocalInspector } from 
 import { ModelWatch, describeRetry } from './modelWatch.js';
 import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
+import { refuseDamagedStore } from './strictStore.js';
 
 export interface RunOptions {
   readonly timeoutSeconds: number;
@@ -27,6 +28,8 @@ export interface RunOptions {
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
+  /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
+  readonly strictStore?: boolean;
 }
 
 /** The inspector `--inspect-ws` or `--inspect` asks for, connected before the runtime starts so no actor is missed. */
@@ -84,6 +87,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   const model = new MeteredModel(settings.model);
   const watch = new ModelWatch(model, { logger, onRetry: (notice) => status?.notice(redactor.text(describeRetry(notice))) });
   try {
+    if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
     rt = await createRuntime({
       ...settings.limits,
       logger,

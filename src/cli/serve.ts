@@ -8,6 +8,7 @@ import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } fro
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
+import { refuseDamagedStore } from './strictStore.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -16,6 +17,8 @@ export interface ServeOptions {
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
+  /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
+  readonly strictStore?: boolean;
   /** How long shutdown lets turns in flight finish. */
   readonly drainTimeoutMs: number;
   /** Time a client has to send a request's headers, and the whole request (see the server's limits). */
@@ -52,6 +55,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
   try {
+    if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
     rt = await createRuntime({ ...settings.limits, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');

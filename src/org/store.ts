@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import { type Clock, systemClock } from '../clock.js';
-import { TroupeError, describeError } from '../errors.js';
+import { TroupeError, ValidationError, describeError } from '../errors.js';
+import { checkDataFile } from './checkDataFile.js';
+import { type StoreSettings, isLmdbFailure, readingThrough, setAsideOrRefuse, storeDamaged, storeFiles } from './damagedStore.js';
 import { silentLogger } from '../logger.js';
 import { type SubDbName, metaKey, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
@@ -18,8 +21,11 @@ import type { StageContext, Staged } from './writes.js';
 
 /**
  * Opens (or creates) the organisation store in `dir`: one LMDB environment with a named
- * sub-db per record kind. Opening migrates an older schema, then validates every record;
- * an invalid one is reported, moved to the quarantine and the rest loads.
+ * sub-db per record kind. Opening first checks the data file page by page (`checkDataFile`),
+ * so lmdb never maps a truncated or garbled file; a damaged store is moved aside and the
+ * store starts empty, or refused with `store_damaged` (`onDamage`). Then it migrates an older
+ * schema and validates every record: an invalid one is reported, moved to the quarantine and
+ * the rest loads.
  *
  * @example
  * const store = await openOrgStore({ dir: '.troupe/org' });
@@ -28,47 +34,80 @@ import type { StageContext, Staged } from './writes.js';
  */
 export async function openOrgStore(options: OrgStoreOptions): Promise<OrgStore> {
   // A library logs nothing unless given a logger.
-  const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? systemClock;
-  await mkdir(options.dir, { recursive: true });
+  const settings = { ...options, logger: options.logger ?? silentLogger, clock: options.clock ?? systemClock };
+  await makeStoreDir(options.dir);
+  const damage = checkDataFile(join(options.dir, storeFiles[0]));
+  if (damage !== undefined) await setAsideOrRefuse(settings, storeDamaged(options.dir, `${storeFiles[0]}: ${damage}`));
+  try {
+    return await loadStore(settings);
+  } catch (error) {
+    // lmdb failed on a file the check let through: damage all the same, never a native crash.
+    if (!(error instanceof TroupeError) || error.code !== 'store_damaged') throw error;
+    await setAsideOrRefuse(settings, error);
+    return loadStore(settings);
+  }
+}
+
+/** Creates the store's directory; a path that is a file (or under one) is bad input, named as such. */
+async function makeStoreDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new ValidationError('dataDir', `${dir} is not a directory (a file is in the way); give the org store a directory`, { cause: error });
+    }
+    throw new TroupeError('internal', `cannot create the org store's directory ${dir}: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/** Opens the environment, migrates, validates every record and quarantines the invalid ones. */
+async function loadStore(settings: StoreSettings): Promise<OrgStore> {
+  const { dir, logger, clock } = settings;
   let root: RootDatabase;
   try {
     // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
-    root = open({ path: options.dir, noSubdir: false, maxDbs: subDbNames.length + 2 });
+    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + 2 });
   } catch (error) {
-    throw new TroupeError('internal', `cannot open the org store in ${options.dir}: ${describeError(error)}`, { cause: error });
+    if (isLmdbFailure(error)) throw storeDamaged(dir, `lmdb cannot open it: ${describeError(error)}`, error);
+    throw new TroupeError('internal', `cannot open the org store in ${dir}: ${describeError(error)}`, { cause: error });
   }
   try {
     const dbs = Object.fromEntries(subDbNames.map((name) => [name, root.openDB<unknown>({ name })])) as Record<SubDbName, Database<unknown>>;
-    const target = options.schemaVersion ?? currentSchemaVersion;
-    const stored = readSchemaVersion(dbs.meta);
+    const target = settings.schemaVersion ?? currentSchemaVersion;
+    // No meta: a new store gets the current schema; records without one are pre-versioned (0).
+    const isEmpty = (): boolean => subDbNames.every((name) => name === 'quarantine' || dbs[name].getKeysCount({ limit: 1 }) === 0);
+    const [stored, empty] = readingThrough(dir, () => [readSchemaVersion(dbs.meta), isEmpty()] as const);
     if (stored.kind === 'invalid') {
       // Garbage in meta: set it aside and trust the current schema; the scan below quarantines what does not fit.
       quarantine(root, dbs, [{ db: 'meta', key: metaKey, reason: stored.reason }], { clock, logger });
     }
-    // No meta: a new store gets the current schema; records without one are pre-versioned (0).
-    const isEmpty = (): boolean => subDbNames.every((name) => name === 'quarantine' || dbs[name].getKeysCount({ limit: 1 }) === 0);
-    const from = stored.kind === 'version' ? stored.version : stored.kind === 'absent' && !isEmpty() ? 0 : target;
+    const from = stored.kind === 'version' ? stored.version : stored.kind === 'absent' && !empty ? 0 : target;
     if (stored.kind !== 'version' || from !== target) {
-      migrate(root, dbs, { logger, migrations: { ...orgMigrations, ...options.migrations }, from, target });
+      migrate(root, dbs, { logger, migrations: { ...orgMigrations, ...settings.migrations }, from, target });
     }
-    const invalid: InvalidRecord[] = [];
-    for (const [name, validate] of Object.entries(validators)) {
-      // The message log's values are validated when read (messageLog.ts); only its keys now.
-      if (name === 'messages') invalid.push(...scanKeys('messages', dbs.messages, messageKeyReason));
-      else invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
-    }
+    const invalid = readingThrough(dir, () => invalidRecords(dbs));
     quarantine(root, dbs, invalid, { clock, logger });
-    return createOrgStore(root, dbs, { ...options, logger, clock });
+    return createOrgStore(root, dbs, settings);
   } catch (error) {
     await root.close();
-    throw error instanceof TroupeError
-      ? error
-      : new TroupeError('internal', `cannot load the org store in ${options.dir}: ${describeError(error)}`, { cause: error });
+    if (error instanceof TroupeError) throw error;
+    if (isLmdbFailure(error)) throw storeDamaged(dir, describeError(error), error);
+    throw new TroupeError('internal', `cannot load the org store in ${dir}: ${describeError(error)}`, { cause: error });
   }
 }
 
-function createOrgStore(root: RootDatabase, dbs: SubDbs, options: OrgStoreOptions & Required<Pick<OrgStoreOptions, 'logger' | 'clock'>>): OrgStore {
+/** Every record of the store that fails validation (the message log's by key only: its values are checked when read). */
+function invalidRecords(dbs: SubDbs): InvalidRecord[] {
+  const invalid: InvalidRecord[] = [];
+  for (const [name, validate] of Object.entries(validators)) {
+    if (name === 'messages') invalid.push(...scanKeys('messages', dbs.messages, messageKeyReason));
+    else invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
+  }
+  return invalid;
+}
+
+function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings): OrgStore {
   const { clock } = options;
   const view = new InFlightView();
   const writer = createDurableWriter(root, view, options.logger, options.writeFault);

@@ -54,6 +54,9 @@ export interface NewArtifact {
   readonly content: ArtifactContent;
 }
 
+/** What `openOrgStore` does with a damaged store: set it aside and start empty, or refuse to open it. */
+export type OnDamage = 'reset' | 'refuse';
+
 /** A window on a sequence: skip `offset` entries, return at most `limit`. */
 export interface Page {
   readonly offset?: number;
@@ -71,6 +74,13 @@ export interface OrgStoreOptions {
   readonly schemaVersion?: number;
   /** Test seam: see `WriteFault`. */
   readonly writeFault?: WriteFault;
+  /**
+   * A damaged store (a truncated or garbled data file, or one lmdb fails to read through):
+   * `'reset'` (the default) moves its files into a `damaged-<time>` folder in `dir`, logs an
+   * error naming the folder and opens empty; `'refuse'` rejects with `store_damaged` and
+   * leaves the files as they are.
+   */
+  readonly onDamage?: OnDamage;
 }
 
 /**

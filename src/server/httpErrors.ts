@@ -72,6 +72,7 @@ export function statusOf(code: ErrorCode): number {
     case 'tool_timeout':
     case 'tool_error':
     case 'aborted':
+    case 'store_damaged':
     case 'internal':
       return 500;
     default: {

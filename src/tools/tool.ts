@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue, Task } from '../task/index.js';
+import { requireZod4 } from './requireZod4.js';
 import type { SocietyPort } from './societyPort.js';
 
 /** Something a tool produced besides its text, e.g. a file. */
@@ -37,7 +38,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
-/** Declares a tool, keeping the argument type inferred from its zod schema. */
+/** Declares a tool, keeping the argument type inferred from its zod schema; a schema that is not zod 4 is refused (`invalid_input`). */
 export function defineTool<S extends z.ZodType>(tool: {
   name: string;
   description: string;
@@ -45,6 +46,7 @@ export function defineTool<S extends z.ZodType>(tool: {
   timeoutMs?: number;
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }): Tool<S> {
+  requireZod4(tool.parameters, tool.name);
   return tool;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TroupeError } from '../errors.js';
 import type { JsonValue } from '../task/index.js';
+import { requireZod4 } from './requireZod4.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** What a plain function may return: text, any JSON value, or a full ToolResult. */
@@ -30,6 +31,7 @@ export function toolFromFunction<S extends z.ZodType>(
   if (!toolName.test(name)) {
     throw new TroupeError('invalid_input', `tool name "${name}" must be 1–64 letters, digits, "_" or "-" (name an anonymous function with options.name)`);
   }
+  requireZod4(options.parameters, name);
   return {
     name,
     description: options.description,
