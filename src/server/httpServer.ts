@@ -12,7 +12,6 @@ import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
-import { Redactor } from './redact.js';
 import { type ServerLimitOptions, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
 
@@ -120,11 +119,13 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   };
   app.addHook('preClose', async () => endStreams());
 
+  // What leaves through the API is redacted of the runtime's secrets, the token and any given here.
+  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]);
   registerIntakeRoutes(app, runtime);
-  registerReadRoutes(app, runtime);
+  registerReadRoutes(app, runtime, redactor);
   registerEventStream(app, {
     runtime,
-    redactor: new Redactor([token, ...(options.secrets ?? [])]),
+    redactor,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
     logger,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentView, Runtime } from '../runtime/index.js';
-import { type Task, parseOrThrow } from '../task/index.js';
+import { type Redactor, type Task, parseOrThrow } from '../task/index.js';
 import { HttpError } from './httpErrors.js';
 import {
   type AgentReply,
@@ -77,10 +77,11 @@ function agentReply(view: AgentView): AgentReply {
 }
 
 /** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`. */
-export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void {
+export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redactor: Redactor): void {
   app.get('/api/messages/:taskId', async (request) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
-    return messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
+    const reply = messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
+    return { ...reply, messages: reply.messages.map((task) => redactor.task(task)) };
   });
 
   app.get('/api/agents', async (request) => {
@@ -100,7 +101,7 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void
     roles: runtime.roles().map((role) => ({
       id: role.id,
       name: role.name,
-      prompt: role.prompt,
+      prompt: redactor.text(role.prompt),
       createdBy: role.createdBy,
       createdAt: role.createdAt,
     })),

@@ -34,6 +34,11 @@ export class Redactor {
     this.#secrets = [...new Set(usable)].sort((a, b) => b.length - a.length);
   }
 
+  /** A redactor of these secrets and `more` (the runtime's, plus the server's own token). */
+  with(more: readonly (string | undefined)[]): Redactor {
+    return new Redactor([...this.#secrets, ...more]);
+  }
+
   text(text: string): string {
     let out = text;
     for (const secret of this.#secrets) out = out.replaceAll(secret, redactedMark);

@@ -51,3 +51,27 @@ describe('GET /api/events redaction', () => {
     events.close();
   });
 });
+
+describe('read routes redaction', () => {
+  let served: Served | undefined;
+  afterEach(async () => served?.close());
+
+  it('/api/messages and /api/roles redact the runtime secrets and the token, on a data dir too', async () => {
+    const token = 'read-token-1234567';
+    const runtimeSecret = 'runtime-only-secret-value';
+    served = await serve({ runtime: { secrets: [runtimeSecret] }, server: { token } });
+    await served.rt.createRole({ name: 'keeper', prompt: `You guard ${runtimeSecret} and ${token}.` });
+    const text = `remember ${runtimeSecret} and ${token}`;
+    const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
+    await answered(served.rt, taskId);
+    const messages = await call(served.url, `/api/messages/${taskId}?scope=all`, { token });
+    const roles = await call(served.url, '/api/roles', { token });
+    expect(messages.status).toBe(200);
+    expect(roles.status).toBe(200);
+    for (const body of [JSON.stringify(messages.body), JSON.stringify(roles.body)]) {
+      expect(body).toContain(redactedMark);
+      expect(body).not.toContain(runtimeSecret);
+      expect(body).not.toContain(token);
+    }
+  });
+});
