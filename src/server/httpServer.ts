@@ -119,8 +119,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   };
   app.addHook('preClose', async () => endStreams());
 
-  // What leaves through the API is redacted of the runtime's secrets, the token and any given here.
-  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]);
+  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
   registerEventStream(app, {
