@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
@@ -12,7 +13,7 @@ import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
-import { type ServerLimitOptions, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
+import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
 
 /** The server's options; the limits (`ServerLimitOptions`, README "Limits") each have a default. */
@@ -58,6 +59,26 @@ function packageVersion(): string {
   return '0.0.0';
 }
 
+/** Fastify's options: its limits, timeouts and refusals, all in our error format. */
+function fastifyOptions(limits: ServerLimits): FastifyHttpOptions<Server> {
+  return {
+    logger: false,
+    bodyLimit: limits.bodyLimitBytes,
+    // Headers and bodies are timed out (408), however slowly a client trickles them in.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) },
+    // Refusals made before a route is reached (Node's parser and timeouts, the router) in our error format.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
+    routerOptions: { maxParamLength: 200 },
+    // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
+    forceCloseConnections: 'idle',
+    // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
+    return503OnClosing: false,
+  };
+}
+
 /**
  * The HTTP API of a runtime (see the README's "HTTP API"): intake, reads over the organisation,
  * a live event stream, health and an OpenAPI document. Nothing listens until `listen`. It reads
@@ -73,22 +94,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
   const limits = resolveServerLimits(options);
-  const app = Fastify({
-    logger: false,
-    bodyLimit: limits.bodyLimitBytes,
-    // Headers and bodies are timed out (408), however slowly a client trickles them in.
-    requestTimeout: limits.requestTimeoutMs,
-    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs(limits) },
-    // Refusals made before a route is reached (Node's parser and timeouts, the router) in our error format.
-    clientErrorHandler,
-    frameworkErrors: frameworkErrorHandler,
-    // Task ids may be 128 characters long; Fastify's default would answer longer params with a 404.
-    routerOptions: { maxParamLength: 200 },
-    // Idle keep-alive sockets are closed at once on `close`; event streams are ended by hand.
-    forceCloseConnections: 'idle',
-    // Fastify's own 503 body is not ours; the `closing` hook below answers in our format instead.
-    return503OnClosing: false,
-  });
+  const app = Fastify(fastifyOptions(limits));
   const corsOn = (options.corsOrigins ?? []).length > 0;
   // First, so its hook answers preflights before auth and puts its headers on refusals too.
   if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
