@@ -13,7 +13,7 @@ describe('randomIds', () => {
 
   it('lets a runtime spawn 10,000 agents of one role without refusing one as taken', async () => {
     // With 24 random bits, about three of these spawns were refused ("agent id … is taken").
-    const rt = await createRuntime();
+    const rt = await createRuntime({ maxLiveAgents: 20_000 });
     try {
       await rt.createRole({ name: 'poet', prompt: 'Write poems.' });
       const spawned = new Set<string>();
