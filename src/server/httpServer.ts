@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
+import { EventLog } from './eventLog.js';
 import { registerEventStream } from './eventStream.js';
 import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { allowOrigins } from './cors.js';
@@ -119,12 +120,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());
+  const log = new EventLog(runtime, new Redactor([token, ...(options.secrets ?? [])]), limits.replayBufferEvents);
 
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime);
   registerEventStream(app, {
-    runtime,
-    redactor: new Redactor([token, ...(options.secrets ?? [])]),
+    log,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
     logger,
@@ -157,7 +158,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     },
     close: () => {
       closing = true;
-      return app.close();
+      return app.close().finally(() => log.close());
     },
   };
 }

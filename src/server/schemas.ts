@@ -89,6 +89,12 @@ export const EventsQuerySchema = z
   })
   .strict();
 
+/** `Last-Event-ID`: the id of the last event a reconnecting client saw (ids are server-wide, from 1). */
+export const LastEventIdSchema = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be an event id (a whole number)')
+  .transform(Number);
+
 export const HealthReplySchema = z.object({ status: z.literal('ok') });
 export const ReadyReplySchema = z.object({ ready: z.boolean(), state: z.string() });
 
