@@ -42,6 +42,12 @@ export interface AgentContext extends AgentInput {
    * organisation is kept, so its work is handed back on restart instead of being cancelled.
    */
   readonly resumable: boolean;
+  /**
+   * Set by `agent.drain`: intake is closed (new Tasks are refused) but the turn in progress and
+   * the queued Tasks still run. A flag rather than a state so the turn in progress is not
+   * interrupted: leaving `running.turn` would stop it.
+   */
+  readonly draining: boolean;
 }
 
 /** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */
@@ -70,14 +76,35 @@ export type TurnEvent =
   /** A model call or tool step failed: the turn is over, the agent lives on. */
   | { type: 'turn.failed'; error: unknown };
 
-export type AgentEvent = { type: 'task.received'; task: Task } | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean } | TurnEvent;
+export type AgentEvent =
+  /**
+   * `accepted`: the Task was already accepted for this agent (the user's, checked against the
+   * mailbox limit at intake, or handed back after a restart), so it is queued even past the limit.
+   */
+  | { type: 'task.received'; task: Task; accepted?: boolean }
+  /** Close intake and work through what is queued; the society sends `agent.terminate` once drained (or at the deadline). */
+  | { type: 'agent.drain' }
+  /** Stop now: what is left is cancelled (or kept for a restart when `resumable`) and the agent is released. */
+  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
+  | TurnEvent;
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
 }
 
-/** Work is queued while spawning and running (draining refuses it instead), up to the mailbox limit. */
+/** Work is queued while spawning and running, up to the mailbox limit; once draining or stopping it is refused. */
 const takeWork = [
+  {
+    guard: 'intakeClosed',
+    actions: {
+      type: 'refuseTask',
+      params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({
+        agentId: context.agentId,
+        task: event.task,
+        reason: 'terminating' as const,
+      }),
+    },
+  },
   {
     guard: 'mailboxFull',
     actions: {
@@ -93,7 +120,9 @@ const takeWork = [
 ] as const;
 
 /**
- * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → draining → terminated.
+ * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → stopping → terminated. Draining
+ * is running with intake closed (`agent.drain`): the agent works through its mailbox, then idles
+ * until told to stop.
  * Side effects are named and supplied by the runtime with `.provide()`.
  */
 export const agentMachine = setup({
@@ -122,6 +151,7 @@ export const agentMachine = setup({
     clearCurrent: assign({ current: null, startStep: 0, resuming: false }),
     clearMailbox: assign({ mailbox: [], current: null, startStep: 0, resuming: false }),
     markResumable: assign({ resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable }),
+    closeIntake: assign({ draining: true }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
     answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
@@ -135,11 +165,21 @@ export const agentMachine = setup({
   guards: {
     hasMail: ({ context }) => context.mailbox.length > 0,
     stepLimitReached: ({ context, event }) => event.type === 'turn.observed' && event.step + 1 >= context.maxSteps,
-    mailboxFull: ({ context }) => context.mailbox.length >= context.mailboxLimit,
+    mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
+    intakeClosed: ({ context }) => context.draining,
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ ...input, mailbox: [], current: null, startStep: 0, resume: input.resume ?? null, resuming: false, resumable: false }),
+  context: ({ input }) => ({
+    ...input,
+    mailbox: [],
+    current: null,
+    startStep: 0,
+    resume: input.resume ?? null,
+    resuming: false,
+    resumable: false,
+    draining: false,
+  }),
   initial: 'spawning',
   states: {
     spawning: {
@@ -148,17 +188,18 @@ export const agentMachine = setup({
         src: 'prepare',
         input: ({ context }) => ({ agentId: context.agentId }),
         onDone: { target: 'running' },
-        // Through draining, so Tasks that arrived while spawning are answered, not dropped.
+        // Through stopping, so Tasks that arrived while spawning are answered, not dropped.
         onError: {
-          target: 'draining',
+          target: 'stopping',
           actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
         },
       },
-      on: { 'task.received': takeWork, 'agent.terminate': { target: 'draining' } },
+      // A drain asked for while spawning starts once the agent runs: its queued Tasks still get turns.
+      on: { 'task.received': takeWork, 'agent.drain': { actions: 'closeIntake' }, 'agent.terminate': { target: 'stopping' } },
     },
     running: {
       initial: 'idle',
-      on: { 'task.received': takeWork, 'agent.terminate': { target: 'draining' } },
+      on: { 'task.received': takeWork, 'agent.drain': { actions: 'closeIntake' }, 'agent.terminate': { target: 'stopping' } },
       states: {
         idle: {
           always: {
@@ -218,8 +259,8 @@ export const agentMachine = setup({
         },
       },
     },
-    draining: {
-      // Intake is closed: nothing queued gets a model call; each is answered `canceled`.
+    stopping: {
+      // Nothing queued gets a model call any more; each is answered `canceled` (unless resumable).
       entry: [
         'markResumable',
         {

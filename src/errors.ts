@@ -13,6 +13,10 @@ export const errorCodes = [
   'unknown_agent',
   'agent_terminated',
   'not_parent',
+  // The society's limits on its size and shape: a spawn past them is refused.
+  'agent_limit',
+  'children_limit',
+  'spawn_depth_limit',
   // Intake and request/reply on the bus.
   'intake_closed',
   'duplicate_request',
@@ -22,6 +26,11 @@ export const errorCodes = [
   'mailbox_full',
   'step_limit',
   'repeat_guard',
+  // A Task's turn ran past its budget of tokens or time.
+  'token_budget',
+  'time_budget',
+  // The society's queue of model calls waiting for a slot was full.
+  'model_queue_full',
   // The model layer gave up: retries spent, or an error no retry can fix.
   'model_error',
   // A tool call that could not run or did not finish (the result the model reads).

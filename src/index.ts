@@ -9,7 +9,18 @@
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
  */
-export { createRuntime, Runtime, type AgentView, type RuntimeOptions, type OutputHandler, type AgentState, type ModelUsage } from './runtime/index.js';
+export {
+  createRuntime,
+  Runtime,
+  type AgentView,
+  type AgentPage,
+  type AgentQuery,
+  type RuntimeOptions,
+  type OutputHandler,
+  type AgentState,
+  type ModelUsage,
+  type TerminateOptions,
+} from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
 export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
@@ -39,7 +50,7 @@ export {
   type ChatRequest,
   type ChatDelta,
 } from './llm/index.js';
-export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy } from './task/index.js';
+export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
 export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';

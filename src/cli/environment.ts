@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import { type ModelClient, modelFromEnv } from '../llm/index.js';
 import { type LogLevel, LogLevelSchema, logLevels } from '../logger.js';
 import type { CliEnv } from './cliIo.js';
+import { readLimits } from './limitSettings.js';
 
 // The CLI's reading of its environment, in one place: the library reads none of it, so these
 // are what turn `TROUPE_*` variables into the options `createRuntime` and the server are given.
@@ -53,6 +54,8 @@ export interface RuntimeSettings {
   readonly logLevel: LogLevel;
   readonly model: ModelClient;
   readonly dataDir: string | null;
+  /** Limits set by `TROUPE_*` variables (see `limitVariables`); the rest keep their defaults. */
+  readonly limits: ReturnType<typeof readLimits>;
 }
 
 /**
@@ -66,5 +69,10 @@ export function readRuntimeSettings(
   env: CliEnv,
   defaultLevel: LogLevel,
 ): RuntimeSettings {
-  return { logLevel: readLogLevel(env, defaultLevel), model: modelFromEnv(env), dataDir: resolveDataDir(flags.dataDir, flags.memory, env) };
+  return {
+    logLevel: readLogLevel(env, defaultLevel),
+    model: modelFromEnv(env),
+    dataDir: resolveDataDir(flags.dataDir, flags.memory, env),
+    limits: readLimits(env),
+  };
 }

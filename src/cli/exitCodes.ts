@@ -49,6 +49,12 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'too_many_streams':
     case 'step_limit':
     case 'repeat_guard':
+    case 'token_budget':
+    case 'time_budget':
+    case 'model_queue_full':
+    case 'agent_limit':
+    case 'children_limit':
+    case 'spawn_depth_limit':
     case 'model_error':
     case 'unknown_tool':
     case 'tool_timeout':

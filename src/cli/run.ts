@@ -85,6 +85,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   const watch = new ModelWatch(model, { logger, onRetry: (notice) => status?.notice(redactor.text(describeRetry(notice))) });
   try {
     rt = await createRuntime({
+      ...settings.limits,
       logger,
       model: watch.model,
       // The watch is the retry layer: the runtime adds none.

@@ -52,7 +52,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
   try {
-    rt = await createRuntime({ logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
+    rt = await createRuntime({ ...settings.limits, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);

@@ -4,6 +4,7 @@ import {
   AssistantMessageSchema,
   SystemMessageSchema,
   TaskSchema,
+  TerminationModeSchema,
   ToolMessageSchema,
   ToolPolicySchema,
   UserMessageSchema,
@@ -58,6 +59,8 @@ export const TerminationRecordSchema = z
     terminatedBy: AgentIdSchema,
     at: timestamp,
     reason: z.string(),
+    /** Whether the agent drained its work first; absent in records written before drains existed, which were aborts. */
+    mode: TerminationModeSchema.optional(),
   })
   .strict();
 

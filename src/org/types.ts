@@ -1,7 +1,7 @@
 import type { Database } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, Task } from '../task/index.js';
+import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
@@ -44,6 +44,8 @@ export interface NewTermination {
   readonly terminatedBy: string;
   readonly reason: string;
   readonly at?: number;
+  /** `abort` when absent. */
+  readonly mode?: TerminationMode;
 }
 
 export interface NewArtifact {

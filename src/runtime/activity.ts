@@ -14,6 +14,10 @@ export class ActivityTracker {
     return this.#busy.size;
   }
 
+  isBusy(agentId: string): boolean {
+    return this.#busy.has(agentId);
+  }
+
   track(agentId: string, busy: boolean): void {
     if (busy === this.#busy.has(agentId)) return;
     if (busy) this.#busy.add(agentId);

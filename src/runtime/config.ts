@@ -26,6 +26,22 @@ export const RuntimeConfigSchema = z.object({
   commitDelayMs: z.number().int().nonnegative().max(60_000).default(10),
   /** With a data dir: records held back at most; the next one commits them all at once. */
   maxHeldWrites: z.number().int().positive().default(256),
+  /** Live agents a society may have at once (restored ones count too); a spawn past it is refused with `agent_limit`. */
+  maxLiveAgents: z.number().int().positive().default(1_000),
+  /** Live children one agent may have at once; a spawn past it is refused with `children_limit`. */
+  maxChildrenPerAgent: z.number().int().positive().default(50),
+  /** How deep the tree may grow: a top-level agent is at depth 1; a spawn past it is refused with `spawn_depth_limit`. */
+  maxSpawnDepth: z.number().int().positive().default(8),
+  /** Model calls in flight at once across the whole society; the rest wait in a queue, oldest first. */
+  maxConcurrentModelCalls: z.number().int().positive().default(8),
+  /** Model calls that may wait for a slot; one more fails its turn with `model_queue_full`. */
+  maxQueuedModelCalls: z.number().int().positive().default(10_000),
+  /** Tokens (prompt + completion, as the provider reports them) one Task's turn may use; past it the turn ends with `token_budget`. */
+  maxTaskTokens: z.number().int().positive().default(1_000_000),
+  /** Time one Task's turn may take, on the runtime's clock; past it the turn ends with `time_budget`. */
+  maxTaskMs: z.number().int().positive().default(1_800_000),
+  /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
+  terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

@@ -1,14 +1,26 @@
 import type { AgentRecord, Termination } from '../org/index.js';
 
+const noChildren: ReadonlySet<string> = new Set();
+
 /**
- * The organisation as data: every agent ever spawned, its parent link, and who terminated
- * whom. Kept apart from the live actors because the tree outlives them (terminated agents
- * stay on record) and because it is what the org store persists.
+ * The organisation as data: the live agents' records and parent links, the most recent
+ * `keepTerminated` terminated agents' records, and who terminated whom among them. Kept apart
+ * from the live actors because a record outlives its actor. Older terminated agents leave
+ * memory (the org store, when there is one, keeps them all), so a long-running society's memory
+ * does not grow with every agent it ever spawned.
  */
 export class OrgTree {
   readonly #records = new Map<string, AgentRecord>();
   readonly #children = new Map<string, Set<string>>();
-  readonly #terminations: Termination[] = [];
+  /** By agent: an agent is terminated once. */
+  readonly #terminations = new Map<string, Termination>();
+  /** Terminated agents still in memory, oldest first. */
+  readonly #retired = new Set<string>();
+  readonly #keepTerminated: number;
+
+  constructor(keepTerminated: number) {
+    this.#keepTerminated = keepTerminated;
+  }
 
   has(agentId: string): boolean {
     return this.#records.has(agentId);
@@ -42,20 +54,48 @@ export class OrgTree {
     const record = this.#records.get(agentId);
     if (record === undefined) return;
     this.#records.delete(agentId);
-    if (record.parentAgentId !== null) this.#children.get(record.parentAgentId)?.delete(agentId);
+    this.#terminations.delete(agentId);
+    this.#retired.delete(agentId);
+    if (record.parentAgentId === null) return;
+    const siblings = this.#children.get(record.parentAgentId);
+    siblings?.delete(agentId);
+    if (siblings?.size === 0) this.#children.delete(record.parentAgentId);
   }
 
-  markTerminated(agentId: string, at: number): void {
+  /** Marks the agent terminated; returns the ids of the oldest terminated agents that left memory to make room. */
+  markTerminated(agentId: string, at: number): string[] {
     const record = this.#records.get(agentId);
-    if (record !== undefined) this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: at });
+    if (record === undefined) return [];
+    this.#records.set(agentId, { ...record, status: 'terminated', terminatedAt: at });
+    return this.#retire(agentId);
+  }
+
+  /** Puts back a terminated agent read from the store, as the newest terminated one. */
+  restoreTerminated(record: AgentRecord, termination: Termination | undefined): string[] {
+    this.add(record);
+    if (termination !== undefined) this.recordTermination(termination);
+    return this.#retire(record.id);
   }
 
   recordTermination(termination: Termination): void {
-    this.#terminations.push(termination);
+    this.#terminations.set(termination.agentId, termination);
   }
 
+  /** Who terminated whom, for the agents still in memory, in the order they were terminated. */
   terminations(): readonly Termination[] {
-    return this.#terminations;
+    return [...this.#terminations.values()];
+  }
+
+  /** Ids of `agentId`'s children in memory. */
+  children(agentId: string): ReadonlySet<string> {
+    return this.#children.get(agentId) ?? noChildren;
+  }
+
+  /** 1 for a top-level agent, its parent's depth + 1 for any other (ancestors of a live agent are in memory). */
+  depthOf(agentId: string): number {
+    let depth = 1;
+    for (let parent = this.parentOf(agentId); parent !== null; parent = this.parentOf(parent)) depth++;
+    return depth;
   }
 
   /** The agent and its descendants, parents before children. */
@@ -67,5 +107,19 @@ export class OrgTree {
       queue.push(...(this.#children.get(id) ?? []));
     }
     return out;
+  }
+
+  #retire(agentId: string): string[] {
+    this.#retired.delete(agentId);
+    this.#retired.add(agentId);
+    const gone: string[] = [];
+    for (const oldest of this.#retired) {
+      if (this.#retired.size <= this.#keepTerminated) break;
+      this.remove(oldest);
+      // Its own children are terminated too (termination cascades): their link to it goes with it.
+      this.#children.delete(oldest);
+      gone.push(oldest);
+    }
+    return gone;
   }
 }

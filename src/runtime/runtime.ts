@@ -13,10 +13,15 @@ import { ToolRegistry, metaTools } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
+import { type AgentPage, type AgentQuery, pageAgents } from './agentPage.js';
+import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
+import { limitedModel } from './limitedModel.js';
+import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { Society } from './society.js';
+import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
@@ -58,6 +63,7 @@ export class Runtime {
   // Built once: zod schemas are cheap to run and costly to build.
   readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
   #summary: Promise<ShutdownSummary> | undefined;
+  readonly #intake: IntakeGate;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -104,10 +110,13 @@ export class Runtime {
     this.#root = root;
     this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
+    this.#intake = new IntakeGate(config.mailboxLimit);
     this.#clock = clock;
     this.#ids = ids ?? randomIds;
     this.#logger = logger;
-    const chosen = model ?? new OfflineModel();
+    // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
+    const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
+    const chosen = limitedModel(model ?? new OfflineModel(), limiter);
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
@@ -214,13 +223,31 @@ export class Runtime {
     return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
   }
 
-  /** Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents). */
-  terminate(agentId: string, options: { by: string; reason?: string }): Promise<void> {
-    return this.#society.terminate({ agentId, by: options.by, reason: options.reason ?? `terminated by ${options.by}` });
+  /**
+   * Terminates an agent and its descendants; `by` must be its parent (`user` for top-level agents).
+   * By default they drain: new Tasks are refused, the work they have is finished (up to
+   * `drainTimeoutMs`), then they are released; `mode: 'abort'` cancels their work at once.
+   */
+  async terminate(agentId: string, options: TerminateOptions): Promise<void> {
+    await this.#society.terminate(terminationOf(agentId, options));
   }
 
+  /** The agents in memory: the live ones and the most recent terminated ones (`terminatedAgentsInMemory`). */
   agents(): AgentView[] {
     return this.#society.records().map((record) => this.#view(record));
+  }
+
+  /**
+   * A page of agents, oldest first, optionally only `active` or `terminated` ones. With an org
+   * store, terminated agents are read from it (every agent ever spawned); live ones are always
+   * in memory.
+   */
+  agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
+    const stored = query.status === 'active' ? undefined : this.#journal.agentRecords();
+    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
+    const view = (record: AgentRecord): AgentView => this.#view(record);
+    if (stored === undefined) return pageAgents([...inMemory.values()], query, 'memory', () => undefined, view);
+    return pageAgents(stored, query, 'store', (agentId) => inMemory.get(agentId), view);
   }
 
   agent(agentId: string): AgentView | undefined {
@@ -238,14 +265,7 @@ export class Runtime {
 
   /** Model calls and tokens of the whole society so far. */
   usage(): ModelUsage {
-    const total: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    for (const record of this.#society.records()) {
-      const usage = this.#society.usageOf(record.id);
-      total.calls += usage?.calls ?? 0;
-      total.promptTokens += usage?.promptTokens ?? 0;
-      total.completionTokens += usage?.completionTokens ?? 0;
-    }
-    return total;
+    return this.#society.totalUsage();
   }
 
   onOutput(handler: OutputHandler): () => void {
@@ -305,11 +325,15 @@ export class Runtime {
     if (this.#society.record(target) === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
     // A draining agent has already let go of its inbox: a Task sent now would never be answered.
     if (!this.#society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
-    return this.#journal.userInput(task, () => {
-      this.#requireOpen();
-      this.user.input(task);
-      return task.id;
-    });
+    const queued = this.#society.agent(target)?.queued ?? 0;
+    return this.#intake.admit(target, queued, (handedOver) =>
+      this.#journal.userInput(task, () => {
+        handedOver();
+        this.#requireOpen();
+        this.user.input(task);
+        return task.id;
+      }),
+    );
   }
 
   #view(record: AgentRecord): AgentView {

@@ -4,14 +4,18 @@ import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
-import { Actions, type Task, type ToolPolicy } from '../task/index.js';
+import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
 import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
 import { provideAgentMachine } from './agent/agentMachine.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
+import { Drains } from './drains.js';
 import { RoleBook } from './roleBook.js';
+import { restoreRecentlyTerminated } from './recentlyTerminated.js';
+import { SpawnLimits } from './spawnLimits.js';
+import { UsageLedger } from './usageLedger.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
@@ -27,19 +31,31 @@ const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']
  */
 export class Society implements SocietyPort {
   readonly roles: RoleBook;
-  readonly #org = new OrgTree();
+  readonly #org: OrgTree;
   readonly #agents = new Map<string, Agent>();
-  /** Kept after an agent terminates, so the society's usage stays whole. */
-  readonly #usage = new Map<string, ModelUsage>();
+  /** Usage of the agents in memory, and the sum of those gone, so the society's usage stays whole. */
+  readonly #usage = new UsageLedger();
   readonly #activity = new ActivityTracker();
   /** Emits whenever an agent becomes busy or quiet. */
   readonly activity$: Observable<void> = this.#activity.changes$;
   readonly #env: AgentEnvironment;
   readonly #machine: AgentMachine;
+  readonly #drains: Drains;
+  readonly #limits: SpawnLimits;
 
   constructor(deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
+    this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
+    const agents = this.#agents;
+    this.#limits = new SpawnLimits(deps.config, {
+      get liveCount() {
+        return agents.size;
+      },
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id)).length,
+      depthOf: (agentId) => this.#org.depthOf(agentId),
+    });
     this.#env = { ...deps, society: this, activity: this.#activity };
+    this.#drains = new Drains(this.#activity, deps.clock);
     this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
   }
 
@@ -58,8 +74,9 @@ export class Society implements SocietyPort {
     return this.#agents.get(agentId);
   }
 
+  /** An agent's record: from memory, else (a terminated agent that left memory) from the store. */
   record(agentId: string): AgentRecord | undefined {
-    return this.#org.get(agentId);
+    return this.#org.get(agentId) ?? this.#env.journal.agentRecord(agentId);
   }
 
   records(): AgentRecord[] {
@@ -84,22 +101,34 @@ export class Society implements SocietyPort {
   }
 
   requireLive(agentId: string): AgentRecord {
-    const record = this.#org.get(agentId);
+    const record = this.record(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
     if (!this.isActive(agentId)) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     return record;
   }
 
-  conversationOf(agentId: string): CompressibleConversation {
-    this.requireLive(agentId);
+  /** Throws unless `agentId` still runs turns: live and not stopping (a draining agent still works). */
+  requireRunning(agentId: string): Agent {
     const agent = this.#agents.get(agentId);
-    if (agent === undefined) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
-    return agent.conversation;
+    if (agent?.running !== true) {
+      if (!this.#org.has(agentId)) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
+      throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
+    }
+    return agent;
+  }
+
+  conversationOf(agentId: string): CompressibleConversation {
+    return this.requireRunning(agentId).conversation;
   }
 
   /** Model calls and tokens of an agent, live or terminated. */
   usageOf(agentId: string): ModelUsage | undefined {
-    return this.#usage.get(agentId);
+    return this.#usage.of(agentId);
+  }
+
+  /** Model calls and tokens of every agent so far, including those gone from memory. */
+  totalUsage(): ModelUsage {
+    return this.#usage.total();
   }
 
   /** How many live agents are working or have mail. */
@@ -134,8 +163,10 @@ export class Society implements SocietyPort {
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
     const id = input.id ?? this.#env.ids.agent(role.name);
-    if (reservedIds.has(id) || this.#org.has(id)) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
+    if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
+    // Refused past a limit; held until the agent is live (or the spawn failed).
+    const release = this.#limits.reserve(input.parent);
     const record: AgentRecord = { id, roleId: role.id, parentAgentId: input.parent, createdAt: this.#env.clock.now(), terminatedAt: null, status: 'active' };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
@@ -144,6 +175,7 @@ export class Society implements SocietyPort {
     try {
       started = await this.#env.journal.agent(record, () => {
         progress.recorded = true;
+        release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
         this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
@@ -152,6 +184,8 @@ export class Society implements SocietyPort {
     } catch (error) {
       if (!progress.recorded) this.#org.remove(id);
       throw error;
+    } finally {
+      release();
     }
     if (!started) {
       await this.#env.journal.terminated({
@@ -159,8 +193,9 @@ export class Society implements SocietyPort {
         terminatedBy: input.parent ?? 'user',
         at: this.#env.clock.now(),
         reason: 'parent terminated while spawning',
+        mode: 'abort',
       });
-      this.#org.markTerminated(id, this.#env.clock.now());
+      this.#retire(this.#org.markTerminated(id, this.#env.clock.now()));
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
     }
     return { agentId: id, roleId: role.id };
@@ -169,11 +204,10 @@ export class Society implements SocietyPort {
   /** Puts back an organisation read from the journal and starts every agent still active. Nothing is written. */
   restore(stored: StoredOrganisation): void {
     for (const role of stored.roles) this.roles.restore(role);
-    const byCreation = [...stored.agents].sort((a, b) => a.createdAt - b.createdAt);
+    const byCreation = stored.agents.filter((record) => record.status === 'active').sort((a, b) => a.createdAt - b.createdAt);
     for (const record of byCreation) this.#org.add(record);
-    for (const termination of stored.terminations) this.#org.recordTermination(termination);
+    restoreRecentlyTerminated(this.#org, stored, this.#env.config.terminatedAgentsInMemory);
     for (const record of byCreation) {
-      if (record.status !== 'active') continue;
       const role = this.roles.find(record.roleId);
       if (role === undefined) {
         this.#env.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
@@ -183,8 +217,12 @@ export class Society implements SocietyPort {
     }
   }
 
-  /** Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level agent). */
-  async terminate(input: { agentId: string; by: string; reason: string }): Promise<void> {
+  /**
+   * Terminates `agentId` and every descendant; only its parent may (or `user` for a top-level
+   * agent). `drain` lets the subtree finish its work first, for up to `drainTimeoutMs` (the
+   * runtime's `drainTimeoutMs` by default); `abort` cancels it at once.
+   */
+  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; drainTimeoutMs?: number }): Promise<void> {
     const record = this.requireLive(input.agentId);
     const allowed = record.parentAgentId ?? 'user';
     if (input.by !== allowed) {
@@ -192,7 +230,8 @@ export class Society implements SocietyPort {
         context: { agentId: input.agentId, by: input.by },
       });
     }
-    await this.#stopSubtree(input.agentId, input.by, input.reason, 'terminate');
+    const drainTimeoutMs = input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs;
+    await this.#drains.track(this.#stopSubtree(input.agentId, input.by, input.reason, { why: 'terminate', mode: input.mode, drainTimeoutMs }));
   }
 
   /**
@@ -200,26 +239,35 @@ export class Society implements SocietyPort {
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
   async stopAll(): Promise<void> {
+    // Terminations draining now end now: what they had left is cancelled and they are recorded.
+    this.#drains.cutShort();
     const live = new Set(this.#agents.keys());
     const topLevel = [...live].filter((id) => !live.has(this.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', 'shutdown')));
+    await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0 })));
+    await this.#drains.settled();
   }
 
-  /** Stops a subtree, parents first so no one starts new work, and waits for every actor to end. */
-  async #stopSubtree(rootId: string, by: string, reason: string, why: 'terminate' | 'shutdown'): Promise<void> {
-    const resumable = why === 'shutdown' && this.#env.journal.persistent;
+  /**
+   * Stops a subtree, parents first so no one starts new work, and waits for every actor to end.
+   * A drain first closes the subtree's intake and waits until none of it has work left (or the
+   * deadline), so children have drained before their parent is released; then it stops as an abort does.
+   */
+  async #stopSubtree(rootId: string, by: string, reason: string, stop: Stop): Promise<void> {
+    const resumable = stop.why === 'shutdown' && this.#env.journal.persistent;
     const order = this.#org.subtree(rootId).filter((id) => this.#agents.has(id));
-    const written: Promise<void>[] = [];
-    for (const id of order) {
+    // Those already draining or stopping (a concurrent terminate or shutdown) are that one's to stop: waited for below, recorded once.
+    const mine = order.flatMap((id) => {
       const agent = this.#agents.get(id);
-      // Already draining (a concurrent terminate or shutdown): waited for below, recorded once.
-      if (agent === undefined || !agent.active) continue;
-      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason };
+      return agent?.active === true ? [agent] : [];
+    });
+    const terminations = mine.map(({ id }) => {
+      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason, mode: stop.mode };
       this.#org.recordTermination(termination);
-      agent.terminate(by, reason, resumable);
-      if (why === 'terminate') written.push(this.#env.journal.terminated(termination));
-    }
-    await Promise.all(written);
+      return termination;
+    });
+    const left = stop.mode === 'drain' ? await this.#drains.drain(mine, order, reason, stop.drainTimeoutMs) : reason;
+    for (const agent of mine) agent.terminate(by, left, resumable);
+    if (stop.why === 'terminate') await Promise.all(terminations.map((termination) => this.#env.journal.terminated(termination)));
     await Promise.all(
       order.map(async (id) => {
         const agent = this.#agents.get(id);
@@ -232,7 +280,7 @@ export class Society implements SocietyPort {
 
   #start(record: AgentRecord, role: Role, origin: 'new' | 'restored'): Agent {
     const agent = new Agent(this.#env, this.#machine, record, role, origin);
-    this.#usage.set(record.id, agent.usage);
+    this.#usage.track(record.id, agent.usage);
     // Registered before it starts, so everything its actor does finds it.
     this.#agents.set(record.id, agent);
     agent.start();
@@ -245,6 +293,18 @@ export class Society implements SocietyPort {
     agent.release(resumable);
     this.#agents.delete(agent.id);
     this.#activity.track(agent.id, false);
-    this.#org.markTerminated(agent.id, this.#env.clock.now());
+    this.#retire(this.#org.markTerminated(agent.id, this.#env.clock.now()));
   }
+
+  /** Agents that left memory: their usage only counts in the total from now on. */
+  #retire(gone: readonly string[]): void {
+    for (const agentId of gone) this.#usage.retire(agentId);
+  }
+}
+
+/** Why a subtree stops, and how. */
+interface Stop {
+  readonly why: 'terminate' | 'shutdown';
+  readonly mode: TerminationMode;
+  readonly drainTimeoutMs: number;
 }

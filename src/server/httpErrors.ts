@@ -50,18 +50,24 @@ export function statusOf(code: ErrorCode): number {
       return 415;
     case 'headers_too_large':
       return 431;
-    // Back-pressure: the agent is busy, the client may try again later.
+    // Back-pressure: the agent (or the society) is full, the client may try again later.
     case 'mailbox_full':
     case 'too_many_streams':
+    case 'agent_limit':
+    case 'children_limit':
+    case 'spawn_depth_limit':
       return 429;
     case 'model_error':
       return 502;
     case 'intake_closed':
+    case 'model_queue_full':
       return 503;
     case 'request_timeout':
       return 504;
     case 'step_limit':
     case 'repeat_guard':
+    case 'token_budget':
+    case 'time_budget':
     case 'unknown_tool':
     case 'tool_timeout':
     case 'tool_error':
@@ -115,10 +121,30 @@ export function toResponse(error: unknown): { status: number; body: ErrorBody } 
   return { status: 500, body: errorBody('internal', 'the server failed to handle this request', null) };
 }
 
+/** Seconds a client refused for a full mailbox or queue (429) waits before trying again, unless the error says. */
+const busyRetryAfterSeconds = 1;
+/** Seconds a client refused while the runtime shuts down (503) waits: long enough for a restart. */
+const unavailableRetryAfterSeconds = 5;
+
+/**
+ * The `Retry-After` (seconds) of a refusal the client may simply repeat later: back-pressure
+ * (429) and a runtime shutting down or overloaded (503); undefined for every other error.
+ */
+function retryAfterOf(error: unknown): number | undefined {
+  if (!(error instanceof TroupeError)) return undefined;
+  const status = statusOf(error.code);
+  if (status !== 429 && status !== 503) return undefined;
+  const given = error.context['retryAfterSeconds'];
+  if (typeof given === 'number' && Number.isInteger(given) && given > 0) return given;
+  return status === 429 || error.code === 'model_queue_full' ? busyRetryAfterSeconds : unavailableRetryAfterSeconds;
+}
+
 /** Fastify's error handler: every failure leaves as `{ error: { code, message, field } }`; 5xx are logged. */
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toResponse(error);
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     // The path only: a query may carry the token (?access_token= on the event stream).
     if (status >= 500) logger.error({ method: request.method, url: request.url.split('?', 1)[0], error: describeError(error) }, 'request failed');
     return reply.status(status).send(body);

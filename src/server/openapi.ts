@@ -22,7 +22,7 @@ const routes: readonly RouteDoc[] = [
     summary: 'Give the root agent a requirement',
     body: s.SubmitBodySchema,
     reply: { status: 201, schema: s.SubmitReplySchema },
-    errors: [400, 401, 413, 415, 503],
+    errors: [400, 401, 413, 415, 429, 503],
   },
   {
     method: 'post',
@@ -30,7 +30,7 @@ const routes: readonly RouteDoc[] = [
     summary: "Send the user's message to an agent",
     body: s.SendBodySchema,
     reply: { status: 201, schema: s.SendReplySchema },
-    errors: [400, 401, 404, 409, 413, 415, 503],
+    errors: [400, 401, 404, 409, 413, 415, 429, 503],
   },
   {
     method: 'get',
@@ -41,7 +41,14 @@ const routes: readonly RouteDoc[] = [
     reply: { status: 200, schema: s.MessagesReplySchema },
     errors: [400, 401, 404],
   },
-  { method: 'get', path: '/api/agents', summary: 'Every agent of the organisation', reply: { status: 200, schema: s.AgentsReplySchema }, errors: [401] },
+  {
+    method: 'get',
+    path: '/api/agents',
+    summary: 'A page of the agents of the organisation, oldest first, optionally by status',
+    query: s.AgentsQuerySchema,
+    reply: { status: 200, schema: s.AgentsReplySchema },
+    errors: [400, 401],
+  },
   {
     method: 'get',
     path: '/api/agents/{id}',

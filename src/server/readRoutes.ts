@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { AgentView, Runtime } from '../runtime/index.js';
 import { type Task, parseOrThrow } from '../task/index.js';
 import { HttpError } from './httpErrors.js';
-import { type AgentReply, AgentIdParamsSchema, type MessagesQuery, type MessagesReply, MessagesQuerySchema, TaskIdParamsSchema } from './schemas.js';
+import {
+  type AgentReply,
+  AgentIdParamsSchema,
+  AgentsQuerySchema,
+  type MessagesQuery,
+  type MessagesReply,
+  MessagesQuerySchema,
+  TaskIdParamsSchema,
+} from './schemas.js';
 
 const toUser = (task: Task): boolean => task.to === 'user';
 
@@ -75,7 +83,11 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime): void
     return messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
   });
 
-  app.get('/api/agents', async () => ({ agents: runtime.agents().map(agentReply) }));
+  app.get('/api/agents', async (request) => {
+    const query = parseOrThrow(AgentsQuerySchema, request.query);
+    const page = runtime.agentPage(query);
+    return { total: page.total, offset: page.offset, agents: page.agents.map(agentReply), source: page.source };
+  });
 
   app.get('/api/agents/:id', async (request) => {
     const { id } = parseOrThrow(AgentIdParamsSchema, request.params);

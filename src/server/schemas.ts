@@ -65,7 +65,23 @@ export const AgentSchema = z.object({
   createdAt: z.number().int(),
   terminatedAt: z.number().int().nullable(),
 });
-export const AgentsReplySchema = z.object({ agents: z.array(AgentSchema) });
+export const AgentsQuerySchema = z
+  .object({
+    offset: queryInteger(0, Number.MAX_SAFE_INTEGER).default(0),
+    limit: queryInteger(1, maxPageSize).default(100),
+    /** Only live agents, or only terminated ones (read from the org store when there is one). */
+    status: z.enum(['active', 'terminated']).optional(),
+  })
+  .strict();
+
+export const AgentsReplySchema = z.object({
+  /** Agents matching in all, so a client knows when it has paged to the end. */
+  total: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  agents: z.array(AgentSchema),
+  /** `store`: every agent ever spawned, from the org store; `memory`: the live agents and the most recent terminated ones. */
+  source: z.enum(['store', 'memory']),
+});
 
 export const RoleSchema = z.object({
   id: z.string(),

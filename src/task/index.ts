@@ -6,3 +6,4 @@ export { parseOrThrow, formatPath } from './validate.js';
 export { taskAsPrompt, readPrompt } from './prompt.js';
 export * from './chat.js';
 export { Redactor, redactedMark, redactingLogger } from './redact.js';
+export * from './termination.js';

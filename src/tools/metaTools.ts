@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentIdSchema, taskText } from '../task/index.js';
+import { AgentIdSchema, TerminationModeSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
 import { delegateTask, sendMessage } from './societyServices.js';
@@ -75,14 +75,17 @@ const sendMessageTool = defineTool({
 
 const terminateAgentTool = defineTool({
   name: 'terminate_agent',
-  description: 'Terminate one of your child agents (and its descendants) and free its resources. Only its parent may.',
+  description:
+    'Terminate one of your child agents (and its descendants) and free its resources. Only its parent may. ' +
+    'mode "drain" (default) lets it finish the work it has queued first; "abort" cancels that work at once.',
   parameters: z.object({
     agentId: AgentIdSchema,
     reason: z.string().max(500).optional(),
+    mode: TerminationModeSchema.default('drain'),
   }),
   execute: async (args, { agentId, society }) => {
-    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent' });
-    return jsonResult({ ok: true, terminatedAgentId: args.agentId });
+    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent', mode: args.mode });
+    return jsonResult({ ok: true, terminatedAgentId: args.agentId, mode: args.mode });
   },
 });
 

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { Task } from '../task/index.js';
+import type { Task, TerminationMode } from '../task/index.js';
 
 /** An agent's conversation as `compress_context` sees it. */
 export interface CompressibleConversation {
@@ -23,10 +23,12 @@ export interface SocietyPort {
   createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
   /** Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s tree. */
   spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }>;
-  /** Terminates `agentId` and its descendants; only its parent may. */
-  terminate(input: { agentId: string; by: string; reason: string }): Promise<void>;
-  /** Throws `unknown_agent` or `agent_terminated` unless `agentId` is live and not being terminated. */
+  /** Terminates `agentId` and its descendants, draining them first or not; only its parent may. */
+  terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode }): Promise<void>;
+  /** Throws `unknown_agent` or `agent_terminated` unless `agentId` is live and not being terminated: it may take new work. */
   requireLive(agentId: string): void;
-  /** The conversation of a live agent (throws as `requireLive`). */
+  /** Throws as `requireLive` unless `agentId` still runs turns: live and not stopping (a draining agent still works). */
+  requireRunning(agentId: string): void;
+  /** The conversation of an agent that still runs turns (throws as `requireRunning`). */
   conversationOf(agentId: string): CompressibleConversation;
 }

@@ -73,7 +73,8 @@ export function compressContext(
 
 /** Publishes each step as a `plan.step` Task from `agentId` to itself under `parentTask`, in order. */
 export function recordPlan(society: SocietyPort, input: { agentId: string; goal: string; steps: readonly PlanStepInput[]; parentTask: Task }): RecordedPlan {
-  society.requireLive(input.agentId);
+  // The agent's own turn: a draining agent still plans the work it is finishing.
+  society.requireRunning(input.agentId);
   const tasks = input.steps.map((step, index) =>
     createTask(
       {

@@ -173,7 +173,8 @@ describe('troupe run', () => {
       expect(actors).toContain('runtime');
       expect([...actors].some((name) => name?.startsWith('poet-') === true)).toBe(true);
       const values = events.filter((event) => event.type === '@xstate.snapshot').map((event) => JSON.stringify(event.snapshot?.value));
-      for (const state of ['{"running":{"turn":"thinking"}}', '{"running":{"turn":"acting"}}', '"draining"', '"terminated"']) expect(values).toContain(state);
+      for (const state of ['{"running":{"turn":"thinking"}}', '{"running":{"turn":"acting"}}', '"draining"', '"stopping"', '"terminated"'])
+        expect(values).toContain(state);
     } finally {
       server.close();
     }

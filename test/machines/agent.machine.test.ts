@@ -26,6 +26,7 @@ const { agentId } = input;
 
 const events: readonly ModelEvent[] = [
   { type: 'task.received', task },
+  { type: 'agent.drain' },
   { type: 'agent.terminate', by: 'user', reason: 'no longer needed', resumable: false },
   { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true },
   { type: 'xstate.done.actor.prepare', output: undefined },
@@ -42,6 +43,7 @@ const events: readonly ModelEvent[] = [
 function label(event: ModelEvent): string {
   switch (event.type) {
     case 'task.received':
+    case 'agent.drain':
       return event.type;
     case 'agent.terminate':
       return `${event.type}(${event.resumable ? 'resumable' : 'final'})`;
@@ -63,12 +65,14 @@ function label(event: ModelEvent): string {
 }
 
 const inTurn = (snapshot: Snapshot): boolean => snapshot.matches({ running: 'turn' });
+/** Draining (intake closed by `agent.drain`) or stopping: a Task arriving now is refused, never queued. */
+const intakeClosed = (snapshot: Snapshot): boolean => snapshot.context.draining || snapshot.matches('stopping');
 
 /**
  * The documented effects. A turn ends with exactly one of answer / failTurn / stopAtStepLimit;
  * a new one starts (beginTurn, think at step 0) with the oldest queued Task whenever the agent
- * is running, out of a turn and has mail; entering draining cancels the current and queued
- * Tasks and releases the agent; a Task arriving while draining is refused.
+ * is running, out of a turn and has mail, draining or not; entering stopping cancels the current
+ * and queued Tasks and releases the agent; a Task arriving while draining or stopping is refused.
  */
 function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEvent | { type: 'xstate.init' }; next: Snapshot }): ExpectedEffects {
   const actions: Effect[] = [];
@@ -107,9 +111,10 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       invoked.push({ id: 'release', input: { agentId, reason: event.reason, resumable: event.resumable } });
       break;
     case 'task.received':
-      if (prev.matches('draining')) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
+      if (intakeClosed(prev)) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
       else if (mailbox.length >= prev.context.mailboxLimit) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'mailbox_full' } });
       break;
+    case 'agent.drain':
     case 'xstate.init':
     case 'xstate.done.actor.prepare':
     case 'xstate.done.actor.release':
@@ -118,7 +123,7 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     default:
       event satisfies never;
   }
-  const queued = event.type === 'task.received' && !prev.matches('draining') ? [...mailbox, event.task] : mailbox;
+  const queued = event.type === 'task.received' && !intakeClosed(prev) ? [...mailbox, event.task] : mailbox;
   // One turn actor for the whole turn: invoked when a turn begins, never per step.
   if (next.matches({ running: 'turn' }) && (turnEnded || !inTurn(prev))) {
     actions.push({ type: 'beginTurn', params: { agentId, task: queued[0] } });
@@ -151,9 +156,31 @@ const settles = (effect: Effect): number => {
 function noTaskLost(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
   const last = steps.at(-1);
   if (last?.next.status !== 'done') return;
-  const accepted = steps.filter((s) => s.event.type === 'task.received' && s.prev?.matches('draining') === false).length;
+  const accepted = steps.filter((s) => s.event.type === 'task.received' && s.prev !== null && !intakeClosed(s.prev)).length;
   const answered = steps.flatMap((s) => s.actions).reduce((sum, effect) => sum + settles(effect), 0);
   expect(answered, `the agent terminated with ${accepted - answered} accepted Task(s) never answered`).toBe(accepted);
+}
+
+/**
+ * Property 8 at the machine's level: a draining agent idle with an empty mailbox has answered
+ * every Task it accepted with a turn's outcome (answer, failure, step limit), none cancelled.
+ */
+function drainAnswersEverything(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  steps.forEach((step, index) => {
+    const { context } = step.next;
+    if (!(context.draining && step.next.matches({ running: 'idle' }) && context.mailbox.length === 0)) return;
+    const upTo = steps.slice(0, index + 1);
+    const accepted = upTo.filter((s) => s.event.type === 'task.received' && s.prev !== null && !intakeClosed(s.prev)).length;
+    const effects = upTo.flatMap((s) => s.actions);
+    expect(
+      effects.filter((effect) => effect.type === 'cancelPending'),
+      'a drained agent cancelled nothing',
+    ).toEqual([]);
+    expect(
+      effects.reduce((sum, effect) => sum + settles(effect), 0),
+      'a drained agent answered every Task it accepted',
+    ).toBe(accepted);
+  });
 }
 
 const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
@@ -168,6 +195,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     current: snapshot.context.current?.id ?? null,
     startStep: snapshot.context.startStep,
     resumePending: snapshot.context.resume !== null,
+    draining: snapshot.context.draining,
   }),
   label,
   implement: (harness) =>
@@ -189,7 +217,10 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
       },
     }),
   effects,
-  afterPath: noTaskLost,
+  afterPath: (steps) => {
+    noTaskLost(steps);
+    drainAnswersEverything(steps);
+  },
 };
 
 describeMachineModel('agent machine', model);

@@ -8,7 +8,9 @@ import { MemoryLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime/index.js';
 
 const [dir = '', round = '0'] = process.argv.slice(2);
-const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: new MemoryLogger() });
+// It spawns an agent every step and never terminates one, round after round: the live-agent
+// limit is lifted so the test stays about what survives a kill, not about that limit.
+const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: new MemoryLogger(), maxLiveAgents: 1_000_000 });
 process.stdout.write('ready\n');
 for (let i = 0; ; i++) {
   const role = await rt.createRole({ name: `r${round}-${i}`, prompt: 'work' });

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import type { TroupeError } from '../../src/errors.js';
+import { Actions, createTask } from '../../src/task/index.js';
+import { randomIds } from '../../src/ids.js';
 import { duringSpawn, quietRuntime, recordBus, until } from '../support/runtimeFixture.js';
 
 describe('bounded mailbox', () => {
-  it('rejects Tasks past mailboxLimit with mailbox_full and keeps the ones it accepted', async () => {
-    // The agent is still spawning when the six arrive: three fit, three are refused. Then the
-    // first turn's model call hangs, so the other two keep waiting.
+  it('refuses the user past mailboxLimit at intake, rejects other senders past it with mailbox_full, and keeps the ones it accepted', async () => {
+    // The agent is still spawning when the six arrive: three fit, three are refused at intake
+    // (the user hears no, and nothing is rejected later). Then the first turn's model call
+    // hangs, so the other two keep waiting.
     const { rt, logger } = await quietRuntime({ mailboxLimit: 3, steps: [{ hang: true }] });
     const seen = recordBus(rt);
     await rt.createRole({ name: 'worker', prompt: 'work' });
@@ -13,19 +18,33 @@ describe('bounded mailbox', () => {
       expect(rt.agent(id)?.state).toBe('spawning');
       return sends;
     });
-    const sent = await Promise.all(sending);
+    const settled = await Promise.allSettled(sending);
+    const sent = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(sent).toHaveLength(3);
+    expect(settled.flatMap((result) => (result.status === 'rejected' ? [(result.reason as TroupeError).code] : []))).toEqual([
+      'mailbox_full',
+      'mailbox_full',
+      'mailbox_full',
+    ]);
     await until(() => rt.agent(worker)?.state === 'running.turn.thinking', 'the first turn');
+    expect(seen.filter((task) => task.status === 'rejected')).toEqual([]);
 
+    // Another agent's Tasks have no intake to wait at: past the limit, the agent rejects them.
+    const peerIds = { ids: randomIds, clock: systemClock };
+    const fromPeer = Array.from({ length: 2 }, (_, i) =>
+      createTask({ from: 'peer', to: worker, action: Actions.execute, parameters: { text: `peer ${i}` } }, peerIds),
+    );
+    for (const task of fromPeer) rt.bus.publish(task);
+    await until(() => seen.filter((task) => task.status === 'rejected').length === 1, 'the peer Task past the limit to be rejected');
     const rejected = seen.filter((task) => task.from === worker && task.status === 'rejected');
-    expect(rejected.map((task) => task.id)).toEqual(sent.slice(3));
-    expect(rejected.every((task) => task.error?.code === 'mailbox_full')).toBe(true);
-    expect(rt.agent(worker)?.queued).toBe(2);
-    expect(logger.entries.filter((entry) => entry.message === 'mailbox full: task rejected')).toHaveLength(3);
+    expect(rejected.map((task) => [task.id, task.error?.code])).toEqual([[fromPeer[1]?.id, 'mailbox_full']]);
+    expect(rt.agent(worker)?.queued).toBe(3);
+    expect(logger.entries.filter((entry) => entry.message === 'mailbox full: task rejected')).toHaveLength(1);
 
-    // The accepted ones are still answered (canceled) when the agent goes.
-    await rt.terminate(worker, { by: 'user' });
+    // The accepted ones are still answered (canceled) when the agent is aborted.
+    await rt.terminate(worker, { by: 'user', mode: 'abort' });
     const canceled = seen.filter((task) => task.from === worker && task.status === 'canceled').map((task) => task.id);
-    expect(canceled.sort()).toEqual(sent.slice(0, 3).sort());
+    expect(canceled.sort()).toEqual([...sent.slice(0, 3), fromPeer[0]?.id].sort());
     await rt.shutdown();
   });
 });

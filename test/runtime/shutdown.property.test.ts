@@ -2,23 +2,14 @@ import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/index.js';
-import type { ChatRequest } from '../../src/llm/index.js';
-import { type Task, finalStatuses, readPrompt } from '../../src/task/index.js';
-import { type ScriptStep, SimulatedClock } from '../../src/testing.js';
+import { type Task, finalStatuses } from '../../src/task/index.js';
+import { SimulatedClock } from '../../src/testing.js';
 import { answers, quietRuntime, rejectedCode, tick, until, waitTicksTool } from '../support/runtimeFixture.js';
+import { WorkerModel } from '../support/workerModel.js';
+import { giveAll } from '../support/agentTree.js';
 
 // Property 14 of seed 004: graceful shutdown stops intake at once, lets work in flight finish
 // (up to the drain timeout), cancels what is left, stops every agent and reports a consistent summary.
-
-/** Answers a Task `work <n>` after n rounds of the `wait_ticks` tool, naming the Task it answers. */
-const worker = (request: ChatRequest) => {
-  const messages = request.messages;
-  const start = messages.findLastIndex((message) => message.role === 'user');
-  const prompt = readPrompt(messages[start]?.content ?? '');
-  const rounds = Number(/work (\d+)/.exec(prompt?.text ?? '')?.[1] ?? 0);
-  const done = messages.slice(start + 1).filter((message) => message.role === 'tool').length;
-  return done < rounds ? { toolCalls: [{ name: 'wait_ticks', arguments: { ticks: 2 } }] } : { text: `done: ${prompt?.taskId ?? '?'}` };
-};
 
 const workloadArb = fc.record({
   // For each extra agent: top level (false) or a child of root (true).
@@ -32,18 +23,6 @@ async function spawnAgents(rt: Runtime, underRoot: readonly boolean[]): Promise<
   const ids = ['root'];
   for (const child of underRoot) ids.push(await rt.spawn(child ? { role: 'worker', parent: 'root' } : { role: 'worker' }));
   return ids;
-}
-
-/** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others. */
-function give(rt: Runtime, agentId: string, text: string): Promise<string> {
-  return agentId === 'root' ? rt.submit(text) : rt.send(agentId, text);
-}
-
-/** Gives each Task in order, each acknowledged before the next is given. */
-async function giveAll(rt: Runtime, work: readonly { agentId: string; text: string }[]): Promise<string[]> {
-  const sent: string[] = [];
-  for (const { agentId, text } of work) sent.push(await give(rt, agentId, text));
-  return sent;
 }
 
 async function expectIntakeClosed(rt: Runtime, agentId: string): Promise<void> {
@@ -60,8 +39,7 @@ describe('graceful shutdown (property 14)', () => {
   it('with work that finishes: intake closes at once, every task is answered, the summary is consistent', async () => {
     await fc.assert(
       fc.asyncProperty(workloadArb, async ({ agents, tasks, ticksBeforeShutdown }) => {
-        const steps: ScriptStep[] = Array.from({ length: 100 }, () => worker);
-        const { rt } = await quietRuntime({ steps, tools: [waitTicksTool] });
+        const { rt } = await quietRuntime({ model: new WorkerModel(), tools: [waitTicksTool] });
         const ids = await spawnAgents(rt, agents);
         const sent = await giveAll(
           rt,

@@ -8,41 +8,12 @@ import { openOrgStore } from '../../src/org/index.js';
 import type { Conversation } from '../../src/runtime/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
+import { spawnTree, subtree, treeArb } from '../support/agentTree.js';
 import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, until } from '../support/runtimeFixture.js';
 
-// Properties 6–8 of seed 004: termination frees everything and is recorded, only a parent may
-// terminate (the user for top-level agents), and work queued at a terminated agent is answered.
-
-interface Node {
-  readonly id: string;
-  readonly parent: string | null;
-  readonly depth: number;
-}
-
-/** Each number picks a parent for the next agent among: none (top level), root, or an earlier agent of depth < 3. */
-const treeArb = fc.array(fc.nat(), { minLength: 1, maxLength: 10 });
-
-/** Spawns the tree `choices` describes; returns the test's own model of it (root included). */
-async function spawnTree(rt: Runtime, choices: readonly number[]): Promise<Map<string, Node>> {
-  await rt.createRole({ name: 'worker', prompt: 'You do work.' });
-  const nodes = new Map<string, Node>([['root', { id: 'root', parent: null, depth: 0 }]]);
-  for (const choice of choices) {
-    const candidates: (Node | null)[] = [null, ...[...nodes.values()].filter((node) => node.depth < 3)];
-    const parent = candidates[choice % candidates.length] ?? null;
-    const id = await rt.spawn(parent === null ? { role: 'worker' } : { role: 'worker', parent: parent.id });
-    nodes.set(id, { id, parent: parent?.id ?? null, depth: (parent?.depth ?? 0) + 1 });
-  }
-  return nodes;
-}
-
-/** `rootId` and its descendants in the test's model, parents first. */
-function subtree(nodes: ReadonlyMap<string, Node>, rootId: string): string[] {
-  const out = [rootId];
-  for (let i = 0; i < out.length; i++) {
-    for (const node of nodes.values()) if (node.parent === out[i]) out.push(node.id);
-  }
-  return out;
-}
+// Properties 6 and 7 of seed 004: termination frees everything and is recorded, and only a parent
+// may terminate (the user for top-level agents). Property 8 (a drain answers the queued work) is in
+// drain.property.test.ts; here, what an abort does with it: everything is answered `canceled`.
 
 function snapshot(rt: Runtime): string {
   return JSON.stringify({
@@ -235,7 +206,7 @@ describe('terminate (properties 6–8)', () => {
     );
   });
 
-  it('property 8: Tasks queued at an agent whose model hangs are all answered canceled on terminate, and no model call starts after it', async () => {
+  it('abort: Tasks queued at an agent whose model hangs are all answered canceled on terminate, and no model call starts after it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.constantFrom('root', 'child', 'top'), fc.boolean(), async (k, where, early) => {
         const { rt, model } = await quietRuntime({ steps: [{ hang: true }, ...answers(8, 'too late')] });
@@ -254,7 +225,7 @@ describe('terminate (properties 6–8)', () => {
           const caught = await duringSpawn(rt, spawnInput, (id) => {
             const sends = [rt.send(id, 'first'), ...Array.from({ length: k }, (_, i) => rt.send(id, `queued ${i}`))];
             expect(rt.agent(id)).toMatchObject({ state: 'spawning', queued: k + 1 });
-            return { sends, terminating: rt.terminate(id, { by }) };
+            return { sends, terminating: rt.terminate(id, { by, mode: 'abort' }) };
           });
           agentId = caught.agentId;
           sent.push(...(await Promise.all(caught.result.sends)));
@@ -265,7 +236,7 @@ describe('terminate (properties 6–8)', () => {
           await until(() => model.requests.length === 1, 'the first model call');
           for (let i = 0; i < k; i++) sent.push(await rt.send(agentId, `queued ${i}`));
           expect(rt.agent(agentId)).toMatchObject({ state: 'running.turn.thinking', queued: k });
-          await rt.terminate(agentId, { by });
+          await rt.terminate(agentId, { by, mode: 'abort' });
         }
         for (let i = 0; i < 5; i++) await tick();
 

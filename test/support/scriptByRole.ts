@@ -1,4 +1,4 @@
-import type { ChatRequest, ScriptReply } from '../../src/llm/index.js';
+import type { ChatRequest, ModelClient, ScriptReply, ScriptedModel } from '../../src/llm/index.js';
 
 export type RoleStep = ScriptReply | ((request: ChatRequest) => ScriptReply);
 
@@ -6,6 +6,21 @@ export type RoleStep = ScriptReply | ((request: ChatRequest) => ScriptReply);
 function roleOf(request: ChatRequest): string {
   const system = request.messages.find((message) => message.role === 'system');
   return /\(role ([^)]+)\)/.exec(system?.content ?? '')?.[1] ?? 'unknown';
+}
+
+/** A model whose calls go to the ScriptedModel of the calling agent's role, so one role's call may hang while another's are answered. */
+export function modelByRole(models: Record<string, ScriptedModel>): ModelClient {
+  const pick = (request: ChatRequest): ScriptedModel => {
+    const model = models[roleOf(request)];
+    if (model === undefined) throw new Error(`no scripted model for role ${roleOf(request)}`);
+    return model;
+  };
+  return {
+    name: 'by-role',
+    scripted: true,
+    chat: (request, options) => pick(request).chat(request, options),
+    embed: () => Promise.reject(new Error('modelByRole: no embeddings')),
+  };
 }
 
 /** The JSON of the most recent tool result in the request. */

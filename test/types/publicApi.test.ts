@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type AgentPage,
   type AgentView,
   type Runtime,
   type ShutdownSummary,
@@ -95,6 +96,10 @@ describe('Runtime', () => {
     expectTypeOf<Runtime['spawn']>().returns.toEqualTypeOf<Promise<string>>();
     expectTypeOf<Runtime['shutdown']>().returns.toEqualTypeOf<Promise<ShutdownSummary>>();
     expectTypeOf<Runtime['agents']>().returns.toEqualTypeOf<AgentView[]>();
+    expectTypeOf<Runtime['agentPage']>().returns.toEqualTypeOf<AgentPage<AgentView>>();
+    expectTypeOf<Runtime['agentPage']>().toBeCallableWith({ status: 'terminated', offset: 0, limit: 10 });
+    // @ts-expect-error a status is active or terminated
+    expectTypeOf<Runtime['agentPage']>().toBeCallableWith({ status: 'gone' });
   });
 
   it('takes the text of submit and the agent id and text of send as plain strings', () => {

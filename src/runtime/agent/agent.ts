@@ -12,7 +12,7 @@ import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Journal } from '../journal/journal.js';
-import { type AgentState, stateName } from './agentState.js';
+import { type AgentState, agentStateOf } from './agentState.js';
 import { type Conversation, lengthWarning } from './conversation.js';
 import { startingPoint } from './startingPoint.js';
 import type { Redactor } from '../../task/index.js';
@@ -111,11 +111,13 @@ export class Agent {
       (task) => {
         if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
         journal.waiting(id, task);
-        this.actor.send({ type: 'task.received', task });
+        // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
+        this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
       },
       `agent:${id}`,
     );
-    for (const task of this.#waiting) this.actor.send({ type: 'task.received', task });
+    // Accepted before the restart: never refused after it, however many there are.
+    for (const task of this.#waiting) this.actor.send({ type: 'task.received', task, accepted: true });
   }
 
   /** Where notices about this agent go: its parent, or `runtime` for a top-level agent. */
@@ -123,15 +125,20 @@ export class Agent {
     return this.record.parentAgentId ?? 'runtime';
   }
 
-  /** Live and not draining, so it may take new work and children. */
+  /** Live, not draining and not stopping, so it may take new work and children. */
   get active(): boolean {
     const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && snapshot.value !== 'draining';
+    return snapshot.status === 'active' && !snapshot.context.draining && snapshot.value !== 'stopping';
+  }
+
+  /** Live and not stopping, so it still runs turns (a draining agent does). */
+  get running(): boolean {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === 'active' && snapshot.value !== 'stopping';
   }
 
   get state(): AgentState {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'done' ? 'terminated' : stateName(snapshot.value);
+    return agentStateOf(this.actor.getSnapshot());
   }
 
   /** Tasks waiting in the mailbox. */
@@ -146,6 +153,16 @@ export class Agent {
   }
 
   /**
+   * Closes the agent's intake: new Tasks are refused, the turn in progress and the queued Tasks
+   * still run. `terminate` ends it once drained.
+   *
+   * @internal
+   */
+  drain(): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.drain' });
+  }
+
+  /**
    * Tells the agent to stop: it takes no new work, answers what it had queued `canceled` and
    * terminates. `resumable`: stopped for a shutdown of a persistent runtime, its work is kept
    * for the restart instead (nothing cancelled, nothing announced).
@@ -153,7 +170,7 @@ export class Agent {
    * @internal
    */
   terminate(by: string, reason: string, resumable: boolean): void {
-    this.actor.send({ type: 'agent.terminate', by, reason, resumable });
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.terminate', by, reason, resumable });
   }
 
   /**

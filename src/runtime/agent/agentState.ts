@@ -1,15 +1,23 @@
 import type { SnapshotFrom } from 'xstate';
 import type { agentMachine } from '../../../machines/agent.machine.js';
 
+type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
+
 /** `{ running: { turn: 'thinking' } }` → `'running.turn.thinking'`, for every state value a machine can be in. */
 type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & string]: `${K}.${StatePath<V[K]>}` }[keyof V & string] : never;
 
-/** Where an agent is in its lifecycle, e.g. `running.turn.thinking`; `terminated` once gone. */
-export type AgentState = StatePath<SnapshotFrom<typeof agentMachine>['value']>;
+/**
+ * Where an agent is in its lifecycle, e.g. `running.turn.thinking`; `draining` while it works
+ * through its mailbox with intake closed (whatever its turn is doing); `terminated` once gone.
+ */
+export type AgentState = StatePath<AgentSnapshot['value']> | 'draining' | 'terminated';
 
-/** The dotted name of a state value, as `AgentState` spells it. */
-export function stateName(value: SnapshotFrom<typeof agentMachine>['value']): AgentState {
-  return dotted(value) as AgentState;
+/** The lifecycle state of a snapshot, as `AgentState` spells it. */
+export function agentStateOf(snapshot: AgentSnapshot): AgentState {
+  if (snapshot.status === 'done') return 'terminated';
+  // Draining is running (or spawning) with intake closed, so the turn in progress is not interrupted.
+  if (snapshot.context.draining && snapshot.value !== 'stopping') return 'draining';
+  return dotted(snapshot.value) as AgentState;
 }
 
 function dotted(value: unknown): string {

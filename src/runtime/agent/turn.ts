@@ -14,6 +14,8 @@ interface TurnState {
   pending: readonly ToolCall[];
   /** How often each (tool, arguments) was called in this turn, for the repeat guard. */
   readonly calls: Map<string, number>;
+  /** Tokens the turn's model calls used so far (prompt + completion), against `maxTaskTokens`. */
+  tokens: number;
 }
 
 /**
@@ -61,12 +63,30 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   agent.usage.promptTokens += reply.usage?.promptTokens ?? 0;
   agent.usage.completionTokens += reply.usage?.completionTokens ?? 0;
   env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: env.model.name, ...reply.usage }, 'model call');
+  turn.tokens += (reply.usage?.promptTokens ?? 0) + (reply.usage?.completionTokens ?? 0);
+  if (turn.tokens > env.config.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
   const { text, importance } = readImportance(reply.message.content);
   conversation.append({ ...reply.message, content: text });
   turn.pending = reply.message.toolCalls;
   if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
+}
+
+/** A turn's model calls used more tokens than `maxTaskTokens`: the turn ends, its reply unused. */
+function tokenBudgetSpent(agent: Agent, task: Task, tokens: number): TroupeError {
+  const max = agent.env.config.maxTaskTokens;
+  return new TroupeError('token_budget', `turn stopped: task ${task.id} used ${tokens} tokens, past its budget of ${max} (maxTaskTokens)`, {
+    context: { agentId: agent.id, taskId: task.id, tokens, max },
+  });
+}
+
+/** A turn outlived `maxTaskMs` on the runtime's clock: the turn ends, whatever it was doing aborted. */
+function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
+  const max = agent.env.config.maxTaskMs;
+  return new TroupeError('time_budget', `turn stopped: task ${task.id} ran past its budget of ${max} ms (maxTaskMs)`, {
+    context: { agentId: agent.id, taskId: task.id, max },
+  });
 }
 
 /**
@@ -156,7 +176,15 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     over = true;
     report(event);
   };
-  const turn: TurnState = { pending: [], calls: new Map() };
+  const turn: TurnState = { pending: [], calls: new Map(), tokens: 0 };
+  // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
+  const { clock } = agent.env;
+  const budget = clock.setTimeout(() => {
+    if (over || stopped()) return;
+    const error = timeBudgetSpent(agent, input.task);
+    controller.abort(error);
+    end({ type: 'turn.failed', error });
+  }, config.maxTaskMs);
   // What the last tool step wrote (its results, and everything before): durable before the next
   // tool runs, its commit overlapping the model call in between rather than adding to it.
   let stepWritten: Promise<void> = Promise.resolve();
@@ -206,6 +234,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     }
   })();
   return () => {
+    clock.clearTimeout(budget);
     if (!over) controller.abort(turnLeft);
   };
 }

@@ -54,6 +54,10 @@ export interface Journal {
   storedWaiting(agentId: string): readonly Task[];
   /** `agentId`'s stored conversation (empty when none). */
   storedConversation(agentId: string): readonly ChatMessage[];
+  /** An agent's stored record (a terminated agent's outlives it in memory); undefined when nothing is kept. */
+  agentRecord(agentId: string): AgentRecord | undefined;
+  /** Every stored agent record, live and terminated; undefined when nothing is kept. */
+  agentRecords(): readonly AgentRecord[] | undefined;
   /** The message log of a task tree, oldest first; undefined when nothing is kept. */
   messageLog(rootTaskId: string, page: { offset?: number; limit?: number }): Task[] | undefined;
   /** Waits for queued writes and closes the store. */
@@ -92,6 +96,8 @@ export const memoryJournal: Journal = {
   stored: () => null,
   storedWaiting: () => [],
   storedConversation: () => [],
+  agentRecord: () => undefined,
+  agentRecords: () => undefined,
   messageLog: () => undefined,
   close: () => done,
 };

@@ -83,6 +83,11 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     },
     storedWaiting: (agentId) => store.waiting(agentId),
     storedConversation: (agentId) => store.conversation(agentId),
+    agentRecord: (agentId) => {
+      const record = store.agent(agentId);
+      return record === undefined ? undefined : strip(record);
+    },
+    agentRecords: () => store.agents().map(strip),
     messageLog: (rootTaskId, page) => store.messages(rootTaskId, page),
     close: () => awaited(() => store.close()),
   };

@@ -1,0 +1,65 @@
+// Memory a long-running society keeps per Task: drives N requirements through a runtime on a data
+// dir with the offline model (each one spawns a worker, delegates to it and terminates it, as
+// `troupe serve` under load does) and prints the heap used before and after, per Task, and the
+// share of it that is the root agent's ever-longer conversation (issue 8's part).
+//
+// The runtime's bounded windows (terminated agents' records, the user's inbox) fill during the
+// warm-up when they are set small enough, so what the run adds is what grows without bound.
+//
+//   node --expose-gc --import tsx scripts/memoryGrowth.ts [tasks=2000] [warmup=200] [terminatedAgentsInMemory=1000] [inboxLimit=10000]
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OfflineModel, createRuntime } from '../src/index.js';
+import { silentLogger } from '../src/logger.js';
+import { societyOf } from '../src/testing.js';
+
+const tasks = Number(process.argv[2] ?? 2000);
+const warmup = Number(process.argv[3] ?? 200);
+const terminatedAgentsInMemory = Number(process.argv[4] ?? 1000);
+const inboxLimit = Number(process.argv[5] ?? 10_000);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with node --expose-gc');
+
+/** Heap used once garbage is collected, in bytes. */
+function heapUsed(): number {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'troupe-memory-'));
+const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: silentLogger, terminatedAgentsInMemory, inboxLimit });
+const society = societyOf(rt);
+const drive = async (count: number): Promise<void> => {
+  for (let i = 0; i < count; i++) {
+    const answer = await rt.waitForAnswer(await rt.submit(`write a haiku about rain #${i}`), { timeoutMs: 60_000 });
+    if (answer.status !== 'completed') throw new Error(`task ${i} ended ${answer.status}: ${answer.error?.message ?? ''}`);
+  }
+};
+
+await drive(warmup);
+const before = heapUsed();
+const started = Date.now();
+await drive(tasks);
+const elapsed = Date.now() - started;
+const after = heapUsed();
+const root = society.agent('root');
+const conversationMessages = root?.conversation.length ?? 0;
+// Dropping the root's conversation (as compress_context would) shows how much of the growth it was.
+root?.conversation.compress('summary', 0);
+const withoutConversation = heapUsed();
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
+console.log(
+  `tasks ${tasks} (after ${warmup} warm-up), ${(elapsed / tasks).toFixed(1)} ms a task; terminatedAgentsInMemory ${terminatedAgentsInMemory}, inboxLimit ${inboxLimit}`,
+);
+console.log(`heap used before ${(before / 2 ** 20).toFixed(1)} MB, after ${(after / 2 ** 20).toFixed(1)} MB: ${kb((after - before) / tasks)} a task`);
+console.log(`  root's conversation (${conversationMessages} messages): ${kb((after - withoutConversation) / tasks)} a task`);
+console.log(`  everything else: ${kb((withoutConversation - before) / tasks)} a task`);
+console.log(
+  `live agents ${society.liveIds().length}, agent records in memory ${society.records().length}, terminations in memory ${society.terminations().length}, inbox ${rt.user.inbox().length}`,
+);
+await rt.shutdown();
+await rm(dir, { recursive: true, force: true });

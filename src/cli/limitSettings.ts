@@ -1,0 +1,35 @@
+import { ValidationError } from '../errors.js';
+import { RuntimeConfigSchema } from '../runtime/config.js';
+import type { CliEnv } from './cliIo.js';
+
+/** The runtime's limits the CLI takes from the environment, each variable beside its setting. */
+export const limitVariables = {
+  TROUPE_MAILBOX_LIMIT: 'mailboxLimit',
+  TROUPE_MAX_STEPS: 'maxSteps',
+  TROUPE_MAX_LIVE_AGENTS: 'maxLiveAgents',
+  TROUPE_MAX_CHILDREN_PER_AGENT: 'maxChildrenPerAgent',
+  TROUPE_MAX_SPAWN_DEPTH: 'maxSpawnDepth',
+  TROUPE_MAX_CONCURRENT_MODEL_CALLS: 'maxConcurrentModelCalls',
+  TROUPE_MAX_QUEUED_MODEL_CALLS: 'maxQueuedModelCalls',
+  TROUPE_MAX_TASK_TOKENS: 'maxTaskTokens',
+  TROUPE_MAX_TASK_MS: 'maxTaskMs',
+} as const;
+
+type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];
+
+/**
+ * The limits set in the environment (unset ones keep the runtime's defaults), checked with the
+ * runtime's own schema; a value that is not a whole number the setting allows is refused with a
+ * ValidationError naming the variable.
+ */
+export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
+  const limits: Partial<Record<LimitSetting, number>> = {};
+  for (const [variable, setting] of Object.entries(limitVariables) as [keyof typeof limitVariables, LimitSetting][]) {
+    const value = env[variable]?.trim();
+    if (value === undefined || value === '') continue;
+    const parsed = RuntimeConfigSchema.shape[setting].safeParse(/^\d+$/.test(value) ? Number(value) : value);
+    if (!parsed.success) throw new ValidationError(variable, `must be a whole number allowed for ${setting}; got "${value}"`);
+    limits[setting] = parsed.data;
+  }
+  return limits;
+}

@@ -1,0 +1,48 @@
+import { TroupeError } from '../errors.js';
+
+/** How long a client refused for a full mailbox is told to wait before trying again. */
+const mailboxRetryAfterSeconds = 1;
+
+/**
+ * The user's door to an agent's mailbox: a Task is refused at intake, before anything is written
+ * or acknowledged, when the agent has `mailboxLimit` Tasks waiting, counting the user's Tasks
+ * still being written. One that passes is acknowledged and queued even past the limit (the agent
+ * machine's `accepted` flag), so the caller never hears "accepted" for a Task refused later.
+ */
+export class IntakeGate {
+  readonly #limit: number;
+  /** The user's Tasks admitted and not yet in their agent's mailbox, by agent; empty when idle. */
+  readonly #inFlight = new Map<string, number>();
+
+  constructor(mailboxLimit: number) {
+    this.#limit = mailboxLimit;
+  }
+
+  /**
+   * Runs `accept` for a Task to `agentId`, whose mailbox holds `queued`, unless that would fill
+   * it past the limit. `accept` calls `handedOver` once the Task is on its way to the mailbox,
+   * where it is counted from then on.
+   */
+  async admit<T>(agentId: string, queued: number, accept: (handedOver: () => void) => Promise<T>): Promise<T> {
+    const inFlight = this.#inFlight.get(agentId) ?? 0;
+    if (queued + inFlight >= this.#limit) {
+      throw new TroupeError('mailbox_full', `agent ${agentId} has ${this.#limit} Tasks waiting (mailboxLimit); try again later`, {
+        context: { agentId, retryAfterSeconds: mailboxRetryAfterSeconds },
+      });
+    }
+    this.#inFlight.set(agentId, inFlight + 1);
+    let counted = true;
+    const handedOver = (): void => {
+      if (!counted) return;
+      counted = false;
+      const left = (this.#inFlight.get(agentId) ?? 1) - 1;
+      if (left === 0) this.#inFlight.delete(agentId);
+      else this.#inFlight.set(agentId, left);
+    };
+    try {
+      return await accept(handedOver);
+    } finally {
+      handedOver();
+    }
+  }
+}

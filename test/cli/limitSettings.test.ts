@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { limitVariables, readLimits } from '../../src/cli/limitSettings.js';
+import { ValidationError } from '../../src/errors.js';
+
+describe('limits from the environment', () => {
+  it('reads each TROUPE_* limit into its runtime setting; unset or blank ones keep the defaults', () => {
+    expect(readLimits({})).toEqual({});
+    expect(readLimits({ TROUPE_MAX_CONCURRENT_MODEL_CALLS: ' 3 ', TROUPE_MAX_LIVE_AGENTS: '', TROUPE_MAX_TASK_MS: '60000' })).toEqual({
+      maxConcurrentModelCalls: 3,
+      maxTaskMs: 60_000,
+    });
+    const all = Object.fromEntries(Object.keys(limitVariables).map((name) => [name, '7']));
+    expect(Object.keys(readLimits(all)).sort()).toEqual(Object.values(limitVariables).sort());
+  });
+
+  it.each(['0', '-1', '1.5', 'many', '1e3'])('refuses %s, naming the variable', (value) => {
+    let thrown: unknown;
+    try {
+      readLimits({ TROUPE_MAX_SPAWN_DEPTH: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect((thrown as ValidationError).field).toBe('TROUPE_MAX_SPAWN_DEPTH');
+    expect((thrown as ValidationError).message).toContain(`maxSpawnDepth; got "${value}"`);
+  });
+});

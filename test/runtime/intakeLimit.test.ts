@@ -1,0 +1,42 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
+import { answers, quietRuntime, recordBus, rejectedCode, until } from '../support/runtimeFixture.js';
+
+const later = cleanupAfterEach();
+
+/** A temp data dir, removed after the test. */
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-limits-'));
+  later(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('mailbox limit at intake', () => {
+  it('refuses rt.submit past mailboxLimit with mailbox_full before anything is written', async () => {
+    const { rt } = await quietRuntime({ mailboxLimit: 1, steps: [{ hang: true }] });
+    await rt.submit('hang');
+    await until(() => rt.agent('root')?.state === 'running.turn.thinking', 'the first turn');
+    await rt.submit('waits');
+    expect(await rejectedCode(rt.submit('one too many'))).toBe('mailbox_full');
+    expect(rt.agent('root')?.queued).toBe(1);
+    await rt.shutdown({ drainTimeoutMs: 0 });
+  });
+
+  it('a Task accepted before a restart is never rejected after it, even past a smaller mailboxLimit', async () => {
+    const dir = await tempDir();
+    const first = await quietRuntime({ dataDir: dir, steps: [{ hang: true }] });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await first.rt.submit(`job ${i}`));
+    await first.rt.shutdown({ drainTimeoutMs: 0 });
+
+    const second = await quietRuntime({ dataDir: dir, mailboxLimit: 2, steps: answers(6, 'done') });
+    const seen = recordBus(second.rt);
+    const finals = await Promise.all(ids.map((id) => second.rt.waitForAnswer(id, { timeoutMs: 10_000 })));
+    expect(finals.map((task) => task.status)).toEqual(Array.from({ length: 6 }, () => 'completed'));
+    expect(seen.filter((task) => task.status === 'rejected')).toEqual([]);
+    await second.rt.shutdown();
+  });
+});
