@@ -5,10 +5,20 @@ import type { Task } from '../task/index.js';
 import type { Redactor } from './redact.js';
 
 /** One bus Task as every event stream sends it: its server-wide id and its redacted JSON. */
-export interface LoggedEvent {
-  readonly id: number;
-  readonly task: Task;
-  readonly data: string;
+export class LoggedEvent {
+  #data: string | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly task: Task,
+    readonly redactor: Redactor,
+  ) {}
+
+  /** Redacted and serialised once, when a stream first sends it: nothing is spent while no one listens. */
+  get data(): string {
+    this.#data ??= JSON.stringify(this.redactor.task(this.task));
+    return this.#data;
+  }
 }
 
 /** What a reconnecting client gets: the events after its id, or `reset` when some are gone. */
@@ -16,7 +26,7 @@ export type Replay = { readonly kind: 'events'; readonly events: readonly Logged
 
 /**
  * Every bus Task numbered once for the whole server (so an id means the same on every stream)
- * and redacted once, with the newest `capacity` kept for clients that reconnect with
+ * and redacted at most once, with the newest `capacity` kept for clients that reconnect with
  * `Last-Event-ID`. Ids start at 1 with each server; a client holding an id this server never
  * gave, or one already dropped from the buffer, is told to start over instead of silently
  * missing what happened in between.
@@ -32,7 +42,7 @@ export class EventLog {
     this.#subscription = runtime.bus.on('*').subscribe({
       next: (task) => {
         this.#lastId += 1;
-        const event = { id: this.#lastId, task, data: JSON.stringify(redactor.task(task)) };
+        const event = new LoggedEvent(this.#lastId, task, redactor);
         this.#recent.push(event);
         this.#live.next(event);
       },
