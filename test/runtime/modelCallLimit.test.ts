@@ -49,7 +49,7 @@ describe('concurrent model calls across the society', () => {
 
     // Its agent terminated, the running call is aborted and its slot goes to the oldest waiter.
     const running = caller(model.requests[0]);
-    await rt.terminate(running, { by: 'user' });
+    await rt.terminate(running, { by: 'user', mode: 'abort' });
     await until(() => model.requests.length === 2, 'the next call to start');
     expect(caller(model.requests[1])).not.toBe(running);
     expect(refused()).toBe(1);
