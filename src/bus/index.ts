@@ -1,3 +1,4 @@
 export { EventBus, type BusFault, type Selector } from './eventBus.js';
-export { parsePattern, matches } from './pattern.js';
+export { parsePattern, matches, type ActionPattern } from './pattern.js';
+export { DebugRing } from './debugRing.js';
 export { InProcessTransport, subjectOf, type Transport, type Interest } from './transport.js';

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Subscription } from 'rxjs';
+import { type ActionPattern, matches, parsePattern } from '../bus/index.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Runtime } from '../runtime/index.js';
 import { type Task, parseOrThrow } from '../task/index.js';
-import type { Redactor } from './redact.js';
-import { type EventsQuery, EventsQuerySchema } from './schemas.js';
+import type { EventLog, LoggedEvent } from './eventLog.js';
+import { type EventsQuery, EventsQuerySchema, LastEventIdSchema } from './schemas.js';
 import type { BudgetedStream, StreamBudget } from './streamBudget.js';
 
 const sseHeaders = {
@@ -19,8 +19,8 @@ const sseHeaders = {
 } as const;
 
 export interface EventStreamDeps {
-  readonly runtime: Runtime;
-  readonly redactor: Redactor;
+  /** Every bus Task, numbered server-wide and redacted, with the recent ones kept for replay. */
+  readonly log: EventLog;
   readonly logger: Logger;
   /** Open streams, their buffers and the limits on both. */
   readonly budget: StreamBudget;
@@ -32,27 +32,45 @@ export interface EventStreamDeps {
   readonly open: Set<() => void>;
 }
 
-function wanted(query: EventsQuery): (task: Task) => boolean {
-  return (task) =>
+function wanted(query: EventsQuery, action: ActionPattern): (event: LoggedEvent) => boolean {
+  return ({ task }: { task: Task }) =>
+    matches(action, task.action) &&
     (query.taskId === undefined || task.sessionId === query.taskId || task.id === query.taskId) &&
     (query.agent === undefined || task.from === query.agent || task.to === query.agent);
 }
 
+function actionPattern(action: string): ActionPattern {
+  try {
+    return parsePattern(action);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ValidationError('action', error.message.replace(/^pattern: /, ''));
+    throw error;
+  }
+}
+
+/** The `Last-Event-ID` header of a reconnecting client, if it sent one. */
+function lastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  if (header === undefined) return undefined;
+  const parsed = LastEventIdSchema.safeParse(header);
+  if (!parsed.success) throw new ValidationError('Last-Event-ID', `must be an event id (a whole number), got "${String(header).slice(0, 40)}"`);
+  return parsed.data;
+}
+
+const frame = (event: LoggedEvent): string => `id: ${event.id}\nevent: task\ndata: ${event.data}\n\n`;
+
 /**
- * `GET /api/events`: every bus Task as a Server-Sent Event (`event: task`, JSON data, redacted),
- * optionally only those of one task tree, one agent or one action pattern. The stream opens
- * with a `: connected` comment, so a client knows it will see everything published after it.
+ * `GET /api/events`: every bus Task as a Server-Sent Event (`event: task`, JSON data, redacted,
+ * `id` server-wide), optionally only those of one task tree, one agent or one action pattern.
+ * The stream opens with a `: connected` comment, so a client knows it will see everything
+ * published after it; with `Last-Event-ID` it first gets what it missed, from the log's buffer,
+ * or an `event: reset` when that is no longer all there.
  */
 export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps): void {
   app.get('/api/events', (request, reply) => {
     const query = parseOrThrow(EventsQuerySchema, request.query);
-    let source;
-    try {
-      source = deps.runtime.bus.on(query.action);
-    } catch (error) {
-      if (error instanceof ValidationError) throw new ValidationError('action', error.message.replace(/^pattern: /, ''));
-      throw error;
-    }
+    const matching = wanted(query, actionPattern(query.action));
+    const resumeAfter = lastEventId(request);
     // HEAD says what a GET would open, and returns: it holds no stream.
     if (request.method === 'HEAD') return reply.headers(sseHeaders).send();
     const client = deps.clientOf(request);
@@ -60,8 +78,6 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     const raw: ServerResponse = reply.raw;
     reply.hijack();
     raw.writeHead(200, sseHeaders);
-    let sequence = 0;
-    const matches = wanted(query);
     // Declared first: a bus that is already closed completes the subscription before it returns.
     const state: { ended: boolean; subscription?: Subscription; heartbeat?: NodeJS.Timeout } = { ended: false };
     const end = (): void => {
@@ -95,11 +111,11 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     deps.budget.add(stream);
     deps.open.add(end);
     write('retry: 2000\n: connected\n\n');
-    state.subscription = source.subscribe({
-      next: (task) => {
-        if (!matches(task)) return;
-        sequence += 1;
-        write(`id: ${sequence}\nevent: task\ndata: ${JSON.stringify(deps.redactor.task(task))}\n\n`);
+    // The replay and the subscription happen in one synchronous step: no event falls between.
+    if (resumeAfter !== undefined) replay(deps.log, resumeAfter, matching, write);
+    state.subscription = deps.log.live.subscribe({
+      next: (event) => {
+        if (matching(event)) write(frame(event));
       },
       complete: () => end(),
     });
@@ -109,4 +125,14 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     request.raw.on('close', end);
     return reply;
   });
+}
+
+/** What a client resuming after `lastId` missed, or a `reset` (carrying the newest id, so it is said once). */
+function replay(log: EventLog, lastId: number, matching: (event: LoggedEvent) => boolean, write: (text: string) => void): void {
+  const missed = log.since(lastId);
+  if (missed.kind === 'reset') {
+    write(`id: ${log.lastId}\nevent: reset\ndata: ${JSON.stringify({ reason: missed.reason })}\n\n`);
+    return;
+  }
+  for (const event of missed.events) if (matching(event)) write(frame(event));
 }

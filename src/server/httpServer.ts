@@ -4,6 +4,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import { type Logger, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
+import { EventLog } from './eventLog.js';
 import { registerEventStream } from './eventStream.js';
 import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { allowOrigins } from './cors.js';
@@ -124,13 +125,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());
-
   const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
+  const log = new EventLog(runtime, redactor, limits.replayBufferEvents);
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
   registerEventStream(app, {
-    runtime,
-    redactor,
+    log,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
     logger,
@@ -163,7 +163,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     },
     close: () => {
       closing = true;
-      return app.close();
+      return app.close().finally(() => log.close());
     },
   };
 }

@@ -1,16 +1,20 @@
 import { z } from 'zod';
-import { TaskSchema } from '../task/index.js';
+import { JsonValueSchema, TaskSchema } from '../task/index.js';
 import * as s from './schemas.js';
 
 /** One route as the document describes it; the schemas are the same ones the handlers parse with. */
 interface RouteDoc {
   readonly method: 'get' | 'post';
   readonly path: string;
+  /** The name a generated client gives the call. */
+  readonly operationId: string;
   readonly summary: string;
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
+  readonly headers?: z.ZodObject;
   readonly body?: z.ZodType;
-  readonly reply: { readonly status: number; readonly schema?: z.ZodType; readonly mediaType?: string };
+  /** The success reply; `also`: other statuses answered with the same body (`/ready`'s 503). */
+  readonly reply: { readonly status: number; readonly schema?: z.ZodType; readonly mediaType?: string; readonly also?: readonly number[] };
   readonly errors: readonly number[];
   readonly public?: boolean;
 }
@@ -19,6 +23,7 @@ const routes: readonly RouteDoc[] = [
   {
     method: 'post',
     path: '/api/submit',
+    operationId: 'submit',
     summary: 'Give the root agent a requirement',
     body: s.SubmitBodySchema,
     reply: { status: 201, schema: s.SubmitReplySchema },
@@ -27,6 +32,7 @@ const routes: readonly RouteDoc[] = [
   {
     method: 'post',
     path: '/api/send',
+    operationId: 'send',
     summary: "Send the user's message to an agent",
     body: s.SendBodySchema,
     reply: { status: 201, schema: s.SendReplySchema },
@@ -35,6 +41,7 @@ const routes: readonly RouteDoc[] = [
   {
     method: 'get',
     path: '/api/messages/{taskId}',
+    operationId: 'getMessages',
     summary: 'Messages of a task tree, in order (what reached the user by default)',
     params: s.TaskIdParamsSchema,
     query: s.MessagesQuerySchema,
@@ -44,6 +51,7 @@ const routes: readonly RouteDoc[] = [
   {
     method: 'get',
     path: '/api/agents',
+    operationId: 'listAgents',
     summary: 'A page of the agents of the organisation, oldest first, optionally by status',
     query: s.AgentsQuerySchema,
     reply: { status: 200, schema: s.AgentsReplySchema },
@@ -52,40 +60,74 @@ const routes: readonly RouteDoc[] = [
   {
     method: 'get',
     path: '/api/agents/{id}',
+    operationId: 'getAgent',
     summary: 'One agent',
     params: s.AgentIdParamsSchema,
     reply: { status: 200, schema: s.AgentSchema },
     errors: [400, 401, 404],
   },
-  { method: 'get', path: '/api/roles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
+  { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {
     method: 'get',
     path: '/api/events',
-    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON)',
+    operationId: 'streamEvents',
+    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old)',
     query: s.EventsQuerySchema,
+    headers: z.object({ 'Last-Event-ID': s.LastEventIdSchema.optional() }),
     reply: { status: 200, mediaType: 'text/event-stream' },
-    errors: [400, 401],
+    errors: [400, 401, 429, 503],
   },
-  { method: 'get', path: '/openapi.json', summary: 'This document', reply: { status: 200 }, errors: [401] },
-  { method: 'get', path: '/health', summary: 'Liveness (no token needed)', reply: { status: 200, schema: s.HealthReplySchema }, errors: [], public: true },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    reply: { status: 200, schema: z.looseObject({ openapi: z.string() }) },
+    errors: [401],
+  },
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    summary: 'Liveness (no token needed)',
+    reply: { status: 200, schema: s.HealthReplySchema },
+    errors: [],
+    public: true,
+  },
   {
     method: 'get',
     path: '/ready',
+    operationId: 'ready',
     summary: 'Readiness: 200 while the runtime takes work, 503 otherwise (no token needed)',
-    reply: { status: 200, schema: s.ReadyReplySchema },
-    errors: [503],
+    reply: { status: 200, schema: s.ReadyReplySchema, also: [503] },
+    errors: [],
     public: true,
   },
 ];
 
 /** Named component schemas; everything else is inlined where it is used. */
 const components: Record<string, z.ZodType> = {
+  JsonValue: JsonValueSchema,
   Task: TaskSchema,
   Agent: s.AgentSchema,
   Error: s.ErrorBodySchema,
 };
 
 type JsonSchema = Record<string, unknown>;
+
+/**
+ * A query number is parsed from text (digits, then a bounded integer): on the wire it is an
+ * integer parameter with those bounds, which is what the document says, so clients send numbers.
+ */
+function queryIntegerAsInteger(ctx: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void {
+  const schema = ctx.zodSchema;
+  const isQueryInteger = (inner: unknown): inner is z.ZodPipe<z.ZodType, z.ZodNumber> => inner instanceof z.ZodPipe && inner.out instanceof z.ZodNumber;
+  // zod leaves out a default that is not of the input's type (a number, where the input is text).
+  if (schema instanceof z.ZodDefault && isQueryInteger(schema.def.innerType)) ctx.jsonSchema['default'] = schema.def.defaultValue;
+  if (!isQueryInteger(schema)) return;
+  for (const key of Object.keys(ctx.jsonSchema)) Reflect.deleteProperty(ctx.jsonSchema, key);
+  Object.assign(ctx.jsonSchema, { type: 'integer', minimum: schema.out.minValue, maximum: schema.out.maxValue });
+}
 
 /**
  * The component schemas and one schema per route part, converted by zod in one registry so
@@ -95,7 +137,12 @@ type JsonSchema = Record<string, unknown>;
 function convert(parts: Record<string, z.ZodType>): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries({ ...components, ...parts })) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, io: 'input', unrepresentable: 'any' });
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io: 'input',
+    unrepresentable: 'any',
+    override: (ctx) => queryIntegerAsInteger(ctx as { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }),
+  });
   const { __shared: shared, ...named } = schemas as Record<string, JsonSchema>;
   const lifted = { ...named, ...((shared?.['$defs'] ?? {}) as Record<string, JsonSchema>) };
   const text = JSON.stringify(lifted).replaceAll('#/components/schemas/__shared#/$defs/', '#/components/schemas/');
@@ -107,9 +154,20 @@ function convert(parts: Record<string, z.ZodType>): Record<string, JsonSchema> {
   return out;
 }
 
+/**
+ * Any JSON value, said without recursion: generators (openapi-typescript) turn zod's recursive
+ * schema into a type that refers to itself, which TypeScript rejects, and a client loses `result`.
+ */
+const jsonValue: JsonSchema = {
+  description: 'Any JSON value',
+  type: ['string', 'number', 'boolean', 'null', 'array', 'object'],
+  items: {},
+  additionalProperties: {},
+};
+
 const refTo = (id: string): JsonSchema => ({ $ref: `#/components/schemas/${id}` });
 
-function parameters(where: 'path' | 'query', schema: JsonSchema | undefined): JsonSchema[] {
+function parameters(where: 'path' | 'query' | 'header', schema: JsonSchema | undefined): JsonSchema[] {
   const properties = (schema?.['properties'] ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema?.['required'] ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
@@ -121,6 +179,7 @@ export function openApiDocument(version: string): JsonSchema {
   routes.forEach((route, index) => {
     if (route.params !== undefined) parts[`r${index}Params`] = route.params;
     if (route.query !== undefined) parts[`r${index}Query`] = route.query;
+    if (route.headers !== undefined) parts[`r${index}Headers`] = route.headers;
     if (route.body !== undefined) parts[`r${index}Body`] = route.body;
     if (route.reply.schema !== undefined && !Object.values(components).includes(route.reply.schema)) parts[`r${index}Reply`] = route.reply.schema;
   });
@@ -137,19 +196,27 @@ export function openApiDocument(version: string): JsonSchema {
         ...(replySchema !== undefined ? { content: { 'application/json': { schema: replySchema } } } : {}),
       },
     };
+    for (const status of route.reply.also ?? []) responses[status] = { ...responses[route.reply.status], description: 'not ready' };
     for (const status of route.errors) responses[status] = { description: 'error', content: { 'application/json': { schema: refTo('Error') } } };
     (paths[route.path] ??= {})[route.method] = {
+      operationId: route.operationId,
       summary: route.summary,
       ...(route.public === true ? { security: [] } : {}),
-      parameters: [...parameters('path', converted[`r${index}Params`]), ...parameters('query', converted[`r${index}Query`])],
+      parameters: [
+        ...parameters('path', converted[`r${index}Params`]),
+        ...parameters('query', converted[`r${index}Query`]),
+        ...parameters('header', converted[`r${index}Headers`]),
+      ],
       ...(route.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: converted[`r${index}Body`] } } } }),
       responses,
     };
   });
-  const schemas = Object.fromEntries(Object.entries(converted).filter(([id]) => !/^r\d+/.test(id)));
+  const schemas = { ...Object.fromEntries(Object.entries(converted).filter(([id]) => !/^r\d+/.test(id))), JsonValue: jsonValue };
   return {
     openapi: '3.1.0',
     info: { title: 'troupe', version, description: 'HTTP API of a troupe society. Errors are `{ error: { code, message, field } }`.' },
+    // Relative: the server this document was fetched from, whatever address it listens on.
+    servers: [{ url: '/', description: 'the server that served this document' }],
     components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'TROUPE_TOKEN, when the server has one' } } },
     security: [{ bearer: [] }],
     paths,

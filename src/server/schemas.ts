@@ -6,7 +6,11 @@ import { AgentIdSchema, TaskIdSchema, TaskSchema } from '../task/index.js';
 // handlers' types are inferred from them, and the OpenAPI document is generated from them.
 
 /** Text of a user message; its length limit is the runtime's `maxInputChars`, checked there. */
-const TextSchema = z.string().trim().min(1, 'must not be empty');
+const TextSchema = z
+  .string()
+  .trim()
+  // A pattern rather than a length after trimming, so the OpenAPI document refuses whitespace-only text too.
+  .regex(/\S/, 'must not be empty');
 
 export const SubmitBodySchema = z.object({ text: TextSchema }).strict();
 export const SubmitReplySchema = z.object({ taskId: TaskIdSchema });
@@ -24,19 +28,25 @@ export const SendReplySchema = z.object({ messageId: TaskIdSchema });
 export const TaskIdParamsSchema = z.object({ taskId: TaskIdSchema });
 export const AgentIdParamsSchema = z.object({ id: AgentIdSchema });
 
-/** A query number: query strings are text, so digits are accepted and converted. */
+/** The largest number a query accepts: nine digits. */
+const largestQueryInteger = 999_999_999;
+
+/**
+ * A query number: query strings are text, so digits are accepted and converted. The OpenAPI
+ * document shows it as an integer parameter with these bounds (see `openapi.ts`).
+ */
 const queryInteger = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d{1,9}$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(min).max(Math.min(max, largestQueryInteger)));
 
 export const maxPageSize = 1000;
 
 export const MessagesQuerySchema = z
   .object({
-    offset: queryInteger(0, Number.MAX_SAFE_INTEGER).default(0),
+    offset: queryInteger(0, largestQueryInteger).default(0),
     limit: queryInteger(1, maxPageSize).default(100),
     /** `user` (default): what reached the user; `all`: every Task of the tree (org store only). */
     scope: z.enum(['user', 'all']).default('user'),
@@ -67,7 +77,7 @@ export const AgentSchema = z.object({
 });
 export const AgentsQuerySchema = z
   .object({
-    offset: queryInteger(0, Number.MAX_SAFE_INTEGER).default(0),
+    offset: queryInteger(0, largestQueryInteger).default(0),
     limit: queryInteger(1, maxPageSize).default(100),
     /** Only live agents, or only terminated ones (read from the org store when there is one). */
     status: z.enum(['active', 'terminated']).optional(),
@@ -104,6 +114,12 @@ export const EventsQuerySchema = z
     access_token: z.string().optional(),
   })
   .strict();
+
+/** `Last-Event-ID`: the id of the last event a reconnecting client saw (ids are server-wide, from 1). */
+export const LastEventIdSchema = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be an event id (a whole number)')
+  .transform(Number);
 
 export const HealthReplySchema = z.object({ status: z.literal('ok') });
 export const ReadyReplySchema = z.object({ ready: z.boolean(), state: z.string() });

@@ -29,6 +29,8 @@ export const ServerLimitsSchema = z
     maxStreamBufferBytes: positive().default(4 * MiB),
     /** Bytes all event streams together may have waiting; past it the streams holding most are cut off first. */
     maxTotalStreamBufferBytes: positive().default(64 * MiB),
+    /** Newest events kept for clients that reconnect with `Last-Event-ID`; one further back is told `event: reset`. */
+    replayBufferEvents: positive().default(1000),
   })
   .refine((limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs, {
     message: 'headersTimeoutMs must not exceed requestTimeoutMs (the headers are part of the request)',

@@ -21,12 +21,15 @@ export const TaskErrorSchema = z
   // Strict like the Task itself: an unknown key is rejected, not silently dropped.
   .strict();
 
+/** Any JSON value; one schema, so the OpenAPI document names it once (`JsonValue`). */
+export const JsonValueSchema = z.json();
+
 export const TaskMetadataSchema = z
   .object({
     /** How much this Task matters to memory, 0..1 (L2 keeps what is above 0.6). */
     importance: z.number().min(0).max(1).optional(),
   })
-  .catchall(z.json());
+  .catchall(JsonValueSchema);
 
 export const TaskSchema = z
   .object({
@@ -39,8 +42,8 @@ export const TaskSchema = z
     to: AgentIdSchema,
     action: ActionSchema,
     status: TaskStatusSchema,
-    parameters: z.record(z.string(), z.json()),
-    result: z.json().nullable(),
+    parameters: z.record(z.string(), JsonValueSchema),
+    result: JsonValueSchema.nullable(),
     error: TaskErrorSchema.nullable(),
     metadata: TaskMetadataSchema,
     /** Milliseconds since the epoch. */
@@ -52,7 +55,7 @@ export type AgentId = z.infer<typeof AgentIdSchema>;
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 export type TaskError = z.infer<typeof TaskErrorSchema>;
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
-export type JsonValue = z.infer<ReturnType<typeof z.json>>;
+export type JsonValue = z.infer<typeof JsonValueSchema>;
 
 /** A Task is an immutable value: every Task troupe hands out is deeply frozen. */
 export type Task = Readonly<z.infer<typeof TaskSchema>>;

@@ -19,11 +19,14 @@ export class EventStreamClient {
 
   private constructor() {}
 
-  /** Opens `path` and resolves once the server's `: connected` comment has arrived. */
-  static async open(url: string, path: string, token?: string): Promise<EventStreamClient> {
+  /** Opens `path` and resolves once the server's `: connected` comment has arrived; `lastEventId` resumes after that event. */
+  static async open(url: string, path: string, token?: string, lastEventId?: string): Promise<EventStreamClient> {
     const client = new EventStreamClient();
     const response = await fetch(`${url}${path}`, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+      },
       signal: client.#abort.signal,
     });
     if (response.status !== 200 || response.body === null) throw new Error(`event stream answered ${response.status}: ${await response.text()}`);

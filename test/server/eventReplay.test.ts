@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { randomIds } from '../../src/ids.js';
+import { createHttpServer } from '../../src/server/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { createTask } from '../../src/task/index.js';
+import { EventStreamClient } from '../support/eventStreamClient.js';
+import { type Served, call, serve } from '../support/httpServerFixture.js';
+
+let served: Served | undefined;
+const streams: EventStreamClient[] = [];
+afterEach(async () => {
+  for (const stream of streams.splice(0)) stream.close();
+  await served?.close();
+  served = undefined;
+});
+
+async function open(path = '/api/events', lastEventId?: string): Promise<EventStreamClient> {
+  if (served === undefined) throw new Error('no server');
+  const stream = await EventStreamClient.open(served.url, path, undefined, lastEventId);
+  streams.push(stream);
+  return stream;
+}
+
+function publish(action: string, note: string): void {
+  served?.rt.bus.publish(createTask({ from: 'root', to: 'observer', action, parameters: { note } }, { ids: randomIds, clock: systemClock }));
+}
+
+const notes = (stream: EventStreamClient): unknown[] => stream.tasks.map((task) => task.parameters['note']);
+const ids = (stream: EventStreamClient): (string | undefined)[] => stream.events.map((event) => event.id);
+
+describe('event ids and Last-Event-ID replay', () => {
+  it('numbers events once for the server: the same Task has the same id on every stream, whatever its filter', async () => {
+    served = await serve({ memory: true });
+    const everything = await open();
+    const nodeOnly = await open('/api/events?action=node.*');
+    publish('other.thing', 'a');
+    publish('node.note', 'b');
+    await everything.until((s) => s.tasks.length === 2);
+    await nodeOnly.until((s) => s.tasks.length === 1);
+    expect(ids(everything)).toEqual(['1', '2']);
+    expect(ids(nodeOnly)).toEqual(['2']);
+  });
+
+  it('a client reconnecting with Last-Event-ID first gets what it missed, then the live events', async () => {
+    served = await serve({ memory: true });
+    // Watches the whole time, so the test knows when the server has seen every Task.
+    const watcher = await open();
+    const first = await open();
+    for (const note of ['1', '2', '3']) publish('node.note', note);
+    await first.until((s) => s.tasks.length === 3);
+    first.close();
+    for (const note of ['4', '5']) publish('node.note', note);
+    await watcher.until((s) => s.tasks.length === 5);
+
+    const resumed = await open('/api/events', first.events[2]?.id);
+    publish('node.note', '6');
+    await resumed.until((s) => s.tasks.length === 3);
+    expect(notes(resumed)).toEqual(['4', '5', '6']);
+    expect(ids(resumed)).toEqual(['4', '5', '6']);
+    // Filters apply to the replay too.
+    const filtered = await open('/api/events?action=other.*', '0');
+    publish('other.thing', '7');
+    await filtered.until((s) => s.tasks.length === 1);
+    expect(notes(filtered)).toEqual(['7']);
+  });
+
+  it('a client whose id fell out of the replay buffer, or that this server never gave, gets event: reset', async () => {
+    served = await serve({ memory: true, server: { replayBufferEvents: 2 } });
+    const watcher = await open();
+    for (const note of ['1', '2', '3', '4']) publish('node.note', note);
+    await watcher.until((s) => s.tasks.length === 4);
+
+    const behind = await open('/api/events', '1');
+    publish('node.note', '5');
+    await behind.until((s) => s.tasks.length === 1);
+    expect(behind.events[0]).toMatchObject({ event: 'reset', id: '4' });
+    expect((JSON.parse(behind.events[0]?.data ?? '{}') as { reason: string }).reason).toContain('replayBufferEvents');
+    expect(notes(behind)).toEqual(['5']);
+
+    // Still in the buffer: replayed without a reset.
+    const recent = await open('/api/events', '3');
+    await recent.until((s) => s.tasks.length === 2);
+    expect(recent.events.map((event) => event.event)).toEqual(['task', 'task']);
+    expect(notes(recent)).toEqual(['4', '5']);
+
+    const fromElsewhere = await open('/api/events', '99');
+    await fromElsewhere.until((s) => s.events.length === 1);
+    expect(fromElsewhere.events[0]).toMatchObject({ event: 'reset', id: '5' });
+    expect(fromElsewhere.events[0]?.data).toContain('restarted');
+  });
+
+  it('refuses a Last-Event-ID that is not an event id, and a replay buffer that is not a positive count', async () => {
+    served = await serve({ memory: true });
+    const bad = await call<{ error: { code: string; field: string } }>(served.url, '/api/events', { headers: { 'last-event-id': 'abc' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_input', field: 'Last-Event-ID' });
+    const rt = await createRuntime();
+    expect(() => createHttpServer(rt, { replayBufferEvents: 0 })).toThrow(/replayBufferEvents/);
+    await rt.shutdown();
+  });
+});
