@@ -46,23 +46,22 @@ export function scriptByRole(scripts: Record<string, RoleStep[]>): { reply: (req
   };
 }
 
+/** A role that creates `child`'s role, spawns one, delegates `task` to it, terminates it and answers `answer`. */
+function delegatingSteps(child: { name: string; prompt: string }, task: string, answer: string): RoleStep[] {
+  return [
+    { toolCalls: [{ name: 'create_role', arguments: child }] },
+    { toolCalls: [{ name: 'spawn_agent', arguments: { role: child.name } }] },
+    (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task } }] }),
+    (request) => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: lastToolResult(request)['agentId'] } }] }),
+    { text: answer },
+  ];
+}
+
 /** root → manager → worker and back, every agent terminating the child it made. */
 export function delegationChain(): Record<string, RoleStep[]> {
   return {
-    root: [
-      { toolCalls: [{ name: 'create_role', arguments: { name: 'manager', prompt: 'You manage a worker.' } }] },
-      { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'manager' } }] },
-      (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'get the number' } }] }),
-      (request) => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: lastToolResult(request)['agentId'] } }] }),
-      { text: 'The number is 42.<imp:0.9/>' },
-    ],
-    manager: [
-      { toolCalls: [{ name: 'create_role', arguments: { name: 'worker', prompt: 'You find numbers.' } }] },
-      { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'worker' } }] },
-      (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'find the number' } }] }),
-      (request) => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: lastToolResult(request)['agentId'] } }] }),
-      { text: 'worker says 42' },
-    ],
+    root: delegatingSteps({ name: 'manager', prompt: 'You manage a worker.' }, 'get the number', 'The number is 42.<imp:0.9/>'),
+    manager: delegatingSteps({ name: 'worker', prompt: 'You find numbers.' }, 'find the number', 'worker says 42'),
     worker: [{ text: '42' }],
   };
 }
