@@ -1,12 +1,13 @@
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
+import type { ModelClient } from '../llm/index.js';
 import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
-import { startConsole } from './serveConsole.js';
+import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 import { refuseDamagedStore } from './strictStore.js';
 import { type StopSignal, onStopSignals } from './stopSignals.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   readonly corsOrigins: readonly string[];
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
+  /** A model the host brings instead of the one `OPENAI_*` names (a test's scripted model); the CLI gives none. */
+  readonly model?: ModelClient;
 }
 
 /** `serve` reads the console from stdin, stops on signals and may exit at once on a second one. */
@@ -50,7 +53,8 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     // No logger yet: its level is one of the settings.
     return reportFailure(io, error, 'bad settings in the environment');
   }
-  const { model, dataDir } = settings;
+  const { dataDir } = settings;
+  const model = options.model ?? settings.model;
   const secrets = readSecrets(io.env);
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
@@ -100,22 +104,24 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
 interface Service {
   readonly rt: Runtime;
   readonly server: HttpServer | undefined;
-  readonly terminal: ReturnType<typeof startConsole> | undefined;
+  readonly terminal: ServeConsole | undefined;
   readonly logger: Logger;
 }
 
 /**
- * The graceful shutdown: intake stops at once (the console closes, the API answers 503),
+ * The graceful shutdown: intake stops at once (the console reads no more, the API answers 503),
  * turns in flight may finish within `drainTimeoutMs`, then everything closes and a summary is logged.
  */
 async function stopService({ rt, server, terminal, logger }: Service, stop: StopReason, drainTimeoutMs: number): Promise<void> {
   const started = Date.now();
   logger.info({ signal: stop, drainTimeoutMs }, 'shutting down: no new requests or Tasks; letting turns in flight finish');
-  terminal?.close();
+  terminal?.stopReading();
   // The listener stays open while the runtime drains, answering intake 503 instead of refusing connections.
   server?.drain();
   const summary = await rt.shutdown({ drainTimeoutMs });
   await server?.close();
+  // The console printed the answers of the drain (those cancelled too) up to here.
+  terminal?.close();
   logger.info(
     {
       agents: summary.agents,

@@ -45,6 +45,11 @@ export class ServeInProcess extends ServeOutput {
     this.done = serveCommand(options, io).finally(() => this.ended());
   }
 
+  /** A line on the console, as if typed. */
+  write(line: string): void {
+    this.#stdin.write(`${line}\n`);
+  }
+
   /** Ends the console's input, as Ctrl-D or the end of a piped stdin would. */
   endInput(): void {
     this.#stdin.end();
