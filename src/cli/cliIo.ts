@@ -1,5 +1,6 @@
 import { describeError } from '../errors.js';
 import { type ExitCode, exitCodeOf } from './exitCodes.js';
+import type { SignalSource } from './stopSignals.js';
 
 /** The environment a command reads its settings from: `process.env` in the real CLI. */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
@@ -9,12 +10,6 @@ export interface CliOutput {
   write(text: string): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
-}
-
-/** Where SIGINT and SIGTERM come from (the process). */
-export interface SignalSource {
-  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
 }
 
 /**

@@ -1,15 +1,14 @@
-import { pino } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 import { type LogLevel, type Logger, createLogger } from '../logger.js';
+import type { CliOutput } from './cliIo.js';
 
 /**
- * The logger of `troupe serve`: pino JSON lines on stderr (for collectors), or the same
- * entries pretty-printed when stderr is a terminal.
+ * The logger of `troupe serve`: pino JSON lines on the command's stderr (for collectors), or
+ * the same entries pretty-printed when that is a terminal. Written through `stderr`, not to
+ * file descriptor 2, so a host running the command in its own process (a test) reads them too.
  */
-export function createServeLogger(level: LogLevel, stderr: { readonly isTTY?: boolean }): Logger {
-  if (stderr.isTTY !== true || level === 'silent') return createLogger(level);
-  return pino(
-    { level, base: { name: 'troupe' } },
-    pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name' }),
-  );
+export function createServeLogger(level: LogLevel, stderr: CliOutput): Logger {
+  if (stderr.isTTY !== true) return createLogger(level, (line) => stderr.write(line));
+  const pretty = prettyFactory({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name' });
+  return createLogger(level, (line) => stderr.write(pretty(line)));
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,4 +40,19 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return startCli(args, env).done;
+}
+
+/**
+ * What a child process has written on `stream` from now, once it includes `text` or the process
+ * has ended: woken by its output, never by a timer, since a loaded machine may take seconds to start one.
+ */
+export function outputUntil(stream: Readable | null, done: Promise<unknown>, text: string): Promise<string> {
+  let output = '';
+  return new Promise((resolve) => {
+    stream?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(text)) resolve(output);
+    });
+    void done.then(() => resolve(output));
+  });
 }
