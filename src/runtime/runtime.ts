@@ -244,9 +244,9 @@ export class Runtime {
    */
   agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
     const stored = query.status === 'active' ? undefined : this.#journal.agentRecords();
-    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
     const view = (record: AgentRecord): AgentView => this.#view(record);
-    if (stored === undefined) return pageAgents([...inMemory.values()], query, 'memory', () => undefined, view);
+    if (stored === undefined) return pageAgents(this.#society.records(), query, 'memory', () => undefined, view);
+    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
     return pageAgents(stored, query, 'store', (agentId) => inMemory.get(agentId), view);
   }
 
