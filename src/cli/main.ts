@@ -8,6 +8,7 @@ import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
 import { troupeVersion } from './version.js';
+import { TaskIdSchema } from '../task/index.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -29,6 +30,13 @@ function port(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65_535) throw new InvalidArgumentError(`port must be an integer 1–65535, got "${value}"`);
   return parsed;
+}
+
+/** A session id, as the Task schema takes it, so a bad one is refused before anything starts. */
+function sessionId(value: string): string {
+  const checked = TaskIdSchema.safeParse(value);
+  if (!checked.success) throw new InvalidArgumentError(`--session must be 1–128 letters, digits, "_" or "-", got "${value}"`);
+  return checked.data;
 }
 
 /** A port for `serve`, where 0 asks the system for any free one. */
@@ -70,6 +78,7 @@ const run = program
   .description('give the root agent one requirement, print each Task as the society works, exit when the user has the answer')
   .argument('<requirement>', 'what you want done')
   .option('-t, --timeout <seconds>', 'give up after this many seconds', positiveNumber('--timeout'), 300)
+  .option('--session <id>', 'continue this session (with a data dir, the root remembers it); the run prints its session id', sessionId)
   .option('--inspect', 'serve the Stately inspector relay on 127.0.0.1 (port 8080, or --inspect-port) and stream every actor to it')
   .option('--inspect-port <port>', 'port of the inspector relay (implies --inspect)', port)
   .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
@@ -82,6 +91,7 @@ run.action(
     requirement: string,
     options: {
       timeout: number;
+      session?: string;
       inspect?: true;
       inspectPort?: number;
       inspectWs?: string;
@@ -103,6 +113,7 @@ run.action(
         memory: options.memory,
         strictStore: options.strictStore,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        ...(options.session === undefined ? {} : { sessionId: options.session }),
         ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
         ...(options.inspect === undefined && options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort ?? 8080 }),
       },

@@ -14,6 +14,8 @@ import { refuseDamagedStore } from './strictStore.js';
 
 export interface RunOptions {
   readonly timeoutSeconds: number;
+  /** `--session`: continue this session; absent, the run starts a new one. */
+  readonly sessionId?: string;
   /** Start the local Stately inspector relay on this port. */
   readonly inspectPort?: number;
   /** Send inspection events to this WebSocket inspector instead. */
@@ -135,9 +137,10 @@ async function answerAndReport(
   let exitCode: ExitCode;
   let answer: Task | undefined;
   try {
-    const taskId = await rt.submit(requirement);
+    const taskId = await rt.submit(requirement, options.sessionId === undefined ? {} : { sessionId: options.sessionId });
+    const session = options.sessionId ?? taskId;
     // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
-    io.stderr.write(`troupe: task ${taskId} (its messages: troupe messages ${taskId})\n`);
+    io.stderr.write(`troupe: task ${taskId} in session ${session} (its messages: troupe messages ${session}; continue it: --session ${session})\n`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = exitCodeOfAnswer(answer, watch);
   } catch (error) {

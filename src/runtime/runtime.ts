@@ -211,16 +211,26 @@ export class Runtime {
     return (await this.#society.spawn({ role: input.role, parent })).agentId;
   }
 
-  /** Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes back with it). */
+  /**
+   * Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes
+   * back with it). `sessionId` continues a session; without it the Task starts a new session,
+   * whose id is the Task's id. Memory and context never mix two sessions.
+   */
   async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
-    return this.#input('root', text, Actions.execute, null, options.sessionId);
+    this.#requireOpen();
+    const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
+    return this.#input('root', text, Actions.execute, null, sessionId);
   }
 
-  /** Sends the user's message to an agent; resolves with the id of the Task sent. */
-  async send(agentId: string, text: string, options: { taskId?: string } = {}): Promise<string> {
+  /**
+   * Sends the user's message to an agent; resolves with the id of the Task sent. `taskId`
+   * continues that Task's tree; `sessionId` names the session (by default `taskId`'s, or a new one).
+   */
+  async send(agentId: string, text: string, options: { taskId?: string; sessionId?: string } = {}): Promise<string> {
     this.#requireOpen();
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
-    return this.#input(agentId, text, Actions.message, parentId, parentId ?? undefined);
+    const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
+    return this.#input(agentId, text, Actions.message, parentId, sessionId ?? parentId ?? undefined);
   }
 
   /**

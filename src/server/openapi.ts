@@ -42,7 +42,7 @@ const routes: readonly RouteDoc[] = [
     method: 'get',
     path: '/api/messages/{taskId}',
     operationId: 'getMessages',
-    summary: 'Messages of a task tree, in order (what reached the user by default)',
+    summary: 'Messages of a session (every task tree in it; a new session is named by its first task), in order (what reached the user by default)',
     params: s.TaskIdParamsSchema,
     query: s.MessagesQuerySchema,
     reply: { status: 200, schema: s.MessagesReplySchema },

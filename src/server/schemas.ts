@@ -12,8 +12,11 @@ const TextSchema = z
   // A pattern rather than a length after trimming, so the OpenAPI document refuses whitespace-only text too.
   .regex(/\S/, 'must not be empty');
 
-export const SubmitBodySchema = z.object({ text: TextSchema }).strict();
-export const SubmitReplySchema = z.object({ taskId: TaskIdSchema });
+/** A session groups a user's Tasks: memory and context never mix two sessions. */
+const SessionIdSchema = TaskIdSchema.describe('the session to continue; absent: a new session, whose id is the id of its first Task');
+
+export const SubmitBodySchema = z.object({ text: TextSchema, sessionId: SessionIdSchema.optional() }).strict();
+export const SubmitReplySchema = z.object({ taskId: TaskIdSchema, sessionId: TaskIdSchema });
 
 export const SendBodySchema = z
   .object({
@@ -21,9 +24,11 @@ export const SendBodySchema = z
     text: TextSchema,
     /** Continue this task tree; absent: the message starts a tree of its own. */
     taskId: TaskIdSchema.optional(),
+    /** The session to continue; absent: the session of `taskId`'s tree, or a new one. */
+    sessionId: SessionIdSchema.optional(),
   })
   .strict();
-export const SendReplySchema = z.object({ messageId: TaskIdSchema });
+export const SendReplySchema = z.object({ messageId: TaskIdSchema, sessionId: TaskIdSchema });
 
 export const TaskIdParamsSchema = z.object({ taskId: TaskIdSchema });
 export const AgentIdParamsSchema = z.object({ id: AgentIdSchema });

@@ -52,20 +52,35 @@ describe('troupe run', () => {
     expect(result.stderr).toMatch(/2 agents, 6 model calls, 0 prompt \+ 0 completion tokens, 0 pending tasks at shutdown/);
   });
 
-  it('says the Task id, so troupe messages can follow it on the same data dir', async () => {
+  it('says the Task and session ids, so troupe messages can follow it and --session continue it', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'troupe-run-id-'));
+    const sessionLine = /troupe: task (\S+) in session (\S+) \(its messages: troupe messages \2; continue it: --session \2\)/;
     try {
       const result = await runCli(['run', 'write a haiku about rain', '--no-status', '--data-dir', dataDir]);
       expect(result.code, result.stderr).toBe(0);
-      const taskId = /troupe: task (\S+) \(its messages: troupe messages \1\)/.exec(result.stderr)?.[1];
+      const [, taskId, sessionId] = sessionLine.exec(result.stderr) ?? [];
       expect(taskId, result.stderr).toBeDefined();
-      const messages = await runCli(['messages', taskId ?? '', '--data-dir', dataDir, '--json']);
+      // A new session is named by its first Task.
+      expect(sessionId).toBe(taskId);
+      const again = await runCli(['run', 'write a haiku about snow', '--no-status', '--data-dir', dataDir, '--session', sessionId ?? '']);
+      expect(again.code, again.stderr).toBe(0);
+      const [, secondTask, sameSession] = sessionLine.exec(again.stderr) ?? [];
+      expect(sameSession).toBe(sessionId);
+      expect(secondTask).not.toBe(taskId);
+      const messages = await runCli(['messages', sessionId ?? '', '--data-dir', dataDir, '--json']);
       expect(messages.code, messages.stderr).toBe(0);
       expect(messages.stdout).toContain(taskId);
+      expect(messages.stdout).toContain(secondTask);
       expect(messages.stdout).toContain('each drop a small syllable');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a malformed --session before starting anything (exit 2)', async () => {
+    const result = await runCli(['run', 'hi', '--memory', '--session', 'not a session!']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--session must be 1–128 letters');
   });
 
   it('--json prints every Task as one JSON line and nothing else on stdout', async () => {

@@ -41,7 +41,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Messages of a task tree, in order (what reached the user by default) */
+    /** Messages of a session (every task tree in it; a new session is named by its first task), in order (what reached the user by default) */
     get: operations['getMessages'];
     put?: never;
     post?: never;
@@ -321,6 +321,8 @@ export interface operations {
       content: {
         'application/json': {
           text: string;
+          /** @description the session to continue; absent: a new session, whose id is the id of its first Task */
+          sessionId?: string;
         };
       };
     };
@@ -333,6 +335,7 @@ export interface operations {
         content: {
           'application/json': {
             taskId: string;
+            sessionId: string;
           };
         };
       };
@@ -405,6 +408,8 @@ export interface operations {
           agentId: string;
           text: string;
           taskId?: string;
+          /** @description the session to continue; absent: a new session, whose id is the id of its first Task */
+          sessionId?: string;
         };
       };
     };
@@ -417,6 +422,7 @@ export interface operations {
         content: {
           'application/json': {
             messageId: string;
+            sessionId: string;
           };
         };
       };
