@@ -7,6 +7,11 @@ export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
+  /**
+   * Whether a line at `level` would be written (pino has it); absent: every level is. Lets a
+   * caller skip building a line nobody reads, such as the HTTP server's line per request.
+   */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -19,7 +24,13 @@ export const silentLogger: Logger = Object.freeze({
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,
+  isLevelEnabled: () => false,
 });
+
+/** Whether `logger` writes lines at `level`: a logger that cannot say writes them all. */
+export function logsAt(logger: Logger, level: LogLevel): boolean {
+  return logger.isLevelEnabled?.(level) ?? true;
+}
 
 /**
  * A pino logger writing JSON lines to stderr, so stdout stays free for program output, or

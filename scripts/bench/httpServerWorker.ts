@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { type ChatDelta, type ModelClient, createRuntime } from '../../src/index.js';
+import { type ChatDelta, type Logger, type ModelClient, createRuntime } from '../../src/index.js';
 import { createHttpServer } from '../../src/server/index.js';
-import { MemoryLogger } from '../../src/testing.js';
+import { silentLogger } from './silentLogger.js';
 
 /** Agents besides root, so `GET /api/agents` lists a small society. */
 export const AGENTS = 10;
@@ -29,10 +29,8 @@ const instantModel: ModelClient = {
 
 async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
   const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
-  const logger = new MemoryLogger();
-  // Logs are kept in memory and dropped: the figure is the API's, not the log's.
-  logger.info = () => undefined;
-  logger.debug = () => undefined;
+  // At `troupe serve`'s default level (info: no line per request), and dropped: the figure is the API's, not the log's.
+  const logger: Logger = { ...silentLogger, isLevelEnabled: (level) => level !== 'debug' && level !== 'trace' };
   const rt = await createRuntime({ model: instantModel, logger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
   const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
   for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });

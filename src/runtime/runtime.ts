@@ -254,9 +254,9 @@ export class Runtime {
    */
   agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
     const stored = query.status === 'active' ? undefined : this.#journal.agentRecords();
-    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
     const view = (record: AgentRecord): AgentView => this.#view(record);
-    if (stored === undefined) return pageAgents([...inMemory.values()], query, 'memory', () => undefined, view);
+    if (stored === undefined) return pageAgents(this.#society.records(), query, 'memory', () => undefined, view);
+    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
     return pageAgents(stored, query, 'store', (agentId) => inMemory.get(agentId), view);
   }
 
@@ -348,12 +348,20 @@ export class Runtime {
 
   #view(record: AgentRecord): AgentView {
     const agent = this.#society.agent(record.id);
+    const usage = this.#society.usageOf(record.id);
+    // Each field named, never `{ ...record, more }`: on Node 20 that costs ~5 µs and a new hidden
+    // class per object, which made every reader of the views (GET /api/agents) megamorphic.
     return {
-      ...record,
+      id: record.id,
+      roleId: record.roleId,
+      parentAgentId: record.parentAgentId,
+      createdAt: record.createdAt,
+      terminatedAt: record.terminatedAt,
+      status: record.status,
       roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
       state: agent?.state ?? 'terminated',
       queued: agent?.queued ?? 0,
-      usage: { ...(this.#society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
+      usage: { calls: usage?.calls ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },
     };
   }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import { type Logger, silentLogger } from '../logger.js';
+import { type Logger, logsAt, silentLogger } from '../logger.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { EventLog } from './eventLog.js';
@@ -14,6 +14,7 @@ import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
+import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
 
@@ -48,6 +49,21 @@ export interface HttpServer {
 
 /** Where new work comes in: refused once the server drains. */
 const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
+
+/** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
+interface ShutdownPhase {
+  closing: boolean;
+  draining: boolean;
+}
+
+/** Why a request for `url` is refused in this phase of a shutdown, or undefined when it is served. */
+function shutdownRefusal(url: string, phase: ShutdownPhase): HttpError | undefined {
+  if (phase.closing) return new HttpError('intake_closed', 'the server is shutting down');
+  if (phase.draining && intakePaths.has(pathOf(url))) {
+    return new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
+  }
+  return undefined;
+}
 
 /** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
 function packageVersion(): string {
@@ -100,27 +116,26 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   // First, so its hook answers preflights before auth and puts its headers on refusals too.
   if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
   const answerOtherMethods = methodNotAllowed(app, { corsPreflight: corsOn });
-  let closing = false;
-  let draining = false;
-  app.addHook('onRequest', async (request) => {
-    if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
-    if (draining && intakePaths.has(request.url.split('?', 1)[0] ?? '')) {
-      throw new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
-    }
-  });
+  const phase: ShutdownPhase = { closing: false, draining: false };
+  // Hooks take Fastify's `done` rather than being async: a request then costs no promise per hook.
+  app.addHook('onRequest', (request, _reply, done) => done(shutdownRefusal(request.url, phase)));
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
   const open = new Set<() => void>();
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => {
-    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`));
+    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${pathOf(request.url)}`));
     return reply.status(status).send(body);
   });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
   app.addHook('onSend', closeAfterRefusal(limits.lingerBytes));
-  app.addHook('onResponse', async (request, reply) => {
-    logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // A line per request only when debug lines are written: otherwise no hook runs for it at all.
+  if (logsAt(logger, 'debug')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      done();
+    });
+  }
   const endStreams = (): void => {
     for (const end of [...open]) end();
   };
@@ -140,9 +155,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) => {
-    const ready = runtime.state === 'running' && !draining;
+    const ready = runtime.state === 'running' && !phase.draining;
     // The server may drain a step before the runtime does: it says so rather than `running`.
-    const state = draining && runtime.state === 'running' ? 'draining' : runtime.state;
+    const state = phase.draining && runtime.state === 'running' ? 'draining' : runtime.state;
     return reply.status(ready ? 200 : 503).send({ ready, state });
   });
   const document = openApiDocument(packageVersion());
@@ -158,11 +173,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       return app.listen({ port, host });
     },
     drain: () => {
-      draining = true;
+      phase.draining = true;
       endStreams();
     },
     close: () => {
-      closing = true;
+      phase.closing = true;
       return app.close().finally(() => log.close());
     },
   };

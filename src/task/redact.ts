@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import { type Logger, logsAt } from '../logger.js';
 import type { JsonValue, Task } from './schema.js';
 
 export const redactedMark = '[REDACTED]';
@@ -86,16 +86,21 @@ export class Redactor {
   }
 }
 
-/** `logger`, with every message and field redacted first: the one way troupe logs once secrets are configured. */
+/**
+ * `logger`, with every message and field redacted first: the one way troupe logs once secrets are
+ * configured. A line at a level `logger` does not write is dropped before it is redacted.
+ */
 export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
   const line =
-    (write: (fields: Record<string, unknown>, message: string) => void) =>
-    (fields: Record<string, unknown>, message: string): void =>
-      write(redactor.unknown(fields) as Record<string, unknown>, redactor.text(message));
+    (level: 'debug' | 'info' | 'warn' | 'error', write: (fields: Record<string, unknown>, message: string) => void) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      if (logsAt(logger, level)) write(redactor.unknown(fields) as Record<string, unknown>, redactor.text(message));
+    };
   return {
-    debug: line((fields, message) => logger.debug(fields, message)),
-    info: line((fields, message) => logger.info(fields, message)),
-    warn: line((fields, message) => logger.warn(fields, message)),
-    error: line((fields, message) => logger.error(fields, message)),
+    debug: line('debug', (fields, message) => logger.debug(fields, message)),
+    info: line('info', (fields, message) => logger.info(fields, message)),
+    warn: line('warn', (fields, message) => logger.warn(fields, message)),
+    error: line('error', (fields, message) => logger.error(fields, message)),
+    isLevelEnabled: (level) => logsAt(logger, level),
   };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answered, call } from '../support/httpServerFixture.js';
-import { serverPerTest } from '../support/serverPerTest.js';
+import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
 
 interface AgentsBody {
   readonly total: number;

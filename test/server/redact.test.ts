@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redactor, redactedMark } from '../../src/server/index.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
-import { type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
+
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 describe('Redactor', () => {
   const redactor = new Redactor(['hunter2-configured', undefined, 'abc']);
@@ -33,12 +36,9 @@ describe('Redactor', () => {
 });
 
 describe('GET /api/events redaction', () => {
-  let served: Served | undefined;
-  afterEach(async () => served?.close());
-
   it('never sends a configured secret or the server token to an event stream client', async () => {
     const token = 'stream-token-123456';
-    served = await serve({ memory: true, server: { token, secrets: ['sk-live-configured-model-key'] } });
+    const served = await serve({ memory: true, server: { token, secrets: ['sk-live-configured-model-key'] } });
     const events = await EventStreamClient.open(served.url, '/api/events', token);
     const text = `write a haiku about rain, key sk-live-configured-model-key, token ${token}`;
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
@@ -53,13 +53,10 @@ describe('GET /api/events redaction', () => {
 });
 
 describe('read routes redaction', () => {
-  let served: Served | undefined;
-  afterEach(async () => served?.close());
-
   it('/api/messages and /api/roles redact the runtime secrets and the token, on a data dir too', async () => {
     const token = 'read-token-1234567';
     const runtimeSecret = 'runtime-only-secret-value';
-    served = await serve({ runtime: { secrets: [runtimeSecret] }, server: { token } });
+    const served = await serve({ runtime: { secrets: [runtimeSecret] }, server: { token } });
     await served.rt.createRole({ name: 'keeper', prompt: `You guard ${runtimeSecret} and ${token}.` });
     const text = `remember ${runtimeSecret} and ${token}`;
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
