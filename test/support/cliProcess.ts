@@ -5,8 +5,18 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/** The project's root: the working directory of every CLI process a test starts. */
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Node's arguments for `troupe <args>` from source. Node itself loads tsx (`--import`), rather
+ * than the `tsx` command: that one runs the CLI in a second process and relays a signal to it
+ * only after waiting 30 ms for it to say it got one, and on a loaded machine gives up, kills
+ * it and exits 130, so a test's SIGINT could end the service before it shut down.
+ */
+export function troupeArgs(args: readonly string[]): string[] {
+  return ['--import', 'tsx', 'src/cli/main.ts', ...args];
+}
 
 export interface CliResult {
   readonly code: number | null;
@@ -20,8 +30,8 @@ export interface CliResult {
  */
 export function startCli(args: readonly string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const ownDir = env['TROUPE_DATA_DIR'] === undefined ? mkdtempSync(join(tmpdir(), 'troupe-cli-')) : undefined;
-  const child = spawn(tsx, ['src/cli/main.ts', ...args], {
-    cwd: root,
+  const child = spawn(process.execPath, troupeArgs(args), {
+    cwd: projectRoot,
     env: { ...process.env, TROUPE_LOG_LEVEL: 'warn', ...(ownDir === undefined ? {} : { TROUPE_DATA_DIR: ownDir }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'] as const,
   });

@@ -1,10 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { projectRoot, troupeArgs } from './cliProcess.js';
 import { ServeOutput } from './serveOutput.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 /** `troupe serve …` from source in a child process, with its stdin writable and its output watched. */
 export class ServeProcess extends ServeOutput {
@@ -13,8 +10,8 @@ export class ServeProcess extends ServeOutput {
 
   constructor(args: readonly string[], env: Record<string, string>) {
     super();
-    this.#child = spawn(tsx, ['src/cli/main.ts', 'serve', ...args], {
-      cwd: root,
+    this.#child = spawn(process.execPath, troupeArgs(['serve', ...args]), {
+      cwd: projectRoot,
       env: { ...process.env, TROUPE_LOG_LEVEL: 'info', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
