@@ -2,8 +2,8 @@
  * One side of the HTTP benchmark in a process of its own, so the load generator does not share
  * its event loop: `troupe` (the HTTP API on a memory-only runtime), `troupe-durable` (the same
  * with an org store in a temp dir: each submit waits for its fsync'd write) or `bare` (Fastify
- * answering constants of the same shape). Prints `{"url": …}` on stdout once listening and
- * exits when its stdin closes.
+ * answering constants of the same shape). Prints `{"url": …}` on stdout once listening, answers
+ * each line on stdin with `{"cpuMicros": …}`, and exits when its stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,5 +69,11 @@ async function bare(): Promise<{ url: string; close: () => Promise<void> }> {
 const side = process.argv[2];
 const server = side === 'bare' ? await bare() : await troupe(side === 'troupe-durable');
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
-process.stdin.resume();
+// Each line on stdin asks for the CPU time this process has used so far, in µs (user + system).
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+  for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', end + 1)) {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuMicros: user + system })}\n`);
+  }
+});
 process.stdin.on('end', () => void server.close().then(() => process.exit(0)));
