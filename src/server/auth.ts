@@ -27,7 +27,7 @@ export function bearerAuth(token: string): (request: FastifyRequest) => Promise<
     let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(query).get('access_token') ?? undefined;
     if (presented === undefined) {
-      throw new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=)');
+      throw new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=<TROUPE_TOKEN>)');
     }
     if (!timingSafeEqual(digest(presented), expected)) throw new HttpError('unauthorized', 'wrong bearer token');
   };
