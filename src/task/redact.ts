@@ -42,9 +42,10 @@ function refuseMarkLike(secret: string, forms: readonly string[]): void {
  * The one sanitiser of everything troupe lets out (logs, events, HTTP replies, CLI output, the
  * inspector stream, stored errors). Its guarantee, for every configured secret of at least six
  * characters: a text it has redacted contains the secret in none of its forms (`secretForms`):
- * not as is, not inside JSON strings up to three deep (escaped as JSON.stringify, Python or PHP
- * escape), not percent-encoded (encodeURIComponent, encodeURI, a query value with `+` for
- * spaces, either hex case). Each occurrence becomes `[REDACTED]`, repeatedly, until none is left
+ * not as is, not with its whitespace collapsed (as one-line displays write it), not inside JSON
+ * strings up to three deep (escaped as JSON.stringify, Python or PHP escape), not
+ * percent-encoded (encodeURIComponent, encodeURI, a query value with `+` for spaces, either hex
+ * case). Each occurrence becomes `[REDACTED]`, repeatedly, until none is left
  * (a mark next to the rest of a text can complete a secret again). Values under secret-looking
  * keys (`apiKey`, `token`, `password` …) and strings shaped like well-known keys (`sk-…`,
  * `Bearer …`, GitHub, AWS and Slack tokens, `?access_token=…` in a URL) go too, though only
@@ -62,7 +63,7 @@ export class Redactor {
     this.#secrets = [...new Set(usable)];
     const forms = new Set<string>();
     for (const secret of this.#secrets) {
-      const ofSecret = secretForms(secret);
+      const ofSecret = secretForms(secret, minSecretLength);
       refuseMarkLike(secret, ofSecret);
       for (const form of ofSecret) forms.add(form);
     }

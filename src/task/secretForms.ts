@@ -43,21 +43,27 @@ function percentEncoded(encode: (text: string) => string, text: string): string[
 }
 
 /**
- * Every form in which `secret` counts as appearing in a text: as is; inside JSON strings, escaped
- * as JSON.stringify, Python (`\uXXXX` for non-ASCII) or PHP (`\/` too) escape it, up to
- * `jsonDepth` strings deep; and percent-encoded as URLs carry it (encodeURIComponent, encodeURI,
- * a form or query value with `+` for a space; hex digits in either case). Longest first, no
- * duplicates: a secret with nothing to escape has just one form.
+ * Every form in which `secret` counts as appearing in a text: as is, or with its whitespace
+ * collapsed to single spaces (as one-line displays and error snippets write it, trimmed too),
+ * each of those inside JSON strings, escaped as JSON.stringify, Python (`\uXXXX` for non-ASCII)
+ * or PHP (`\/` too) escape it, up to `jsonDepth` strings deep, and percent-encoded as URLs carry
+ * it (encodeURIComponent, encodeURI, a form or query value with `+` for a space; hex digits in
+ * either case). Forms shorter than `minLength` are left out, and so are duplicates: a secret
+ * with nothing to escape has one form. Longest first.
  */
-export function secretForms(secret: string): string[] {
-  const forms = new Set([secret]);
-  for (const style of jsonStyles) {
-    let form = secret;
-    for (let depth = 0; depth < jsonDepth; depth += 1) {
-      form = style(form);
-      forms.add(form);
+export function secretForms(secret: string, minLength: number): string[] {
+  const collapsed = secret.replace(/\s+/g, ' ');
+  const forms = new Set<string>();
+  for (const base of new Set([secret, collapsed, collapsed.trim()])) {
+    forms.add(base);
+    for (const style of jsonStyles) {
+      let form = base;
+      for (let depth = 0; depth < jsonDepth; depth += 1) {
+        form = style(form);
+        forms.add(form);
+      }
     }
+    for (const encode of [encodeURIComponent, encodeURI, formEncoded]) for (const form of percentEncoded(encode, base)) forms.add(form);
   }
-  for (const encode of [encodeURIComponent, encodeURI, formEncoded]) for (const form of percentEncoded(encode, secret)) forms.add(form);
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...forms].filter((form) => form.length >= minLength).sort((a, b) => b.length - a.length);
 }
