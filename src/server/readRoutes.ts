@@ -82,7 +82,8 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redac
   app.get('/api/messages/:taskId', async (request) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
     const reply = messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
-    return { ...reply, messages: reply.messages.map((task) => redactor.task(task)) };
+    // The id is echoed as asked: a client may have asked with a secret (memory only, an unknown task is an empty page).
+    return { ...reply, taskId: redactor.text(reply.taskId), messages: reply.messages.map((task) => redactor.task(task)) };
   });
 
   // The serializer compiled from the reply schema picks each agent's fields: no copy per agent,
