@@ -1,15 +1,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { z } from 'zod';
+import { type InspectorConnection, connectInspector } from '../../src/cli/inspector.js';
 import { defineTool } from '../../src/index.js';
 import { OpenAIModel } from '../../src/llm/index.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { type Runtime, createRuntime } from '../../src/runtime/index.js';
 import { createHttpServer } from '../../src/server/index.js';
-import { Actions, redactedMark } from '../../src/task/index.js';
+import { Actions, Redactor, redactedMark } from '../../src/task/index.js';
 import { MemoryLogger, type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
 import { jsonResult } from '../../src/tools/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
@@ -24,11 +27,18 @@ import { type Placed, anySecretArb, exposures, headerSafeSecretArb, placedArb, t
 
 let model: OpenAICompatibleServer;
 let root: string;
+// Stands in for the Stately inspector: what `--inspect` streams every actor's events to.
+let inspector: WebSocketServer;
+let inspected: string[] = [];
 beforeAll(async () => {
   model = await startOpenAICompatibleServer();
   root = await mkdtemp(join(tmpdir(), 'troupe-secrets-'));
+  inspector = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  inspector.on('connection', (socket) => socket.on('message', (data: Buffer) => inspected.push(data.toString())));
+  await new Promise<void>((resolve) => inspector.once('listening', () => resolve()));
 });
 afterAll(async () => {
+  inspector.close();
   await model.close();
   await rm(root, { recursive: true, force: true });
 });
@@ -119,7 +129,11 @@ async function read(url: string, path: string, token: string): Promise<string> {
 let run = 0;
 
 /** A runtime configured as the CLI configures one (OPENAI_API_KEY, TROUPE_TOKEN, TROUPE_SECRETS), with a tool whose result carries a secret. */
-function runtimeFor(secrets: readonly [string, string, string], at: Placements, logger: MemoryLogger, dataDir: string | null): Promise<Runtime> {
+function runtimeFor(
+  secrets: readonly [string, string, string],
+  at: Placements,
+  options: { logger: MemoryLogger; dataDir: string | null; inspect: InspectorConnection['inspect'] },
+): Promise<Runtime> {
   const echo = defineTool({
     name: 'echo',
     description: 'Says back what it is given, and what it found.',
@@ -130,8 +144,7 @@ function runtimeFor(secrets: readonly [string, string, string], at: Placements, 
     model: new OpenAIModel({ apiKey: secrets[0], baseURL: model.baseURL, model: 'troupe-test' }),
     secrets,
     tools: [echo],
-    logger,
-    dataDir,
+    ...options,
     retry: { maxRetries: 1, baseDelayMs: 0, maxDelayMs: 0, jitter: 0 },
   });
 }
@@ -209,7 +222,10 @@ async function storedErrors(dataDir: string, taskIds: readonly string[]): Promis
 async function outputsOf(secrets: readonly [string, string, string], at: Placements, onDisk: boolean): Promise<Record<string, string>> {
   const dataDir = onDisk ? join(root, `run-${(run += 1)}`) : null;
   const logger = new MemoryLogger();
-  const rt = await runtimeFor(secrets, at, logger, dataDir);
+  inspected = [];
+  // The CLI's own inspector connection, redacting as `troupe run --inspect-ws` does; snapshots carry whole conversations, tool results included.
+  const inspection = await connectInspector(`ws://127.0.0.1:${(inspector.address() as AddressInfo).port}`, new Redactor(secrets));
+  const rt = await runtimeFor(secrets, at, { logger, dataDir, inspect: inspection.inspect });
   const server = createHttpServer(rt, { token: secrets[1], logger });
   let served: { outputs: Record<string, string>; taskIds: string[] };
   try {
@@ -217,8 +233,11 @@ async function outputsOf(secrets: readonly [string, string, string], at: Placeme
   } finally {
     await server.close();
     await rt.shutdown({ drainTimeoutMs: 0 });
+    // Resolves once the socket has closed, so the inspector has had every message.
+    await inspection.close();
   }
-  const outputs = { ...served.outputs, logs: JSON.stringify(logger.entries) };
+  expect(inspected.length).toBeGreaterThan(0);
+  const outputs = { ...served.outputs, logs: JSON.stringify(logger.entries), 'inspector stream': inspected.join('\n') };
   return dataDir === null ? outputs : { ...outputs, 'stored errors': await storedErrors(dataDir, served.taskIds) };
 }
 
