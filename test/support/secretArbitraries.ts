@@ -42,7 +42,7 @@ export type Placement = 'whole' | 'embedded' | 'json' | 'url' | 'query';
 const noiseArb = fc.string({ unit: fc.constantFrom(...alphanumeric, ' ', '.', ',', 'é', '中'), maxLength: 12 });
 
 /** A text carrying `secret` the way `placement` says. */
-export function place(secret: string, placement: Placement, before: string, after: string): string {
+function place(secret: string, placement: Placement, before: string, after: string): string {
   switch (placement) {
     case 'whole':
       return secret;
@@ -85,7 +85,7 @@ export const textOf = (secrets: readonly string[], placed: Placed): string => pl
  * JSON-escaped once, twice (JSON in a JSON string) or three times, and URL-encoded (a path or
  * query, `+` for spaces).
  */
-export function appearances(secret: string): string[] {
+function appearances(secret: string): string[] {
   const json = (text: string): string => JSON.stringify(text).slice(1, -1);
   const collapsed = secret.replace(/\s+/g, ' ').trim();
   const forms = [secret, json(secret), json(json(secret)), json(json(json(secret))), new URLSearchParams([['', secret]]).toString().slice(1)];
