@@ -6,5 +6,5 @@ import { type LogLevel, type Logger, createLogger } from '../logger.js';
  * rather than into it.
  */
 export function createRunLogger(level: LogLevel, writeLine: (line: string) => void): Logger {
-  return createLogger(level, (line) => writeLine(line.trimEnd()));
+  return createLogger(level, { write: (line: string) => writeLine(line.trimEnd()) });
 }

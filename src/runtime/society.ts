@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
 import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
@@ -162,7 +162,7 @@ export class Society implements SocietyPort {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
-    const id = input.id ?? this.#env.ids.agent(role.name);
+    const id = input.id ?? agentIdFor(this.#env.ids, role.name, (named) => this.#env.redactor.reveals(named));
     if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
     // Refused past a limit; held until the agent is live (or the spawn failed).
