@@ -24,14 +24,6 @@ export function sequencedTasks(db: Database<unknown>, page: Page): Task[] {
   return [...db.getRange(pageOptions(page))].map(({ value }) => parseTask((value as { task: unknown }).task));
 }
 
-/** The Tasks waiting for `agentId`, in the order they arrived. */
-export function waitingTasks(db: Database<unknown>, agentId: string): Task[] {
-  return [...db.getRange(nameRange(agentId))]
-    .map(({ value }) => value as { seq: number; task: unknown })
-    .sort((a, b) => a.seq - b.seq)
-    .map(({ task }) => parseTask(task));
-}
-
 /** An agent's conversation steps in order, without the record version. */
 export function conversationSteps(db: Database<unknown>, agentId: string): ChatMessage[] {
   return [...db.getRange(seqRange(agentId))].map(({ value }) => {
