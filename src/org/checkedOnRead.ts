@@ -1,4 +1,4 @@
-import type { Database, Key } from 'lmdb';
+import type { Key } from 'lmdb';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -6,6 +6,7 @@ import type { InFlightView } from './inFlight.js';
 import { showKey } from './keys.js';
 import { nextQuarantineSeq, quarantineEntry } from './quarantine.js';
 import type { SubDbs } from './types.js';
+import { messageKeyReason, waitingKeyReason } from './validators.js';
 import type { DurableWriter } from './writer.js';
 
 /**
@@ -19,6 +20,12 @@ import type { DurableWriter } from './writer.js';
  */
 export type CheckedOnRead = 'messages' | 'mailboxes';
 
+/** All that opening checks of the sub-dbs checked on read: their keys. */
+export const checkedOnReadKeys: Readonly<Record<CheckedOnRead, (key: unknown) => string | undefined>> = {
+  messages: messageKeyReason,
+  mailboxes: waitingKeyReason,
+};
+
 /** What a read of a sub-db checked on read needs, to quarantine what it skips. */
 export interface CheckedReadDeps {
   readonly dbs: SubDbs;
@@ -26,23 +33,6 @@ export interface CheckedReadDeps {
   readonly writer: DurableWriter;
   readonly logger: Logger;
   readonly clock: Clock;
-}
-
-export type Entry = { readonly key: Key; readonly value: unknown } | { readonly key: Key; readonly undecodable: unknown };
-
-/** The entries of a range; should a value not decode, key by key, so one bad value cannot hide the rest. */
-export function entries(db: Database<unknown>, range: { start?: Key; end?: Key; offset?: number; limit?: number }): Entry[] {
-  try {
-    return [...db.getRange(range)].map(({ key, value }) => ({ key, value }));
-  } catch {
-    return [...db.getKeys(range)].map((key) => {
-      try {
-        return { key, value: db.get(key) };
-      } catch (error) {
-        return { key, undecodable: error };
-      }
-    });
-  }
 }
 
 /** Moves an invalid record of `db` to the quarantine with an ordinary durable write, once. */

@@ -1,7 +1,8 @@
 import type { Key } from 'lmdb';
 import { describeError } from '../errors.js';
 import { type Task, parseTask } from '../task/index.js';
-import { type CheckedReadDeps, entries, moveAside } from './checkedOnRead.js';
+import { type CheckedReadDeps, moveAside } from './checkedOnRead.js';
+import { entries } from './reads.js';
 import { seqRange } from './keys.js';
 import type { Page } from './types.js';
 import { validators } from './validators.js';

@@ -14,7 +14,8 @@ import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from
 import { allValues, conversationSteps, ownedNames, sequencedTasks } from './reads.js';
 import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
-import { checkedOnReadKeys, validators } from './validators.js';
+import { validators } from './validators.js';
+import { checkedOnReadKeys } from './checkedOnRead.js';
 import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { formatPath } from '../task/index.js';
-import type { CheckedOnRead } from './checkedOnRead.js';
 import { type RecordDbName, isNameKey, isSeq, isSeqKey } from './keys.js';
 import {
   AgentRecordSchema,
@@ -41,16 +40,10 @@ function shaped<S extends z.ZodType>(schema: S, keyCheck: (key: unknown, value: 
 const keyIs = (expected: string, key: unknown): string | undefined =>
   key === expected ? undefined : `key: does not match the record (expected ${JSON.stringify(expected)})`;
 
-/** Why a message-log key is invalid, or undefined. */
-const messageKeyReason = (key: unknown): string | undefined => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]');
-/** Why a waiting-Task key is invalid, or undefined (that it names the Task it holds is checked when read). */
-const waitingKeyReason = (key: unknown): string | undefined => (isNameKey(key) ? undefined : 'key: expected [agentId, taskId]');
-
-/** All that opening checks of the sub-dbs whose values are checked when read (see checkedOnRead.ts): their keys. */
-export const checkedOnReadKeys: Readonly<Record<CheckedOnRead, (key: unknown) => string | undefined>> = {
-  messages: messageKeyReason,
-  mailboxes: waitingKeyReason,
-};
+/** Why a message-log key is invalid, or undefined: all opening checks of a message record (see checkedOnRead.ts). */
+export const messageKeyReason = (key: unknown): string | undefined => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]');
+/** Why a waiting-Task key is invalid, or undefined: all opening checks of a waiting record (that it names its Task is checked when read). */
+export const waitingKeyReason = (key: unknown): string | undefined => (isNameKey(key) ? undefined : 'key: expected [agentId, taskId]');
 
 /** How every record kind is validated (on open, but those checked on read when read): its schema, and its key against its value. */
 export const validators: Readonly<Record<RecordDbName, Validator>> = {

@@ -1,7 +1,7 @@
 import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
 import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
-import { entries } from './checkedOnRead.js';
+import { entries } from './reads.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
 import { isNameKey, isSeq, isSeqKey, nameRange, seqRange } from './keys.js';
 import {
