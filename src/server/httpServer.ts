@@ -159,10 +159,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) => {
-    const ready = runtime.state === 'running' && !phase.draining;
+    const running = runtime.state === 'running' && !phase.draining;
+    const { done, agents, restored, tasks } = runtime.restoreState();
     // The server may drain a step before the runtime does: it says so rather than `running`.
-    const state = phase.draining && runtime.state === 'running' ? 'draining' : runtime.state;
-    return reply.status(ready ? 200 : 503).send({ ready, state });
+    const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
+    return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
   });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
