@@ -171,7 +171,8 @@ describe('troupe messages', () => {
     expect(tasks[0]).toEqual(rootTask);
   });
 
-  it('exits 2 for an unknown task, an invalid task id, a bad --limit or --offset, and a missing dir', async () => {
+  // Several CLI processes one after another: on a loaded 2-core machine each can take 5–10 s to start.
+  it('exits 2 for an unknown task, an invalid task id, a bad --limit or --offset, and a missing dir', { timeout: 120_000 }, async () => {
     const unknown = await runCli(['messages', 'nope', '--data-dir', dir], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(`troupe: no messages for task nope in ${dir}\n`);

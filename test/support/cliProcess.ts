@@ -40,3 +40,24 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return startCli(args, env).done;
 }
+
+/**
+ * Resolves with what `stream` has printed once it contains `text`; rejects if the process ends
+ * first. Woken by the output, never by a timer: a slow start on a loaded machine only waits longer.
+ */
+export function untilPrinted(child: ChildProcess, stream: 'stdout' | 'stderr', text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let printed = '';
+    const onData = (chunk: Buffer): void => {
+      printed += chunk.toString();
+      if (!printed.includes(text)) return;
+      child[stream]?.off('data', onData);
+      child.off('close', onClose);
+      resolve(printed);
+    };
+    const onClose = (code: number | null): void =>
+      reject(new Error(`the process exited (${String(code)}) before printing ${JSON.stringify(text)}:\n${printed}`));
+    child[stream]?.on('data', onData);
+    child.once('close', onClose);
+  });
+}
