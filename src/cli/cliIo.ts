@@ -39,10 +39,10 @@ export function reportFailure(io: Pick<CliIo, 'stderr'>, error: unknown, about =
   return exitCodeOf(error);
 }
 
-/** `out`, with every text redacted as it is written: what the process prints can carry no configured secret. */
+/** `out`, with every text redacted as it is written (a JSON line never into invalid JSON): what the process prints can carry no configured secret. */
 function redactedOutput(out: CliOutput, redactor: Redactor): CliOutput {
   return {
-    write: (text: string) => out.write(redactor.text(text)),
+    write: (text: string) => out.write(redactor.json(text)),
     get isTTY() {
       return out.isTTY;
     },

@@ -16,10 +16,11 @@ export class LoggedEvent {
 
   /**
    * Redacted and serialised once, when a stream first sends it: nothing is spent while no one
-   * listens. The JSON is redacted again as written, so no escaping can make a secret of it.
+   * listens. The JSON is redacted again as written (ids included: a client may have named a
+   * task tree with a secret), never into invalid JSON.
    */
   get data(): string {
-    this.#data ??= this.redactor.text(JSON.stringify(this.redactor.task(this.task)));
+    this.#data ??= this.redactor.json(JSON.stringify(this.redactor.task(this.task)));
     return this.#data;
   }
 }

@@ -16,9 +16,19 @@ const secretShapes: readonly RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  // The value of a credential in a URL's query (`?access_token=…`, `&api_key=…`), the name kept; not a `<placeholder>`.
-  /(?<=[?&](?:access_token|token|api[_-]?key|key|secret)=)(?!<)[^&\s#"']+/gi,
+  // The value of a credential in a URL's query (`?access_token=…`, `&api_key=…`), the name kept; not a
+  // `<placeholder>`. It ends at a backslash too: no URL carries one, and in JSON it escapes what follows.
+  /(?<=[?&](?:access_token|token|api[_-]?key|key|secret)=)(?!<)[^&\s#"'\\]+/gi,
 ];
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Configured secrets shorter than this are ignored: redacting every "a" would garble everything. */
 const minSecretLength = 6;
@@ -85,6 +95,17 @@ export class Redactor {
       if (next === out) return out;
       out = next;
     }
+  }
+
+  /**
+   * A JSON text, redacted as written, unless that would leave it invalid: escaping unrelated text
+   * can put a secret's characters side by side (a secret ending in `\` before an escaped quote),
+   * and a replacement across an escape breaks the JSON. Such a text is left as it is: its strings
+   * were redacted before it was written. Anything else is redacted as `text` is.
+   */
+  json(text: string): string {
+    const out = this.text(text);
+    return out === text || parsesAsJson(out) || !parsesAsJson(text) ? out : text;
   }
 
   /** Whether `text` carries a configured secret in any of its forms. */

@@ -85,7 +85,8 @@ describe('the CLI on a malformed environment', () => {
 });
 
 describe('TROUPE_DATA_DIR', () => {
-  it('is where run writes and org reads, the same way, with no --data-dir; --memory leaves it alone', async () => {
+  // Several CLI processes one after another: on a loaded 2-core machine each can take 5–10 s to start.
+  it('is where run writes and org reads, the same way, with no --data-dir; --memory leaves it alone', { timeout: 120_000 }, async () => {
     const dir = join(base, 'org-from-env');
     const ran = await runCli(['run', 'write a haiku about rain', '--no-status'], { TROUPE_DATA_DIR: dir });
     expect(ran.code, ran.stderr).toBe(0);

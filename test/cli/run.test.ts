@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { TaskSchema } from '../../src/task/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
-import { outputUntil, runCli, startCli } from '../support/cliProcess.js';
+import { runCli, startCli, untilPrinted } from '../support/cliProcess.js';
 
 /** Index of the first line matching `pattern` at or after `from`, or -1. */
 function lineIndex(lines: readonly string[], pattern: RegExp, from = 0): number {
@@ -116,7 +116,7 @@ describe('troupe run', () => {
     const port = await freePort();
     const { child, done } = startCli(['model-server', '--port', String(port)]);
     const baseURL = `http://127.0.0.1:${port}/v1`;
-    expect(await outputUntil(child.stdout, done, '/v1')).toContain(baseURL);
+    expect(await untilPrinted(child, 'stdout', '/v1')).toContain(baseURL);
     const result = await runCli(['run', 'write a haiku about rain', '--no-status'], { OPENAI_BASE_URL: baseURL });
     expect(result.code, result.stderr).toBe(0);
     expectDelegationFlow(result.stdout);
@@ -126,7 +126,8 @@ describe('troupe run', () => {
     expect(served.stderr).toContain('stopped after 6 chat requests');
   });
 
-  it('writes the organisation to --data-dir and picks it up again on the next run', async () => {
+  // Several CLI processes one after another: on a loaded 2-core machine each can take 5–10 s to start.
+  it('writes the organisation to --data-dir and picks it up again on the next run', { timeout: 120_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'troupe-run-'));
     try {
       const first = await runCli(['run', 'write a haiku about rain', '--no-status', '--data-dir', dir]);
@@ -198,7 +199,7 @@ describe('troupe run', () => {
     const { child, done } = startCli(['run', '--no-status', '--inspect-port', String(port), '--inspect', 'write a haiku about rain'], {
       TROUPE_OFFLINE_DELAY_MS: '40',
     });
-    expect(await outputUntil(child.stderr, done, `http://127.0.0.1:${port}`)).toContain(`open http://127.0.0.1:${port}`);
+    expect(await untilPrinted(child, 'stderr', `http://127.0.0.1:${port}`)).toContain(`open http://127.0.0.1:${port}`);
     const page = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
     expect(page).toContain('Stately Inspector');
     const received: string[] = [];

@@ -130,8 +130,7 @@ describe('troupe org', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`troupe: no organisation at ${missing} (nothing has run there yet)\n`);
     expect(existsSync(missing)).toBe(false);
-    // Seven CLI processes one after another: on a loaded 2-core machine each can take 5 s to start.
-  }, 120_000);
+  });
 });
 
 describe('troupe messages', () => {
@@ -172,7 +171,8 @@ describe('troupe messages', () => {
     expect(tasks[0]).toEqual(rootTask);
   });
 
-  it('exits 2 for an unknown task, an invalid task id, a bad --limit or --offset, and a missing dir', async () => {
+  // Several CLI processes one after another: on a loaded 2-core machine each can take 5–10 s to start.
+  it('exits 2 for an unknown task, an invalid task id, a bad --limit or --offset, and a missing dir', { timeout: 120_000 }, async () => {
     const unknown = await runCli(['messages', 'nope', '--data-dir', dir], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(`troupe: no messages for task nope in ${dir}\n`);
@@ -197,6 +197,5 @@ describe('troupe messages', () => {
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(`troupe: no organisation at ${missing}`);
     expect(existsSync(missing)).toBe(false);
-    // Seven CLI processes one after another: on a loaded 2-core machine each can take 5 s to start.
-  }, 120_000);
+  });
 });

@@ -241,6 +241,29 @@ async function outputsOf(secrets: readonly [string, string, string], at: Placeme
   return dataDir === null ? outputs : { ...outputs, 'stored errors': await storedErrors(dataDir, served.taskIds) };
 }
 
+const whole: Placed = { which: 0, placement: 'whole', before: '', after: '' };
+
+/** What the property once found, run every time: a secret of backslashes everywhere, and a 200 HTML page whose first words end in `?access_token=`. */
+const foundBefore: [[string, string, string], Placements] = [
+  ['\\'.repeat(8), 'sk-A--AAa-000-a_0_-0a_a', ' \u0800\u0800𐀀𐀀\u0800\u0800𐀀'],
+  {
+    task: whole,
+    secondTask: whole,
+    reply: whole,
+    toolArgument: whole,
+    toolResult: whole,
+    roleName: whole,
+    rolePrompt: whole,
+    delegated: whole,
+    childAnswer: whole,
+    reason: whole,
+    answer: whole,
+    errorBody: whole,
+    rawErrorBody: { which: 2, placement: 'query', before: 'a', after: '' },
+    htmlPage: true,
+  },
+];
+
 const noSecretIn = async (secrets: readonly [string, string, string], at: Placements, onDisk: boolean): Promise<void> => {
   const outputs = await outputsOf(secrets, at, onDisk);
   expect(exposures(secrets, outputs)).toEqual([]);
@@ -258,7 +281,7 @@ describe('configured secrets never leave the runtime or its HTTP server', () => 
     async () => {
       await fc.assert(
         fc.asyncProperty(secretsArb, placementsArb, (secrets, at) => noSecretIn(secrets, at, false)),
-        loggedSeed('secrets in runtime and HTTP outputs, in memory', 100),
+        { ...loggedSeed('secrets in runtime and HTTP outputs, in memory', 100), examples: [foundBefore] },
       );
     },
   );

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The project's root: the working directory of every CLI process a test starts. */
@@ -53,16 +52,22 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
 }
 
 /**
- * What a child process has written on `stream` from now, once it includes `text` or the process
- * has ended: woken by its output, never by a timer, since a loaded machine may take seconds to start one.
+ * Resolves with what `stream` has printed once it contains `text`; rejects if the process ends
+ * first. Woken by the output, never by a timer: a slow start on a loaded machine only waits longer.
  */
-export function outputUntil(stream: Readable | null, done: Promise<unknown>, text: string): Promise<string> {
-  let output = '';
-  return new Promise((resolve) => {
-    stream?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(text)) resolve(output);
-    });
-    void done.then(() => resolve(output));
+export function untilPrinted(child: ChildProcess, stream: 'stdout' | 'stderr', text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let printed = '';
+    const onData = (chunk: Buffer): void => {
+      printed += chunk.toString();
+      if (!printed.includes(text)) return;
+      child[stream]?.off('data', onData);
+      child.off('close', onClose);
+      resolve(printed);
+    };
+    const onClose = (code: number | null): void =>
+      reject(new Error(`the process exited (${String(code)}) before printing ${JSON.stringify(text)}:\n${printed}`));
+    child[stream]?.on('data', onData);
+    child.once('close', onClose);
   });
 }

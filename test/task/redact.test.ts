@@ -129,3 +129,22 @@ describe('a text streamed in pieces', () => {
     );
   });
 });
+
+describe('redacting JSON as written', () => {
+  it("ends a URL's credential at a backslash, which in JSON escapes the quote after it (found by the property: the event was invalid JSON)", () => {
+    const redactor = new Redactor([]);
+    const written = JSON.stringify({ message: 'the page starts "a http://x.test/api/events?access_token=%20%E0%A0%80"' });
+    const out = redactor.text(written);
+    expect(JSON.parse(out)).toEqual({ message: `the page starts "a http://x.test/api/events?access_token=${redactedMark}"` });
+  });
+
+  it('keeps JSON valid where only escaping made a secret of unrelated text, and redacts the rest as text does', () => {
+    const redactor = new Redactor(['abcdefg\\']);
+    // `abcdefg"` is not the secret; written as JSON it is `abcdefg\"`, which starts with it.
+    const written = JSON.stringify({ said: 'abcdefg"' });
+    expect(redactor.text(written)).toBe(`{"said":"${redactedMark}""}`);
+    expect(redactor.json(written)).toBe(written);
+    expect(redactor.json(JSON.stringify({ said: 'abcdefg\\' }))).toBe(`{"said":"${redactedMark}"}`);
+    expect(redactor.json('plain abcdefg\\ text')).toBe(`plain ${redactedMark} text`);
+  });
+});
