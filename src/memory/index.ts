@@ -1,0 +1,30 @@
+// One agent's memory (issue 14): L1–L3 here, L4 through the agent's FactStore.
+export { AgentMemory, type AgentMemoryOptions, type MemoryCounts, type ObserveOutcome, type SessionFilter } from './agentMemory.js';
+export type { CompactionReport, MoveCounts } from './compactionContext.js';
+export {
+  type CompactionHelpers,
+  type HelperBounds,
+  type ModelHelpers,
+  type SummaryDraft,
+  extractiveHelpers,
+  helpersWithFallback,
+} from './compactionHelpers.js';
+export {
+  MemoryRecordSchema,
+  PendingFactsRecordSchema,
+  SummaryEntryRecordSchema,
+  TaskEntryRecordSchema,
+  type MemoryEntry,
+  type PendingFacts,
+  type SummaryEntry,
+  type SummarySource,
+  type TaskEntry,
+} from './entries.js';
+export { entriesDbName } from './entryStore.js';
+export { extractiveFacts, type ExtractiveFactsOptions } from './extractiveFacts.js';
+export { extractiveSummary } from './extractiveSummary.js';
+export type { Fact, FactHit, FactScope, MemoryFacts, NewFact } from './factsPort.js';
+export { baseImportance, effectiveImportance, type DecayOptions } from './importance.js';
+export { MemoryLimitsSchema, memoryLimits, type MemoryLimits, type MemoryLimitsInput } from './limits.js';
+export { type Move, type Plan, planStep } from './promotion.js';
+export { remembers } from './remembers.js';
