@@ -40,7 +40,7 @@ export function envHarness(): { tempEnv: () => Promise<{ dir: string; env: RootD
 
 let made = 0;
 
-/** A Task for memory tests: by default from the user to `agent`, in session `s1`. */
+/** A Task for memory tests: by default from a peer agent to `agent` (base importance 0.5: not marked for L2), in session `s1`. */
 export function memoryTask(
   init: { id?: string; from?: string; to?: string; sessionId?: string; text?: string; action?: string; status?: TaskStatus; importance?: number } = {},
   clock = new SimulatedClock(0),
@@ -49,7 +49,7 @@ export function memoryTask(
   return createTask(
     {
       id,
-      from: init.from ?? 'user',
+      from: init.from ?? 'peer',
       to: init.to ?? 'agent',
       sessionId: init.sessionId ?? 's1',
       action: init.action ?? 'execute',
