@@ -58,7 +58,8 @@ async function apply(world: World, op: Op, index: number): Promise<void> {
       return;
     case 'settle':
       await settle(memory, clock);
-      { checkSettled(world); return; }
+      checkSettled(world);
+      return;
     case 'retrieve': {
       const entries = [...memory.l1(), ...memory.l2(), ...memory.l3()].filter((_, i) => op.picks.includes(i % 5));
       const before = entries.map((entry) => effectiveImportance(entry, clock.now(), memory.limits));
