@@ -5,6 +5,7 @@ import type { SimulatedClock } from '../../src/simulatedClock.js';
 import type { FactStoreDouble } from '../support/factStoreDouble.js';
 import { loggedSeed } from '../support/loggedSeed.js';
 import { memoryTask, openMemory } from '../support/memoryFixture.js';
+import { type TierRank, holdings } from '../support/memoryHolders.js';
 import { type Op, opArb, settle } from './memoryOps.js';
 
 // Issue 14's tier invariants, over random histories of observes, time passing, compaction
@@ -20,8 +21,6 @@ const limits = {
   l2MaxAgeMs: 86_400_000,
   l3MaxAgeMs: 604_800_000,
 };
-const rank = { L1: 1, L2: 2, L3: 3, L4: 4 } as const;
-type Rank = (typeof rank)[keyof typeof rank];
 
 interface World {
   readonly memory: AgentMemory;
@@ -30,7 +29,7 @@ interface World {
   /** Session of every Task observed and kept. */
   readonly kept: Map<string, string>;
   /** Highest tier each kept Task has been seen in. */
-  readonly seen: Map<string, Rank>;
+  readonly seen: Map<string, TierRank>;
 }
 
 const failing: CompactionHelpers = { summarize: () => Promise.reject(new Error('model down')), extractFacts: () => Promise.reject(new Error('model down')) };
@@ -90,26 +89,6 @@ function checkSettled({ memory, clock }: World): void {
   expect(memory.l3().every((entry) => entry.createdAt + l3MaxAgeMs > now)).toBe(true);
 }
 
-/** Where each Task is now: the tier, and how many places hold it. */
-function holders(world: World): Map<string, { rank: Rank; places: number }> {
-  const found = new Map<string, { rank: Rank; places: number }>();
-  const hold = (id: string, at: Rank): void => {
-    const known = found.get(id);
-    found.set(id, { rank: Math.max(known?.rank ?? 1, at) as Rank, places: (known?.places ?? 0) + 1 });
-  };
-  for (const entry of world.memory.l1()) hold(entry.task.id, rank.L1);
-  for (const entry of world.memory.l2()) hold(entry.task.id, rank.L2);
-  for (const entry of world.memory.l3()) for (const id of entry.taskIds) hold(id, rank.L3);
-  // The facts of one promotion (one batch of summaries) hold its Tasks once, together.
-  const promotions = new Map<string, readonly string[]>();
-  for (const fact of world.facts.facts) {
-    const metadata = fact.metadata as { promotionId: string; taskIds: string[] };
-    promotions.set(metadata.promotionId, metadata.taskIds);
-  }
-  for (const taskIds of promotions.values()) for (const id of taskIds) hold(id, rank.L4);
-  return found;
-}
-
 /** The invariants that hold after every operation. */
 function checkAlways(world: World): void {
   const { memory } = world;
@@ -127,7 +106,7 @@ function checkAlways(world: World): void {
     expect(Object.keys(fact.metadata ?? {}).sort()).toEqual(['part', 'promotionId', 'taskIds']);
     expect(fact).toMatchObject({ scope: 'session' });
   }
-  const now = holders(world);
+  const now = holdings(memory, world.facts);
   // The FactStore never fails here, so no facts are left waiting between steps.
   expect(memory.counts().pendingFacts).toBe(0);
   for (const id of world.kept.keys()) {
