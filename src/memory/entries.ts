@@ -68,7 +68,6 @@ export const PendingFactsRecordSchema = z
 
 export const MemoryRecordSchema = z.discriminatedUnion('tier', [TaskEntryRecordSchema, SummaryEntryRecordSchema, PendingFactsRecordSchema]);
 
-export type MemoryRecord = z.infer<typeof MemoryRecordSchema>;
 export type SummarySource = z.infer<typeof SummarySourceSchema>;
 
 /** The entry's place in its agent's memory: the second part of its key, never reused while the entry exists. */

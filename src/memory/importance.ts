@@ -1,13 +1,5 @@
 import { Actions, type Task, taskText } from '../task/index.js';
 
-/** How importance fades and grows: the two options `effectiveImportance` needs. */
-export interface DecayOptions {
-  /** Time in which importance halves. */
-  readonly halfLifeMs: number;
-  /** What each retrieval adds. */
-  readonly retrievalBoost: number;
-}
-
 /**
  * Importance at time `now`: the base importance halved every `halfLifeMs` since `createdAt`,
  * plus `retrievalBoost` for every time the entry was returned to a context or a search, at

@@ -9,22 +9,11 @@ export {
   extractiveHelpers,
   helpersWithFallback,
 } from './compactionHelpers.js';
-export {
-  MemoryRecordSchema,
-  PendingFactsRecordSchema,
-  SummaryEntryRecordSchema,
-  TaskEntryRecordSchema,
-  type MemoryEntry,
-  type PendingFacts,
-  type SummaryEntry,
-  type SummarySource,
-  type TaskEntry,
-} from './entries.js';
+export type { MemoryEntry, SummaryEntry, SummarySource, TaskEntry } from './entries.js';
 export { entriesDbName } from './entryStore.js';
 export { extractiveFacts, type ExtractiveFactsOptions } from './extractiveFacts.js';
 export { extractiveSummary } from './extractiveSummary.js';
 export type { Fact, FactHit, FactScope, MemoryFacts, NewFact } from './factsPort.js';
-export { baseImportance, effectiveImportance, type DecayOptions } from './importance.js';
+export { baseImportance, effectiveImportance } from './importance.js';
 export { MemoryLimitsSchema, memoryLimits, type MemoryLimits, type MemoryLimitsInput } from './limits.js';
-export { type Move, type Plan, planStep } from './promotion.js';
 export { remembers } from './remembers.js';

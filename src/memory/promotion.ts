@@ -25,7 +25,7 @@ export interface Plan {
  * first), then as many more as the tier holds beyond `capacity`, lowest effective importance
  * first (or oldest first for L1, whose point is recency).
  */
-export function leaving<E extends MemoryEntry>(
+function leaving<E extends MemoryEntry>(
   list: readonly E[],
   now: number,
   bounds: { readonly capacity: number; readonly maxAgeMs: number; readonly byImportance: boolean },

@@ -3,7 +3,7 @@
 // back to scores high. Deterministic: the same texts always give the same choice.
 
 /** Characters of one text that are read at most: a 100,000-character Task costs no more than a long one. */
-export const maxCharsRead = 4_000;
+const maxCharsRead = 4_000;
 
 const stopWords = new Set(
   (
@@ -40,7 +40,7 @@ export interface Candidate {
  * alone), half again for the first sentence of its text (where the point usually is), and a
  * little more for numbers and names (what facts are made of).
  */
-export function scoreSentences(candidates: readonly Candidate[]): number[] {
+function scoreSentences(candidates: readonly Candidate[]): number[] {
   const frequency = new Map<string, number>();
   const wordsOf = candidates.map((candidate) => [...new Set(contentWords(candidate.text))]);
   for (const words of wordsOf) for (const word of words) frequency.set(word, (frequency.get(word) ?? 0) + 1);
