@@ -1,7 +1,6 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { deepFreeze } from '../task/index.js';
 import { MemoryRecordSchema, type StoredEntry } from './entries.js';
 
 /** The sub-db of the organisation's LMDB environment that holds every agent's L1–L3 entries. */
@@ -67,7 +66,7 @@ function readRecord(db: Database<unknown>, key: Key, seq: number, into: StoredEn
     const issue = parsed.error.issues[0];
     return `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
   }
-  into.push(deepFreeze({ ...parsed.data, seq }));
+  into.push({ ...parsed.data, seq });
   return undefined;
 }
 

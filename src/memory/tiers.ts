@@ -1,3 +1,4 @@
+import { deepFreeze } from '../task/index.js';
 import type { MemoryEntry, PendingFacts, StoredEntry, SummaryEntry, TaskEntry } from './entries.js';
 
 type Tier = StoredEntry['tier'];
@@ -37,9 +38,9 @@ export class Tiers {
     return tiers;
   }
 
-  /** Puts an entry in the tier its record names. */
+  /** Puts an entry in the tier its record names, frozen: the query API hands entries out as they are. */
   add(entry: StoredEntry): void {
-    insertSorted(this.#list(entry.tier), entry);
+    insertSorted(this.#list(entry.tier), deepFreeze(entry));
   }
 
   /** Takes the entry with this seq out of `tier`; returns it, or undefined when it is not there. */

@@ -48,11 +48,12 @@ describe('AgentMemory: what it keeps', () => {
     expect(memory.l1()).toHaveLength(3);
   });
 
-  it('hands out copies: changing a returned list changes nothing inside', async () => {
+  it('hands out copies of its lists and frozen entries: nothing a caller does changes it', async () => {
     const { memory } = await openMemory();
     await memory.observe(memoryTask());
     memory.l1().pop();
     expect(memory.l1()).toHaveLength(1);
+    expect(Object.isFrozen(memory.l1()[0])).toBe(true);
   });
 
   it('validates a Task that did not come off the bus', async () => {
