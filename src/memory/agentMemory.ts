@@ -1,6 +1,6 @@
 import type { RootDatabase } from 'lmdb';
 import type { Clock } from '../clock.js';
-import { TroupeError } from '../errors.js';
+import { TroupeError, ValidationError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { AgentIdSchema, type Task, isParsedTask, parseOrThrow, parseTask } from '../task/index.js';
@@ -46,6 +46,11 @@ export interface MemoryCounts {
   readonly pendingFacts: number;
   /** Tasks refused since the memory opened because L1 was at its hard bound. */
   readonly refused: number;
+}
+
+/** `now` must be a time on the clock: a NaN would make every age comparison false and compaction silently never due. */
+function requireTime(now: number): void {
+  if (!Number.isFinite(now) || now < 0) throw new ValidationError('now', `must be a time in milliseconds since the epoch, got ${now}`);
 }
 
 function inSession<E extends MemoryEntry>(list: readonly E[] | undefined, filter: SessionFilter | undefined): E[] {
@@ -201,6 +206,7 @@ export class AgentMemory {
 
   /** True when a tier holds more than its capacity or an entry older than its age, or facts wait for L4. */
   compactionDue(now: number): boolean {
+    requireTime(now);
     return this.#tiers !== undefined && compactionDue(this.#tiers, now, this.#limits);
   }
 
@@ -213,6 +219,7 @@ export class AgentMemory {
    */
   async compact(now: number, helpers: CompactionHelpers): Promise<CompactionReport> {
     this.#open();
+    requireTime(now);
     if (this.#compaction !== undefined) return this.#report(now, undefined, 'a compaction step of this memory is already running');
     const tiers = this.#tiers;
     if (tiers === undefined) return this.#report(now, undefined, 'nothing is due');

@@ -90,6 +90,13 @@ describe('compaction: L1 → L2 → L3', () => {
     expect(memory.counts()).toMatchObject({ l1: 2, l3: 3 });
   });
 
+  it('refuses a time that is not one', async () => {
+    const { memory } = await openMemory();
+    await memory.observe(memoryTask());
+    expect(() => memory.compactionDue(Number.NaN)).toThrow('now: must be a time in milliseconds since the epoch, got NaN');
+    await expect(memory.compact(-1, modelLike)).rejects.toThrow('now: must be a time in milliseconds since the epoch, got -1');
+  });
+
   it('says when there is nothing to do, so the caller does not loop', async () => {
     const { memory, clock } = await openMemory();
     expect(await memory.compact(clock.now(), modelLike)).toMatchObject({ progress: false, reason: 'nothing is due', due: false });
