@@ -1,0 +1,42 @@
+import type { JsonValue } from '../task/index.js';
+
+// L4 belongs to part "facts" of issue 14 (src/memory/facts/factStore.ts). These are the parts
+// of its contract that an agent's memory uses, written against exactly that contract, so the
+// real FactStore fits here as it is; once it lands, these types are the ones it exports.
+
+export type FactScope = 'session' | 'agent';
+
+/** A fact to remember: `scope: 'session'` facts carry their sessionId, `scope: 'agent'` ones null. */
+export interface NewFact {
+  text: string;
+  scope: FactScope;
+  sessionId: string | null;
+  importance: number;
+  metadata?: Record<string, JsonValue>;
+}
+
+export interface Fact extends NewFact {
+  v: 1;
+  id: string;
+  retrievals: number;
+  createdAt: number;
+  embedder: string | null;
+  mergedFrom: string[];
+  fidelity: number | null;
+}
+
+export interface FactHit {
+  fact: Fact;
+  similarity: number;
+}
+
+/** What an agent's memory needs of its L4 store. */
+export interface MemoryFacts {
+  readonly size: number;
+  /** A near-duplicate of a stored fact is merged into it (`merged: true`). */
+  add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }>;
+  /** Facts of that session and agent-scope facts, best first; counts a retrieval. */
+  search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]>;
+  list(filter?: { sessionId?: string | null }): Fact[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+import type { Database, RootDatabase } from 'lmdb';
+import type { Fact, FactHit, MemoryFacts, NewFact } from '../../src/memory/index.js';
+
+// A stand-in for part "facts"' FactStore (src/memory/facts/), speaking its contract, for the
+// L1–L3 tests until the real one lands: facts in an array, optionally kept in an LMDB sub-db so
+// a killed process finds them again. No embedder, no merging: search ranks by shared words.
+
+const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+
+export class FactStoreDouble implements MemoryFacts {
+  readonly facts: Fact[] = [];
+  readonly searches: { text: string; k: number; sessionId: string | null }[] = [];
+  /** Adds that succeed before every later one throws (a FactStore whose disk failed); null: never fails. */
+  failAfter: number | null = null;
+  closed = false;
+  readonly #agentId: string;
+  readonly #db: Database<Fact> | null;
+
+  private constructor(agentId: string, db: Database<Fact> | null) {
+    this.#agentId = agentId;
+    this.#db = db;
+  }
+
+  /** A double for `agentId`, with the facts it kept in `root` before (none without a root). */
+  static open(agentId: string, root: RootDatabase | null = null): FactStoreDouble {
+    const db = root === null ? null : root.openDB<Fact>({ name: 'test-facts' });
+    const double = new FactStoreDouble(agentId, db);
+    if (db !== null) for (const { value } of db.getRange({ start: [agentId], end: [agentId, '~'] })) double.facts.push(value);
+    return double;
+  }
+
+  get size(): number {
+    return this.facts.length;
+  }
+
+  async add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
+    if (this.failAfter !== null && this.failAfter-- <= 0) throw new Error('the fact store failed (test)');
+    const stored: Fact = {
+      ...fact,
+      v: 1,
+      id: `${this.#agentId}-f${String(this.facts.length).padStart(6, '0')}`,
+      retrievals: 0,
+      createdAt: 0,
+      embedder: null,
+      mergedFrom: [],
+      fidelity: null,
+    };
+    await this.#db?.put([this.#agentId, stored.id], stored);
+    this.facts.push(stored);
+    return { fact: stored, merged: false };
+  }
+
+  async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
+    this.searches.push({ text, k, sessionId: filter.sessionId });
+    const query = words(text);
+    return this.list({ sessionId: filter.sessionId })
+      .map((fact) => ({ fact, similarity: [...words(fact.text)].filter((word) => query.has(word)).length / Math.max(1, query.size) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, k);
+  }
+
+  /** Facts of that session and agent-scope facts (all facts without a filter). */
+  list(filter?: { sessionId?: string | null }): Fact[] {
+    const sessionId = filter?.sessionId;
+    if (sessionId === undefined) return this.facts.slice();
+    return this.facts.filter((fact) => fact.scope === 'agent' || fact.sessionId === sessionId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
