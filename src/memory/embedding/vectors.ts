@@ -16,7 +16,7 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 /** A vector as the little-endian float32 bytes it is stored as (a copy: lmdb keeps what it is given). */
-export function vectorBytes(vector: Float32Array): Uint8Array {
+export function vectorBytes(vector: Float32Array): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(vector.length * 4);
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i] ?? 0, true);
