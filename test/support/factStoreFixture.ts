@@ -16,7 +16,7 @@ export interface FactPlace {
 }
 
 /** Opens the LMDB environment of a place's dir, as the runtime opens the org store's. */
-export function openEnv(dir: string): RootDatabase {
+function openEnv(dir: string): RootDatabase {
   return open({ path: join(dir, 'store'), noSubdir: false, maxDbs: 20 });
 }
 

@@ -3,7 +3,9 @@ import type { Embedder } from '../embedding/embedder.js';
 import { cosine } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
+import type { FactChange } from './factRecords.js';
 import { type Fact, labelOf } from './factSchema.js';
+import type { FactSet } from './factSet.js';
 import { mergeText } from './mergeText.js';
 import { UnionFind } from './unionFind.js';
 import type { VectorIndex } from './vectorIndex.js';
@@ -75,7 +77,7 @@ export async function planMerges(
 }
 
 /** The fact a passed merge becomes: the highest importance, every retrieval, the newest time, the origins (bounded), the members' metadata (the most important's wins a clash). */
-export function mergedFact(plan: MergePlan, id: string, embedder: string, limits: FactLimits): Fact {
+function mergedFact(plan: MergePlan, id: string, embedder: string, limits: FactLimits): Fact {
   const [first] = plan.members;
   const metadata = Object.assign({}, ...[...plan.members].reverse().map((fact) => fact.metadata ?? {})) as NonNullable<Fact['metadata']>;
   const fitting = JSON.stringify(metadata).length <= limits.maxMetadataBytes ? metadata : first?.metadata;
@@ -103,9 +105,45 @@ export function boundedOrigins(origins: readonly string[], max: number): string[
   return max === 0 ? [] : origins.slice(-max);
 }
 
-/** Without an embedder: the `keepTopN` facts of highest effective importance are kept, the rest dropped. */
-export function leastImportant(facts: readonly Fact[], limits: FactLimits, now: number): Fact[] {
-  return [...facts].sort((a, b) => mostImportantFirst(a, b, now, limits)).slice(limits.keepTopN);
+/**
+ * Applies the passed merges whose facts are all still stored (a merge on add or a search may have
+ * changed them meanwhile, never their text or vector): each merged fact replaces its originals in
+ * `set`, and the returned change writes exactly that.
+ */
+export function applyMerges(
+  set: FactSet,
+  plans: readonly MergePlan[],
+  index: VectorIndex,
+  embedder: string,
+  limits: FactLimits,
+): { change: FactChange; merged: number } {
+  const putFacts: Fact[] = [];
+  const putVectors: { id: string; embedder: string; vector: Float32Array }[] = [];
+  const removeFacts: string[] = [];
+  for (const plan of plans) {
+    const members = plan.members.map((fact) => set.get(fact.id));
+    if (!members.every((member): member is Fact => member !== undefined)) continue;
+    const merged = mergedFact({ ...plan, members }, set.takeId(), embedder, limits);
+    for (const member of members) {
+      set.remove(member, index);
+      removeFacts.push(member.id);
+    }
+    set.insert(merged, plan.vector, index);
+    putFacts.push(merged);
+    putVectors.push({ id: merged.id, embedder, vector: plan.vector });
+  }
+  if (putFacts.length > 0) set.bumpGeneration();
+  return { change: { putFacts, putVectors, removeFacts, meta: set.meta }, merged: putFacts.length };
+}
+
+/** Without an embedder: all but the `keepTopN` facts of highest effective importance leave `set`; the change removes them. */
+export function dropLeastImportant(set: FactSet, limits: FactLimits, now: number): { change: FactChange; dropped: number } {
+  const dropped = set
+    .all()
+    .sort((a, b) => mostImportantFirst(a, b, now, limits))
+    .slice(limits.keepTopN);
+  for (const fact of dropped) set.remove(fact, null);
+  return { change: { removeFacts: dropped.map((fact) => fact.id) }, dropped: dropped.length };
 }
 
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseOrThrow } from '../../task/index.js';
 
 const day = 24 * 60 * 60 * 1000;
 const unit = z.number().min(0).max(1);
@@ -56,3 +57,15 @@ export const FactLimitsSchema = z
 
 export type FactLimits = z.infer<typeof FactLimitsSchema>;
 export type FactLimitOptions = z.input<typeof FactLimitsSchema>;
+
+const defaultLimits = FactLimitsSchema.parse({});
+// Parsed once per limits object, however many agents share it (heap per agent stays small).
+const parsedLimits = new WeakMap<FactLimitOptions, FactLimits>();
+
+/** The limits `options` give (the defaults for what they leave out), or a ValidationError naming the bad one (`limits.mergeThreshold`). */
+export function limitsOf(options: FactLimitOptions | undefined): FactLimits {
+  if (options === undefined) return defaultLimits;
+  let limits = parsedLimits.get(options);
+  if (limits === undefined) parsedLimits.set(options, (limits = parseOrThrow(FactLimitsSchema, options, 'limits')));
+  return limits;
+}

@@ -6,7 +6,7 @@ import { vectorBytes, vectorFromBytes } from '../embedding/vectors.js';
 import { type Fact, type FactMeta, FactMetaSchema, FactSchema, type VectorRecord, VectorRecordSchema } from './factSchema.js';
 
 /** The sub-databases of L4 in the shared LMDB environment; keys start with the agent id, so one environment holds every agent. */
-export const factSubDbs = { facts: 'memory-facts', vectors: 'memory-vectors', meta: 'memory-meta' } as const;
+const factSubDbs = { facts: 'memory-facts', vectors: 'memory-vectors', meta: 'memory-meta' } as const;
 
 type SubDb = keyof typeof factSubDbs;
 

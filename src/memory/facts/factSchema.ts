@@ -9,10 +9,10 @@ export const FactScopeSchema = z.enum(['session', 'agent']);
 export type FactScope = z.infer<typeof FactScopeSchema>;
 
 /** A fact's own key-value data, kept as given. */
-export const FactMetadataSchema = z.record(z.string(), JsonValueSchema);
+const FactMetadataSchema = z.record(z.string(), JsonValueSchema);
 
 /** `f` and the fact's number in its agent's store, which is also its vector's label in the index. */
-export const FactIdSchema = z.string().regex(/^f(0|[1-9][0-9]{0,15})$/, 'must be "f" and a number');
+const FactIdSchema = z.string().regex(/^f(0|[1-9][0-9]{0,15})$/, 'must be "f" and a number');
 
 const scopeAndSession = {
   check: (fact: { scope: FactScope; sessionId: string | null }): boolean => (fact.scope === 'agent') === (fact.sessionId === null),

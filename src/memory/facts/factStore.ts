@@ -4,16 +4,17 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { boundedOrigins, findClusters, groupOf, leastImportant, mergedFact, planMerges } from './compression.js';
+import { applyMerges, boundedOrigins, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
-import { type FactLimitOptions, type FactLimits, FactLimitsSchema } from './factLimits.js';
+import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactHit, type FactMeta, type NewFact, factIdOf, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, labelOf } from './factSchema.js';
+import { FactSet } from './factSet.js';
 import { indexFileOf, saveIndex } from './indexFile.js';
 import { indexParams, loadFacts } from './loadFacts.js';
 import { VectorIndex } from './vectorIndex.js';
-import { WordOverlapIndex } from './wordOverlap.js';
 
+/** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
 export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
 
 export interface FactStoreOptions {
@@ -27,17 +28,6 @@ export interface FactStoreOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly limits?: FactLimitOptions;
-}
-
-const defaultLimits = FactLimitsSchema.parse({});
-// Parsed once per limits object, however many agents share it (heap per agent stays small).
-const parsedLimits = new WeakMap<FactLimitOptions, FactLimits>();
-
-function limitsOf(options: FactLimitOptions | undefined): FactLimits {
-  if (options === undefined) return defaultLimits;
-  let limits = parsedLimits.get(options);
-  if (limits === undefined) parsedLimits.set(options, (limits = parseOrThrow(FactLimitsSchema, options, 'limits')));
-  return limits;
 }
 
 /**
@@ -60,10 +50,7 @@ export class FactStore {
   readonly #limits: FactLimits;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #facts: Map<string, Fact>;
-  readonly #words: WordOverlapIndex | null;
-  #meta: FactMeta;
-  #index: Promise<VectorIndex> | null;
+  readonly #set: FactSet;
   #savedGeneration: number | null;
   readonly #writes = new Set<Promise<unknown>>();
   #compressing: Promise<unknown> = Promise.resolve();
@@ -77,12 +64,8 @@ export class FactStore {
     this.#limits = limits;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#facts = loaded.facts;
-    this.#meta = loaded.meta;
-    this.#index = loaded.index === null ? null : Promise.resolve(loaded.index);
+    this.#set = new FactSet(loaded, options.embedder === null);
     this.#savedGeneration = loaded.savedGeneration;
-    this.#words = options.embedder === null ? new WordOverlapIndex() : null;
-    for (const fact of this.#facts.values()) this.#words?.add(fact.id, fact.text);
   }
 
   /**
@@ -103,7 +86,7 @@ export class FactStore {
   }
 
   get size(): number {
-    return this.#facts.size;
+    return this.#set.size;
   }
 
   /**
@@ -116,19 +99,19 @@ export class FactStore {
     this.#refuseWhenClosed();
     const fact = checkNewFact(input, this.#limits);
     const vector = await this.#embedOne(fact.text);
-    const index = vector === null ? null : await (this.#index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
+    const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
     this.#refuseWhenClosed();
     // From here on, synchronous until the write is issued: nothing can come between the check and the change.
     const twin = this.#twinOf(fact, vector, index);
     if (twin !== undefined) return this.#mergeInto(twin, fact);
-    if (this.#facts.size >= this.#limits.maxFacts) {
-      throw new TroupeError('memory_full', `agent ${this.#agentId} holds ${this.#facts.size} facts, its limit (maxFacts); compress them first`, {
+    if (this.#set.size >= this.#limits.maxFacts) {
+      throw new TroupeError('memory_full', `agent ${this.#agentId} holds ${this.#set.size} facts, its limit (maxFacts); compress them first`, {
         context: { agentId: this.#agentId },
       });
     }
     const stored: Fact = {
       v: 1,
-      id: factIdOf(this.#meta.nextId),
+      id: this.#set.takeId(),
       ...fact,
       retrievals: 0,
       createdAt: this.#clock.now(),
@@ -136,12 +119,10 @@ export class FactStore {
       mergedFrom: [],
       fidelity: null,
     };
-    this.#meta = { ...this.#meta, nextId: this.#meta.nextId + 1, generation: this.#meta.generation + (vector === null ? 0 : 1) };
-    this.#facts.set(stored.id, stored);
-    if (vector !== null) index?.add(labelOf(stored.id), vector);
-    this.#words?.add(stored.id, stored.text);
+    this.#set.insert(stored, vector, index);
+    if (vector !== null) this.#set.bumpGeneration();
     const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];
-    await this.#write({ putFacts: [stored], putVectors, meta: this.#meta });
+    await this.#write({ putFacts: [stored], putVectors, meta: this.#set.meta });
     return { fact: stored, merged: false };
   }
 
@@ -153,25 +134,25 @@ export class FactStore {
   async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const query = checkSearch(text, k, filter, this.#limits);
-    if (this.#facts.size === 0) return [];
+    if (this.#set.size === 0) return [];
     const visible = (fact: Fact | undefined): boolean => fact !== undefined && (fact.sessionId === null || fact.sessionId === query.sessionId);
     let matches: { id: string; similarity: number }[];
-    if (this.#words !== null) {
-      matches = this.#words.nearest(query.text, query.k, (id) => visible(this.#facts.get(id)));
+    if (this.#set.words !== null) {
+      matches = this.#set.words.nearest(query.text, query.k, (id) => visible(this.#set.get(id)));
     } else {
       const vector = await this.#embedOne(query.text);
-      const index = await this.#index;
+      const index = await this.#set.index;
       if (vector === null || index === null) return [];
       matches = index
-        .nearest(vector, query.k, (label) => visible(this.#facts.get(factIdOf(label))))
+        .nearest(vector, query.k, (label) => visible(this.#set.byLabel(label)))
         .map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
     }
     const hits: FactHit[] = [];
     for (const { id, similarity } of matches) {
-      const fact = this.#facts.get(id);
+      const fact = this.#set.get(id);
       if (fact === undefined) continue;
       const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
-      this.#facts.set(id, retrieved);
+      this.#set.update(retrieved);
       hits.push({ fact: retrieved, similarity });
     }
     // Not waited for: a lost retrieval count only makes a fact look a little less used. A failure is logged by #write.
@@ -181,7 +162,7 @@ export class FactStore {
 
   /** Every fact (no filter), or those a session may see (`{ sessionId }`: its own and agent-scope; null: agent-scope only), oldest first. */
   list(filter?: { sessionId?: string | null }): Fact[] {
-    const facts = [...this.#facts.values()];
+    const facts = this.#set.all();
     const sessionId = filter?.sessionId;
     const seen = sessionId === undefined ? facts : facts.filter((fact) => fact.sessionId === null || fact.sessionId === sessionId);
     return seen.sort((a, b) => a.createdAt - b.createdAt || labelOf(a.id) - labelOf(b.id));
@@ -189,7 +170,7 @@ export class FactStore {
 
   /** True above `compressAbove` facts. */
   needsCompression(): boolean {
-    return this.#facts.size > this.#limits.compressAbove;
+    return this.#set.size > this.#limits.compressAbove;
   }
 
   /**
@@ -198,11 +179,11 @@ export class FactStore {
    * without one, keeps the `keepTopN` most important facts. What it cannot shrink it leaves as it
    * is and reports (`merged: 0`); calls run one after another.
    */
-  compress(): Promise<CompressionReport> {
+  async compress(): Promise<CompressionReport> {
     this.#refuseWhenClosed();
     const run = this.#compressing.then(() => (this.#embedder === null ? this.#dropLeastImportant() : this.#mergeClusters(this.#embedder)));
     this.#compressing = run.catch(() => undefined);
-    return run;
+    return await run;
   }
 
   /** Waits for every change in flight, then saves the index file when it changed. Idempotent. */
@@ -239,11 +220,9 @@ export class FactStore {
     const sameGroup = (found: Fact | undefined): found is Fact => found !== undefined && groupOf(found) === group;
     const [nearest] =
       vector === null || index === null
-        ? (this.#words?.nearest(fact.text, 1, (id) => sameGroup(this.#facts.get(id))) ?? [])
-        : index
-            .nearest(vector, 1, (label) => sameGroup(this.#facts.get(factIdOf(label))))
-            .map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
-    return nearest !== undefined && nearest.similarity >= this.#limits.mergeThreshold ? this.#facts.get(nearest.id) : undefined;
+        ? (this.#set.words?.nearest(fact.text, 1, (id) => sameGroup(this.#set.get(id))) ?? [])
+        : index.nearest(vector, 1, (label) => sameGroup(this.#set.byLabel(label))).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+    return nearest !== undefined && nearest.similarity >= this.#limits.mergeThreshold ? this.#set.get(nearest.id) : undefined;
   }
 
   async #mergeInto(twin: Fact, fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
@@ -252,55 +231,30 @@ export class FactStore {
       ...twin,
       importance: Math.max(twin.importance, fact.importance),
       ...(Object.keys(metadata).length === 0 || jsonBytes(metadata) > this.#limits.maxMetadataBytes ? {} : { metadata }),
-      mergedFrom: boundedOrigins([...twin.mergedFrom, factIdOf(this.#meta.nextId)], this.#limits.maxMergedFrom),
+      // The merged-away fact gets an id of its own, so its origin is recorded and the id never given again.
+      mergedFrom: boundedOrigins([...twin.mergedFrom, this.#set.takeId()], this.#limits.maxMergedFrom),
     };
-    this.#meta = { ...this.#meta, nextId: this.#meta.nextId + 1 };
-    this.#facts.set(merged.id, merged);
-    await this.#write({ putFacts: [merged], meta: this.#meta });
+    this.#set.update(merged);
+    await this.#write({ putFacts: [merged], meta: this.#set.meta });
     return { fact: merged, merged: true };
   }
 
   async #mergeClusters(embedder: Embedder): Promise<CompressionReport> {
-    const before = this.#facts.size;
-    const index = await this.#index;
-    if (index === null || before < 2) return report(before, this.#facts.size);
-    const clusters = await findClusters([...this.#facts.values()], index, this.#limits);
+    const before = this.#set.size;
+    const index = await this.#set.index;
+    if (index === null || before < 2) return report(before, before);
+    const clusters = await findClusters(this.#set.all(), index, this.#limits);
     const { passed, failed } = await planMerges(clusters, { embedder, index, limits: this.#limits, now: this.#clock.now() });
-    // Synchronous from here: each passed cluster whose facts are all still here (a merge or search meanwhile may have changed them, never removed them) is applied.
-    const change = { putFacts: [] as Fact[], putVectors: [] as { id: string; embedder: string; vector: Float32Array }[], removeFacts: [] as string[] };
-    for (const plan of passed) {
-      const members = plan.members.map((fact) => this.#facts.get(fact.id));
-      if (members.some((fact) => fact === undefined)) continue;
-      const merged = mergedFact({ ...plan, members: members as Fact[] }, factIdOf(this.#meta.nextId), embedder.id, this.#limits);
-      this.#meta = { ...this.#meta, nextId: this.#meta.nextId + 1 };
-      for (const member of members as Fact[]) {
-        this.#facts.delete(member.id);
-        index.remove(labelOf(member.id));
-        change.removeFacts.push(member.id);
-      }
-      this.#facts.set(merged.id, merged);
-      index.add(labelOf(merged.id), plan.vector);
-      change.putFacts.push(merged);
-      change.putVectors.push({ id: merged.id, embedder: embedder.id, vector: plan.vector });
-    }
-    const merged = change.putFacts.length;
-    if (merged > 0) {
-      this.#meta = { ...this.#meta, generation: this.#meta.generation + 1 };
-      await this.#write({ ...change, meta: this.#meta });
-    }
-    return report(before, this.#facts.size, { clusters: clusters.length, merged, keptForFidelity: failed });
+    const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
+    if (merged > 0) await this.#write(change);
+    return report(before, this.#set.size, { clusters: clusters.length, merged, keptForFidelity: failed });
   }
 
   async #dropLeastImportant(): Promise<CompressionReport> {
-    const before = this.#facts.size;
-    const dropped = leastImportant([...this.#facts.values()], this.#limits, this.#clock.now());
-    if (dropped.length === 0) return report(before, before);
-    for (const fact of dropped) {
-      this.#facts.delete(fact.id);
-      this.#words?.remove(fact.id, fact.text);
-    }
-    await this.#write({ removeFacts: dropped.map((fact) => fact.id) });
-    return report(before, this.#facts.size, { dropped: dropped.length });
+    const before = this.#set.size;
+    const { change, dropped } = dropLeastImportant(this.#set, this.#limits, this.#clock.now());
+    if (dropped > 0) await this.#write(change);
+    return report(before, this.#set.size, { dropped });
   }
 
   /** Writes a change, tracked so that `close` waits for it; a failed write is logged and rethrown. */
@@ -318,11 +272,11 @@ export class FactStore {
   }
 
   async #saveIndex(): Promise<void> {
-    const index = await this.#index;
-    if (index === null || this.#indexFile === null || this.#embedder === null || this.#savedGeneration === this.#meta.generation) return;
-    const { id, dimension } = this.#embedder;
-    await saveIndex(index, this.#indexFile, { embedder: id, dimension, generation: this.#meta.generation, live: index.size });
-    this.#savedGeneration = this.#meta.generation;
+    const index = await this.#set.index;
+    const { generation } = this.#set.meta;
+    if (index === null || this.#indexFile === null || this.#embedder === null || this.#savedGeneration === generation) return;
+    await saveIndex(index, this.#indexFile, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
+    this.#savedGeneration = generation;
   }
 }
 
