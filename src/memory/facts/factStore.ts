@@ -142,6 +142,8 @@ export class FactStore {
     } else {
       const vector = await this.#embedOne(query.text);
       const index = await this.#set.index;
+      // Closed while the query was embedded: no retrieval may be written after close.
+      this.#refuseWhenClosed();
       if (vector === null || index === null) return [];
       matches = index
         .nearest(vector, query.k, (label) => visible(this.#set.byLabel(label)))

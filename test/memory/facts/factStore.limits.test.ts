@@ -95,4 +95,15 @@ describe('L4 limits and bad input', () => {
     await expect(store.search('fact', 1, { sessionId: null })).rejects.toThrow(/closed/);
     await expect(store.compress()).rejects.toThrow(/closed/);
   });
+
+  it('refuses a search that was embedding its query when the store closed, and writes no retrieval after close', async () => {
+    const at = await place();
+    const { store } = await openStore(at);
+    await store.add(fact('a fact'));
+    const searching = store.search('a fact', 1, { sessionId: 's1' });
+    await store.close();
+    await expect(searching).rejects.toThrow(/closed/);
+    const { store: reopened } = await openStore(at);
+    expect(reopened.list()[0]?.retrievals).toBe(0);
+  });
 });
