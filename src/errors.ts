@@ -53,6 +53,9 @@ export const errorCodes = [
   'too_many_streams',
   // An org store whose files are damaged (truncated, garbled): refused rather than set aside.
   'store_damaged',
+  // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
+  'memory_full',
+  'embedder_mismatch',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

@@ -42,17 +42,21 @@ export {
 export {
   OfflineModel,
   OpenAIModel,
+  OpenAIEmbeddings,
   RetryingModel,
   modelFromEnv,
   defaultRetryPolicy,
   type ModelClient,
   type OpenAIModelOptions,
+  type OpenAIEmbeddingsOptions,
   type RetryPolicy,
   type ChatRequest,
   type ChatDelta,
 } from './llm/index.js';
 export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
 export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
+export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
+export type { Embedder } from './memory/embedding/embedder.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { randomIds, sequentialIds, type IdGenerator } from './ids.js';

@@ -12,5 +12,7 @@ export {
   type OpenAICompatibleServerOptions,
   type RecordedRequest,
   type ServerStep,
+  type EmbeddingStep,
+  type FailureStep,
 } from './llm/testing/openaiCompatibleServer.js';
 export { societyOf, type Society } from './runtime/index.js';

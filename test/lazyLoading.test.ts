@@ -5,18 +5,26 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The packages loading `module` pulls in, in a fresh Node process. */
-async function packagesLoadedBy(module: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/loadedPackages.ts', module], { cwd: root });
+/** The packages loading `module` pulls in, in a fresh Node process (with `env` added to its environment). */
+async function packagesLoadedBy(module: string, env: Record<string, string> = {}): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/loadedPackages.ts', module], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(stdout) as string[];
 }
 
-// `import 'troupe'` must stay light: the HTTP server, the LMDB store and the inspector load only when used.
+// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector and hnswlib load only when used.
 describe('what importing troupe loads', () => {
-  it('the main entry loads neither Fastify, LMDB nor the inspector', async () => {
+  it('the main entry loads neither Fastify, LMDB, the inspector nor hnswlib', async () => {
     const loaded = await packagesLoadedBy('src/index.ts');
     expect(loaded).toContain('xstate');
-    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws)/.test(name))).toEqual([]);
+    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node)/.test(name))).toEqual([]);
+  });
+
+  it('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
+    expect(await packagesLoadedBy('test/support/factStoreUse.ts')).not.toContain('hnswlib-node');
+    expect(await packagesLoadedBy('test/support/factStoreUse.ts', { FACTS: '1' })).toContain('hnswlib-node');
   });
 
   it('the org store, the server entry and the inspector do load theirs (so the check above can fail)', async () => {

@@ -33,6 +33,8 @@ export function bytes(count: number): string {
 /** `4.2×`. */
 export function times(ratio: number): string {
   if (!Number.isFinite(ratio)) return 'n/a';
+  // Two significant digits below 0.1, so a 200× speed-up does not read as 0.00×.
+  if (ratio > 0 && ratio < 0.1) return `${ratio.toPrecision(2)}×`;
   return `${ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(2)}×`;
 }
 

@@ -39,6 +39,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'url_too_long':
     case 'headers_too_large':
     case 'store_damaged': // A damaged store in the data dir: the environment must be fixed.
+    case 'embedder_mismatch': // Memory made with another embedder than the one configured: fix the configuration.
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;
@@ -53,6 +54,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'token_budget':
     case 'time_budget':
     case 'model_queue_full':
+    case 'memory_full':
     case 'agent_limit':
     case 'children_limit':
     case 'spawn_depth_limit':

@@ -5,6 +5,7 @@ export { ScriptedModel, type ScriptStep } from './scriptedModel.js';
 export type { ScriptReply } from './scriptedReply.js';
 export { OfflineModel } from './offlineModel.js';
 export { OpenAIModel, type OpenAIModelOptions } from './openaiModel.js';
+export { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from './openaiEmbeddings.js';
 export { toModelError, isSetupFailure } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryNotice } from './retry.js';
 export { modelFromEnv } from './modelFromEnv.js';

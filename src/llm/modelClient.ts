@@ -9,6 +9,8 @@ export interface EmbedOptions {
   readonly signal?: AbortSignal;
   /** Provider embedding model; the client's default when absent. */
   readonly model?: string;
+  /** Asks the provider for vectors this long (OpenAI's `dimensions`, which text-embedding-3 models honour); the model's own length when absent. */
+  readonly dimensions?: number;
 }
 
 /**

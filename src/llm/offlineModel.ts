@@ -1,7 +1,7 @@
+import { defaultHashedNgramDimension, hashedNgramVector } from '../hashedNgramVector.js';
 import { sleep, systemClock } from '../clock.js';
 import { readPrompt } from '../task/index.js';
 import type { ChatDelta, ChatMessage, ChatRequest } from './messages.js';
-import { hashEmbedding } from './hashEmbedding.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
 import { type ScriptReply, streamReply } from './scriptedReply.js';
 
@@ -23,9 +23,9 @@ export class OfflineModel implements ModelClient {
     this.#chunkDelayMs = options.chunkDelayMs ?? 0;
   }
 
-  /** Offline embeddings: deterministic hashed bag of words and trigrams (see hashEmbedding). */
+  /** Offline embeddings: deterministic hashed word and character n-grams (see hashedNgramVector). */
   embed(texts: readonly string[]): Promise<number[][]> {
-    return Promise.resolve(texts.map((text) => hashEmbedding(text)));
+    return Promise.resolve(texts.map((text) => Array.from(hashedNgramVector(text, defaultHashedNgramDimension))));
   }
 
   async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {

@@ -4,6 +4,7 @@ import { parseOrThrow } from '../task/index.js';
 import { AttemptTimer } from './attemptTimer.js';
 import { boundedFetch } from './boundedFetch.js';
 import { completionDeltas } from './completionDeltas.js';
+import { vectorsOfReply } from './embeddingReply.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
 import type { ChatOptions, EmbedOptions, ModelClient } from './modelClient.js';
 import { toModelError } from './modelError.js';
@@ -107,10 +108,14 @@ export class OpenAIModel implements ModelClient {
     timer.onExpire = () => timedOut.abort();
     try {
       const response = await this.#client.embeddings.create(
-        { model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small', input: [...texts] },
+        {
+          model: options.model ?? this.#options.embeddingModel ?? 'text-embedding-3-small',
+          input: [...texts],
+          ...(options.dimensions === undefined ? {} : { dimensions: options.dimensions }),
+        },
         { signal: options.signal === undefined ? timedOut.signal : AbortSignal.any([options.signal, timedOut.signal]) },
       );
-      return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+      return vectorsOfReply(response, texts.length);
     } catch (error) {
       throw toModelError(timer.expired ?? error, this.name, options.signal, this.endpoint);
     } finally {

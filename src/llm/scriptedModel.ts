@@ -1,5 +1,5 @@
+import { defaultHashedNgramDimension, hashedNgramVector } from '../hashedNgramVector.js';
 import type { ChatDelta, ChatRequest } from './messages.js';
-import { hashEmbedding } from './hashEmbedding.js';
 import type { ChatOptions, ModelClient } from './modelClient.js';
 import { type ScriptReply, streamReply } from './scriptedReply.js';
 
@@ -45,9 +45,9 @@ export class ScriptedModel implements ModelClient {
     this.#steps.push(...steps);
   }
 
-  /** Offline embeddings: deterministic hashed bag of words and trigrams (see hashEmbedding). */
+  /** Offline embeddings: deterministic hashed word and character n-grams (see hashedNgramVector). */
   embed(texts: readonly string[]): Promise<number[][]> {
-    return Promise.resolve(texts.map((text) => hashEmbedding(text)));
+    return Promise.resolve(texts.map((text) => Array.from(hashedNgramVector(text, defaultHashedNgramDimension))));
   }
 
   async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncGenerator<ChatDelta> {

@@ -1,10 +1,12 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { NotEmbeddingsError } from './embeddingReply.js';
 import { NotAStreamError } from './eventStreamResponse.js';
 import { networkCodeOf } from './networkCode.js';
 
 /**
  * Failures that say the model is set up wrong rather than having a bad moment: nothing listens at
- * the address, the key is refused, the URL or model does not exist, a 200 that is no stream.
+ * the address, the key is refused, the URL or model does not exist, a 200 that is no stream (or,
+ * for an embeddings call, no list of embeddings).
  * The CLI exits 2 on them (fix the environment), and their messages carry a hint.
  */
 export type SetupProblem = 'unreachable' | 'key_refused' | 'not_found' | 'not_a_stream';
@@ -14,7 +16,7 @@ const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_FAIL', 'EHOS
 
 /** The setup problem a provider's error shows, if any. */
 export function setupProblemOf(provider: unknown): SetupProblem | undefined {
-  if (provider instanceof NotAStreamError) return 'not_a_stream';
+  if (provider instanceof NotAStreamError || provider instanceof NotEmbeddingsError) return 'not_a_stream';
   if (provider instanceof APIConnectionTimeoutError) return undefined;
   if (provider instanceof APIConnectionError) {
     const code = networkCodeOf(provider);

@@ -54,6 +54,7 @@ export function statusOf(code: ErrorCode): number {
     // Back-pressure: the agent (or the society) is full, the client may try again later.
     case 'mailbox_full':
     case 'too_many_streams':
+    case 'memory_full':
     case 'agent_limit':
     case 'children_limit':
     case 'spawn_depth_limit':
@@ -74,6 +75,7 @@ export function statusOf(code: ErrorCode): number {
     case 'tool_error':
     case 'aborted':
     case 'store_damaged':
+    case 'embedder_mismatch':
     case 'internal':
       return 500;
     default: {

@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { hashEmbedding } from '../../src/llm/hashEmbedding.js';
+import { hashedNgramVector } from '../../src/hashedNgramVector.js';
 import { toWireTools } from '../../src/llm/openaiWire.js';
 import { type OpenAICompatibleServer, SimulatedClock, startOpenAICompatibleServer } from '../../src/testing.js';
 
@@ -254,22 +254,51 @@ describe('failures', () => {
 });
 
 describe('embeddings and models', () => {
-  it('returns hashEmbedding vectors through the SDK default (base64) encoding', async () => {
+  it('returns hashed n-gram vectors (384 long by default) through the SDK default (base64) encoding', async () => {
     const response = await client.embeddings.create({ model: 'text-embedding-test', input: ['a', 'b'] });
     expect(server.requests[0]?.body).toMatchObject({ encoding_format: 'base64' });
     expect(response.data.map((item) => item.index)).toEqual([0, 1]);
     for (const [index, text] of ['a', 'b'].entries()) {
-      const expected = hashEmbedding(text);
+      const expected = hashedNgramVector(text, 384);
       const actual = response.data[index]?.embedding ?? [];
-      expect(actual).toHaveLength(256);
+      expect(actual).toHaveLength(384);
       actual.forEach((value, i) => expect(Math.abs(value - (expected[i] ?? NaN))).toBeLessThan(1e-6));
     }
   });
 
   it('returns plain floats when asked for them', async () => {
     const response = await client.embeddings.create({ model: 'text-embedding-test', input: 'rain on the roof', encoding_format: 'float' });
-    expect(response.data[0]?.embedding).toEqual(hashEmbedding('rain on the roof'));
+    expect(response.data[0]?.embedding).toEqual(Array.from(hashedNgramVector('rain on the roof', 384)));
     expect(response.usage.prompt_tokens).toBe(4);
+  });
+
+  it('answers scripted embeddings steps in order, then the hashed vectors again, counting every valid call', async () => {
+    server.scriptEmbeddings(
+      { status: 429, retryAfter: 2, message: 'slow down' },
+      { dimension: 8 },
+      { vectors: [[0.6, 0.8]] },
+      { raw: { status: 200, contentType: 'text/html', body: '<!doctype html>' } },
+    );
+    const input = { model: 'e', input: 'rain', encoding_format: 'float' as const };
+    const limited = await client.embeddings.create(input).catch((caught: unknown) => caught);
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).message).toMatch(/slow down/);
+    expect((await client.embeddings.create(input)).data[0]?.embedding).toHaveLength(8);
+    expect((await client.embeddings.create(input)).data[0]?.embedding).toEqual([0.6, 0.8]);
+    expect(await client.embeddings.create(input).catch((caught: unknown) => caught)).toBe('<!doctype html>');
+    expect((await client.embeddings.create({ ...input, dimensions: 32 })).data[0]?.embedding).toEqual(Array.from(hashedNgramVector('rain', 32)));
+    expect(server.embeddingCalls).toBe(5);
+    expect(server.chatCalls).toBe(0);
+  });
+
+  it('hangs or drops an embeddings call when scripted to', async () => {
+    server.scriptEmbeddings({ dropConnection: true }, { hang: true });
+    expect(await client.embeddings.create({ model: 'e', input: 'x' }).catch((caught: unknown) => caught)).toBeInstanceOf(APIConnectionError);
+    const controller = new AbortController();
+    const hanging = client.embeddings.create({ model: 'e', input: 'x' }, { signal: controller.signal }).catch((caught: unknown) => caught);
+    await vi.waitFor(() => expect(server.embeddingCalls).toBe(2));
+    controller.abort();
+    expect(await hanging).toBeInstanceOf(APIUserAbortError);
   });
 
   it('rejects an embeddings body without input', async () => {

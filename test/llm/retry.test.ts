@@ -131,7 +131,7 @@ describe('RetryingModel', () => {
     const waits = await runTimers(clock, () => vectors !== undefined);
     await call;
     expect(waits).toEqual([1000]);
-    expect(vectors?.[0]).toHaveLength(256);
+    expect(vectors?.[0]).toHaveLength(384);
   });
 });
 

@@ -235,6 +235,8 @@ export interface components {
           | 'client_timeout'
           | 'too_many_streams'
           | 'store_damaged'
+          | 'memory_full'
+          | 'embedder_mismatch'
           | 'internal';
         message: string;
       } | null;
@@ -296,6 +298,8 @@ export interface components {
           | 'client_timeout'
           | 'too_many_streams'
           | 'store_damaged'
+          | 'memory_full'
+          | 'embedder_mismatch'
           | 'internal';
         message: string;
         field: string | null;

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { ChatRequest } from '../messages.js';
 import { WireChatRequestSchema, fromWireRequest } from '../openaiWire.js';
 import { type CompletionContext, chunksOf, completionOf, promptTokensOf } from './completionBodies.js';
+import { sendFailure } from './failures.js';
 import { describeInvalidBody, eventOf, sendError, sendEventStream, sendJson, sendLargeEventStream, startEventStream } from './http.js';
 import type { Plan } from './serverSteps.js';
 
@@ -41,15 +42,10 @@ export async function answerChat(body: unknown, request: IncomingMessage, respon
       else sendJson(response, 200, completionOf(plan.reply, context));
       return;
     case 'error':
-      sendError(response, plan.status, plan.message, {
-        headers: plan.retryAfter === undefined ? {} : { 'retry-after': String(plan.retryAfter) },
-        ...(plan.code === undefined ? {} : { code: plan.code }),
-      });
-      return;
     case 'hang':
-      return; // Never answered: the client aborts, or close() destroys the socket.
     case 'drop':
-      request.socket.destroy();
+    case 'raw':
+      sendFailure(plan, request, response);
       return;
     case 'malformed':
       if (streamed) {
@@ -69,10 +65,6 @@ export async function answerChat(body: unknown, request: IncomingMessage, respon
       return;
     case 'large':
       await sendLargeEventStream(response, context, plan.bytes);
-      return;
-    case 'raw':
-      response.writeHead(plan.answer.status ?? 200, plan.answer.contentType === undefined ? {} : { 'content-type': plan.answer.contentType });
-      response.end(plan.answer.body);
       return;
     default: {
       const never: never = plan;

@@ -1,6 +1,6 @@
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { z } from 'zod';
-import { hashEmbedding, hashEmbeddingDims } from '../hashEmbedding.js';
+import { defaultHashedNgramDimension, hashedNgramVector } from '../../hashedNgramVector.js';
 import { estimateTokens } from './completionBodies.js';
 
 /** The part of an embeddings request body the local server understands. */
@@ -20,17 +20,29 @@ export type EmbeddingsBody = Omit<CreateEmbeddingResponse, 'data'> & {
   data: (Omit<CreateEmbeddingResponse['data'][number], 'embedding'> & { embedding: number[] | string })[];
 };
 
-/** Hashed embeddings (see hashEmbedding) for each input, in OpenAI's response shape. */
-export function embeddingsOf(body: WireEmbeddingsRequest): EmbeddingsBody {
+/** What a scripted call may change about the answer: vectors of another length, or exactly these vectors. */
+export interface EmbeddingOverride {
+  readonly dimension?: number | undefined;
+  readonly vectors?: readonly (readonly number[])[] | undefined;
+}
+
+/**
+ * The hashed n-gram vectors (see hashedNgramVector, the offline embedder's) of each input, in
+ * OpenAI's response shape: `dimensions` long when the request asks (384 by default).
+ */
+export function embeddingsOf(body: WireEmbeddingsRequest, override: EmbeddingOverride = {}): EmbeddingsBody {
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   const tokens = inputs.reduce((sum, text) => sum + estimateTokens(text), 0);
+  const dimension = override.dimension ?? body.dimensions ?? defaultHashedNgramDimension;
+  const vectors = override.vectors ?? inputs.map((text) => Array.from(hashedNgramVector(text, dimension)));
   return {
     object: 'list',
     model: body.model,
-    data: inputs.map((text, index) => {
-      const vector = hashEmbedding(text, body.dimensions ?? hashEmbeddingDims);
-      return { object: 'embedding', index, embedding: body.encoding_format === 'base64' ? float32Base64(vector) : vector };
-    }),
+    data: vectors.map((vector, index) => ({
+      object: 'embedding',
+      index,
+      embedding: body.encoding_format === 'base64' ? float32Base64(vector) : [...vector],
+    })),
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   };
 }

@@ -5,11 +5,11 @@ import type { ChatRequest } from '../messages.js';
 import { planReply } from '../offlineModel.js';
 import type { ScriptReply } from '../scriptedReply.js';
 import { type ChatDeps, answerChat } from './chatCompletions.js';
-import { WireEmbeddingsRequestSchema, embeddingsOf } from './embeddingBodies.js';
-import { describeInvalidBody, listen, maxBodyBytes, readBody, sendError, sendJson } from './http.js';
-import { type ServerStep, planOf } from './serverSteps.js';
+import { answerEmbeddings } from './embeddings.js';
+import { listen, maxBodyBytes, readBody, sendError, sendJson } from './http.js';
+import { type EmbeddingPlan, type EmbeddingStep, type ServerStep, embeddingPlanOf, planOf } from './serverSteps.js';
 
-export type { ServerStep } from './serverSteps.js';
+export type { EmbeddingStep, FailureStep, ServerStep } from './serverSteps.js';
 
 /** One HTTP request as the server received it; `body` is the parsed JSON, else the raw text (null when over the size limit). */
 export interface RecordedRequest {
@@ -33,6 +33,10 @@ export interface OpenAICompatibleServer {
   script(...steps: ServerStep[]): void;
   /** Steps not yet used. */
   readonly remaining: number;
+  /** Queues steps for embeddings calls, used one per valid call; with none left, the hashed n-gram vectors answer. */
+  scriptEmbeddings(...steps: EmbeddingStep[]): void;
+  /** Valid embeddings calls received so far. */
+  readonly embeddingCalls: number;
   /** Stops listening and destroys every connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
     if (list.length > keepRequests) list.shift();
   };
   const steps: ServerStep[] = [];
+  const embeddingSteps: EmbeddingStep[] = [];
+  let embeddingCalls = 0;
   const routes: Routes = {
     startedAt: Math.floor(clock.now() / 1000),
     clock,
@@ -87,6 +93,10 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
         chatCalls += 1;
         return { seq: chatCalls, plan: planOf(steps.shift() ?? fallback, chatRequest) };
       },
+    },
+    embeddings: () => {
+      embeddingCalls += 1;
+      return embeddingPlanOf(embeddingSteps.shift());
     },
   };
   const server = createServer((request, response) => {
@@ -112,6 +122,12 @@ export async function startOpenAICompatibleServer(options: OpenAICompatibleServe
     get remaining() {
       return steps.length;
     },
+    scriptEmbeddings: (...more) => {
+      embeddingSteps.push(...more);
+    },
+    get embeddingCalls() {
+      return embeddingCalls;
+    },
     close: () => {
       closed ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));
@@ -129,6 +145,8 @@ interface Routes {
   readonly clock: Clock;
   readonly record: (request: RecordedRequest) => void;
   readonly chat: ChatDeps;
+  /** Counts a valid embeddings call and decides its answer. */
+  readonly embeddings: () => EmbeddingPlan;
 }
 
 /** Records a request, refuses an oversized or non-JSON body, then answers by method and path. */
@@ -152,16 +170,9 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
     case 'POST /v1/chat/completions':
       await answerChat(body, request, response, routes.chat);
       return;
-    case 'POST /v1/embeddings': {
-      const parsed = WireEmbeddingsRequestSchema.safeParse(body);
-      if (parsed.success) {
-        sendJson(response, 200, embeddingsOf(parsed.data));
-      } else {
-        const { message, param } = describeInvalidBody(parsed.error, body);
-        sendError(response, 400, message, { param });
-      }
+    case 'POST /v1/embeddings':
+      answerEmbeddings(body, request, response, routes.embeddings);
       return;
-    }
     case 'GET /v1/models':
       sendJson(response, 200, {
         object: 'list',

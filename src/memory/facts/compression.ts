@@ -1,0 +1,152 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Embedder } from '../embedding/embedder.js';
+import { cosine } from '../embedding/vectors.js';
+import { effectiveImportance } from '../importance.js';
+import type { FactLimits } from './factLimits.js';
+import type { FactChange } from './factRecords.js';
+import { type Fact, labelOf } from './factSchema.js';
+import type { FactSet } from './factSet.js';
+import { mergeText } from './mergeText.js';
+import { UnionFind } from './unionFind.js';
+import type { VectorIndex } from './vectorIndex.js';
+
+/** A cluster whose merge passed the fidelity check: its facts (most important first), the merged text, its vector and the lowest cosine to an original. */
+export interface MergePlan {
+  readonly members: readonly Fact[];
+  readonly text: string;
+  readonly vector: Float32Array;
+  readonly fidelity: number;
+}
+
+/** Queries between two yields to the event loop, so compressing thousands of facts never stalls the agents' turns. */
+const queriesPerTurn = 256;
+
+/** Facts of one scope and session share a group; only facts of one group may be merged. */
+export const groupOf = (fact: { readonly sessionId: string | null }): string => (fact.sessionId === null ? '' : `session:${fact.sessionId}`);
+
+/**
+ * Clusters of `facts` (two or more each, all of one group): two facts are joined when one is among
+ * the other's `clusterNeighbours` nearest in the index with cosine ≥ `clusterThreshold`, and
+ * clusters are the connected sets of those links (union-find), so the work is one k-NN query per
+ * fact, not a comparison of every pair.
+ */
+export async function findClusters(facts: readonly Fact[], index: VectorIndex, limits: FactLimits): Promise<Fact[][]> {
+  const position = new Map(facts.map((fact, i) => [labelOf(fact.id), i]));
+  const groups = new Set(facts.map(groupOf));
+  const sets = new UnionFind(facts.length);
+  for (const [i, fact] of facts.entries()) {
+    if (i > 0 && i % queriesPerTurn === 0) await nextTurn();
+    const group = groupOf(fact);
+    // With one group (one session, or agent-scope facts only) no filter is needed, and none is cheaper.
+    const sameGroup = groups.size === 1 ? undefined : (label: number): boolean => groupOf(facts[position.get(label) ?? -1] ?? fact) === group;
+    const label = labelOf(fact.id);
+    for (const neighbour of index.nearest(index.vectorOf(label), limits.clusterNeighbours + 1, sameGroup)) {
+      const other = position.get(neighbour.label);
+      if (other !== undefined && other !== i && neighbour.similarity >= limits.clusterThreshold) sets.union(i, other);
+    }
+  }
+  return sets.groups().map((members) => members.map((i) => facts[i] as Fact));
+}
+
+/**
+ * Plans the merge of each cluster: its texts, most important first, merged (see mergeText), the
+ * merged text embedded, and its fidelity, the lowest cosine between that vector and an original's.
+ * Clusters whose fidelity is below `fidelityThreshold` are counted as `failed` and left alone.
+ */
+export async function planMerges(
+  clusters: readonly Fact[][],
+  deps: { embedder: Embedder; index: VectorIndex; limits: FactLimits; now: number },
+): Promise<{ passed: MergePlan[]; failed: number }> {
+  const { embedder, index, limits, now } = deps;
+  const ordered = clusters.map((cluster) => [...cluster].sort((a, b) => mostImportantFirst(a, b, now, limits)));
+  const texts = ordered.map((members) =>
+    mergeText(
+      members.map((fact) => fact.text),
+      limits.maxFactChars,
+    ),
+  );
+  const vectors = texts.length === 0 ? [] : await embedder.embed(texts);
+  const passed: MergePlan[] = [];
+  for (const [i, members] of ordered.entries()) {
+    const vector = vectors[i];
+    if (vector === undefined) continue;
+    const fidelity = Math.min(...members.map((fact) => cosine(vector, index.vectorOf(labelOf(fact.id)))));
+    if (fidelity >= limits.fidelityThreshold) passed.push({ members, text: texts[i] ?? '', vector, fidelity: Math.min(1, fidelity) });
+  }
+  return { passed, failed: ordered.length - passed.length };
+}
+
+/** The fact a passed merge becomes: the highest importance, every retrieval, the newest time, the origins (bounded), the members' metadata (the most important's wins a clash). */
+function mergedFact(plan: MergePlan, id: string, embedder: string, limits: FactLimits): Fact {
+  const [first] = plan.members;
+  const metadata = Object.assign({}, ...[...plan.members].reverse().map((fact) => fact.metadata ?? {})) as NonNullable<Fact['metadata']>;
+  const fitting = JSON.stringify(metadata).length <= limits.maxMetadataBytes ? metadata : first?.metadata;
+  return {
+    v: 1,
+    id,
+    text: plan.text,
+    scope: first?.scope ?? 'agent',
+    sessionId: first?.sessionId ?? null,
+    importance: Math.max(...plan.members.map((fact) => fact.importance)),
+    ...(fitting === undefined || Object.keys(fitting).length === 0 ? {} : { metadata: fitting }),
+    retrievals: plan.members.reduce((sum, fact) => sum + fact.retrievals, 0),
+    createdAt: Math.max(...plan.members.map((fact) => fact.createdAt)),
+    embedder,
+    mergedFrom: boundedOrigins(
+      [...plan.members].sort((a, b) => labelOf(a.id) - labelOf(b.id)).flatMap((fact) => [...fact.mergedFrom, fact.id]),
+      limits.maxMergedFrom,
+    ),
+    fidelity: plan.fidelity,
+  };
+}
+
+/** The newest `max` origins. */
+export function boundedOrigins(origins: readonly string[], max: number): string[] {
+  return max === 0 ? [] : origins.slice(-max);
+}
+
+/**
+ * Applies the passed merges whose facts are all still stored (a merge on add or a search may have
+ * changed them meanwhile, never their text or vector): each merged fact replaces its originals in
+ * `set`, and the returned change writes exactly that.
+ */
+export function applyMerges(
+  set: FactSet,
+  plans: readonly MergePlan[],
+  index: VectorIndex,
+  embedder: string,
+  limits: FactLimits,
+): { change: FactChange; merged: number } {
+  const putFacts: Fact[] = [];
+  const putVectors: { id: string; embedder: string; vector: Float32Array }[] = [];
+  const removeFacts: string[] = [];
+  for (const plan of plans) {
+    const members = plan.members.map((fact) => set.get(fact.id));
+    if (!members.every((member): member is Fact => member !== undefined)) continue;
+    const merged = mergedFact({ ...plan, members }, set.takeId(), embedder, limits);
+    for (const member of members) {
+      set.remove(member, index);
+      removeFacts.push(member.id);
+    }
+    set.insert(merged, plan.vector, index);
+    putFacts.push(merged);
+    putVectors.push({ id: merged.id, embedder, vector: plan.vector });
+  }
+  if (putFacts.length > 0) set.bumpGeneration();
+  return { change: { putFacts, putVectors, removeFacts, meta: set.meta }, merged: putFacts.length };
+}
+
+/** Without an embedder: all but the `keepTopN` facts of highest effective importance leave `set`; the change removes them. */
+export function dropLeastImportant(set: FactSet, limits: FactLimits, now: number): { change: FactChange; dropped: number } {
+  const dropped = set
+    .all()
+    .sort((a, b) => mostImportantFirst(a, b, now, limits))
+    .slice(limits.keepTopN);
+  for (const fact of dropped) set.remove(fact, null);
+  return { change: { removeFacts: dropped.map((fact) => fact.id) }, dropped: dropped.length };
+}
+
+/** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */
+function mostImportantFirst(a: Fact, b: Fact, now: number, limits: FactLimits): number {
+  return effectiveImportance(b, now, limits) - effectiveImportance(a, now, limits) || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

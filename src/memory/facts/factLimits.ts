@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../../task/index.js';
+
+const day = 24 * 60 * 60 * 1000;
+const unit = z.number().min(0).max(1);
+
+/**
+ * Every bound and threshold of one agent's L4, with its default: one schema gives the defaults,
+ * the checks (a bad value is refused naming the option) and the type. The README's limits table
+ * lists them.
+ */
+export const FactLimitsSchema = z
+  .object({
+    /** Facts one agent may hold; one more (that is not merged into a near-duplicate) is refused with `memory_full`. */
+    maxFacts: z.number().int().positive().default(100_000),
+    /** Characters of one fact's text. */
+    maxFactChars: z.number().int().positive().max(10_000).default(500),
+    /** Bytes of one fact's metadata, as JSON. */
+    maxMetadataBytes: z.number().int().positive().default(4096),
+    /** Characters of a search's query. */
+    maxQueryChars: z.number().int().positive().default(4000),
+    /** Results one search may ask for (its `k`). */
+    maxSearchResults: z.number().int().positive().max(10_000).default(100),
+    /** A new fact this close (cosine, or word overlap without an embedder) to one of the same scope and session is merged into it. */
+    mergeThreshold: unit.default(0.92),
+    /** Compression joins facts this close (cosine) into one cluster, through chains of such neighbours. */
+    clusterThreshold: unit.default(0.8),
+    /** A cluster is merged only when the merged fact's vector has at least this cosine to every original. */
+    fidelityThreshold: unit.default(0.85),
+    /** Above this many facts, `needsCompression()` says so. */
+    compressAbove: z.number().int().positive().default(10_000),
+    /** Without an embedder, compression keeps this many facts, the most important. */
+    keepTopN: z.number().int().positive().default(8000),
+    /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */
+    clusterNeighbours: z.number().int().positive().max(1000).default(10),
+    /** Origins a fact's `mergedFrom` keeps (the newest). */
+    maxMergedFrom: z.number().int().nonnegative().max(10_000).default(100),
+    /** Time in which a fact's importance halves (see effectiveImportance). */
+    halfLifeMs: z
+      .number()
+      .positive()
+      .default(30 * day),
+    /** What each retrieval adds to a fact's effective importance. */
+    retrievalBoost: unit.default(0.05),
+    /** hnswlib's M: links per node (more: better recall, more memory). */
+    m: z.number().int().min(2).max(100).default(16),
+    /** hnswlib's efConstruction: candidates considered when inserting. */
+    efConstruction: z.number().int().positive().max(10_000).default(200),
+    /** hnswlib's ef: candidates considered when searching (recall@10 ≈ 0.999 at 100 on structured vectors). */
+    efSearch: z.number().int().positive().max(10_000).default(100),
+    /** Vectors an index has room for when first made; it doubles when full. */
+    initialCapacity: z.number().int().positive().default(64),
+  })
+  .strict()
+  .refine((limits) => limits.compressAbove <= limits.maxFacts, { message: 'must be at most maxFacts', path: ['compressAbove'] })
+  .refine((limits) => limits.keepTopN <= limits.compressAbove, { message: 'must be at most compressAbove', path: ['keepTopN'] });
+
+export type FactLimits = z.infer<typeof FactLimitsSchema>;
+export type FactLimitOptions = z.input<typeof FactLimitsSchema>;
+
+const defaultLimits = FactLimitsSchema.parse({});
+// Parsed once per limits object, however many agents share it (heap per agent stays small).
+const parsedLimits = new WeakMap<FactLimitOptions, FactLimits>();
+
+/** The limits `options` give (the defaults for what they leave out), or a ValidationError naming the bad one (`limits.mergeThreshold`). */
+export function limitsOf(options: FactLimitOptions | undefined): FactLimits {
+  if (options === undefined) return defaultLimits;
+  let limits = parsedLimits.get(options);
+  if (limits === undefined) parsedLimits.set(options, (limits = parseOrThrow(FactLimitsSchema, options, 'limits')));
+  return limits;
+}

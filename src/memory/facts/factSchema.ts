@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { JsonValueSchema, TaskIdSchema } from '../../task/index.js';
+
+// The records of L4, one zod schema each: the source of their types and of the checks made when
+// they are read back from LMDB (a record that fails is skipped and logged, never trusted).
+
+/** `session` facts belong to one session (stored with its id); `agent` facts to every session of the agent (sessionId null). */
+export const FactScopeSchema = z.enum(['session', 'agent']);
+export type FactScope = z.infer<typeof FactScopeSchema>;
+
+/** A fact's own key-value data, kept as given. */
+const FactMetadataSchema = z.record(z.string(), JsonValueSchema);
+
+/** `f` and the fact's number in its agent's store, which is also its vector's label in the index. */
+const FactIdSchema = z.string().regex(/^f(0|[1-9][0-9]{0,15})$/, 'must be "f" and a number');
+
+const scopeAndSession = {
+  check: (fact: { scope: FactScope; sessionId: string | null }): boolean => (fact.scope === 'agent') === (fact.sessionId === null),
+  message: { message: "a 'session' fact needs its sessionId, an 'agent' fact has sessionId null", path: ['sessionId'] },
+};
+
+const newFactShape = {
+  /** What is remembered; at most `maxFactChars` (500 by default). */
+  text: z.string().refine((text) => text.trim() !== '', 'must not be blank'),
+  scope: FactScopeSchema,
+  sessionId: TaskIdSchema.nullable(),
+  /** 0..1: how much it matters (see effectiveImportance). */
+  importance: z.number().min(0).max(1),
+  metadata: FactMetadataSchema.optional(),
+};
+
+/** A fact to remember, as `FactStore.add` takes it. */
+export const NewFactSchema = z.object(newFactShape).strict().refine(scopeAndSession.check, scopeAndSession.message);
+export type NewFact = z.infer<typeof NewFactSchema>;
+
+/** A stored fact: what `add`, `search` and `list` return, and the record kept in `memory-facts`. */
+export const FactSchema = z
+  .object({
+    v: z.literal(1),
+    id: FactIdSchema,
+    ...newFactShape,
+    /** How often it was returned by a search (each raises its effective importance). */
+    retrievals: z.number().int().nonnegative(),
+    createdAt: z.number(),
+    /** The embedder of its vector (`id`), null when stored without one. */
+    embedder: z.string().min(1).nullable(),
+    /** Ids of the facts (or near-duplicates added later) merged into this one, newest last, at most `maxMergedFrom`. */
+    mergedFrom: z.array(z.string()),
+    /** For a fact made by compression: the lowest cosine between its vector and an original's (at least `fidelityThreshold`). */
+    fidelity: z.number().min(-1).max(1).nullable(),
+  })
+  .refine(scopeAndSession.check, scopeAndSession.message);
+export type Fact = z.infer<typeof FactSchema>;
+
+export interface FactHit {
+  readonly fact: Fact;
+  /** Cosine to the query (with an embedder), or word overlap (without one): higher is closer, at most 1. */
+  readonly similarity: number;
+}
+
+/** What one `compress()` did. */
+export interface CompressionReport {
+  /** Groups of two or more facts found close enough to merge (cosine ≥ clusterThreshold). */
+  readonly clusters: number;
+  /** Clusters merged into one fact each. */
+  readonly merged: number;
+  /** Clusters whose merge failed the fidelity check: their facts were kept as they were. */
+  readonly keptForFidelity: number;
+  /** Facts removed without merging (no embedder: all but the top `keepTopN` by effective importance). */
+  readonly dropped: number;
+  readonly before: number;
+  readonly after: number;
+}
+
+/** A fact's vector in `memory-vectors`: the source of truth an index is rebuilt from. */
+export const VectorRecordSchema = z.object({
+  v: z.literal(1),
+  embedder: z.string().min(1),
+  /** Little-endian float32s. */
+  vector: z.instanceof(Uint8Array),
+});
+export type VectorRecord = z.infer<typeof VectorRecordSchema>;
+
+/** One agent's L4 bookkeeping in `memory-meta`. */
+export const FactMetaSchema = z.object({
+  v: z.literal(1),
+  /** The embedder every stored vector was made with, and its dimension (null: facts stored without vectors, or none yet). */
+  embedder: z.string().min(1).nullable(),
+  dimension: z.number().int().positive().nullable(),
+  /** Counts changes to the stored vectors; an index file saved at another generation is stale. */
+  generation: z.number().int().nonnegative(),
+  /** The number of the next fact id. */
+  nextId: z.number().int().nonnegative(),
+});
+export type FactMeta = z.infer<typeof FactMetaSchema>;
+
+/** The id of fact number `n`. */
+export function factIdOf(n: number): string {
+  return `f${n}`;
+}
+
+/** The number of a fact (its id without the `f`), which labels its vector in the index. */
+export function labelOf(id: string): number {
+  return Number(id.slice(1));
+}

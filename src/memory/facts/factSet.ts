@@ -1,0 +1,72 @@
+import { type Fact, type FactMeta, factIdOf, labelOf } from './factSchema.js';
+import type { LoadedFacts } from './loadFacts.js';
+import type { VectorIndex } from './vectorIndex.js';
+import { WordOverlapIndex } from './wordOverlap.js';
+
+/**
+ * One agent's L4 as it is in memory: its facts by id, the index over their vectors (made on the
+ * first vector), the word index that stands in for it without an embedder, and the bookkeeping
+ * (next id, generation of the vectors). Every change to a fact goes through here, so the three
+ * never disagree; what is written to LMDB is the caller's part.
+ */
+export class FactSet {
+  readonly #facts: Map<string, Fact>;
+  readonly words: WordOverlapIndex | null;
+  meta: FactMeta;
+  /** The index, once there is (or is being made) one. */
+  index: Promise<VectorIndex> | null;
+
+  constructor(loaded: LoadedFacts, withWords: boolean) {
+    this.#facts = loaded.facts;
+    this.meta = loaded.meta;
+    this.index = loaded.index === null ? null : Promise.resolve(loaded.index);
+    this.words = withWords ? new WordOverlapIndex() : null;
+    for (const fact of this.#facts.values()) this.words?.add(fact.id, fact.text);
+  }
+
+  get size(): number {
+    return this.#facts.size;
+  }
+
+  get(id: string): Fact | undefined {
+    return this.#facts.get(id);
+  }
+
+  /** The fact whose vector has `label`. */
+  byLabel(label: number): Fact | undefined {
+    return this.#facts.get(factIdOf(label));
+  }
+
+  all(): Fact[] {
+    return [...this.#facts.values()];
+  }
+
+  /** A fresh fact id, never given before in this agent's store. */
+  takeId(): string {
+    const id = factIdOf(this.meta.nextId);
+    this.meta = { ...this.meta, nextId: this.meta.nextId + 1 };
+    return id;
+  }
+
+  /** Marks a change of the stored vectors (an index saved before it is stale). */
+  bumpGeneration(): void {
+    this.meta = { ...this.meta, generation: this.meta.generation + 1 };
+  }
+
+  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null): void {
+    this.#facts.set(fact.id, fact);
+    if (vector !== null) index?.add(labelOf(fact.id), vector);
+    this.words?.add(fact.id, fact.text);
+  }
+
+  /** Replaces a stored fact by a new version with the same id, text and vector (its counts, importance, origins changed). */
+  update(fact: Fact): void {
+    this.#facts.set(fact.id, fact);
+  }
+
+  remove(fact: Fact, index: VectorIndex | null): void {
+    this.#facts.delete(fact.id);
+    index?.remove(labelOf(fact.id));
+    this.words?.remove(fact.id, fact.text);
+  }
+}

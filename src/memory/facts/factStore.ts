@@ -1,0 +1,291 @@
+import type { RootDatabase } from 'lmdb';
+import { type Clock, systemClock } from '../../clock.js';
+import { TroupeError, ValidationError, describeError } from '../../errors.js';
+import { type Logger, silentLogger } from '../../logger.js';
+import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { applyMerges, boundedOrigins, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
+import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
+import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
+import { type FactChange, FactRecords } from './factRecords.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, labelOf } from './factSchema.js';
+import { FactSet } from './factSet.js';
+import { indexFileOf, saveIndex } from './indexFile.js';
+import { indexParams, loadFacts } from './loadFacts.js';
+import { VectorIndex } from './vectorIndex.js';
+
+/** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
+export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
+
+export interface FactStoreOptions {
+  readonly agentId: string;
+  /** Makes the vectors; null: search by word overlap, and compression keeps the top `keepTopN` by importance. */
+  readonly embedder: Embedder | null;
+  /** The organisation store's LMDB environment (its `memory-*` sub-dbs hold L4); null: L4 lives in memory only. */
+  readonly db: RootDatabase | null;
+  /** Where the index file goes (`<agentId>.<embedder hash>.hnsw`); null: the index is built in memory on open. Needs `db`. */
+  readonly indexDir: string | null;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly limits?: FactLimitOptions;
+}
+
+/**
+ * L4 of one agent's memory: facts (text and metadata) in LMDB `memory-facts`, their vectors in
+ * `memory-vectors` (what the index is rebuilt from) and an hnswlib index saved beside the store.
+ * Every change is one LMDB transaction, applied in memory in the same synchronous section that
+ * issues it, so concurrent calls always see a consistent store; a change resolves once it is on
+ * disk. One FactStore per agent at a time.
+ * @example
+ * const facts = await FactStore.open({ agentId: 'root', embedder: new HashedNgramEmbedder(), db, indexDir, clock, logger });
+ * await facts.add({ text: 'The user prefers dark mode.', scope: 'agent', sessionId: null, importance: 0.8 });
+ * const hits = await facts.search('what theme does the user like?', 5, { sessionId: 's1' });
+ * await facts.close();
+ */
+export class FactStore {
+  readonly #agentId: string;
+  readonly #embedder: Embedder | null;
+  readonly #records: FactRecords;
+  readonly #indexFile: string | null;
+  readonly #limits: FactLimits;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #set: FactSet;
+  #savedGeneration: number | null;
+  readonly #writes = new Set<Promise<unknown>>();
+  #compressing: Promise<unknown> = Promise.resolve();
+  #closing: Promise<void> | undefined;
+
+  private constructor(options: FactStoreOptions, limits: FactLimits, records: FactRecords, loaded: Awaited<ReturnType<typeof loadFacts>>) {
+    this.#agentId = options.agentId;
+    this.#embedder = options.embedder;
+    this.#records = records;
+    this.#indexFile = options.indexDir === null || options.embedder === null ? null : indexFileOf(options.indexDir, options.agentId, options.embedder);
+    this.#limits = limits;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#set = new FactSet(loaded, options.embedder === null);
+    this.#savedGeneration = loaded.savedGeneration;
+  }
+
+  /**
+   * Opens an agent's L4, rebuilding its index from the stored vectors when the file is missing,
+   * unreadable or older than them. Rejects with `embedder_mismatch` when its facts were stored
+   * with another embedder, and with a ValidationError naming a bad option.
+   */
+  static async open(options: FactStoreOptions): Promise<FactStore> {
+    parseOrThrow(AgentIdSchema, options.agentId, 'agentId');
+    const limits = limitsOf(options.limits);
+    if (options.indexDir !== null && options.db === null) {
+      throw new ValidationError('indexDir', 'needs db: an index file is rebuilt from the vectors stored in LMDB, and without db none are stored');
+    }
+    const logger = options.logger ?? silentLogger;
+    const records = new FactRecords(options.db, options.agentId, logger);
+    const loaded = await loadFacts({ agentId: options.agentId, embedder: options.embedder, records, indexDir: options.indexDir, limits, logger });
+    return new FactStore(options, limits, records, loaded);
+  }
+
+  get size(): number {
+    return this.#set.size;
+  }
+
+  /**
+   * Stores a fact, or merges it into a stored one of the same scope and session at least
+   * `mergeThreshold` close (keeping that one's text: importance the higher of both, the new
+   * fact's id recorded in `mergedFrom`). Resolves once it is on disk; refuses a new fact past
+   * `maxFacts` with `memory_full`.
+   */
+  async add(input: NewFact): Promise<{ fact: Fact; merged: boolean }> {
+    this.#refuseWhenClosed();
+    const fact = checkNewFact(input, this.#limits);
+    const vector = await this.#embedOne(fact.text);
+    const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
+    this.#refuseWhenClosed();
+    // From here on, synchronous until the write is issued: nothing can come between the check and the change.
+    const twin = this.#twinOf(fact, vector, index);
+    if (twin !== undefined) return this.#mergeInto(twin, fact);
+    if (this.#set.size >= this.#limits.maxFacts) {
+      throw new TroupeError('memory_full', `agent ${this.#agentId} holds ${this.#set.size} facts, its limit (maxFacts); compress them first`, {
+        context: { agentId: this.#agentId },
+      });
+    }
+    const stored: Fact = {
+      v: 1,
+      id: this.#set.takeId(),
+      ...fact,
+      retrievals: 0,
+      createdAt: this.#clock.now(),
+      embedder: this.#embedder?.id ?? null,
+      mergedFrom: [],
+      fidelity: null,
+    };
+    this.#set.insert(stored, vector, index);
+    if (vector !== null) this.#set.bumpGeneration();
+    const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];
+    await this.#write({ putFacts: [stored], putVectors, meta: this.#set.meta });
+    return { fact: stored, merged: false };
+  }
+
+  /**
+   * The `k` facts closest to `text` among those the session may see (its own and agent-scope
+   * facts; with `sessionId: null`, agent-scope facts only), closest first. Each one returned counts
+   * a retrieval (written in the background).
+   */
+  async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
+    this.#refuseWhenClosed();
+    const query = checkSearch(text, k, filter, this.#limits);
+    if (this.#set.size === 0) return [];
+    const visible = (fact: Fact | undefined): boolean => fact !== undefined && (fact.sessionId === null || fact.sessionId === query.sessionId);
+    let matches: { id: string; similarity: number }[];
+    if (this.#set.words !== null) {
+      matches = this.#set.words.nearest(query.text, query.k, (id) => visible(this.#set.get(id)));
+    } else {
+      const vector = await this.#embedOne(query.text);
+      const index = await this.#set.index;
+      // Closed while the query was embedded: no retrieval may be written after close.
+      this.#refuseWhenClosed();
+      if (vector === null || index === null) return [];
+      matches = index
+        .nearest(vector, query.k, (label) => visible(this.#set.byLabel(label)))
+        .map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+    }
+    const hits: FactHit[] = [];
+    for (const { id, similarity } of matches) {
+      const fact = this.#set.get(id);
+      if (fact === undefined) continue;
+      const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
+      this.#set.update(retrieved);
+      hits.push({ fact: retrieved, similarity });
+    }
+    // Not waited for: a lost retrieval count only makes a fact look a little less used. A failure is logged by #write.
+    if (hits.length > 0) this.#write({ putFacts: hits.map((hit) => hit.fact) }).catch(() => undefined);
+    return hits;
+  }
+
+  /** Every fact (no filter), or those a session may see (`{ sessionId }`: its own and agent-scope; null: agent-scope only), oldest first. */
+  list(filter?: { sessionId?: string | null }): Fact[] {
+    const facts = this.#set.all();
+    const sessionId = filter?.sessionId;
+    const seen = sessionId === undefined ? facts : facts.filter((fact) => fact.sessionId === null || fact.sessionId === sessionId);
+    return seen.sort((a, b) => a.createdAt - b.createdAt || labelOf(a.id) - labelOf(b.id));
+  }
+
+  /** True above `compressAbove` facts. */
+  needsCompression(): boolean {
+    return this.#set.size > this.#limits.compressAbove;
+  }
+
+  /**
+   * With an embedder, merges each cluster of close facts (see findClusters) whose merged text
+   * passes the fidelity check, each merge one LMDB transaction with the removal of its originals;
+   * without one, keeps the `keepTopN` most important facts. What it cannot shrink it leaves as it
+   * is and reports (`merged: 0`); calls run one after another.
+   */
+  async compress(): Promise<CompressionReport> {
+    this.#refuseWhenClosed();
+    const run = this.#compressing.then(() => (this.#embedder === null ? this.#dropLeastImportant() : this.#mergeClusters(this.#embedder)));
+    this.#compressing = run.catch(() => undefined);
+    return await run;
+  }
+
+  /** Waits for every change in flight, then saves the index file when it changed. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#compressing;
+      while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
+      await this.#saveIndex();
+    })();
+    return this.#closing;
+  }
+
+  #refuseWhenClosed(): void {
+    if (this.#closing !== undefined)
+      throw new TroupeError('internal', `the L4 fact store of agent ${this.#agentId} is closed`, { context: { agentId: this.#agentId } });
+  }
+
+  /** The embedder's vector for `text` (null without an embedder). */
+  async #embedOne(text: string): Promise<Float32Array | null> {
+    if (this.#embedder === null) return null;
+    const [vector] = await this.#embedder.embed([text]);
+    if (vector?.length !== this.#embedder.dimension) {
+      throw new TroupeError(
+        'internal',
+        `embedder ${this.#embedder.id} returned a vector of ${vector?.length ?? 0} numbers, not its dimension ${this.#embedder.dimension}`,
+      );
+    }
+    return vector;
+  }
+
+  /** A stored fact of the same scope and session at least `mergeThreshold` close to `fact`. */
+  #twinOf(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Fact | undefined {
+    const group = groupOf(fact);
+    const sameGroup = (found: Fact | undefined): found is Fact => found !== undefined && groupOf(found) === group;
+    const [nearest] =
+      vector === null || index === null
+        ? (this.#set.words?.nearest(fact.text, 1, (id) => sameGroup(this.#set.get(id))) ?? [])
+        : index.nearest(vector, 1, (label) => sameGroup(this.#set.byLabel(label))).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+    return nearest !== undefined && nearest.similarity >= this.#limits.mergeThreshold ? this.#set.get(nearest.id) : undefined;
+  }
+
+  async #mergeInto(twin: Fact, fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
+    const metadata = { ...fact.metadata, ...twin.metadata };
+    const merged: Fact = {
+      ...twin,
+      importance: Math.max(twin.importance, fact.importance),
+      ...(Object.keys(metadata).length === 0 || jsonBytes(metadata) > this.#limits.maxMetadataBytes ? {} : { metadata }),
+      // The merged-away fact gets an id of its own, so its origin is recorded and the id never given again.
+      mergedFrom: boundedOrigins([...twin.mergedFrom, this.#set.takeId()], this.#limits.maxMergedFrom),
+    };
+    this.#set.update(merged);
+    await this.#write({ putFacts: [merged], meta: this.#set.meta });
+    return { fact: merged, merged: true };
+  }
+
+  async #mergeClusters(embedder: Embedder): Promise<CompressionReport> {
+    const before = this.#set.size;
+    const index = await this.#set.index;
+    if (index === null || before < 2) return report(before, before);
+    const clusters = await findClusters(this.#set.all(), index, this.#limits);
+    const { passed, failed } = await planMerges(clusters, { embedder, index, limits: this.#limits, now: this.#clock.now() });
+    const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
+    if (merged > 0) await this.#write(change);
+    return report(before, this.#set.size, { clusters: clusters.length, merged, keptForFidelity: failed });
+  }
+
+  async #dropLeastImportant(): Promise<CompressionReport> {
+    const before = this.#set.size;
+    const { change, dropped } = dropLeastImportant(this.#set, this.#limits, this.#clock.now());
+    if (dropped > 0) await this.#write(change);
+    return report(before, this.#set.size, { dropped });
+  }
+
+  /** Writes a change, tracked so that `close` waits for it; a failed write is logged and rethrown. */
+  async #write(change: FactChange): Promise<void> {
+    const write = this.#records.write(change).catch((error: unknown) => {
+      this.#logger.error({ agentId: this.#agentId, error: describeError(error) }, 'an L4 memory write failed; memory holds what the disk may not');
+      throw new TroupeError('internal', `could not store agent ${this.#agentId}'s L4 facts: ${describeError(error)}`, { cause: error });
+    });
+    this.#writes.add(write);
+    try {
+      await write;
+    } finally {
+      this.#writes.delete(write);
+    }
+  }
+
+  async #saveIndex(): Promise<void> {
+    const index = await this.#set.index;
+    const { generation } = this.#set.meta;
+    if (index === null || this.#indexFile === null || this.#embedder === null || this.#savedGeneration === generation) return;
+    await saveIndex(index, this.#indexFile, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
+    this.#savedGeneration = generation;
+  }
+}
+
+function report(
+  before: number,
+  after: number,
+  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'keptForFidelity' | 'dropped'>> = {},
+): CompressionReport {
+  return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { describeError } from '../../errors.js';
+import { type IndexParams, VectorIndex } from './vectorIndex.js';
+
+/**
+ * What an index file reflects, in a small JSON file beside it (`<index>.json`): the embedder and
+ * dimension of its vectors, the generation of the stored vectors it was saved at, how many live
+ * vectors it holds, and the size and SHA-256 of the index file, so a file that is truncated,
+ * garbled or from another save is never handed to hnswlib (whose reader trusts its input).
+ */
+const SidecarSchema = z.object({
+  v: z.literal(1),
+  embedder: z.string(),
+  dimension: z.number().int().positive(),
+  generation: z.number().int().nonnegative(),
+  live: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+/** What the caller expects an index file to reflect. */
+export interface IndexState {
+  readonly embedder: string;
+  readonly dimension: number;
+  readonly generation: number;
+  /** Live vectors (stored facts with a vector). */
+  readonly live: number;
+}
+
+/**
+ * Where an agent's index lives: `<indexDir>/<agentId>.<hash>.hnsw`, the hash (of the embedder's id
+ * and dimension) keeping the files of two embedders apart. Agent ids are letters, digits, `_` and
+ * `-`, safe in a file name.
+ */
+export function indexFileOf(indexDir: string, agentId: string, embedder: { readonly id: string; readonly dimension: number }): string {
+  const hash = createHash('sha256').update(`${embedder.id}\n${embedder.dimension}`).digest('hex').slice(0, 12);
+  return join(indexDir, `${agentId}.${hash}.hnsw`);
+}
+
+const sidecarOf = (file: string): string => `${file}.json`;
+
+// Numbers each save's temporary files, so two saves in one process never share them.
+let saves = 0;
+
+/**
+ * Saves `index` to `file` atomically: written under temporary names, then renamed, the index
+ * first and its sidecar last. A crash in between leaves the new index with the old sidecar, whose
+ * checksum no longer matches, so the next open rebuilds; never a sidecar vouching for a file it
+ * does not describe.
+ */
+export async function saveIndex(index: VectorIndex, file: string, state: IndexState): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}-${++saves}.tmp`;
+  try {
+    await index.write(temporary);
+    const { bytes, sha256 } = await digestOf(temporary);
+    const sidecar: z.infer<typeof SidecarSchema> = { v: 1, ...state, bytes, sha256 };
+    await writeFile(sidecarOf(temporary), JSON.stringify(sidecar));
+    await rename(temporary, file);
+    await rename(sidecarOf(temporary), sidecarOf(file));
+  } finally {
+    await rm(temporary, { force: true });
+    await rm(sidecarOf(temporary), { force: true });
+  }
+}
+
+/** The index saved in `file` when it reflects exactly `state`; otherwise why it cannot be used (to rebuild instead). */
+export async function loadIndex(file: string, state: IndexState, params: IndexParams): Promise<{ index: VectorIndex } | { stale: string }> {
+  let sidecar: z.infer<typeof SidecarSchema>;
+  try {
+    const parsed = SidecarSchema.safeParse(JSON.parse(await readFile(sidecarOf(file), 'utf8')));
+    if (!parsed.success) return { stale: `its description ${sidecarOf(file)} is invalid` };
+    sidecar = parsed.data;
+  } catch (error) {
+    return {
+      stale: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the index file is missing' : `its description is unreadable: ${describeError(error)}`,
+    };
+  }
+  if (sidecar.embedder !== state.embedder || sidecar.dimension !== state.dimension) {
+    return { stale: `it holds vectors of ${sidecar.embedder} (${sidecar.dimension} dimensions)` };
+  }
+  if (sidecar.generation !== state.generation || sidecar.live !== state.live) {
+    return {
+      stale: `it was saved at generation ${sidecar.generation} (${sidecar.live} vectors), the stored vectors are at ${state.generation} (${state.live})`,
+    };
+  }
+  try {
+    const digest = await digestOf(file);
+    if (digest.bytes !== sidecar.bytes || digest.sha256 !== sidecar.sha256)
+      return { stale: 'the index file does not match its checksum (truncated or damaged)' };
+    return { index: await VectorIndex.read(file, params, state.live) };
+  } catch (error) {
+    return {
+      stale: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the index file is missing' : `the index file is unreadable: ${describeError(error)}`,
+    };
+  }
+}
+
+async function digestOf(file: string): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return { bytes: (await stat(file)).size, sha256: hash.digest('hex') };
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
+import { cosine } from '../../../src/memory/embedding/vectors.js';
+import { fact, factHarness } from '../../support/factStoreFixture.js';
+
+// L4 compression: clusters of close facts (cosine + union-find over k-NN neighbours) merged when
+// the merged fact stays close to every original, kept as they are when it does not; without an
+// embedder, the top N by effective importance.
+
+const { place, openStore, reopenEnv } = factHarness();
+const embedder = new HashedNgramEmbedder();
+
+/** Three wordings of one fact (pairwise cosine 0.92–0.98 with the offline embedder) and two unrelated facts. */
+const darkMode = ['The user prefers dark mode in the editor.', 'The user prefers dark mode in the code editor.', 'In the editor, the user prefers dark mode.'];
+const unrelated = ['Alice lives in Lisbon and works as a nurse.', 'The build uses TypeScript and runs on Node 20.'];
+
+/** No merge on add, so the cluster reaches compression. */
+const noMergeOnAdd = { mergeThreshold: 1 };
+
+describe('L4 compression with an embedder', () => {
+  it('merges a cluster that passes the fidelity check into one fact recording its fidelity, and removes the originals', async () => {
+    const at = await place();
+    const { store } = await openStore(at, { limits: noMergeOnAdd });
+    for (const [i, text] of darkMode.entries()) await store.add(fact(text, { importance: [0.3, 0.9, 0.5][i] ?? 0 }));
+    for (const text of unrelated) await store.add(fact(text));
+    const report = await store.compress();
+    expect(report).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 0, before: 5, after: 3 });
+    const merged = store.list().find((stored) => stored.mergedFrom.length > 0);
+    // The most important wording first, then clauses bringing words not yet said.
+    expect(merged).toMatchObject({ id: 'f5', text: 'The user prefers dark mode in the code editor.', importance: 0.9, mergedFrom: ['f0', 'f1', 'f2'] });
+    const [vector] = await embedder.embed([merged?.text ?? '']);
+    const fidelities = await Promise.all(darkMode.map(async (text) => cosine(vector ?? [], (await embedder.embed([text]))[0] ?? [])));
+    expect(merged?.fidelity).toBeCloseTo(Math.min(...fidelities), 5);
+    expect(merged?.fidelity).toBeGreaterThanOrEqual(0.85);
+    expect((await store.search('dark mode', 5, { sessionId: 's1' }))[0]?.fact.id).toBe('f5');
+    await store.close();
+    const { store: reopened, logger } = await openStore(await reopenEnv(at));
+    expect(reopened.list().map((stored) => stored.id)).toEqual(['f3', 'f4', 'f5']);
+    expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+  });
+
+  it('keeps the originals of a cluster that fails the fidelity check, untouched, and stays so when asked again', async () => {
+    const { store } = await openStore(await place(), { limits: { ...noMergeOnAdd, fidelityThreshold: 0.99 } });
+    for (const text of [...darkMode, ...unrelated]) await store.add(fact(text));
+    const before = store.list();
+    const report = await store.compress();
+    expect(report).toEqual({ clusters: 1, merged: 0, keptForFidelity: 1, dropped: 0, before: 5, after: 5 });
+    expect(store.list()).toEqual(before);
+    expect(await store.compress()).toEqual(report);
+  });
+
+  it('never merges facts of two sessions, or a session fact with an agent fact', async () => {
+    const { store } = await openStore(await place(), { limits: noMergeOnAdd });
+    await store.add(fact(darkMode[0] ?? '', { sessionId: 's1' }));
+    await store.add(fact(darkMode[1] ?? '', { sessionId: 's2' }));
+    await store.add(fact(darkMode[2] ?? '', { sessionId: null }));
+    expect(await store.compress()).toMatchObject({ clusters: 0, merged: 0, after: 3 });
+  });
+
+  it('reports nothing to do when no facts are close, and says when compression is due', async () => {
+    const { store } = await openStore(await place(), { limits: { compressAbove: 2, keepTopN: 1 } });
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: 0, after: 0 });
+    for (const text of unrelated) await store.add(fact(text));
+    expect(store.needsCompression()).toBe(false);
+    await store.add(fact('Carol manages the billing team.'));
+    expect(store.needsCompression()).toBe(true);
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: 3, after: 3 });
+  });
+});
+
+describe('L4 compression without an embedder', () => {
+  it('keeps the top keepTopN by effective importance (decayed by age, raised by retrievals) and drops the rest', async () => {
+    const at = await place();
+    const { store, clock } = await openStore(at, { embedder: null, limits: { compressAbove: 4, keepTopN: 3, halfLifeMs: 1000, retrievalBoost: 0.1 } });
+    await store.add(fact('an old important fact', { importance: 0.9 }));
+    clock.advance(2000); // two half-lives: 0.9 decays to 0.225
+    await store.add(fact('a recent fact of some weight', { importance: 0.5 }));
+    await store.add(fact('a recent trivial fact', { importance: 0.1 }));
+    await store.add(fact('a recent minor fact', { importance: 0.2 }));
+    await store.add(fact('a recent fact read often', { importance: 0.05 }));
+    for (let i = 0; i < 3; i++) await store.search('read often', 1, { sessionId: 's1' });
+    expect(store.needsCompression()).toBe(true);
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 2, before: 5, after: 3 });
+    const kept = ['a recent fact of some weight', 'a recent fact read often', 'an old important fact'];
+    expect(
+      store
+        .list()
+        .map((stored) => stored.text)
+        .sort(),
+    ).toEqual(kept.sort());
+    expect(await store.compress()).toMatchObject({ dropped: 0, after: 3 });
+    await store.close();
+    const { store: reopened } = await openStore(await reopenEnv(at), { embedder: null });
+    expect(
+      reopened
+        .list()
+        .map((stored) => stored.text)
+        .sort(),
+    ).toEqual(kept.sort());
+  });
+});

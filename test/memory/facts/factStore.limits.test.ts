@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { TroupeError, ValidationError } from '../../../src/errors.js';
+import type { NewFact } from '../../../src/memory/facts/factStore.js';
+import { fact, factHarness } from '../../support/factStoreFixture.js';
+
+// Every bound of L4 has a default, an option, and a clear refusal naming what was wrong.
+
+const { place, openStore } = factHarness();
+
+async function refusal(promise: Promise<unknown>): Promise<TroupeError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(TroupeError);
+  return error as TroupeError;
+}
+
+describe('L4 limits and bad input', () => {
+  it('refuses a new fact past maxFacts with memory_full, but still merges a near-duplicate', async () => {
+    const { store } = await openStore(await place(), { limits: { maxFacts: 2, compressAbove: 2, keepTopN: 1 } });
+    await store.add(fact('The user prefers dark mode in the editor.'));
+    await store.add(fact('Alice lives in Lisbon.'));
+    const full = await refusal(store.add(fact('Carol manages the billing team.')));
+    expect(full.code).toBe('memory_full');
+    expect(full.message).toBe('agent root holds 2 facts, its limit (maxFacts); compress them first');
+    expect((await store.add(fact('The user prefers dark mode in the editor!'))).merged).toBe(true);
+    expect(store.size).toBe(2);
+  });
+
+  it('refuses a fact that is blank, too long, badly scoped or carries too much metadata, naming the field and the limit', async () => {
+    const { store } = await openStore(null, { limits: { maxFactChars: 20, maxMetadataBytes: 32 } });
+    const cases: [unknown, RegExp][] = [
+      [{ ...fact(' '), text: '   ' }, /^fact\.text: must not be blank$/],
+      [fact('x'.repeat(21)), /^fact\.text: is 21 characters, more than maxFactChars \(20\)/],
+      [{ ...fact('ok'), scope: 'session', sessionId: null }, /^fact\.sessionId: a 'session' fact needs its sessionId/],
+      [{ ...fact('ok'), scope: 'agent', sessionId: 's1' }, /^fact\.sessionId: a 'session' fact needs its sessionId, an 'agent' fact has sessionId null/],
+      [{ ...fact('ok'), scope: 'team' }, /^fact\.scope:/],
+      [{ ...fact('ok'), importance: 1.5 }, /^fact\.importance:/],
+      [{ ...fact('ok'), sessionId: 'bad id!' }, /^fact\.sessionId:/],
+      [{ ...fact('ok'), extra: 1 }, /^fact:/],
+      [fact('ok', { metadata: { note: 'y'.repeat(40) } }), /^fact\.metadata: is \d+ bytes as JSON, more than maxMetadataBytes \(32\)/],
+    ];
+    for (const [input, message] of cases) {
+      const error = await refusal(store.add(input as NewFact));
+      expect(error, JSON.stringify(input)).toBeInstanceOf(ValidationError);
+      expect(error.message).toMatch(message);
+    }
+    expect(store.size).toBe(0);
+  });
+
+  it('refuses a search that is blank, too long, asks for too many or no results, or names a bad session', async () => {
+    const { store } = await openStore(null, { limits: { maxQueryChars: 10, maxSearchResults: 5 } });
+    await store.add(fact('a fact'));
+    const cases: [Promise<unknown>, RegExp][] = [
+      [store.search(' ', 1, { sessionId: 's1' }), /^text: must not be blank$/],
+      [store.search('x'.repeat(11), 1, { sessionId: 's1' }), /^text: is 11 characters, more than maxQueryChars \(10\)$/],
+      [store.search('fact', 6, { sessionId: 's1' }), /^k: is 6, more than maxSearchResults \(5\)$/],
+      [store.search('fact', 0, { sessionId: 's1' }), /^k:/],
+      [store.search('fact', 1.5, { sessionId: 's1' }), /^k:/],
+      [store.search('fact', 1, { sessionId: '' }), /^filter\.sessionId:/],
+      [store.search('fact', 1, {} as { sessionId: null }), /^filter\.sessionId:/],
+    ];
+    for (const [search, message] of cases) {
+      const error = await refusal(search);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('refuses bad options on open, naming each', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ agentId: 'no spaces' }, /^agentId:/],
+      [{ limits: { mergeThreshold: 1.2 } }, /^limits\.mergeThreshold:/],
+      [{ limits: { maxFacts: 0 } }, /^limits\.maxFacts:/],
+      [{ limits: { compressAbove: 10, keepTopN: 11 } }, /^limits\.keepTopN: must be at most compressAbove$/],
+      [{ limits: { maxFacts: 5 } }, /^limits\.compressAbove: must be at most maxFacts$/],
+      [{ limits: { efSearch: -1 } }, /^limits\.efSearch:/],
+      [{ limits: { unknownLimit: 1 } }, /^limits:/],
+    ];
+    for (const [options, message] of cases) {
+      const error = await refusal(openStore(null, options));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('refuses calls after close, and closes once', async () => {
+    const { store } = await openStore(await place());
+    await store.add(fact('a fact'));
+    const closing = store.close();
+    expect(store.close()).toBe(closing);
+    await closing;
+    expect((await refusal(store.add(fact('another')))).message).toBe('the L4 fact store of agent root is closed');
+    await expect(store.search('fact', 1, { sessionId: null })).rejects.toThrow(/closed/);
+    await expect(store.compress()).rejects.toThrow(/closed/);
+  });
+
+  it('refuses a search that was embedding its query when the store closed, and writes no retrieval after close', async () => {
+    const at = await place();
+    const { store } = await openStore(at);
+    await store.add(fact('a fact'));
+    // Its refusal is caught at once: it comes while the test waits for close.
+    const searching = refusal(store.search('a fact', 1, { sessionId: 's1' }));
+    await store.close();
+    expect((await searching).message).toBe('the L4 fact store of agent root is closed');
+    const { store: reopened } = await openStore(at);
+    expect(reopened.list()[0]?.retrievals).toBe(0);
+  });
+});

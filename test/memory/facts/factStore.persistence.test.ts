@@ -1,0 +1,190 @@
+import { readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TroupeError, ValidationError } from '../../../src/errors.js';
+import { OpenAIEmbeddings } from '../../../src/llm/index.js';
+import type { MemoryLogger } from '../../../src/logger.js';
+import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
+import type { FactStore } from '../../../src/memory/facts/factStore.js';
+import { startOpenAICompatibleServer } from '../../../src/testing.js';
+import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
+import { type FactPlace, fact, factHarness } from '../../support/factStoreFixture.js';
+
+// L4 on real LMDB files in a temp dir and a real hnswlib index file beside them.
+
+const { place, openStore, reopenEnv } = factHarness();
+const later = cleanupAfterEach();
+
+const sentences = [
+  'The user prefers dark mode in the editor.',
+  'Alice lives in Lisbon and works as a nurse.',
+  'The deployment failed because the database password expired.',
+  'The design team meets on Tuesdays at 10am.',
+  'The customer paid the March invoice late.',
+  'The staging server listens on port 8080.',
+  'Bob likes hiking in the mountains on weekends.',
+  'The build uses TypeScript and runs on Node 20.',
+  'Quarterly revenue grew by twelve percent.',
+  'The API key for the weather service is stored in the vault.',
+];
+const queries = ['what theme does the user like', 'where does Alice live', 'why did the deploy fail', 'which port does staging use'];
+
+async function filled(at: FactPlace): Promise<FactStore> {
+  const { store } = await openStore(at);
+  for (const [i, text] of sentences.entries()) await store.add(fact(text, i % 3 === 0 ? { sessionId: null } : {}));
+  return store;
+}
+
+/** Each query's hits as ids and rounded similarities. */
+async function answers(store: FactStore): Promise<string[][]> {
+  const found: string[][] = [];
+  for (const query of queries) found.push((await store.search(query, 3, { sessionId: 's1' })).map((hit) => `${hit.fact.id} ${hit.similarity.toFixed(5)}`));
+  return found;
+}
+
+const rebuilds = (logger: MemoryLogger) => logger.entries.filter((entry) => entry.message === 'rebuilt the L4 index from the stored vectors');
+
+/** Why each rebuild happened, as logged. */
+const rebuildReasons = (logger: MemoryLogger): unknown[] => rebuilds(logger).map((entry) => entry.fields['reason']);
+
+async function indexFiles(at: FactPlace): Promise<string[]> {
+  return (await readdir(at.indexDir)).sort();
+}
+
+describe('L4 persistence', () => {
+  it('survives close and reopen with the same facts and the same search results, read from the saved index', async () => {
+    const at = await place();
+    const store = await filled(at);
+    const before = await answers(store);
+    expect(before[0]?.[0]).toMatch(/^f0 /);
+    const listed = store.list();
+    await store.close();
+    expect((await indexFiles(at)).map((name) => name.replace(/\.[0-9a-f]{12}\./, '.<hash>.'))).toEqual(['root.<hash>.hnsw', 'root.<hash>.hnsw.json']);
+
+    const again = await reopenEnv(at);
+    const { store: reopened, logger } = await openStore(again);
+    expect(reopened.list()).toEqual(listed);
+    expect(await answers(reopened)).toEqual(before);
+    expect(rebuilds(logger)).toEqual([]);
+    expect(logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
+  it('counts retrievals durably', async () => {
+    const at = await place();
+    const store = await filled(at);
+    await store.search('dark mode', 1, { sessionId: 's1' });
+    await store.search('dark mode', 1, { sessionId: 's1' });
+    await store.close();
+    const { store: reopened } = await openStore(await reopenEnv(at));
+    expect(reopened.list().find((stored) => stored.id === 'f0')?.retrievals).toBe(2);
+  });
+
+  it('rebuilds a deleted index file from the stored vectors, saying why, with the same results', async () => {
+    const at = await place();
+    const store = await filled(at);
+    const before = await answers(store);
+    await store.close();
+    for (const file of await indexFiles(at)) if (file.endsWith('.hnsw')) await rm(join(at.indexDir, file));
+
+    const { store: reopened, logger } = await openStore(await reopenEnv(at));
+    expect(rebuilds(logger)).toEqual([
+      {
+        level: 'warn',
+        message: 'rebuilt the L4 index from the stored vectors',
+        fields: { agentId: 'root', reason: 'the index file is missing', vectors: 10, reembedded: 0 },
+      },
+    ]);
+    expect((await answers(reopened)).map((hits) => hits.map((hit) => hit.split(' ')[0]))).toEqual(before.map((hits) => hits.map((hit) => hit.split(' ')[0])));
+    await reopened.close();
+    // Saved again on the rebuild: the next open reads it.
+    const { logger: third } = await openStore(await reopenEnv(at));
+    expect(rebuilds(third)).toEqual([]);
+  });
+
+  it('rebuilds an index older than the stored vectors (a crash between the LMDB write and the index save)', async () => {
+    const at = await place();
+    const first = await filled(at);
+    await first.close();
+    // Facts added and acknowledged (on disk), then the process dies: this store is never closed, its index never saved.
+    const { store: crashed } = await openStore(at);
+    await crashed.add(fact('The office wifi password changes every Monday.'));
+    await crashed.add(fact('Carol manages the billing team.', { sessionId: null }));
+
+    const { store: restarted, logger } = await openStore(at);
+    expect(rebuildReasons(logger)).toHaveLength(1);
+    expect(rebuildReasons(logger)[0]).toMatch(/saved at generation \d+ \(10 vectors\), the stored vectors are at \d+ \(12\)/);
+    expect(restarted.size).toBe(12);
+    expect((await restarted.search('who manages billing', 1, { sessionId: 's9' }))[0]?.fact.text).toBe('Carol manages the billing team.');
+  });
+
+  it('rebuilds an index file that is garbled, without handing it to hnswlib', async () => {
+    const at = await place();
+    await (await filled(at)).close();
+    const file = (await indexFiles(at)).find((name) => name.endsWith('.hnsw')) ?? '';
+    const { size } = await stat(join(at.indexDir, file));
+    await writeFile(join(at.indexDir, file), Buffer.alloc(size, 0x5a));
+    const { store, logger } = await openStore(await reopenEnv(at));
+    expect(rebuildReasons(logger)).toEqual(['the index file does not match its checksum (truncated or damaged)']);
+    expect((await store.search('dark mode', 1, { sessionId: 's1' }))[0]?.fact.id).toBe('f0');
+  });
+
+  it('skips a corrupt fact record and a corrupt vector with an error naming the sub-db and key, and re-embeds the fact whose vector was lost', async () => {
+    const at = await place();
+    await (await filled(at)).close();
+    await at.db.openDB({ name: 'memory-facts' }).put(['root', 'f999'], { v: 1, text: 42 });
+    await at.db.openDB({ name: 'memory-vectors' }).put(['root', 'f1'], { v: 1, embedder: 'hashed-ngram-v1-384', vector: 'not bytes' });
+    // Vectors are read when the index is rebuilt (a saved index that matches is trusted as it is).
+    for (const file of await indexFiles(at)) await rm(join(at.indexDir, file));
+    const { store, logger } = await openStore(await reopenEnv(at));
+    const errors = logger.entries.filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => [entry.message, entry.fields['db'], entry.fields['key']])).toEqual([
+      ['skipped an invalid L4 memory record', 'memory-facts', '["root","f999"]'],
+      ['skipped an invalid L4 memory record', 'memory-vectors', '["root","f1"]'],
+    ]);
+    expect(store.size).toBe(10);
+    expect(rebuilds(logger)[0]?.fields).toMatchObject({ reembedded: 1 });
+    expect((await store.search('where does Alice live', 1, { sessionId: 's1' }))[0]?.fact.id).toBe('f1');
+  });
+
+  it('refuses another embedder than the stored vectors were made with, naming both', async () => {
+    const at = await place();
+    await (await filled(at)).close();
+    const mismatch = async (embedder: ConstructorParameters<typeof Object>[0]): Promise<TroupeError> => {
+      const error: unknown = await openStore(at, { embedder: embedder as never }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TroupeError);
+      expect((error as TroupeError).code).toBe('embedder_mismatch');
+      return error as TroupeError;
+    };
+    expect((await mismatch(new HashedNgramEmbedder({ dimension: 256 }))).message).toBe(
+      "agent root's L4 facts were stored with hashed-ngram-v1-384 (384 dimensions), and it was opened with hashed-ngram-v1-256 (256 dimensions): vectors of two embedders never mix; open it with the embedder they were made with",
+    );
+    const server = await startOpenAICompatibleServer();
+    later(() => server.close());
+    expect((await mismatch(new OpenAIEmbeddings({ baseURL: server.baseURL, model: 'test-embed', dimension: 384 }))).message).toMatch(
+      /stored with hashed-ngram-v1-384 \(384 dimensions\), and it was opened with openai:test-embed \(384 dimensions\)/,
+    );
+    expect((await mismatch(null)).message).toMatch(/opened with no embedder/);
+    expect(server.embeddingCalls).toBe(0);
+  });
+
+  it('keeps agents apart in one environment, and lets an agent with no facts take any embedder', async () => {
+    const at = await place();
+    await (await filled(at)).close();
+    const { store: other } = await openStore(at, { agentId: 'poet-1', embedder: new HashedNgramEmbedder({ dimension: 64 }) });
+    expect(other.size).toBe(0);
+    expect(await other.search('dark mode', 5, { sessionId: 's1' })).toEqual([]);
+    await other.add(fact('Poems should rhyme.'));
+    await other.close();
+    const { store: root } = await openStore(at);
+    expect(root.size).toBe(10);
+  });
+
+  it('lives in memory only without a db, writing nothing', async () => {
+    const { store } = await openStore(null);
+    await store.add(fact('The user prefers dark mode in the editor.'));
+    expect((await store.search('dark mode', 1, { sessionId: 's1' }))[0]?.fact.retrievals).toBe(1);
+    await store.close();
+    await expect(openStore(null, { indexDir: '/tmp/anywhere' })).rejects.toThrow(ValidationError);
+    await expect(openStore(null, { indexDir: '/tmp/anywhere' })).rejects.toThrow(/indexDir: needs db/);
+  });
+});
