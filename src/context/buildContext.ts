@@ -7,7 +7,7 @@ import { fitInherited } from './inheritedContext.js';
 import { type FilterCounts, type SessionItems, sessionItems } from './sessionFilter.js';
 import { isReceivedRequest } from './taskMessage.js';
 import { type TaskTier, fitTaskTier, messageOf } from './taskWindow.js';
-import { fitTextBlock } from './textBlock.js';
+import { type TextBlock, fitTextBlock } from './textBlock.js';
 import { type TokenCounter, replyPrimingTokens, sharedTokenCounter } from './tokenCounter.js';
 
 /** What one shared source put into the context. */
@@ -150,17 +150,22 @@ function newestExchange(tier: TaskTier, available: number, counter: TokenCounter
   return total === 0 ? none : { count: 1, tokens: newest };
 }
 
-const summaryBlock = (items: SessionItems) => ({
+const summaryBlock = (items: SessionItems): TextBlock => ({
   header: '[summaries of earlier work in this session, oldest first]',
-  lines: items.summaries.map((summary) => `- ${summary.text}`),
-  keep: 'last' as const,
+  count: items.summaries.length,
+  line: (i) => `- ${items.summaries[i]?.text ?? ''}`,
+  keep: 'last',
   leftOutLine: (n: number) => `[${n} older summaries left out]`,
 });
 
-const retrievalBlock = (items: SessionItems) => ({
+const retrievalBlock = (items: SessionItems): TextBlock => ({
   header: '[facts from your long-term memory that may bear on this task, most relevant first]',
-  lines: items.retrieval.map((hit) => `- ${hit.fact.text} (relevance ${hit.similarity.toFixed(2)})`),
-  keep: 'first' as const,
+  count: items.retrieval.length,
+  line: (i) => {
+    const hit = items.retrieval[i];
+    return hit === undefined ? '' : `- ${hit.fact.text} (relevance ${hit.similarity.toFixed(2)})`;
+  },
+  keep: 'first',
   leftOutLine: null,
 });
 

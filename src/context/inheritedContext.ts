@@ -31,7 +31,7 @@ export function fitInherited(inherited: string | readonly ChatMessage[] | null |
   if (inherited === null || inherited === undefined || inherited.length === 0) return nothingFitted(0);
   if (typeof inherited !== 'string') {
     const leftOutLine = (count: number): string => `[${count} earlier messages of the parent's context left out]`;
-    return fitTextBlock({ header, lines: inherited.map(asLine), keep: 'last', leftOutLine }, allotment, counter);
+    return fitTextBlock({ header, count: inherited.length, line: (i) => asLine(inherited[i] as ChatMessage), keep: 'last', leftOutLine }, allotment, counter);
   }
   const whole = `${header}\n${inherited}`;
   const wholeTokens = frameOf('system') + counter.text(whole);

@@ -14,8 +14,10 @@ import { type TokenCounter, frameOf } from './tokenCounter.js';
  */
 export interface TextBlock {
   readonly header: string;
-  /** The items in the order they are shown; each must start with a character that is not blank. */
-  readonly lines: readonly string[];
+  /** How many items there are. */
+  readonly count: number;
+  /** Item `index`'s line, in the order they are shown; it must start with a character that is not blank. Made only for lines walked. */
+  readonly line: (index: number) => string;
   /** Which end survives when not all fit: the first lines (most relevant) or the last (newest). */
   readonly keep: 'first' | 'last';
   /** The line after the header that says how many were left out; null to leave them out silently (the report still counts them). */
@@ -24,10 +26,10 @@ export interface TextBlock {
 
 /** `block` in at most `allotment` tokens, as one system message, or nothing when not even one line fits. */
 export function fitTextBlock(block: TextBlock, allotment: number, counter: TokenCounter): Fitted {
-  const { lines, keep } = block;
-  const total = lines.length;
+  const { count: total, keep } = block;
   if (total === 0) return nothingFitted(0);
-  const at = (k: number): string => lines[keep === 'last' ? total - 1 - k : k] ?? '';
+  // The k-th line walked: from the end that survives, inwards.
+  const at = (k: number): string => block.line(keep === 'last' ? total - 1 - k : k);
 
   let used = frameOf('system') + counter.text(`${block.header}\n`);
   const costs: number[] = [];
@@ -52,7 +54,9 @@ export function fitTextBlock(block: TextBlock, allotment: number, counter: Token
   const kept = costs.length;
   if (kept === 0) return nothingFitted(total);
 
-  const shown = keep === 'last' ? lines.slice(total - kept) : lines.slice(0, kept);
-  const message: ChatMessage = { role: 'system', content: `${block.header}\n${note}${shown.map((line) => `${line}\n`).join('')}` };
+  const first = keep === 'last' ? total - kept : 0;
+  const shown: string[] = [];
+  for (let i = first; i < first + kept; i++) shown.push(`${block.line(i)}\n`);
+  const message: ChatMessage = { role: 'system', content: `${block.header}\n${note}${shown.join('')}` };
   return { messages: [message], tokens: used, kept, leftOut: total - kept };
 }
