@@ -42,7 +42,8 @@ export interface ContextSources {
 
 const RetrievalHitSchema = z.object({
   fact: z.object({ text: z.string(), scope: z.enum(['session', 'agent']), sessionId: TaskIdSchema.nullable() }),
-  similarity: z.number().min(-1).max(1),
+  // Cosine similarity, but any finite number: float error can put a vector index's answer a hair past 1.
+  similarity: z.number(),
 });
 
 // Lists that may be long (thousands of Tasks, hundreds of summaries) are only checked to be lists

@@ -143,7 +143,7 @@ describe('buildContext: bad input is refused, naming what is wrong', () => {
     expect(() => buildContext(base({ sessionId: 'no spaces allowed' }))).toThrow(/context\.sources\.sessionId/);
     expect(() => buildContext(base({ turn: [{ role: 'robot', content: 'x' } as never] }))).toThrow(/context\.sources\.turn\[0\]/);
     expect(() => buildContext(base({ recent: 'not a list' as never }))).toThrow(/context\.sources\.recent: must be an array of Tasks/);
-    expect(() => buildContext(base({ retrieval: [{ fact: { text: 'x', scope: 'agent', sessionId: null }, similarity: 2 }] }))).toThrow(
+    expect(() => buildContext(base({ retrieval: [{ fact: { text: 'x', scope: 'agent', sessionId: null }, similarity: Number.NaN }] }))).toThrow(
       /context\.sources\.retrieval\[0\]\.similarity/,
     );
   });
