@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
- * tool loop through the whole runtime against a hand-written one, and the HTTP API against bare
- * Fastify, and L4 memory's vector index against exact search, printed as one markdown table.
+ * tool loop through the whole runtime against a hand-written one, the HTTP API against bare
+ * Fastify, L4 memory's vector index against exact search, and a turn's context built from memory
+ * against tokenising it, printed as one markdown table.
  * BENCH_ONLY=<text> runs only the suites whose name contains it.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
 import { actorDelivery } from './actorDelivery.js';
 import { busDelivery } from './busDelivery.js';
+import { contextBuild } from './contextBuild.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
 import { elapsedMs, gcSource } from './measure.js';
@@ -28,6 +30,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
   { name: 'L4 vectors', run: l4Vectors },
+  { name: 'context build', run: contextBuild },
 ];
 
 function header(): string {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
 import { Conversation, compressMessages, summaryHeader } from '../../src/runtime/agent/conversation.js';
+import { pairingViolations } from '../support/contextChecks.js';
 
 // Properties 9 and 10 of seed 004: compress_context keeps the system prompt, the caller's
 // summary and the recent messages (never splitting a tool call from its results), and a
@@ -42,25 +43,6 @@ const conversationArb = fc
   });
 
 const isCallStep = (message: ChatMessage | undefined): boolean => message?.role === 'assistant' && message.toolCalls.length > 0;
-
-/** What a provider requires: each tool message follows (over its siblings) the assistant message that made its call, and that message gets all its results. */
-function pairingViolations(messages: readonly ChatMessage[], inFlight: ChatMessage | undefined): string[] {
-  const problems: string[] = [];
-  messages.forEach((message, i) => {
-    if (message.role === 'tool') {
-      let owner = i - 1;
-      while (messages[owner]?.role === 'tool') owner--;
-      const candidate = messages[owner];
-      if (candidate?.role !== 'assistant' || !candidate.toolCalls.some((call) => call.id === message.toolCallId)) problems.push(`orphan tool result at ${i}`);
-    }
-    if (message.role === 'assistant' && message.toolCalls.length > 0 && message !== inFlight) {
-      const results = messages.slice(i + 1, i + 1 + message.toolCalls.length);
-      if (results.some((result, k) => result.role !== 'tool' || result.toolCallId !== message.toolCalls[k]?.id))
-        problems.push(`tool calls without results at ${i}`);
-    }
-  });
-  return problems;
-}
 
 describe('compress_context (property 9)', () => {
   it('keeps the system prompt, then the summary, then the last keepRecent messages, extended back only to keep a tool call with its results', () => {

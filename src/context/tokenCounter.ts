@@ -1,0 +1,117 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { z } from 'zod';
+import type { ChatMessage } from '../task/index.js';
+import { parseOrThrow } from '../task/index.js';
+
+/**
+ * Counts tokens as OpenAI's chat models do (o200k_base, the encoding of gpt-4o, gpt-4.1, o-series
+ * and gpt-5), with caches so that a context built every turn from the same memory tokenises each
+ * Task, message and line once.
+ *
+ * A message costs its content plus the chat format's frame, `<|im_start|>role<|im_sep|>…<|im_end|>`:
+ * 3 tokens and the role's one. A request adds 3 for the reply's own frame. For plain messages this
+ * is exactly what `encodeChat(messages, 'gpt-4o')` produces (a test checks it). Tool calls are an
+ * estimate, as gpt-tokenizer's own `countChatCompletionTokens` makes one: a call costs its name,
+ * its arguments and 3; a tool result its content, its name and 1. Text that looks like a special
+ * token (`<|endoftext|>`) counts as the plain text a provider sees.
+ */
+
+/** `<|im_start|>`, `<|im_sep|>` and `<|im_end|>` around every message. */
+const frameTokens = 3;
+/** The reply's `<|im_start|>assistant<|im_sep|>`, counted once per request. */
+export const replyPrimingTokens = 3;
+const toolCallTokens = 3;
+const toolNameTokens = 1;
+
+const plainText = { disallowedSpecial: new Set<string>() };
+
+export const TokenCounterOptionsSchema = z
+  .object({
+    /** Characters of text whose token counts are kept (lines of summaries, facts, notes); the oldest go first. */
+    maxCachedChars: z.number().int().nonnegative().default(2_000_000),
+  })
+  .strict();
+
+export type TokenCounterOptions = z.input<typeof TokenCounterOptionsSchema>;
+
+/** Tokens of `text` with no cache: the tokenizer itself. */
+export function textTokens(text: string): number {
+  return text === '' ? 0 : countTokens(text, plainText);
+}
+
+const roleTokens: Readonly<Record<ChatMessage['role'], number>> = {
+  system: textTokens('system'),
+  user: textTokens('user'),
+  assistant: textTokens('assistant'),
+  tool: textTokens('tool'),
+};
+
+/** The frame of one message of `role`, without its content. */
+export function frameOf(role: ChatMessage['role']): number {
+  return frameTokens + roleTokens[role];
+}
+
+/**
+ * Token counts, cached. Messages and other objects are cached by identity (a WeakMap: a frozen Task
+ * or a conversation's step is counted once for as long as it lives); text by value, up to
+ * `maxCachedChars` characters, oldest out first.
+ */
+export class TokenCounter {
+  readonly #texts = new Map<string, number>();
+  readonly #messages = new WeakMap<object, number>();
+  readonly #maxCachedChars: number;
+  #cachedChars = 0;
+
+  constructor(options: TokenCounterOptions = {}) {
+    this.#maxCachedChars = parseOrThrow(TokenCounterOptionsSchema, options, 'tokenCounter').maxCachedChars;
+  }
+
+  /** Characters of text whose counts are cached now (at most `maxCachedChars`). */
+  get cachedChars(): number {
+    return this.#cachedChars;
+  }
+
+  /** Tokens of a piece of text. */
+  text(text: string): number {
+    const cached = this.#texts.get(text);
+    if (cached !== undefined) return cached;
+    const tokens = textTokens(text);
+    if (text.length <= this.#maxCachedChars) {
+      while (this.#cachedChars + text.length > this.#maxCachedChars) this.#evictOldest();
+      this.#texts.set(text, tokens);
+      this.#cachedChars += text.length;
+    }
+    return tokens;
+  }
+
+  /** Tokens of one message in a request: frame, content, tool calls. */
+  message(message: ChatMessage): number {
+    const cached = this.#messages.get(message);
+    if (cached !== undefined) return cached;
+    let tokens = frameOf(message.role) + textTokens(message.content);
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls) tokens += textTokens(call.name) + textTokens(call.arguments) + toolCallTokens;
+    } else if (message.role === 'tool') {
+      tokens += textTokens(message.name) + toolNameTokens;
+    }
+    this.#messages.set(message, tokens);
+    return tokens;
+  }
+
+  /** Tokens of a whole request made of `messages`. */
+  request(messages: readonly ChatMessage[]): number {
+    let tokens = replyPrimingTokens;
+    for (const message of messages) tokens += this.message(message);
+    return tokens;
+  }
+
+  #evictOldest(): void {
+    const oldest = this.#texts.keys().next();
+    if (oldest.done === true) return;
+    this.#cachedChars -= oldest.value.length;
+    this.#texts.delete(oldest.value);
+  }
+}
+
+/** The counter `buildContext` uses unless given its own. */
+export const sharedTokenCounter = new TokenCounter();
