@@ -40,6 +40,18 @@ export const RuntimeConfigSchema = z.object({
   maxTaskTokens: z.number().int().positive().default(1_000_000),
   /** Time one Task's turn may take, on the runtime's clock; past it the turn ends with `time_budget`. */
   maxTaskMs: z.number().int().positive().default(1_800_000),
+  /**
+   * Sessions one agent serves at once: each session's turn runs in a lane of its own, so the
+   * Tasks of one session run in order while other sessions' run beside them; past this many
+   * lanes, Tasks wait in the mailbox.
+   */
+  maxLanesPerAgent: z.number().int().positive().default(8),
+  /**
+   * Sessions whose context (conversation) one agent keeps in memory; past it the least recently
+   * used idle session's is let go (with a data dir it is read back from the store on its next Task;
+   * memory only, that session starts afresh). A session with a lane is never let go.
+   */
+  sessionsInMemoryPerAgent: z.number().int().positive().default(100),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
 });

@@ -353,6 +353,7 @@ export class Runtime {
       roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
       state: agent?.state ?? 'terminated',
       queued: agent?.queued ?? 0,
+      lanes: agent?.lanes ?? 0,
       usage: { ...(this.#society.usageOf(record.id) ?? { calls: 0, promptTokens: 0, completionTokens: 0 }) },
     };
   }

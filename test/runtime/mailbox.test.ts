@@ -9,12 +9,13 @@ describe('bounded mailbox', () => {
   it('refuses the user past mailboxLimit at intake, rejects other senders past it with mailbox_full, and keeps the ones it accepted', async () => {
     // The agent is still spawning when the six arrive: three fit, three are refused at intake
     // (the user hears no, and nothing is rejected later). Then the first turn's model call
-    // hangs, so the other two keep waiting.
+    // hangs, so the other two keep waiting. All in one session, so they wait for its lane rather
+    // than taking lanes of their own.
     const { rt, logger } = await quietRuntime({ mailboxLimit: 3, steps: [{ hang: true }] });
     const seen = recordBus(rt);
     await rt.createRole({ name: 'worker', prompt: 'work' });
     const { agentId: worker, result: sending } = await duringSpawn(rt, { role: 'worker' }, (id) => {
-      const sends = Array.from({ length: 6 }, (_, i) => rt.send(id, `job ${i}`));
+      const sends = Array.from({ length: 6 }, (_, i) => rt.send(id, `job ${i}`, { sessionId: 'jobs' }));
       expect(rt.agent(id)?.state).toBe('spawning');
       return sends;
     });
@@ -32,7 +33,7 @@ describe('bounded mailbox', () => {
     // Another agent's Tasks have no intake to wait at: past the limit, the agent rejects them.
     const peerIds = { ids: randomIds, clock: systemClock };
     const fromPeer = Array.from({ length: 2 }, (_, i) =>
-      createTask({ from: 'peer', to: worker, action: Actions.execute, parameters: { text: `peer ${i}` } }, peerIds),
+      createTask({ from: 'peer', to: worker, action: Actions.execute, sessionId: 'jobs', parameters: { text: `peer ${i}` } }, peerIds),
     );
     for (const task of fromPeer) rt.bus.publish(task);
     await until(() => seen.filter((task) => task.status === 'rejected').length === 1, 'the peer Task past the limit to be rejected');

@@ -7,8 +7,11 @@ type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & string]: `${K}.${StatePath<V[K]>}` }[keyof V & string] : never;
 
 /**
- * Where an agent is in its lifecycle, e.g. `running.turn.thinking`; `draining` while it works
- * through its mailbox with intake closed (whatever its turn is doing); `terminated` once gone.
+ * Where an agent is in its lifecycle: `spawning`; `running.idle` with no turn in progress;
+ * `running.turn.thinking` while any of its lanes (one turn per session) waits on the model,
+ * `running.turn.acting` while every lane runs tools; `draining` while it finishes its lanes and
+ * mailbox with intake closed (whatever its turns are doing); `stopping`; `terminated` once gone.
+ * How many lanes it has is `AgentView.lanes`.
  */
 export type AgentState = StatePath<AgentSnapshot['value']> | 'draining' | 'terminated';
 
