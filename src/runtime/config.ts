@@ -45,7 +45,7 @@ export const RuntimeConfigSchema = z.object({
    * Tasks of one session run in order while other sessions' run beside them; past this many
    * lanes, Tasks wait in the mailbox.
    */
-  maxLanesPerAgent: z.number().int().positive().default(8),
+  maxLanesPerAgent: z.number().int().positive().default(16),
   /**
    * Sessions whose context (conversation) one agent keeps in memory; past it the least recently
    * used idle session's is let go (with a data dir it is read back from the store on its next Task;

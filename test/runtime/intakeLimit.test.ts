@@ -1,18 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
+import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { answers, quietRuntime, recordBus, rejectedCode, until } from '../support/runtimeFixture.js';
 
-const later = cleanupAfterEach();
-
 /** A temp data dir, removed after the test. */
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-limits-'));
-  later(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = tempDirsAfterEach('troupe-limits-');
 
 describe('mailbox limit at intake', () => {
   it('refuses rt.submit past mailboxLimit with mailbox_full before anything is written', async () => {

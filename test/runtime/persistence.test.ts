@@ -6,11 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OfflineModel, ScriptedModel } from '../../src/llm/index.js';
 import { openOrgStore, sessionConversationKey } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { systemClock } from '../../src/clock.js';
-import { sequentialIds } from '../../src/ids.js';
-import { Actions, createTask, taskAsPrompt } from '../../src/task/index.js';
+import { Actions, taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger } from '../../src/testing.js';
 import { runCli } from '../support/cliProcess.js';
+import { workerLeftMidTurn } from '../support/leftMidTurn.js';
 
 const dirs: string[] = [];
 async function dataDir(): Promise<string> {
@@ -171,24 +170,14 @@ describe('a shutdown on a data dir', () => {
 describe('a restart after the answer was stored but not sent', () => {
   it('sends the stored answer without calling the model again', async () => {
     const dir = await dataDir();
-    const first = await createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() });
-    await first.createRole({ name: 'worker', prompt: 'You work.' });
-    const worker = await first.spawn({ role: 'worker' });
-    await first.shutdown();
-
     // The store as a crash would leave it: the turn's prompt and final answer kept, the Task still waiting.
-    const task = createTask(
-      { from: 'user', to: worker, action: Actions.execute, parameters: { text: 'what is 6 × 7?' } },
-      { ids: sequentialIds(), clock: systemClock },
-    );
-    const store = await openOrgStore({ dir });
-    await store.appendMessage(task.id, task);
-    await store.addWaiting(worker, task);
-    await store.appendConversation(sessionConversationKey(worker, task.sessionId), [
-      { role: 'user', content: taskAsPrompt(task) },
-      { role: 'assistant', content: '42', toolCalls: [] },
-    ]);
-    await store.close();
+    const { task } = await workerLeftMidTurn(dir, 'what is 6 × 7?', (worker, waiting) => ({
+      key: sessionConversationKey(worker, waiting.sessionId),
+      steps: [
+        { role: 'user', content: taskAsPrompt(waiting) },
+        { role: 'assistant', content: '42', toolCalls: [] },
+      ],
+    }));
 
     const model = new ScriptedModel([]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
