@@ -50,7 +50,7 @@ describe('public surface', () => {
       'societyOf',
       'startOpenAICompatibleServer',
     ]);
-    expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'runtimeMachine', 'userEndpointMachine']);
+    expect(Object.keys(machines).sort()).toEqual(['agentMachine', 'memoryCompactorMachine', 'runtimeMachine', 'userEndpointMachine']);
   });
 
   it('declares those entry points, with types, in package.json', () => {

@@ -15,6 +15,7 @@ import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import { type Row, markdownTable } from './report.js';
+import { sessionLanes } from './sessionLanes.js';
 import { spawnSuite } from './spawn.js';
 
 const suites: readonly { readonly name: string; readonly run: () => Promise<Row[]> }[] = [
@@ -26,6 +27,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'ReAct machinery', run: reactMachinery },
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
+  { name: 'session lanes', run: sessionLanes },
 ];
 
 function header(): string {

@@ -12,7 +12,7 @@ const later = cleanupAfterEach();
 const workers = 40;
 const tasksEach = 50;
 
-/** A data dir whose `workers` agents each hold `tasksEach` unanswered Tasks, the first of each mid-turn. */
+/** A data dir whose `workers` agents each hold `tasksEach` unanswered Tasks of one session, the first of each mid-turn. */
 async function busyDataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'troupe-restart-'));
   later(() => rm(dir, { recursive: true, force: true }));
@@ -21,7 +21,8 @@ async function busyDataDir(): Promise<string> {
   await rt.createRole({ name: 'w', prompt: 'work' });
   for (let i = 0; i < workers; i++) {
     const id = await rt.spawn({ role: 'w' });
-    await Promise.all(Array.from({ length: tasksEach }, (_, n) => rt.send(id, `job ${n}`)));
+    // One session each: its first Task's turn hangs and the others wait behind it.
+    await Promise.all(Array.from({ length: tasksEach }, (_, n) => rt.send(id, `job ${n}`, { sessionId: `jobs-${i}` })));
   }
   // A drain of 0 leaves every unanswered Task in the store for the next start.
   const summary = await rt.shutdown({ drainTimeoutMs: 0 });

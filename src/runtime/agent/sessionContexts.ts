@@ -1,4 +1,4 @@
-import { sessionConversationKey } from '../../org/index.js';
+import { sessionConversationKey } from '../../org/keys.js';
 import type { ChatMessage } from '../../task/index.js';
 import type { CompressibleConversation } from '../../tools/index.js';
 import type { Journal } from '../journal/journal.js';
