@@ -29,7 +29,9 @@ async function measure(baseURL: string, limits: { maxConcurrentModelCalls?: numb
       if (round < schedule.warmup) continue;
       one.push(alone);
       all.push(together);
-      process.stderr.write(`  round ${round + 1 - schedule.warmup}/${schedule.rounds}: one ${alone.toFixed(0)} ms, ${schedule.sessions} at once ${together.toFixed(0)} ms\n`);
+      process.stderr.write(
+        `  round ${round + 1 - schedule.warmup}/${schedule.rounds}: one ${alone.toFixed(0)} ms, ${schedule.sessions} at once ${together.toFixed(0)} ms\n`,
+      );
     }
   } finally {
     await rt.shutdown({ drainTimeoutMs: 0 });
