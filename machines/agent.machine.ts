@@ -31,16 +31,7 @@ const laneTask = (context: AgentContext, event: TurnEvent): Task => (laneOf(cont
 
 const newLanes = (starts: readonly LaneStart[]): Lane[] => starts.map(({ task }) => ({ sessionId: task.sessionId, task, phase: 'thinking' }));
 
-/**
- * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → stopping → terminated. While
- * running, the agent serves several sessions at once: each session's turn runs in a lane of its
- * own (a turn actor `turn:<sessionId>`), up to `maxLanes`; Tasks of a session with a lane, or past
- * the limit, wait in the mailbox in arrival order. `running.turn` is entered while any lane runs:
- * `thinking` while any lane waits on its model, `acting` while every lane runs tools. Draining is
- * running with intake closed (`agent.drain`): the agent finishes its lanes and its mailbox, then
- * idles until told to stop.
- * Side effects are named and supplied by the runtime with `.provide()`.
- */
+/** The agent machine's types, actors, actions and guards; the lanes' starting actions are added to it below. */
 const agentSetup = setup({
   types: {
     input: {} as AgentInput,
@@ -120,6 +111,16 @@ function openLanes(enqueue: LaneEnqueue, context: AgentContext, tasks: readonly 
   }
 }
 
+/**
+ * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → stopping → terminated. While
+ * running, the agent serves several sessions at once: each session's turn runs in a lane of its
+ * own (a turn actor `turn:<sessionId>`), up to `maxLanes`; Tasks of a session with a lane, or past
+ * the limit, wait in the mailbox in arrival order. `running.turn` is entered while any lane runs:
+ * `thinking` while any lane waits on its model, `acting` while every lane runs tools. Draining is
+ * running with intake closed (`agent.drain`): the agent finishes its lanes and its mailbox, then
+ * idles until told to stop.
+ * Side effects are named and supplied by the runtime with `.provide()`.
+ */
 export const agentMachine = agentSetup
   .extend({
     actions: {
