@@ -3,7 +3,7 @@ import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
 import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
-export type { Lane, LanePhase, ResumeAt } from './agentLanes.js';
+export type { ResumeAt } from './agentLanes.js';
 export type { AgentContext, AgentEvent, AgentInput, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 function missing(name: string): never {

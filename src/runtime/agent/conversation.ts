@@ -104,11 +104,4 @@ export class Conversation {
   needsWarning(max: number): boolean {
     return this.#messages.length > max;
   }
-
-  /** Drops everything, system prompt included: the agent is gone. */
-  clear(): void {
-    this.#messages = [];
-    this.#snapshot = undefined;
-    this.#sink.cleared();
-  }
 }
