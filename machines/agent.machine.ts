@@ -29,6 +29,22 @@ const laneOver = ['stopLane', 'freeLane', 'startQueued'] as const;
 /** The lane a turn event names (its guard made sure there is one). */
 const laneTask = (context: AgentContext, event: TurnEvent): Task => (laneOf(context.lanes, event.sessionId) as Lane).task;
 
+/** The tool results of a lane's last allowed step are in: its Task fails with `step_limit` and the lane ends. */
+const stepLimit = {
+  guard: 'laneStepLimit',
+  actions: [
+    {
+      type: 'stopAtStepLimit',
+      params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.observed' }> }) => ({
+        agentId: context.agentId,
+        task: laneTask(context, event),
+        steps: event.step + 1,
+      }),
+    },
+    ...laneOver,
+  ],
+} as const;
+
 const newLanes = (starts: readonly LaneStart[]): Lane[] => starts.map(({ task }) => ({ sessionId: task.sessionId, task, phase: 'thinking' }));
 
 /** The agent machine's types, actors, actions and guards; the lanes' starting actions are added to it below. */
@@ -89,8 +105,6 @@ const agentSetup = setup({
       event.type === 'turn.observed' && laneOf(context.lanes, event.sessionId)?.phase === 'acting' && event.step + 1 >= context.maxSteps,
     hasLanes: ({ context }) => context.lanes.length > 0,
     noLanes: ({ context }) => context.lanes.length === 0,
-    everyLaneActing: ({ context }) => context.lanes.length > 0 && context.lanes.every((lane) => lane.phase === 'acting'),
-    someLaneThinking: ({ context }) => context.lanes.some((lane) => lane.phase === 'thinking'),
   },
 });
 
@@ -112,11 +126,11 @@ function openLanes(enqueue: LaneEnqueue, context: AgentContext, tasks: readonly 
 }
 
 /**
- * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → stopping → terminated. While
- * running, the agent serves several sessions at once: each session's turn runs in a lane of its
- * own (a turn actor `turn:<sessionId>`), up to `maxLanes`; Tasks of a session with a lane, or past
- * the limit, wait in the mailbox in arrival order. `running.turn` is entered while any lane runs:
- * `thinking` while any lane waits on its model, `acting` while every lane runs tools. Draining is
+ * An agent: spawning → running (idle ⇄ turn) → stopping → terminated. While running, the agent
+ * serves several sessions at once: each session's turn runs in a lane of its own (a turn actor
+ * `turn:<sessionId>`, its phase, thinking or acting, in `lanes`), up to `maxLanes`; Tasks of a
+ * session with a lane, or past the limit, wait in the mailbox in arrival order. `running.turn`
+ * while any lane runs. Draining is
  * running with intake closed (`agent.drain`): the agent finishes its lanes and its mailbox, then
  * idles until told to stop.
  * Side effects are named and supplied by the runtime with `.provide()`.
@@ -174,19 +188,7 @@ export const agentMachine = agentSetup
           'agent.drain': { actions: 'closeIntake' },
           'agent.terminate': { target: 'stopping' },
           'turn.tools': { guard: 'laneThinking', actions: 'markActing' },
-          'turn.observed': [
-            {
-              guard: 'laneStepLimit',
-              actions: [
-                {
-                  type: 'stopAtStepLimit',
-                  params: ({ context, event }) => ({ agentId: context.agentId, task: laneTask(context, event), steps: event.step + 1 }),
-                },
-                ...laneOver,
-              ],
-            },
-            { guard: 'laneActing', actions: 'markThinking' },
-          ],
+          'turn.observed': [stepLimit, { guard: 'laneActing', actions: 'markThinking' }],
           'turn.answered': {
             guard: 'laneThinking',
             actions: [
@@ -207,14 +209,9 @@ export const agentMachine = agentSetup
         },
         states: {
           idle: { always: { guard: 'hasLanes', target: 'turn' } },
-          turn: {
-            always: { guard: 'noLanes', target: 'idle' },
-            initial: 'thinking',
-            states: {
-              thinking: { always: { guard: 'everyLaneActing', target: 'acting' } },
-              acting: { always: { guard: 'someLaneThinking', target: 'thinking' } },
-            },
-          },
+          // Which lanes think and which act is their phase in the context, not a state: a state per
+          // phase would take eventless transitions over every lane on every step.
+          turn: { always: { guard: 'noLanes', target: 'idle' } },
         },
       },
       stopping: {

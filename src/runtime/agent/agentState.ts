@@ -3,7 +3,7 @@ import type { agentMachine } from '../../../machines/agent.machine.js';
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
-/** `{ running: { turn: 'thinking' } }` → `'running.turn.thinking'`, for every state value a machine can be in. */
+/** `{ running: 'turn' }` → `'running.turn'`, for every state value a machine can be in. */
 type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & string]: `${K}.${StatePath<V[K]>}` }[keyof V & string] : never;
 
 /**
@@ -13,21 +13,16 @@ type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & 
  * mailbox with intake closed (whatever its turns are doing); `stopping`; `terminated` once gone.
  * How many lanes it has is `AgentView.lanes`.
  */
-export type AgentState = StatePath<AgentSnapshot['value']> | 'draining' | 'terminated';
+export type AgentState = Exclude<StatePath<AgentSnapshot['value']>, 'running.turn'> | `running.turn.${'thinking' | 'acting'}` | 'draining' | 'terminated';
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {
   if (snapshot.status === 'done') return 'terminated';
-  // Draining is running (or spawning) with intake closed, so the turn in progress is not interrupted.
+  // Draining is running (or spawning) with intake closed, so the turns in progress are not interrupted.
   if (snapshot.context.draining && snapshot.value !== 'stopping') return 'draining';
-  return dotted(snapshot.value) as AgentState;
-}
-
-function dotted(value: unknown): string {
+  const { value } = snapshot;
   if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object') {
-    const [key, inner] = Object.entries(value)[0] ?? [];
-    return key === undefined ? '' : `${key}.${dotted(inner)}`;
-  }
-  return String(value);
+  if (value.running === 'idle') return 'running.idle';
+  // Read from the lanes' phases only when asked, so a step of a turn costs no state change for it.
+  return snapshot.context.lanes.some((lane) => lane.phase === 'thinking') ? 'running.turn.thinking' : 'running.turn.acting';
 }
