@@ -7,6 +7,11 @@ export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
+  /**
+   * Whether a line at `level` would be written (pino has it); absent: every level is. Lets a
+   * caller skip building a line nobody reads, such as the HTTP server's line per request.
+   */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -19,15 +24,22 @@ export const silentLogger: Logger = Object.freeze({
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,
+  isLevelEnabled: () => false,
 });
 
+/** Whether `logger` writes lines at `level`: a logger that cannot say writes them all. */
+export function logsAt(logger: Logger, level: LogLevel): boolean {
+  return logger.isLevelEnabled?.(level) ?? true;
+}
+
 /**
- * A pino logger writing JSON lines to stderr, so stdout stays free for program output;
- * `silent` gives `silentLogger`, which does not even open stderr.
+ * A pino logger writing JSON lines to stderr, so stdout stays free for program output, or to
+ * `destination` (the CLI's stderr, which redacts every line); `silent` gives `silentLogger`,
+ * which does not even open stderr.
  */
-export function createLogger(level: LogLevel = 'info'): Logger {
+export function createLogger(level: LogLevel = 'info', destination?: { write(line: string): unknown }): Logger {
   if (level === 'silent') return silentLogger;
-  return pino({ level, base: { name: 'troupe' } }, pino.destination({ fd: 2, sync: true }));
+  return pino({ level, base: { name: 'troupe' } }, destination ?? pino.destination({ fd: 2, sync: true }));
 }
 
 /** Keeps every entry in memory; for tests and for embedding troupe where logs are collected. */

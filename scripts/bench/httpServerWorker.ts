@@ -2,16 +2,16 @@
  * One side of the HTTP benchmark in a process of its own, so the load generator does not share
  * its event loop: `troupe` (the HTTP API on a memory-only runtime), `troupe-durable` (the same
  * with an org store in a temp dir: each submit waits for its fsync'd write) or `bare` (Fastify
- * answering constants of the same shape). Prints `{"url": …}` on stdout once listening and
- * exits when its stdin closes.
+ * answering constants of the same shape). Prints `{"url": …}` on stdout once listening, answers
+ * each line on stdin with `{"cpuMicros": …}`, and exits when its stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { type ChatDelta, type ModelClient, createRuntime } from '../../src/index.js';
+import { type ChatDelta, type Logger, type ModelClient, createRuntime } from '../../src/index.js';
 import { createHttpServer } from '../../src/server/index.js';
-import { MemoryLogger } from '../../src/testing.js';
+import { silentLogger } from './silentLogger.js';
 
 /** Agents besides root, so `GET /api/agents` lists a small society. */
 export const AGENTS = 10;
@@ -29,10 +29,8 @@ const instantModel: ModelClient = {
 
 async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
   const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
-  const logger = new MemoryLogger();
-  // Logs are kept in memory and dropped: the figure is the API's, not the log's.
-  logger.info = () => undefined;
-  logger.debug = () => undefined;
+  // At `troupe serve`'s default level (info: no line per request), and dropped: the figure is the API's, not the log's.
+  const logger: Logger = { ...silentLogger, isLevelEnabled: (level) => level !== 'debug' && level !== 'trace' };
   const rt = await createRuntime({ model: instantModel, logger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
   const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
   for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });
@@ -71,5 +69,11 @@ async function bare(): Promise<{ url: string; close: () => Promise<void> }> {
 const side = process.argv[2];
 const server = side === 'bare' ? await bare() : await troupe(side === 'troupe-durable');
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
-process.stdin.resume();
+// Each line on stdin asks for the CPU time this process has used so far, in µs (user + system).
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+  for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', end + 1)) {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuMicros: user + system })}\n`);
+  }
+});
 process.stdin.on('end', () => void server.close().then(() => process.exit(0)));

@@ -15,27 +15,39 @@ const workerScript = fileURLToPath(new URL(compiled ? 'httpServerWorker.js' : 'h
 
 interface Worker {
   readonly url: string;
+  /** CPU time the server process has used so far (user + system), in µs. */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
 function startWorker(side: Side): Promise<Worker> {
   const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), workerScript, side], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   const stopped = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const cpuAnswers: ((micros: number) => void)[] = [];
   return new Promise((resolve, reject) => {
-    let stdout = '';
+    let pending = '';
     child.once('error', reject);
     child.once('close', (code) => reject(new Error(`${side} server exited with ${String(code)} before listening`)));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (!stdout.includes('\n')) return;
-      const { url } = JSON.parse(stdout.split('\n', 1)[0] ?? '{}') as { url: string };
-      resolve({
-        url,
-        stop: () => {
-          child.stdin.end();
-          return stopped;
-        },
-      });
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const answer = JSON.parse(line) as { url?: string; cpuMicros?: number };
+        if (answer.cpuMicros !== undefined) cpuAnswers.shift()?.(answer.cpuMicros);
+        if (answer.url === undefined) continue;
+        resolve({
+          url: answer.url,
+          cpuMicros: () =>
+            new Promise((answered) => {
+              cpuAnswers.push(answered);
+              child.stdin.write('cpu\n');
+            }),
+          stop: () => {
+            child.stdin.end();
+            return stopped;
+          },
+        });
+      }
     });
   });
 }
@@ -43,9 +55,11 @@ function startWorker(side: Side): Promise<Worker> {
 interface Figures {
   readonly requestsPerSecond: number;
   readonly p99Ms: number;
+  /** The server's CPU time per request: what the load generator and other processes take of the cores moves it far less than req/s. */
+  readonly cpuMicrosPerRequest: number;
 }
 
-async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, seconds: number): Promise<Figures> {
+async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, seconds: number): Promise<autocannon.Result> {
   const result = await autocannon({
     url: `${url}${request.path}`,
     method: request.method,
@@ -54,14 +68,17 @@ async function hammer(url: string, request: { method: 'GET' | 'POST'; path: stri
     ...(request.body === undefined ? {} : { body: request.body, headers: { 'content-type': 'application/json' } }),
   });
   if (result.errors > 0 || result.non2xx > 0) throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99 };
+  return result;
 }
 
 async function measure(side: Side, request: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
   const worker = await startWorker(side);
   try {
     await hammer(worker.url, request, load.warmupSeconds);
-    return await hammer(worker.url, request, load.seconds);
+    const cpuBefore = await worker.cpuMicros();
+    const result = await hammer(worker.url, request, load.seconds);
+    const cpuMicros = (await worker.cpuMicros()) - cpuBefore;
+    return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpuMicros / result.requests.total };
   } finally {
     await worker.stop();
   }
@@ -85,6 +102,14 @@ export async function httpService(): Promise<Row[]> {
       raw: rate(bareAgents.requestsPerSecond, 'req'),
       ratio: bareAgents.requestsPerSecond / troupeAgents.requestsPerSecond,
       notes,
+    },
+    {
+      benchmark: 'HTTP GET /api/agents server CPU per request',
+      troupe: duration(troupeAgents.cpuMicrosPerRequest / 1000),
+      raw: duration(bareAgents.cpuMicrosPerRequest / 1000),
+      ratio: troupeAgents.cpuMicrosPerRequest / bareAgents.cpuMicrosPerRequest,
+      notes:
+        "same runs as the row above: the server process's user + system time over the 5 s, per request; moved much less than req/s by what else shares the cores",
     },
     {
       benchmark: 'HTTP POST /api/submit (memory only)',

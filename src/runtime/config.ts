@@ -52,6 +52,13 @@ export const RuntimeConfigSchema = z.object({
    * memory only, that session starts afresh). A session with a lane is never let go.
    */
   sessionsInMemoryPerAgent: z.number().int().positive().default(100),
+  /**
+   * With a data dir, after a restart: how much of the organisation's unfinished work one slice of
+   * the background restore hands back before it yields to the event loop (so HTTP requests and
+   * timers are served meanwhile). A slice starts agents, oldest first, until the Tasks they were
+   * handed back add up to this (an agent with none counts 1); an agent is never split.
+   */
+  restoreSliceTasks: z.number().int().positive().default(128),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
 });

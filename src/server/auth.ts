@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { HttpError } from './httpErrors.js';
+import { pathOf } from './requestPath.js';
 
 /** Routes anyone may call: an orchestrator's probes carry no token. */
 const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready']);
@@ -18,19 +19,23 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  * (or, on the event stream, `?access_token=<token>`). Both sides are hashed first, so the
  * comparison takes the same time whatever the guess.
  */
-export function bearerAuth(token: string): (request: FastifyRequest) => Promise<void> {
+export function bearerAuth(token: string): onRequestHookHandler {
   const expected = digest(token);
-  return async (request) => {
-    const [path = '', query = ''] = request.url.split('?', 2);
-    if (publicPaths.has(path)) return;
-    const header = request.headers.authorization ?? '';
-    let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(query).get('access_token') ?? undefined;
-    if (presented === undefined) {
-      throw new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=)');
-    }
-    if (!timingSafeEqual(digest(presented), expected)) throw new HttpError('unauthorized', 'wrong bearer token');
-  };
+  // Takes Fastify's `done` rather than being async: a request then costs no promise here.
+  return (request, _reply, done) => done(refusal(request, expected));
+}
+
+/** Why `request` may not pass, or undefined when it presents the token (or needs none). */
+function refusal(request: FastifyRequest, expected: Buffer): HttpError | undefined {
+  const path = pathOf(request.url);
+  if (publicPaths.has(path)) return undefined;
+  const header = request.headers.authorization ?? '';
+  let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(request.url.split('?', 2)[1]).get('access_token') ?? undefined;
+  if (presented === undefined) {
+    return new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=<TROUPE_TOKEN>)');
+  }
+  return timingSafeEqual(digest(presented), expected) ? undefined : new HttpError('unauthorized', 'wrong bearer token');
 }
 
 /** True for addresses only this machine can reach. */

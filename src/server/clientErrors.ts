@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../errors.js';
 import { HttpError, toResponse } from './httpErrors.js';
+import { pathOf } from './requestPath.js';
 
 /** A refusal made before a request reached a route: Node's parser, its timeouts, or Fastify's router. */
 function clientErrorOf(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
@@ -44,7 +45,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   const refusal =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new HttpError('url_too_long', 'a path segment of this URL is over 200 characters')
-      : new HttpError('bad_request', `the URL ${request.url.split('?', 1)[0] ?? ''} cannot be decoded`);
+      : new HttpError('bad_request', `the URL ${pathOf(request.url)} cannot be decoded`);
   const { status, body } = toResponse(refusal);
   void reply.status(status).send(body);
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, TroupeError, ValidationError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { pathOf } from './requestPath.js';
 import type { ErrorBody } from './schemas.js';
 
 /**
@@ -147,7 +148,7 @@ export function errorHandler(logger: Logger) {
     const retryAfter = retryAfterOf(error);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     // The path only: a query may carry the token (?access_token= on the event stream).
-    if (status >= 500) logger.error({ method: request.method, url: request.url.split('?', 1)[0], error: describeError(error) }, 'request failed');
+    if (status >= 500) logger.error({ method: request.method, url: pathOf(request.url), error: describeError(error) }, 'request failed');
     return reply.status(status).send(body);
   };
 }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import { type Logger, silentLogger } from '../logger.js';
+import { type Logger, logsAt, silentLogger } from '../logger.js';
+import { redactingLogger } from '../task/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { EventLog } from './eventLog.js';
@@ -10,10 +11,12 @@ import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { allowOrigins } from './cors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
 import { closeAfterRefusal } from './lingeringClose.js';
+import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
+import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
 
@@ -48,6 +51,21 @@ export interface HttpServer {
 
 /** Where new work comes in: refused once the server drains. */
 const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
+
+/** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
+interface ShutdownPhase {
+  closing: boolean;
+  draining: boolean;
+}
+
+/** Why a request for `url` is refused in this phase of a shutdown, or undefined when it is served. */
+function shutdownRefusal(url: string, phase: ShutdownPhase): HttpError | undefined {
+  if (phase.closing) return new HttpError('intake_closed', 'the server is shutting down');
+  if (phase.draining && intakePaths.has(pathOf(url))) {
+    return new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
+  }
+  return undefined;
+}
 
 /** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
 function packageVersion(): string {
@@ -91,41 +109,42 @@ function fastifyOptions(limits: ServerLimits): FastifyHttpOptions<Server> {
  * console.log(await server.listen({ port: 3000, host: '127.0.0.1' }));
  */
 export function createHttpServer(runtime: Runtime, options: HttpServerOptions = {}): HttpServer {
-  // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
-  const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
+  // A library logs nothing it was not asked to (`troupe serve` passes its own logger); what it
+  // logs is redacted with the token too (the request log prints `?access_token=`).
+  const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const limits = resolveServerLimits(options);
   const app = Fastify(fastifyOptions(limits));
   const corsOn = (options.corsOrigins ?? []).length > 0;
   // First, so its hook answers preflights before auth and puts its headers on refusals too.
   if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
   const answerOtherMethods = methodNotAllowed(app, { corsPreflight: corsOn });
-  let closing = false;
-  let draining = false;
-  app.addHook('onRequest', async (request) => {
-    if (closing) throw new HttpError('intake_closed', 'the server is shutting down');
-    if (draining && intakePaths.has(request.url.split('?', 1)[0] ?? '')) {
-      throw new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
-    }
-  });
+  const phase: ShutdownPhase = { closing: false, draining: false };
+  // Hooks take Fastify's `done` rather than being async: a request then costs no promise per hook.
+  app.addHook('onRequest', (request, _reply, done) => done(shutdownRefusal(request.url, phase)));
   // JSON only: a text/plain body is refused with a 415 instead of reaching the schemas as a string.
   app.removeContentTypeParser('text/plain');
   const open = new Set<() => void>();
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => {
-    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${request.url.split('?', 1)[0] ?? ''}`));
+    const { status, body } = toResponse(new HttpError('route_not_found', `no route ${request.method} ${pathOf(request.url)}`));
     return reply.status(status).send(body);
   });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
   app.addHook('onSend', closeAfterRefusal(limits.lingerBytes));
-  app.addHook('onResponse', async (request, reply) => {
-    logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  app.addHook('onSend', redactRefusals(redactor));
+  // A line per request only when debug lines are written: otherwise no hook runs for it at all.
+  if (logsAt(logger, 'debug')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      logger.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      done();
+    });
+  }
   const endStreams = (): void => {
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());
-  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
   const log = new EventLog(runtime, redactor, limits.replayBufferEvents);
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
@@ -140,10 +159,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) => {
-    const ready = runtime.state === 'running' && !draining;
+    const running = runtime.state === 'running' && !phase.draining;
+    const { done, agents, restored, tasks } = runtime.restoreState();
     // The server may drain a step before the runtime does: it says so rather than `running`.
-    const state = draining && runtime.state === 'running' ? 'draining' : runtime.state;
-    return reply.status(ready ? 200 : 503).send({ ready, state });
+    const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
+    return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
   });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);
@@ -158,11 +178,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       return app.listen({ port, host });
     },
     drain: () => {
-      draining = true;
+      phase.draining = true;
       endStreams();
     },
     close: () => {
-      closing = true;
+      phase.closing = true;
       return app.close().finally(() => log.close());
     },
   };

@@ -5,7 +5,7 @@ import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { readPrompt, taskText } from '../../src/task/index.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
-import { promptsIn } from '../support/heldModel.js';
+import { promptsIn } from '../support/heldCalls.js';
 import { runUntilKilled } from '../support/killedWriter.js';
 import { ledgerMarks, tallyTool } from '../support/tallyTool.js';
 import { ReplyingModel } from '../support/workerModel.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { OpenAIModel } from '../../src/llm/index.js';
 import { SimulatedClock, startOpenAICompatibleServer } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { HeldModel, promptsIn } from '../support/heldModel.js';
+import { HeldCallsModel, promptsIn } from '../support/heldCalls.js';
 import { lastToolResult, modelByRole } from '../support/scriptByRole.js';
 import { quietRuntime, rejectedCode, until } from '../support/runtimeFixture.js';
 import { ReplyingModel } from '../support/workerModel.js';
@@ -44,7 +44,7 @@ describe('session lanes', () => {
   });
 
   it('past maxLanesPerAgent Tasks wait; a freed lane goes to the oldest waiting Task of a session without one', async () => {
-    const model = new HeldModel();
+    const model = new HeldCallsModel();
     const { rt } = await quietRuntime({ model, maxLanesPerAgent: 2 });
     const a1 = await rt.submit('a1');
     const b1 = await rt.submit('b1');
@@ -71,7 +71,7 @@ describe('session lanes', () => {
   });
 
   it("a busy session's next Task waits while other sessions overtake it", async () => {
-    const model = new HeldModel();
+    const model = new HeldCallsModel();
     const { rt } = await quietRuntime({ model });
     const a1 = await rt.submit('a1');
     const a2 = await rt.submit('a2', { sessionId: a1 });
@@ -90,7 +90,7 @@ describe('session lanes', () => {
   });
 
   it("lanes' model calls share the runtime's limit: maxConcurrentModelCalls still bounds the society", async () => {
-    const model = new HeldModel();
+    const model = new HeldCallsModel();
     const { rt } = await quietRuntime({ model, maxConcurrentModelCalls: 2 });
     const ids = await Promise.all(['one', 'two', 'three', 'four'].map((text) => rt.submit(text)));
     await until(() => rt.agent('root')?.lanes === 4 && model.waiting.length === 2, 'four lanes, two at the model');
@@ -104,7 +104,7 @@ describe('session lanes', () => {
   });
 
   it('draining finishes every lane and every queued Task, then the agent is released', async () => {
-    const model = new HeldModel();
+    const model = new HeldCallsModel();
     const { rt } = await quietRuntime({ model });
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     const worker = await rt.spawn({ role: 'worker' });
@@ -132,7 +132,7 @@ describe('session lanes', () => {
       if ('result' in result) return { text: `root: ${String(result['result'])}` };
       return { toolCalls: [{ name: 'delegate_task', arguments: { agentId: child, task: promptsIn(request).at(-1) ?? '' } }] };
     });
-    const held = new HeldModel();
+    const held = new HeldCallsModel();
     const { rt } = await quietRuntime({ model: modelByRole({ root, worker: held }) });
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     child = await rt.spawn({ role: 'worker', parent: 'root' });

@@ -26,6 +26,8 @@ describe('createRuntime options', () => {
       [{ maxHeldWrites: 0 }, 'maxHeldWrites'],
       [{ maxLanesPerAgent: 0 }, 'maxLanesPerAgent'],
       [{ sessionsInMemoryPerAgent: 1.5 }, 'sessionsInMemoryPerAgent'],
+      [{ restoreSliceTasks: 0 }, 'restoreSliceTasks'],
+      [{ restoreSliceTasks: 1.5 }, 'restoreSliceTasks'],
     ];
     for (const [options, field] of cases) {
       const error = await refusal(options);

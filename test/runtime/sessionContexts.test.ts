@@ -4,7 +4,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger, ScriptedModel, societyOf } from '../../src/testing.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
-import { promptsIn } from '../support/heldModel.js';
+import { promptsIn } from '../support/heldCalls.js';
 import { workerLeftMidTurn } from '../support/leftMidTurn.js';
 import { answers, quietRuntime } from '../support/runtimeFixture.js';
 

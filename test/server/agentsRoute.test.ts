@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HeldModel } from '../support/heldModel.js';
-import { answered, call } from '../support/httpServerFixture.js';
+import { HeldCallsModel } from '../support/heldCalls.js';
+import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
 import { until } from '../support/runtimeFixture.js';
-import { serverPerTest } from '../support/serverPerTest.js';
 
 interface AgentsBody {
   readonly total: number;
@@ -39,7 +38,7 @@ describe('GET /api/agents pages and filters', () => {
   });
 
   it('says how many sessions an agent is serving at once (its lanes) and how many Tasks wait', async () => {
-    const model = new HeldModel();
+    const model = new HeldCallsModel();
     const { url, rt } = await served({ memory: true, model });
     const first = await rt.submit('one');
     await rt.submit('two');

@@ -1,29 +1,35 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { randomIds } from '../../src/ids.js';
-import { createHttpServer } from '../../src/server/index.js';
+import { type HttpServerOptions, createHttpServer } from '../../src/server/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { createTask } from '../../src/task/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
-import { type Served, call, serve } from '../support/httpServerFixture.js';
+import { call, serverPerTest } from '../support/httpServerFixture.js';
 
-let served: Served | undefined;
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 const streams: EventStreamClient[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
-  await served?.close();
-  served = undefined;
 });
 
-async function open(path = '/api/events', lastEventId?: string): Promise<EventStreamClient> {
-  if (served === undefined) throw new Error('no server');
-  const stream = await EventStreamClient.open(served.url, path, undefined, lastEventId);
-  streams.push(stream);
-  return stream;
-}
-
-function publish(action: string, note: string): void {
-  served?.rt.bus.publish(createTask({ from: 'root', to: 'observer', action, parameters: { note } }, { ids: randomIds, clock: systemClock }));
+/** A memory-only server, with its event streams (each closed after the test) and a way to publish on its bus. */
+async function eventServer(server: HttpServerOptions = {}): Promise<{
+  open: (path?: string, lastEventId?: string) => Promise<EventStreamClient>;
+  publish: (action: string, note: string) => void;
+}> {
+  const served = await serve({ memory: true, server });
+  return {
+    open: async (path = '/api/events', lastEventId) => {
+      const stream = await EventStreamClient.open(served.url, path, undefined, lastEventId);
+      streams.push(stream);
+      return stream;
+    },
+    publish: (action, note) => {
+      served.rt.bus.publish(createTask({ from: 'root', to: 'observer', action, parameters: { note } }, { ids: randomIds, clock: systemClock }));
+    },
+  };
 }
 
 const notes = (stream: EventStreamClient): unknown[] => stream.tasks.map((task) => task.parameters['note']);
@@ -31,7 +37,7 @@ const ids = (stream: EventStreamClient): (string | undefined)[] => stream.events
 
 describe('event ids and Last-Event-ID replay', () => {
   it('numbers events once for the server: the same Task has the same id on every stream, whatever its filter', async () => {
-    served = await serve({ memory: true });
+    const { open, publish } = await eventServer();
     const everything = await open();
     const nodeOnly = await open('/api/events?action=node.*');
     publish('other.thing', 'a');
@@ -43,7 +49,7 @@ describe('event ids and Last-Event-ID replay', () => {
   });
 
   it('a client reconnecting with Last-Event-ID first gets what it missed, then the live events', async () => {
-    served = await serve({ memory: true });
+    const { open, publish } = await eventServer();
     // Watches the whole time, so the test knows when the server has seen every Task.
     const watcher = await open();
     const first = await open();
@@ -66,7 +72,7 @@ describe('event ids and Last-Event-ID replay', () => {
   });
 
   it('a client whose id fell out of the replay buffer, or that this server never gave, gets event: reset', async () => {
-    served = await serve({ memory: true, server: { replayBufferEvents: 2 } });
+    const { open, publish } = await eventServer({ replayBufferEvents: 2 });
     const watcher = await open();
     for (const note of ['1', '2', '3', '4']) publish('node.note', note);
     await watcher.until((s) => s.tasks.length === 4);
@@ -91,7 +97,7 @@ describe('event ids and Last-Event-ID replay', () => {
   });
 
   it('refuses a Last-Event-ID that is not an event id, and a replay buffer that is not a positive count', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const bad = await call<{ error: { code: string; field: string } }>(served.url, '/api/events', { headers: { 'last-event-id': 'abc' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_input', field: 'Last-Event-ID' });

@@ -2,14 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { randomIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
-import { type Served, call, serve } from '../support/httpServerFixture.js';
+import { type Served, call, serverPerTest } from '../support/httpServerFixture.js';
 import { RawHttpClient } from '../support/rawHttpClient.js';
 
-let served: Served | undefined;
-afterEach(async () => {
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
+afterEach(() => {
   RawHttpClient.destroyAll();
-  await served?.close();
-  served = undefined;
 });
 
 /** An event stream opened from `localAddress` (another client, to the server) that reads its head and then nothing more. */
@@ -38,7 +37,7 @@ async function publishUntilCutOff(target: Served): Promise<Record<string, unknow
 
 describe('event streams under abuse', () => {
   it('refuses a stream past the per-client limit and past the overall limit with a 429 naming the limit', async () => {
-    served = await serve({ memory: true, server: { maxEventStreams: 3, maxEventStreamsPerClient: 2 } });
+    const served = await serve({ memory: true, server: { maxEventStreams: 3, maxEventStreamsPerClient: 2 } });
     const first = await idleStream(served.url);
     const second = await idleStream(served.url);
     expect([await first.status(), await second.status()]).toEqual([200, 200]);
@@ -55,7 +54,7 @@ describe('event streams under abuse', () => {
   });
 
   it('with a token, the token is the client: streams over ?access_token= and the header count together', async () => {
-    served = await serve({ memory: true, server: { token: 'stream-token', maxEventStreamsPerClient: 1 } });
+    const served = await serve({ memory: true, server: { token: 'stream-token', maxEventStreamsPerClient: 1 } });
     expect(await (await idleStream(served.url, '127.0.0.1', '/api/events?access_token=stream-token')).status()).toBe(200);
     // From another address, with the header: the same token, so the same client.
     const refused = await RawHttpClient.connect(served.url, { localAddress: '127.0.0.2' });
@@ -64,7 +63,7 @@ describe('event streams under abuse', () => {
   });
 
   it('cuts off a client that never reads once its stream holds maxStreamBufferBytes, frees its place and closes its connection', async () => {
-    served = await serve({ memory: true, server: { maxEventStreams: 1, maxStreamBufferBytes: 256 * 1024 } });
+    const served = await serve({ memory: true, server: { maxEventStreams: 1, maxStreamBufferBytes: 256 * 1024 } });
     const idle = await idleStream(served.url);
     await idle.until((received) => received.includes(': connected'), 'the stream opened');
     idle.socket.pause();
@@ -80,7 +79,7 @@ describe('event streams under abuse', () => {
   });
 
   it('cuts off the streams holding most once all together hold maxTotalStreamBufferBytes', async () => {
-    served = await serve({ memory: true, server: { maxStreamBufferBytes: 64 * 1024 * 1024, maxTotalStreamBufferBytes: 512 * 1024 } });
+    const served = await serve({ memory: true, server: { maxStreamBufferBytes: 64 * 1024 * 1024, maxTotalStreamBufferBytes: 512 * 1024 } });
     const idle = [await idleStream(served.url), await idleStream(served.url, '127.0.0.2')];
     for (const client of idle) {
       await client.until((received) => received.includes(': connected'), 'the stream opened');
@@ -91,7 +90,7 @@ describe('event streams under abuse', () => {
   });
 
   it('HEAD /api/events answers with the stream headers and returns', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const response = await fetch(`${served.url}/api/events`, { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');

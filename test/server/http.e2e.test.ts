@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpServer, isLoopback } from '../../src/server/index.js';
 import { Actions, type Task, finalStatuses, taskText } from '../../src/task/index.js';
-import { type MessagesBody, type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { type MessagesBody, type Served, answered, call, serverPerTest } from '../support/httpServerFixture.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
 
 /** Every Task the bus delivers from now on, in delivery order. */
@@ -11,15 +11,12 @@ function recordBus(rt: Served['rt']): Task[] {
   return seen;
 }
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 describe('HTTP API over real sockets, offline society', () => {
   it('submit → the society works → GET /api/messages/:taskId returns the answer', async () => {
-    served = await serve();
+    const served = await serve();
     const submitted = await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about rain' } });
     expect(submitted.status).toBe(201);
     const { taskId } = submitted.body;
@@ -46,7 +43,7 @@ describe('HTTP API over real sockets, offline society', () => {
   });
 
   it('lists agents and roles, and sends to a named agent', async () => {
-    served = await serve();
+    const served = await serve();
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about rain' } })).body;
     await answered(served.rt, taskId);
     const agents = await call<{ agents: { id: string; roleName: string; status: string; parentAgentId: string | null }[] }>(served.url, '/api/agents');
@@ -71,7 +68,7 @@ describe('HTTP API over real sockets, offline society', () => {
   });
 
   it('streams the Tasks of a task over SSE in bus order, filtered by task id', async () => {
-    served = await serve();
+    const served = await serve();
     const everything = await EventStreamClient.open(served.url, '/api/events');
     const onBus = recordBus(served.rt);
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about rain' } })).body;
@@ -94,7 +91,7 @@ describe('HTTP API over real sockets, offline society', () => {
   });
 
   it('answers health, readiness and an OpenAPI document generated from the schemas', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     expect((await call(served.url, '/health')).body).toEqual({ status: 'ok' });
     expect((await call(served.url, '/ready')).body).toEqual({ ready: true, state: 'running' });
     const doc = await call<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>(served.url, '/openapi.json');
@@ -107,7 +104,7 @@ describe('HTTP API over real sockets, offline society', () => {
   });
 
   it('warns when bound beyond loopback without a token, and not on loopback', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     expect(served.logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
     const open = createHttpServer(served.rt, { logger: served.logger });
     await open.listen({ port: 0, host: '0.0.0.0' });

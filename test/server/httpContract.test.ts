@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
 import { createHttpServer } from '../../src/server/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
-import { type Served, call, serve } from '../support/httpServerFixture.js';
+import { call, serverPerTest } from '../support/httpServerFixture.js';
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 interface ErrorReply {
   readonly error: { readonly code: string; readonly message: string; readonly field: string | null };
@@ -16,7 +13,7 @@ interface ErrorReply {
 
 describe('HTTP contract', () => {
   it('a known path asked with a method it does not take is a 405 with Allow, in the API format', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const put = await call<ErrorReply>(served.url, '/api/submit', { method: 'PUT', json: { text: 'x' } });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('POST');
@@ -34,7 +31,7 @@ describe('HTTP contract', () => {
   });
 
   it('CORS is off by default: no access-control headers, OPTIONS is a 405', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const reply = await call(served.url, '/health', { headers: { origin: 'https://app.example.com' } });
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();
     const preflight = await fetch(`${served.url}/api/submit`, {
@@ -45,7 +42,7 @@ describe('HTTP contract', () => {
   });
 
   it('with corsOrigins, a preflight is answered before auth and replies (refusals too) carry the origin', async () => {
-    served = await serve({ memory: true, server: { token: 'cors-token', corsOrigins: ['https://app.example.com'] } });
+    const served = await serve({ memory: true, server: { token: 'cors-token', corsOrigins: ['https://app.example.com'] } });
     const preflight = await fetch(`${served.url}/api/submit`, {
       method: 'OPTIONS',
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
@@ -72,7 +69,7 @@ describe('HTTP contract', () => {
   });
 
   it('drain(): intake and new event streams answer 503 intake_closed, /ready 503, open streams end, reads are still served', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const stream = await EventStreamClient.open(served.url, '/api/events');
     served.server.drain();
     await stream.until((client) => client.ended);

@@ -1,17 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { validate } from '@readme/openapi-parser';
 import createClient from 'openapi-fetch';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { JsonValue } from '../../src/task/index.js';
-import { type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
 import type { components, paths } from '../support/openapi.generated.js';
 import { generateOpenApiTypes, generatedTypesPath } from '../support/openapiClientTypes.js';
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 type Document = {
   servers: { url: string }[];
@@ -24,7 +21,7 @@ async function servedDocument(url: string): Promise<Document> {
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document, with servers and one operationId per route', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const document = await servedDocument(served.url);
     const result = await validate(structuredClone(document) as unknown as Parameters<typeof validate>[0]);
     expect(result.valid ? [] : result.errors).toEqual([]);
@@ -36,7 +33,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('says what the server accepts: integer query parameters with their bounds, no whitespace-only text', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const document = await servedDocument(served.url);
     const limit = document.paths['/api/agents']?.['get']?.parameters.find((parameter) => parameter.name === 'limit');
     expect(limit?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
@@ -58,7 +55,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('a client generated from it calls the live server over loopback', async () => {
-    served = await serve({ server: { token: 'client-token' } });
+    const served = await serve({ server: { token: 'client-token' } });
     const client = createClient<paths>({ baseUrl: served.url, headers: { authorization: 'Bearer client-token' } });
     const submitted = await client.POST('/api/submit', { body: { text: 'write a haiku about rain' } });
     expect(submitted.response.status).toBe(201);

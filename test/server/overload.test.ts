@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/testing.js';
-import { call } from '../support/httpServerFixture.js';
-import { serverPerTest } from '../support/serverPerTest.js';
+import { call, serverPerTest } from '../support/httpServerFixture.js';
 import { recordBus, until } from '../support/runtimeFixture.js';
 
 const served = serverPerTest();

@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redactor, redactedMark } from '../../src/server/index.js';
 import { systemClock } from '../../src/clock.js';
 import { sequentialIds } from '../../src/ids.js';
 import { createTask } from '../../src/task/index.js';
-import { type Served, answered, call, serve } from '../support/httpServerFixture.js';
+import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
+
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 describe('Redactor', () => {
   const redactor = new Redactor(['hunter2-configured', undefined, 'abc']);
@@ -33,12 +36,9 @@ describe('Redactor', () => {
 });
 
 describe('GET /api/events redaction', () => {
-  let served: Served | undefined;
-  afterEach(async () => served?.close());
-
   it('never sends a configured secret or the server token to an event stream client', async () => {
     const token = 'stream-token-123456';
-    served = await serve({ memory: true, server: { token, secrets: ['sk-live-configured-model-key'] } });
+    const served = await serve({ memory: true, server: { token, secrets: ['sk-live-configured-model-key'] } });
     const events = await EventStreamClient.open(served.url, '/api/events', token);
     const text = `write a haiku about rain, key sk-live-configured-model-key, token ${token}`;
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
@@ -53,13 +53,10 @@ describe('GET /api/events redaction', () => {
 });
 
 describe('read routes redaction', () => {
-  let served: Served | undefined;
-  afterEach(async () => served?.close());
-
   it('/api/messages and /api/roles redact the runtime secrets and the token, on a data dir too', async () => {
     const token = 'read-token-1234567';
     const runtimeSecret = 'runtime-only-secret-value';
-    served = await serve({ runtime: { secrets: [runtimeSecret] }, server: { token } });
+    const served = await serve({ runtime: { secrets: [runtimeSecret] }, server: { token } });
     await served.rt.createRole({ name: 'keeper', prompt: `You guard ${runtimeSecret} and ${token}.` });
     const text = `remember ${runtimeSecret} and ${token}`;
     const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text }, token })).body;
@@ -73,5 +70,32 @@ describe('read routes redaction', () => {
       expect(body).not.toContain(runtimeSecret);
       expect(body).not.toContain(token);
     }
+  });
+});
+
+describe('what the server lets out besides Tasks', () => {
+  it('redacts its refusals, which name what they were given, and logs with its token redacted though only it knows the token', async () => {
+    const token = 'c0ffee00c0ffee00';
+    const served = await serve({ memory: true, server: { token } });
+    const refused = await call<{ error: { message: string } }>(served.url, `/api/agents/${token}`, { token });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toBe(`no agent "${redactedMark}"`);
+    const unknownRoute = await call<{ error: { message: string } }>(served.url, `/api/${token}`, { token });
+    expect(unknownRoute.body.error.message).toBe(`no route GET /api/${redactedMark}`);
+    await served.server.close();
+    const logged = JSON.stringify(served.logger.entries);
+    expect(logged).toContain(`/api/agents/${redactedMark}`);
+    expect(logged).not.toContain(token);
+  });
+
+  it('/api/agents and /api/roles redact a role name a model wrote a secret into', async () => {
+    const secret = 'Open Sesame 42!';
+    const served = await serve({ memory: true, runtime: { secrets: [secret] } });
+    await served.rt.createRole({ name: `keeper of ${secret}`, prompt: 'p' });
+    const agentId = await served.rt.spawn({ role: `keeper of ${secret}` });
+    const agents = await call<{ agents: { id: string; roleName: string }[] }>(served.url, '/api/agents');
+    expect(agents.body.agents.find((agent) => agent.id === agentId)?.roleName).toBe(`keeper of ${redactedMark}`);
+    expect((await call<{ roleName: string }>(served.url, `/api/agents/${agentId}`)).body.roleName).toBe(`keeper of ${redactedMark}`);
+    expect((await call<{ roles: { name: string }[] }>(served.url, '/api/roles')).body.roles.map((role) => role.name)).toContain(`keeper of ${redactedMark}`);
   });
 });

@@ -1,19 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { responseSchema } from '../../src/server/responseSchema.js';
 import { AgentsReplySchema } from '../../src/server/schemas.js';
-import { type Served, call, serve } from '../support/httpServerFixture.js';
+import { call, serverPerTest } from '../support/httpServerFixture.js';
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
 
 describe('replies written by the serializer compiled from their schema', () => {
   // The serializer leaves no other trace on the wire than this: the speed is the bench's to show.
   it('GET /api/agents written from the runtime views holds exactly the fields its schema names', async () => {
-    served = await serve();
+    const served = await serve();
     const reply = await call(served.url, '/api/agents');
     expect(reply.status).toBe(200);
     const strict = AgentsReplySchema.extend({ agents: z.array(AgentsReplySchema.shape.agents.element.strict()) }).strict();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OpenAIModel } from '../../src/llm/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { promptsIn } from '../support/heldModel.js';
+import { promptsIn } from '../support/heldCalls.js';
 import { answered, call, serve } from '../support/httpServerFixture.js';
 
 // Two clients talking to root over HTTP, each in its own session, at once: the model is asked

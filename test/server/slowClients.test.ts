@@ -1,19 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpServerOptions } from '../../src/server/index.js';
-import { type Served, serve } from '../support/httpServerFixture.js';
+import { serverPerTest } from '../support/httpServerFixture.js';
 import { RawHttpClient } from '../support/rawHttpClient.js';
 
-let served: Served | undefined;
-afterEach(async () => {
+/** Each server is closed after the test that started it. */
+const serve = serverPerTest();
+afterEach(() => {
   RawHttpClient.destroyAll();
-  await served?.close();
-  served = undefined;
 });
 
 async function connect(server: HttpServerOptions = {}): Promise<RawHttpClient> {
-  served = await serve({ memory: true, server });
-  const client = await RawHttpClient.connect(served.url);
-  return client;
+  const served = await serve({ memory: true, server });
+  return RawHttpClient.connect(served.url);
 }
 
 const submitHead = (length: number, extra = ''): string =>
@@ -103,7 +101,7 @@ describe('slow and oversized requests', () => {
   });
 
   it('fetch (undici) reads the 413 of a body over the limit', async () => {
-    served = await serve({ memory: true, server: { bodyLimitBytes: 1024, lingerBytes: 32 * 1024 * 1024 } });
+    const served = await serve({ memory: true, server: { bodyLimitBytes: 1024, lingerBytes: 32 * 1024 * 1024 } });
     const response = await fetch(`${served.url}/api/submit`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -114,20 +112,21 @@ describe('slow and oversized requests', () => {
   });
 
   it("Node's own refusals use the API's error format: 400 for a request that is not HTTP, 431 for headers too large", async () => {
-    const garbage = await connect();
+    const served = await serve({ memory: true });
+    const garbage = await RawHttpClient.connect(served.url);
     await garbage.write('NOT HTTP AT ALL\r\n\r\n');
     expect(await garbage.status()).toBe(400);
     expect((await garbage.json()).error.code).toBe('bad_request');
     await garbage.closed;
 
-    const huge = await RawHttpClient.connect(served?.url ?? '');
+    const huge = await RawHttpClient.connect(served.url);
     await huge.write(`GET /health HTTP/1.1\r\nHost: troupe\r\nX-Big: ${'a'.repeat(32 * 1024)}\r\n\r\n`);
     expect(await huge.status()).toBe(431);
     expect((await huge.json()).error.code).toBe('headers_too_large');
   });
 
   it('a path segment over 200 characters is a 414 url_too_long in the API format', async () => {
-    served = await serve({ memory: true });
+    const served = await serve({ memory: true });
     const response = await fetch(`${served.url}/api/messages/${'t'.repeat(300)}`);
     expect(response.status).toBe(414);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('url_too_long');

@@ -1,73 +1,82 @@
-import type { ChatDelta, ChatRequest, ModelClient, ScriptReply } from '../../src/llm/index.js';
-import { hashEmbedding } from '../../src/llm/hashEmbedding.js';
-import { streamReply } from '../../src/llm/scriptedReply.js';
+import { onAbort } from '../../src/abort.js';
+import type { ChatDelta, ChatRequest, ModelClient } from '../../src/llm/index.js';
 import { readPrompt } from '../../src/task/index.js';
+import { type ScriptReply, ScriptedModel } from '../../src/testing.js';
 
-/** One model call held until the test lets it answer. */
-export interface HeldCall {
-  readonly request: ChatRequest;
-  /** The Task whose turn made the call (its prompt is the last user message), and that prompt's text. */
-  readonly taskId: string;
-  readonly text: string;
-  /** Whether the test has let it answer. */
-  readonly released: boolean;
-  /** Lets the call answer: `reply`, or `answer to <text>`. */
-  release(reply?: ScriptReply): void;
+/** The Task an agent's turn is working on: the last prompt in the request, and the model's replies since. */
+function currentTask(request: ChatRequest): { readonly taskId: string; readonly text: string; readonly replies: number } {
+  const start = request.messages.findLastIndex((message) => message.role === 'user');
+  const prompt = readPrompt(request.messages[start]?.content ?? '');
+  const replies = request.messages.slice(start + 1).filter((message) => message.role === 'assistant').length;
+  return { taskId: prompt?.taskId ?? '?', text: prompt?.text ?? '', replies };
+}
+
+/** `spawn <n>`: create the role `worker`, then spawn n of them at once, then say so. */
+function spawnStep(n: number, replies: number): ScriptReply {
+  if (replies === 0) return { toolCalls: [{ name: 'create_role', arguments: { name: 'worker', prompt: 'You do work.' } }] };
+  if (replies === 1) return { toolCalls: Array.from({ length: n }, () => ({ name: 'spawn_agent', arguments: { role: 'worker' } })) };
+  return { text: 'spawned' };
 }
 
 /**
- * A model whose every call waits for the test's signal, so a test sees which turns are in flight
- * at once (the calls not yet released) without a clock: each call is answered only when the test
- * releases it, and an abort (the turn stopped) ends it as any model call.
+ * A model whose answers the test lets out: `spawn <n>` is answered at once (see `spawnStep`),
+ * any other Task with `done: <taskId>`, but only once `release` is called. Until then each such
+ * call is held, as a slow model's would be, and one never released hangs until its turn is
+ * aborted. The replies stream through a `ScriptedModel`, as any scripted reply does.
  */
 export class HeldModel implements ModelClient {
   readonly name = 'held';
   readonly scripted = true;
-  readonly calls: HeldCall[] = [];
+  readonly #script = new ScriptedModel([]);
+  #release: () => void = () => undefined;
+  readonly #released = new Promise<void>((resolve) => (this.#release = resolve));
+  #isReleased = false;
+  #holding = 0;
+  readonly #watchers = new Set<() => void>();
 
-  /** Calls made and not yet released, oldest first. */
-  get waiting(): HeldCall[] {
-    return this.calls.filter((call) => !call.released);
+  /** Calls held right now. */
+  get holding(): number {
+    return this.#holding;
   }
 
-  /** The waiting call of the turn on `taskId`. */
-  callOf(taskId: string): HeldCall | undefined {
-    return this.waiting.find((call) => call.taskId === taskId);
+  /** Lets every held call answer, and every later one at once. */
+  release(): void {
+    this.#isReleased = true;
+    this.#release();
   }
 
-  async *chat(request: ChatRequest, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatDelta> {
-    const prompt = readPrompt(request.messages.findLast((message) => message.role === 'user')?.content ?? '');
-    let release: (reply: ScriptReply) => void = () => undefined;
-    const answer = new Promise<ScriptReply>((resolve) => {
-      release = resolve;
-    });
-    const text = prompt?.text ?? '';
-    const call = {
-      request,
-      taskId: prompt?.taskId ?? '',
-      text,
-      released: false,
-      release: (reply: ScriptReply = { text: `answer to ${text}` }) => {
-        call.released = true;
-        release(reply);
-      },
-    };
-    this.calls.push(call);
-    const reply = await new Promise<ScriptReply>((resolve, reject) => {
-      const { signal } = options;
-      if (signal?.aborted === true) reject(signal.reason);
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-      void answer.then(resolve);
-    });
-    yield* streamReply(reply, options.signal, `held_${this.calls.length}`);
+  /** Resolves once `count` calls are held at the same time. */
+  async untilHolding(count: number): Promise<void> {
+    while (this.#holding < count) await new Promise<void>((resolve) => this.#watchers.add(resolve));
+  }
+
+  async *chat(request: ChatRequest, options: Parameters<ModelClient['chat']>[1] = {}): AsyncGenerator<ChatDelta> {
+    const task = currentTask(request);
+    const spawn = /^spawn (\d+)$/.exec(task.text);
+    if (spawn === null) await this.#held(options.signal);
+    this.#script.push(spawn === null ? { text: `done: ${task.taskId}` } : spawnStep(Number(spawn[1]), task.replies));
+    yield* this.#script.chat(request, options);
   }
 
   embed(texts: readonly string[]): Promise<number[][]> {
-    return Promise.resolve(texts.map((text) => hashEmbedding(text)));
+    return this.#script.embed(texts);
   }
-}
 
-/** The text of the user prompts in a model request, oldest first: which Tasks its context holds. */
-export function promptsIn(request: ChatRequest | undefined): string[] {
-  return (request?.messages ?? []).flatMap((message) => (message.role === 'user' ? [readPrompt(message.content)?.text ?? message.content] : []));
+  async #held(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#isReleased) return;
+    this.#holding += 1;
+    for (const watcher of this.#watchers) watcher();
+    this.#watchers.clear();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const stop = signal === undefined ? () => undefined : onAbort(signal, () => reject(signal.reason as Error));
+        void this.#released.then(() => {
+          stop();
+          resolve();
+        });
+      });
+    } finally {
+      this.#holding -= 1;
+    }
+  }
 }

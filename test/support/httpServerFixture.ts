@@ -6,6 +6,7 @@ import { OfflineModel, type ModelClient } from '../../src/llm/index.js';
 import { type Runtime, type RuntimeOptions, createRuntime } from '../../src/runtime/index.js';
 import { type HttpServer, type HttpServerOptions, createHttpServer } from '../../src/server/index.js';
 import type { Task } from '../../src/task/index.js';
+import { cleanupAfterEach } from './cleanupAfterEach.js';
 
 export interface Served {
   readonly rt: Runtime;
@@ -16,13 +17,20 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/** What to serve: the runtime's model and options, memory only or on a fresh data dir, and the server's options. */
+export interface ServeOptions {
+  readonly memory?: boolean;
+  readonly model?: ModelClient;
+  readonly runtime?: Omit<RuntimeOptions, 'model' | 'logger' | 'dataDir'>;
+  readonly server?: HttpServerOptions;
+}
+
 /**
  * A runtime (offline model unless one is given; an org store in a fresh temp dir unless
- * `memory`) served over real loopback sockets on a free port.
+ * `memory`) served over real loopback sockets on a free port. The caller closes it; in a test,
+ * `serverPerTest` does.
  */
-export async function serve(
-  options: { memory?: boolean; model?: ModelClient; runtime?: Omit<RuntimeOptions, 'model' | 'logger' | 'dataDir'>; server?: HttpServerOptions } = {},
-): Promise<Served> {
+export async function serve(options: ServeOptions = {}): Promise<Served> {
   const dir = options.memory === true ? null : await mkdtemp(join(tmpdir(), 'troupe-http-'));
   const logger = new MemoryLogger();
   const rt = await createRuntime({ ...options.runtime, model: options.model ?? new OfflineModel(), logger, dataDir: dir });
@@ -38,6 +46,19 @@ export async function serve(
       await rt.shutdown({ drainTimeoutMs: 0 });
       if (dir !== null) await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * `serve` for tests: call it once at the top of a test file, and every server the returned
+ * function starts is closed (its data dir removed) after the test that started it, failing or not.
+ */
+export function serverPerTest(): (options?: ServeOptions) => Promise<Served> {
+  const later = cleanupAfterEach();
+  return async (options) => {
+    const running = await serve(options);
+    later(() => running.close());
+    return running;
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor, toPromise } from 'xstate';
 import type { agentMachine } from '../../../machines/agent.machine.js';
+import { queuedStarts } from '../../../machines/agentLanes.js';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
@@ -103,7 +104,7 @@ export class Agent {
    * @internal
    */
   start(): void {
-    const { activity, bus, journal, logger } = this.env;
+    const { activity, bus, logger } = this.env;
     const id = this.id;
     this.actor.subscribe({
       // Runs on every event of every agent: the state value is read directly rather than through `matches`.
@@ -114,19 +115,28 @@ export class Agent {
       },
     });
     this.actor.start();
-    // Only new work starts a turn; status updates and notices addressed to the agent are observations.
-    this.#inbox = bus.subscribe(
-      { to: id },
-      (task) => {
-        if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
-        journal.waiting(id, task);
-        // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
-        this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
-      },
-      `agent:${id}`,
-    );
+    this.#inbox = bus.subscribe({ to: id }, (task) => this.receive(task), `agent:${id}`);
     // Accepted before the restart: never refused after it, however many there are.
     for (const task of this.#waiting) this.actor.send({ type: 'task.received', task, accepted: true });
+  }
+
+  /**
+   * A Task addressed to the agent: new work is kept waiting and queued; status updates and
+   * notices are observations, and start no turn. What the mailbox subscription calls, and what a
+   * restored agent started by its first Task is given that Task with.
+   *
+   * @internal
+   */
+  receive(task: Task): void {
+    if (!asksForWork(task)) return;
+    this.env.journal.waiting(this.id, task);
+    // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
+    this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
+  }
+
+  /** How many Tasks it was handed back when restored (0 for a new agent). */
+  get handedBack(): number {
+    return this.#waiting.length;
   }
 
   /** Where notices about this agent go: its parent, or `runtime` for a top-level agent. */
@@ -158,6 +168,17 @@ export class Agent {
   /** Sessions with a turn in progress (lanes). */
   get lanes(): number {
     return this.actor.getSnapshot().context.lanes.length;
+  }
+
+  /**
+   * Tasks waiting for a lane, as intake counts them against `mailboxLimit`: the mailbox, less
+   * those that start lanes as soon as the agent runs while it is still spawning (so a restored
+   * agent started by a new Task counts as it would once restored).
+   */
+  get waitingForTurn(): number {
+    const { context, value } = this.actor.getSnapshot();
+    if (value !== 'spawning') return context.mailbox.length;
+    return queuedStarts(context)?.mailbox.length ?? context.mailbox.length;
   }
 
   /** Tasks accepted and not yet answered: the mailbox and those in a lane's turn. */
@@ -266,6 +287,11 @@ export class Agent {
     this.notify(Actions.warning, { messages, max }, task);
     return true;
   }
+}
+
+/** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
+export function asksForWork(task: Task): boolean {
+  return task.status === 'submitted' && turnActions.has(task.action);
 }
 
 /** `running.idle`, from a snapshot's state value. */

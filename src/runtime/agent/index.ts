@@ -1,2 +1,2 @@
-export { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent.js';
+export { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage, asksForWork } from './agent.js';
 export type { AgentState } from './agentState.js';

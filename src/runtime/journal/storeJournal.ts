@@ -83,6 +83,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       };
     },
     storedWaiting: (agentId) => store.waiting(agentId),
+    storedWaitingCount: (agentId) => store.waitingCount(agentId),
     storedConversation: (owner) => store.conversation(owner),
     agentRecord: (agentId) => {
       const record = store.agent(agentId);

@@ -1,0 +1,115 @@
+// A soak of `troupe serve`: a real server process on a fresh data dir, fed `rate` submits a
+// second over HTTP for `minutes`, with its resident memory printed every `every` seconds. Users
+// come back: each submit continues one of `sessions` sessions (round robin), so per-session
+// memory and context are exercised as a chat service would. The offline model answers unless
+// OPENAI_* points at a real one. Ends with the curve's verdict: flat once warm means the RSS at
+// the end is within 20% of the RSS at minute 2.
+//
+//   node --import tsx scripts/soak.ts [minutes=20] [rate=10] [sessions=200] [every=30]
+
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+const [minutes, rate, sessions, every] = [20, 10, 200, 30].map((fallback, i) => {
+  const text = process.argv[i + 2];
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`soak: argument ${i + 1} must be a positive number, got ${String(text)}`);
+  return value;
+}) as [number, number, number, number];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Resident set size of a process, in MB, from /proc. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** Starts `troupe serve` on `dataDir` and resolves with the process and the URL it listens on. */
+function startServe(dataDir: string): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; url: string }> {
+  // node itself, not the tsx binary (which runs the program in a child process), so `pid` is the server's.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'], {
+    cwd: root,
+    env: { ...process.env, TROUPE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      partial += chunk.toString();
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const url = line.startsWith('{') ? (JSON.parse(line) as { msg?: string; url?: string }) : {};
+        if (url.msg === 'HTTP API listening' && url.url !== undefined) resolve({ child, url: url.url });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`troupe serve exited (${String(code)}) before it listened`)));
+  });
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'troupe-soak-'));
+const { child, url } = await startServe(dataDir);
+const pid = child.pid ?? 0;
+const started = Date.now();
+const samples: { minute: number; rss: number }[] = [];
+let sent = 0;
+let refused = 0;
+let failed = 0;
+
+console.log(`soak: troupe serve pid ${pid} at ${url}, data dir ${dataDir}; ${rate} submits/s over ${sessions} sessions for ${minutes} min`);
+console.log('| minute | RSS (MB) | submits | refused (429/503) |');
+console.log('| --- | --- | --- | --- |');
+
+const submit = async (n: number): Promise<void> => {
+  const response = await fetch(`${url}/api/submit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: `soak request ${n}: write a haiku about rain`, sessionId: `soak-${n % sessions}` }),
+  });
+  await response.arrayBuffer();
+  if (response.status === 429 || response.status === 503) refused++;
+  else if (response.status !== 201) failed++;
+};
+
+// Submits are paced on the wall clock (this is a measurement, not a test) and not awaited in
+// series, so a slow answer never lowers the rate; at most `rate * 10` are in flight.
+const inFlight = new Set<Promise<void>>();
+const end = started + minutes * 60_000;
+let nextSample = started + every * 1000;
+while (Date.now() < end) {
+  const due = Math.floor(((Date.now() - started) / 1000) * rate);
+  while (sent < due && inFlight.size < rate * 10) {
+    const request = submit(sent++).catch(() => {
+      failed++;
+    });
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
+  }
+  if (Date.now() >= nextSample) {
+    const sample = { minute: (Date.now() - started) / 60_000, rss: await rssMb(pid) };
+    samples.push(sample);
+    console.log(`| ${sample.minute.toFixed(1)} | ${sample.rss.toFixed(0)} | ${sent} | ${refused} |`);
+    nextSample += every * 1000;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+}
+await Promise.all(inFlight);
+child.kill('SIGTERM');
+await new Promise((resolve) => child.on('exit', resolve));
+await rm(dataDir, { recursive: true, force: true });
+
+const warm = samples.find((sample) => sample.minute >= Math.min(2, minutes / 2));
+const last = samples.at(-1);
+if (warm !== undefined && last !== undefined && last !== warm) {
+  const growth = (last.rss - warm.rss) / warm.rss;
+  console.log(
+    `soak: RSS ${warm.rss.toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last.rss.toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
+      `(${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.2 ? 'flat (within 20%)' : 'NOT flat'}; ${failed} submits failed`,
+  );
+}
