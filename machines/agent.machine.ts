@@ -1,131 +1,54 @@
-import { type AnyEventObject, assign, fromCallback, fromPromise, setup } from 'xstate';
+import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type { Task } from '../src/task/schema.js';
+import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
+import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
-/** What an agent starts with; the organisation tree is data (`parentId`), not XState's actor tree. */
-export interface AgentInput {
-  readonly agentId: string;
-  readonly roleId: string;
-  readonly parentId: string | null;
-  /** Model calls allowed in one turn before it is stopped. */
-  readonly maxSteps: number;
-  /** Tasks that may wait in the mailbox; more are refused (`mailbox_full`) so a flood cannot stall the agent. */
-  readonly mailboxLimit: number;
-  /**
-   * After a restart: the Task whose turn was interrupted and the step it had reached, so that
-   * turn picks up where it stopped instead of starting over.
-   */
-  readonly resume?: ResumeAt | null;
-}
-
-export interface ResumeAt {
-  readonly taskId: string;
-  readonly step: number;
-}
-
-export interface AgentContext extends AgentInput {
-  /** Tasks waiting for a turn, oldest first. */
-  readonly mailbox: readonly Task[];
-  /** The Task the current turn works on. */
-  readonly current: Task | null;
-  /**
-   * The step the current turn starts at: 0, or the step an interrupted turn had reached. The
-   * turn counts its steps itself and reports each in `turn.observed`; a count kept here too would
-   * cost an assign (a snapshot copy) on every tool step.
-   */
-  readonly startStep: number;
-  /** Still to be resumed: cleared when the next turn starts. */
-  readonly resume: ResumeAt | null;
-  /** Whether the current turn continues an interrupted one. */
-  readonly resuming: boolean;
-  /**
-   * Set when told to stop: the agent is only stopped for a shutdown of a runtime whose
-   * organisation is kept, so its work is handed back on restart instead of being cancelled.
-   */
-  readonly resumable: boolean;
-  /**
-   * Set by `agent.drain`: intake is closed (new Tasks are refused) but the turn in progress and
-   * the queued Tasks still run. A flag rather than a state so the turn in progress is not
-   * interrupted: leaving `running.turn` would stop it.
-   */
-  readonly draining: boolean;
-}
-
-/** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */
-export type ThinkOutput =
-  | { readonly kind: 'tools'; readonly calls: number }
-  /** `importance` (0..1) comes from an `<imp:X/>` tag the model wrote, already stripped from `text`. */
-  | { readonly kind: 'answer'; readonly text: string; readonly importance?: number };
-
-export interface TurnInput {
-  readonly agentId: string;
-  readonly task: Task;
-  /** Model calls already made in this turn (0 when it starts). */
-  readonly step: number;
-  /** The turn continues one interrupted by a restart: its prompt and steps so far are in the conversation. */
-  readonly resuming: boolean;
-}
-
-/** What the running turn reports back to the machine, one event per phase change. */
-export type TurnEvent =
-  /** The model asked for tools: thinking → acting. */
-  | { type: 'turn.tools'; calls: number }
-  /** The tool results of `step` (0 for the turn's first model call) are in the conversation: acting → thinking (or the step limit). */
-  | { type: 'turn.observed'; step: number }
-  /** The model answered: the turn is over. */
-  | { type: 'turn.answered'; text: string; importance?: number }
-  /** A model call or tool step failed: the turn is over, the agent lives on. */
-  | { type: 'turn.failed'; error: unknown };
-
-export type AgentEvent =
-  /**
-   * `accepted`: the Task was already accepted for this agent (the user's, checked against the
-   * mailbox limit at intake, or handed back after a restart), so it is queued even past the limit.
-   */
-  | { type: 'task.received'; task: Task; accepted?: boolean }
-  /** Close intake and work through what is queued; the society sends `agent.terminate` once drained (or at the deadline). */
-  | { type: 'agent.drain' }
-  /** Stop now: what is left is cancelled (or kept for a restart when `resumable`) and the agent is released. */
-  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
-  | TurnEvent;
+export type { ResumeAt } from './agentLanes.js';
+export type { AgentContext, AgentEvent, AgentInput, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
 }
 
-/** Work is queued while spawning and running, up to the mailbox limit; once draining or stopping it is refused. */
+type Refusal = 'terminating' | 'mailbox_full';
+const refuse =
+  (reason: Refusal) =>
+  ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({ agentId: context.agentId, task: event.task, reason });
+
+/** Work is refused once draining or stopping, or past the mailbox limit; otherwise it starts a lane when it may, else waits. */
 const takeWork = [
-  {
-    guard: 'intakeClosed',
-    actions: {
-      type: 'refuseTask',
-      params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({
-        agentId: context.agentId,
-        task: event.task,
-        reason: 'terminating' as const,
-      }),
-    },
-  },
-  {
-    guard: 'mailboxFull',
-    actions: {
-      type: 'refuseTask',
-      params: ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({
-        agentId: context.agentId,
-        task: event.task,
-        reason: 'mailbox_full' as const,
-      }),
-    },
-  },
+  { guard: 'intakeClosed', actions: { type: 'refuseTask', params: refuse('terminating') } },
+  { guard: 'mailboxFull', actions: { type: 'refuseTask', params: refuse('mailbox_full') } },
+  { guard: 'laneFreeForTask', actions: 'startReceived' },
   { actions: 'enqueue' },
 ] as const;
 
-/**
- * An agent: spawning → running (idle ⇄ turn: thinking ⇄ acting) → stopping → terminated. Draining
- * is running with intake closed (`agent.drain`): the agent works through its mailbox, then idles
- * until told to stop.
- * Side effects are named and supplied by the runtime with `.provide()`.
- */
-export const agentMachine = setup({
+/** A lane's turn ended (answered, failed, stopped at the step limit): the lane is freed and the queue may take it. */
+const laneOver = ['stopLane', 'freeLane', 'startQueued'] as const;
+
+/** The lane a turn event names (its guard made sure there is one). */
+const laneTask = (context: AgentContext, event: TurnEvent): Task => (laneOf(context.lanes, event.sessionId) as Lane).task;
+
+/** The tool results of a lane's last allowed step are in: its Task fails with `step_limit` and the lane ends. */
+const stepLimit = {
+  guard: 'laneStepLimit',
+  actions: [
+    {
+      type: 'stopAtStepLimit',
+      params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.observed' }> }) => ({
+        agentId: context.agentId,
+        task: laneTask(context, event),
+        steps: event.step + 1,
+      }),
+    },
+    ...laneOver,
+  ],
+} as const;
+
+const newLanes = (starts: readonly LaneStart[]): Lane[] => starts.map(({ task }) => ({ sessionId: task.sessionId, task, phase: 'thinking' }));
+
+/** The agent machine's types, actors, actions and guards; the lanes' starting actions are added to it below. */
+const agentSetup = setup({
   types: {
     input: {} as AgentInput,
     context: {} as AgentContext,
@@ -133,9 +56,9 @@ export const agentMachine = setup({
   },
   actors: {
     prepare: fromPromise<undefined, { agentId: string }>(() => missing('prepare')),
-    // One actor runs the whole ReAct loop of a turn and reports each phase change as a TurnEvent;
-    // the machine decides (step limit, termination) and stops it by leaving `turn`. One actor per
-    // turn rather than one per model call and tool step keeps a step cheap.
+    // One actor runs the whole ReAct loop of a lane's turn and reports each phase change as a
+    // TurnEvent; the machine decides (step limit, termination) and stops it by ending the lane.
+    // One actor per turn rather than one per model call and tool step keeps a step cheap.
     runTurn: fromCallback<AnyEventObject, TurnInput>(() => missing('runTurn')),
     release: fromPromise<undefined, { agentId: string; reason: string; resumable: boolean }>(() => missing('release')),
   },
@@ -143,157 +66,188 @@ export const agentMachine = setup({
     enqueue: assign({
       mailbox: ({ context, event }) => (event.type === 'task.received' ? [...context.mailbox, event.task] : context.mailbox),
     }),
-    takeNextTask: assign(({ context }) => {
-      const next = context.mailbox[0] ?? null;
-      const resumeAt = next !== null && context.resume?.taskId === next.id ? context.resume : null;
-      return { current: next, mailbox: context.mailbox.slice(1), startStep: resumeAt?.step ?? 0, resume: null, resuming: resumeAt !== null };
+    // The lane's turn is over: its actor is stopped (a turn never reports after that) and the lane freed.
+    stopLane: enqueueActions(({ event, enqueue }) => {
+      if ('sessionId' in event) enqueue.stopChild(laneId(event.sessionId));
     }),
-    clearCurrent: assign({ current: null, startStep: 0, resuming: false }),
-    clearMailbox: assign({ mailbox: [], current: null, startStep: 0, resuming: false }),
+    freeLane: assign({
+      lanes: ({ context, event }) => ('sessionId' in event ? context.lanes.filter((lane) => lane.sessionId !== event.sessionId) : context.lanes),
+    }),
+    // A named assign rather than `enqueue.assign`: XState warns when `assign()` is called while another actor's action runs.
+    takeLanes: assign((_, params: { mailbox: readonly Task[]; lanes: readonly Lane[]; resume: readonly ResumeAt[] }) => params),
+    markActing: assign({ lanes: ({ context, event }) => ('sessionId' in event ? withPhase(context.lanes, event.sessionId, 'acting') : context.lanes) }),
+    markThinking: assign({ lanes: ({ context, event }) => ('sessionId' in event ? withPhase(context.lanes, event.sessionId, 'thinking') : context.lanes) }),
+    stopLanes: enqueueActions(({ context, enqueue }) => {
+      for (const lane of context.lanes) enqueue.stopChild(laneId(lane.sessionId));
+    }),
+    clearWork: assign({ mailbox: [], lanes: [] }),
     markResumable: assign({ resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable }),
     closeIntake: assign({ draining: true }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
-    beginTurn: (_, _params: { agentId: string; task: Task | null }) => undefined,
-    answer: (_, _params: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => undefined,
-    failTurn: (_, _params: { agentId: string; task: Task | null; error: unknown }) => undefined,
-    stopAtStepLimit: (_, _params: { agentId: string; task: Task | null; steps: number }) => undefined,
+    beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
+    answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined }) => undefined,
+    failTurn: (_, _params: { agentId: string; task: Task; error: unknown }) => undefined,
+    stopAtStepLimit: (_, _params: { agentId: string; task: Task; steps: number }) => undefined,
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => undefined,
-    refuseTask: (_, _params: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => undefined,
+    refuseTask: (_, _params: { agentId: string; task: Task; reason: Refusal }) => undefined,
     reportSpawnFailure: (_, _params: { agentId: string; error: unknown }) => undefined,
     announceTerminated: (_, _params: { agentId: string; resumable: boolean }) => undefined,
   },
   guards: {
-    hasMail: ({ context }) => context.mailbox.length > 0,
-    stepLimitReached: ({ context, event }) => event.type === 'turn.observed' && event.step + 1 >= context.maxSteps,
     mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
     intakeClosed: ({ context }) => context.draining,
+    laneFreeForTask: ({ context, event }) => event.type === 'task.received' && laneFree(context, event.task),
+    // A turn event counts only from a lane in the phase it leaves; none comes from a stopped lane.
+    laneThinking: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'thinking',
+    laneActing: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'acting',
+    laneOpen: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId) !== undefined,
+    laneStepLimit: ({ context, event }) =>
+      event.type === 'turn.observed' && laneOf(context.lanes, event.sessionId)?.phase === 'acting' && event.step + 1 >= context.maxSteps,
+    hasLanes: ({ context }) => context.lanes.length > 0,
+    noLanes: ({ context }) => context.lanes.length === 0,
   },
-}).createMachine({
-  id: 'agent',
-  context: ({ input }) => ({
-    ...input,
-    mailbox: [],
-    current: null,
-    startStep: 0,
-    resume: input.resume ?? null,
-    resuming: false,
-    resumable: false,
-    draining: false,
-  }),
-  initial: 'spawning',
-  states: {
-    spawning: {
-      invoke: {
-        id: 'prepare',
-        src: 'prepare',
-        input: ({ context }) => ({ agentId: context.agentId }),
-        onDone: { target: 'running' },
-        // Through stopping, so Tasks that arrived while spawning are answered, not dropped.
-        onError: {
-          target: 'stopping',
-          actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
+});
+
+/** What an action that starts lanes is given to enqueue with, typed by the setup (so it may name beginTurn). */
+type LaneEnqueue = Parameters<Parameters<typeof agentSetup.enqueueActions>[0]>[0]['enqueue'];
+
+/**
+ * Starts a lane for each of `tasks` (resumed where a restart interrupted it): its turn actor,
+ * named after the session, and its Task's `working` status; `mailbox` is what stays queued.
+ */
+function openLanes(enqueue: LaneEnqueue, context: AgentContext, tasks: readonly Task[], mailbox: readonly Task[]): void {
+  const { starts, resume } = laneStarts(context.resume, tasks);
+  enqueue({ type: 'takeLanes', params: { mailbox, lanes: [...context.lanes, ...newLanes(starts)], resume } });
+  const { agentId } = context;
+  for (const { task, step, resuming } of starts) {
+    enqueue({ type: 'beginTurn', params: { agentId, task } });
+    enqueue.spawnChild('runTurn', { id: laneId(task.sessionId), input: { agentId, task, step, resuming } });
+  }
+}
+
+/**
+ * An agent: spawning → running (idle ⇄ turn) → stopping → terminated. While running, the agent
+ * serves several sessions at once: each session's turn runs in a lane of its own (a turn actor
+ * `turn:<sessionId>`, its phase, thinking or acting, in `lanes`), up to `maxLanes`; Tasks of a
+ * session with a lane, or past the limit, wait in the mailbox in arrival order. `running.turn`
+ * while any lane runs. Draining is
+ * running with intake closed (`agent.drain`): the agent finishes its lanes and its mailbox, then
+ * idles until told to stop.
+ * Side effects are named and supplied by the runtime with `.provide()`.
+ */
+export const agentMachine = agentSetup
+  .extend({
+    actions: {
+      // A received Task whose session has no lane, with room for one, starts at once: nothing older of its session waits.
+      startReceived: agentSetup.enqueueActions(({ context, event, enqueue }) => {
+        if (event.type === 'task.received') openLanes(enqueue, context, [event.task], context.mailbox);
+      }),
+      // The oldest queued Task of each session without a lane starts, while there is room.
+      startQueued: agentSetup.enqueueActions(({ context, enqueue }) => {
+        const plan = queuedStarts(context);
+        if (plan !== null) openLanes(enqueue, context, plan.starts, plan.mailbox);
+      }),
+    },
+  })
+  .createMachine({
+    id: 'agent',
+    context: ({ input }) => ({
+      ...input,
+      mailbox: [],
+      lanes: [],
+      resume: input.resume ?? [],
+      resumable: false,
+      draining: false,
+    }),
+    initial: 'spawning',
+    states: {
+      spawning: {
+        invoke: {
+          id: 'prepare',
+          src: 'prepare',
+          input: ({ context }) => ({ agentId: context.agentId }),
+          onDone: { target: 'running' },
+          // Through stopping, so Tasks that arrived while spawning are answered, not dropped.
+          onError: {
+            target: 'stopping',
+            actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
+          },
+        },
+        // A drain asked for while spawning starts once the agent runs: its queued Tasks still get turns.
+        on: {
+          'task.received': [takeWork[0], takeWork[1], { actions: 'enqueue' }],
+          'agent.drain': { actions: 'closeIntake' },
+          'agent.terminate': { target: 'stopping' },
         },
       },
-      // A drain asked for while spawning starts once the agent runs: its queued Tasks still get turns.
-      on: { 'task.received': takeWork, 'agent.drain': { actions: 'closeIntake' }, 'agent.terminate': { target: 'stopping' } },
-    },
-    running: {
-      initial: 'idle',
-      on: { 'task.received': takeWork, 'agent.drain': { actions: 'closeIntake' }, 'agent.terminate': { target: 'stopping' } },
-      states: {
-        idle: {
-          always: {
-            guard: 'hasMail',
-            target: 'turn',
-            actions: ['takeNextTask', { type: 'beginTurn', params: ({ context }) => ({ agentId: context.agentId, task: context.current }) }],
+      running: {
+        entry: 'startQueued',
+        initial: 'idle',
+        on: {
+          'task.received': takeWork,
+          'agent.drain': { actions: 'closeIntake' },
+          'agent.terminate': { target: 'stopping' },
+          'turn.tools': { guard: 'laneThinking', actions: 'markActing' },
+          'turn.observed': [stepLimit, { guard: 'laneActing', actions: 'markThinking' }],
+          'turn.answered': {
+            guard: 'laneThinking',
+            actions: [
+              {
+                type: 'answer',
+                params: ({ context, event }) => ({ agentId: context.agentId, task: laneTask(context, event), text: event.text, importance: event.importance }),
+              },
+              ...laneOver,
+            ],
+          },
+          'turn.failed': {
+            guard: 'laneOpen',
+            actions: [
+              { type: 'failTurn', params: ({ context, event }) => ({ agentId: context.agentId, task: laneTask(context, event), error: event.error }) },
+              ...laneOver,
+            ],
           },
         },
-        turn: {
-          invoke: {
-            id: 'turn',
-            src: 'runTurn',
-            input: ({ context }) => ({ agentId: context.agentId, task: context.current as Task, step: context.startStep, resuming: context.resuming }),
-          },
-          on: {
-            'turn.failed': {
-              target: 'idle',
-              actions: [
-                { type: 'failTurn', params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, error: event.error }) },
-                'clearCurrent',
-              ],
-            },
-          },
-          initial: 'thinking',
-          states: {
-            thinking: {
-              on: {
-                'turn.tools': { target: 'acting' },
-                'turn.answered': {
-                  target: '#agent.running.idle',
-                  actions: [
-                    {
-                      type: 'answer',
-                      params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, text: event.text, importance: event.importance }),
-                    },
-                    'clearCurrent',
-                  ],
-                },
-              },
-            },
-            acting: {
-              on: {
-                'turn.observed': [
-                  {
-                    guard: 'stepLimitReached',
-                    target: '#agent.running.idle',
-                    actions: [
-                      { type: 'stopAtStepLimit', params: ({ context, event }) => ({ agentId: context.agentId, task: context.current, steps: event.step + 1 }) },
-                      'clearCurrent',
-                    ],
-                  },
-                  { target: 'thinking' },
-                ],
-              },
-            },
-          },
+        states: {
+          idle: { always: { guard: 'hasLanes', target: 'turn' } },
+          // Which lanes think and which act is their phase in the context, not a state: a state per
+          // phase would take eventless transitions over every lane on every step.
+          turn: { always: { guard: 'noLanes', target: 'idle' } },
         },
       },
-    },
-    stopping: {
-      // Nothing queued gets a model call any more; each is answered `canceled` (unless resumable).
-      entry: [
-        'markResumable',
-        {
-          type: 'cancelPending',
-          params: ({ context, event }) => ({
+      stopping: {
+        // No lane gets another model call; every lane's Task and every queued one is answered `canceled` (unless resumable).
+        entry: [
+          'markResumable',
+          {
+            type: 'cancelPending',
+            params: ({ context, event }) => ({
+              agentId: context.agentId,
+              tasks: [...context.lanes.map((lane) => lane.task), ...context.mailbox],
+              reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
+              resumable: context.resumable,
+            }),
+          },
+          'stopLanes',
+          'clearWork',
+        ],
+        invoke: {
+          id: 'release',
+          src: 'release',
+          input: ({ context, event }) => ({
             agentId: context.agentId,
-            tasks: context.current === null ? context.mailbox : [context.current, ...context.mailbox],
             reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
             resumable: context.resumable,
           }),
+          onDone: { target: 'terminated' },
+          onError: { target: 'terminated' },
         },
-        'clearMailbox',
-      ],
-      invoke: {
-        id: 'release',
-        src: 'release',
-        input: ({ context, event }) => ({
-          agentId: context.agentId,
-          reason: event.type === 'agent.terminate' ? event.reason : 'spawn failed',
-          resumable: context.resumable,
-        }),
-        onDone: { target: 'terminated' },
-        onError: { target: 'terminated' },
-      },
-      on: {
-        'task.received': {
-          actions: { type: 'refuseTask', params: ({ context, event }) => ({ agentId: context.agentId, task: event.task, reason: 'terminating' as const }) },
+        on: {
+          'task.received': { actions: { type: 'refuseTask', params: refuse('terminating') } },
         },
       },
+      terminated: {
+        type: 'final',
+        entry: { type: 'announceTerminated', params: ({ context }) => ({ agentId: context.agentId, resumable: context.resumable }) },
+      },
     },
-    terminated: {
-      type: 'final',
-      entry: { type: 'announceTerminated', params: ({ context }) => ({ agentId: context.agentId, resumable: context.resumable }) },
-    },
-  },
-});
+  });

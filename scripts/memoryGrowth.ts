@@ -1,7 +1,8 @@
 // Memory a long-running society keeps per Task: drives N requirements through a runtime on a data
 // dir with the offline model (each one spawns a worker, delegates to it and terminates it, as
-// `troupe serve` under load does) and prints the heap used before and after, per Task, and the
-// share of it that is the root agent's ever-longer conversation (issue 8's part).
+// `troupe serve` under load does) and prints the heap used before and after, per Task, and how
+// many session contexts the root agent keeps in memory (each submit is a session of its own; at
+// most `sessionsInMemoryPerAgent` stay).
 //
 // The runtime's bounded windows (terminated agents' records, the user's inbox) fill during the
 // warm-up when they are set small enough, so what the run adds is what grows without bound.
@@ -45,19 +46,14 @@ const started = Date.now();
 await drive(tasks);
 const elapsed = Date.now() - started;
 const after = heapUsed();
-const root = society.agent('root');
-const conversationMessages = root?.conversation.length ?? 0;
-// Dropping the root's conversation (as compress_context would) shows how much of the growth it was.
-root?.conversation.compress('summary', 0);
-const withoutConversation = heapUsed();
+const sessions = society.agent('root')?.sessionsInMemory ?? 0;
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 console.log(
   `tasks ${tasks} (after ${warmup} warm-up), ${(elapsed / tasks).toFixed(1)} ms a task; terminatedAgentsInMemory ${terminatedAgentsInMemory}, inboxLimit ${inboxLimit}`,
 );
 console.log(`heap used before ${(before / 2 ** 20).toFixed(1)} MB, after ${(after / 2 ** 20).toFixed(1)} MB: ${kb((after - before) / tasks)} a task`);
-console.log(`  root's conversation (${conversationMessages} messages): ${kb((after - withoutConversation) / tasks)} a task`);
-console.log(`  everything else: ${kb((withoutConversation - before) / tasks)} a task`);
+console.log(`  root's session contexts in memory: ${sessions} (sessionsInMemoryPerAgent ${rt.config.sessionsInMemoryPerAgent})`);
 console.log(
   `live agents ${society.liveIds().length}, agent records in memory ${society.records().length}, terminations in memory ${society.terminations().length}, inbox ${rt.user.inbox().length}`,
 );

@@ -18,6 +18,7 @@ import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import { type Row, markdownTable } from './report.js';
+import { sessionLanes } from './sessionLanes.js';
 import { spawnSuite } from './spawn.js';
 
 const suites: readonly { readonly name: string; readonly run: () => Promise<Row[]> }[] = [
@@ -31,6 +32,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'HTTP service', run: httpService },
   { name: 'L4 vectors', run: l4Vectors },
   { name: 'context build', run: contextBuild },
+  { name: 'session lanes', run: sessionLanes },
 ];
 
 function header(): string {

@@ -13,6 +13,8 @@ export const limitVariables = {
   TROUPE_MAX_QUEUED_MODEL_CALLS: 'maxQueuedModelCalls',
   TROUPE_MAX_TASK_TOKENS: 'maxTaskTokens',
   TROUPE_MAX_TASK_MS: 'maxTaskMs',
+  TROUPE_MAX_LANES_PER_AGENT: 'maxLanesPerAgent',
+  TROUPE_SESSIONS_IN_MEMORY_PER_AGENT: 'sessionsInMemoryPerAgent',
   TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
 } as const;
 

@@ -49,7 +49,11 @@ export class StatusLine {
 
   #draw(): void {
     const live = this.agents().filter((agent) => agent.status === 'active');
-    const parts = live.map((agent) => `${agent.id}: ${agent.state.replace(/^running\.(turn\.)?/, '')}${agent.queued > 0 ? ` (+${agent.queued})` : ''}`);
+    // `×3`: turns of three sessions at once (lanes); `(+2)`: two Tasks waiting.
+    const parts = live.map(
+      (agent) =>
+        `${agent.id}: ${agent.state.replace(/^running\.(turn\.)?/, '')}${agent.lanes > 1 ? ` ×${agent.lanes}` : ''}${agent.queued > 0 ? ` (+${agent.queued})` : ''}`,
+    );
     const frame = frames[this.#frame++ % frames.length] ?? '';
     const text = `${frame} ${[this.#notice, ...parts].filter((part) => part !== undefined).join(' · ')}`;
     const columns = this.stream.columns ?? 0;

@@ -4,3 +4,4 @@ export type { QuarantineEntry } from './quarantine.js';
 export { currentSchemaVersion, type Migrations } from './migrations.js';
 export { artifactHash } from './validators.js';
 export * from './schemas.js';
+export { sessionConversationKey } from './keys.js';

@@ -42,6 +42,20 @@ export function nameRange(owner: string): { start: Key; end: Key } {
   return { start: [owner], end: [owner, '~'] };
 }
 
+/**
+ * The owner of an agent's conversation in one session, in the conversations sub-db. Agent and
+ * session ids are letters, digits, `_` and `-`, never `/`, so the key says whose it is unambiguously
+ * and an agent's sessions sort together (`sessionConversationsRange`).
+ */
+export function sessionConversationKey(agentId: string, sessionId: string): string {
+  return `${agentId}/${sessionId}`;
+}
+
+/** Every `[agentId/sessionId, seq]` key of one agent: its sessions' conversations (ids sort below `~`). */
+export function sessionConversationsRange(agentId: string): { start: Key; end: Key } {
+  return { start: [`${agentId}/`], end: [`${agentId}/~`] };
+}
+
 /** A sequence number: a non-negative safe integer. */
 export function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

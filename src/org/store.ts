@@ -118,7 +118,7 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   const checked = { dbs, view, writer, logger: options.logger, clock };
   const context = { dbs, view };
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
-  // Only `markTerminated` is `checked` (staged once earlier writes committed); see writes.ts.
+  // Only `markTerminated` and `clearConversations` are `checked` (staged once earlier writes committed); see writes.ts.
   const write: QueueWrite = (label, checked, prepare) => {
     try {
       const stage = prepare();
@@ -190,6 +190,7 @@ function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueri
         return (ctx) => w.appendSeq(ctx, 'conversations', agentId, records);
       }),
     clearConversation: (agentId) => write('clearConversation', false, () => (ctx) => w.clearSeq(ctx, 'conversations', agentId)),
+    clearConversations: (agentId) => write('clearConversations', true, () => (ctx) => w.clearAgentConversations(ctx, agentId)),
     putArtifact: (artifact) =>
       write('putArtifact', false, () => {
         const { hash, record } = w.artifactRecord(artifact);

@@ -109,6 +109,12 @@ export interface OrgStore {
   appendConversation(agentId: string, steps: readonly ChatMessage[]): Promise<number>;
   conversation(agentId: string): ChatMessage[];
   clearConversation(agentId: string): Promise<void>;
+  /**
+   * Removes every conversation of `agentId`: each session's (kept under `agentId/sessionId`, see
+   * `sessionConversationKey`) and one kept under the bare id by an older troupe. Resolves with how
+   * many conversations went.
+   */
+  clearConversations(agentId: string): Promise<number>;
   /** Stores an artifact under the sha256 of its content and resolves with that hash. */
   putArtifact(artifact: NewArtifact): Promise<string>;
   artifact(hash: string): ArtifactRecord | undefined;

@@ -3,7 +3,7 @@ import { TroupeError } from '../errors.js';
 import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
 import { entries } from './reads.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
-import { isNameKey, isSeq, isSeqKey, nameRange, seqRange } from './keys.js';
+import { isNameKey, isSeq, isSeqKey, nameRange, seqRange, sessionConversationsRange } from './keys.js';
 import {
   type StoredAgentRecord,
   AgentRecordSchema,
@@ -155,6 +155,22 @@ export function clearSeq({ dbs, view }: StageContext, name: 'conversations', own
     undefined,
     keys.map((key) => remove(db, key)),
     [{ key: viewKey.seq(name, owner), value: 0 }],
+  );
+}
+
+/**
+ * Removes every conversation `agentId` owns: each session's and one kept under its bare id (before
+ * sessions had their own). Staged only once every earlier write has committed (it is `checked`),
+ * so the keys it reads from disk are all there are. The result is how many conversations went.
+ */
+export function clearAgentConversations({ dbs }: StageContext, agentId: string): Staged<number> {
+  const db = dbs.conversations;
+  const keys = [...db.getKeys(seqRange(agentId)), ...db.getKeys(sessionConversationsRange(agentId))].filter(isSeqKey);
+  const owners = new Set(keys.map(([owner]) => owner));
+  return staged(
+    owners.size,
+    keys.map((key) => remove(db, key)),
+    [...owners].map((owner) => ({ key: viewKey.seq('conversations', owner), value: 0 })),
   );
 }
 

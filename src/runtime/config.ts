@@ -41,6 +41,18 @@ export const RuntimeConfigSchema = z.object({
   /** Time one Task's turn may take, on the runtime's clock; past it the turn ends with `time_budget`. */
   maxTaskMs: z.number().int().positive().default(1_800_000),
   /**
+   * Sessions one agent serves at once: each session's turn runs in a lane of its own, so the
+   * Tasks of one session run in order while other sessions' run beside them; past this many
+   * lanes, Tasks wait in the mailbox.
+   */
+  maxLanesPerAgent: z.number().int().positive().default(16),
+  /**
+   * Sessions whose context (conversation) one agent keeps in memory; past it the least recently
+   * used idle session's is let go (with a data dir it is read back from the store on its next Task;
+   * memory only, that session starts afresh). A session with a lane is never let go.
+   */
+  sessionsInMemoryPerAgent: z.number().int().positive().default(100),
+  /**
    * With a data dir, after a restart: how much of the organisation's unfinished work one slice of
    * the background restore hands back before it yields to the event loop (so HTTP requests and
    * timers are served meanwhile). A slice starts agents, oldest first, until the Tasks they were

@@ -389,6 +389,7 @@ export class Runtime {
       roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
       state: restoring ? 'restoring' : (agent?.state ?? 'terminated'),
       queued: restoring ? this.#journal.storedWaitingCount(record.id) : (agent?.queued ?? 0),
+      lanes: agent?.lanes ?? 0,
       usage: { calls: usage?.calls ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },
     };
   }

@@ -48,9 +48,16 @@ export interface RuntimeOptions extends RuntimeConfigInput {
 /** An agent as the runtime reports it. */
 export interface AgentView extends AgentRecord {
   readonly roleName: string;
-  /** Where the agent is in its lifecycle, e.g. `running.turn.thinking`; `terminated` once gone. */
+  /**
+   * Where the agent is in its lifecycle: `running.idle` with no turn in progress,
+   * `running.turn.thinking` while any of its lanes waits on the model, `running.turn.acting`
+   * while all of them run tools; `terminated` once gone.
+   */
   readonly state: AgentState;
+  /** Tasks waiting in its mailbox for a lane. */
   readonly queued: number;
+  /** Sessions it is serving right now: turns in progress, one per session (at most `maxLanesPerAgent`). */
+  readonly lanes: number;
   readonly usage: ModelUsage;
 }
 

@@ -134,8 +134,9 @@ export class Society implements SocietyPort {
     return agent;
   }
 
-  conversationOf(agentId: string): CompressibleConversation {
-    return this.requireRunning(agentId).conversation;
+  /** The context of a running agent in `sessionId` (made on first use). */
+  conversationOf(agentId: string, sessionId: string): CompressibleConversation {
+    return this.requireRunning(agentId).context(sessionId);
   }
 
   /** Model calls and tokens of an agent, live or terminated. */

@@ -74,9 +74,12 @@ export const AgentSchema = z.object({
   roleName: z.string(),
   status: z.enum(['active', 'terminated']),
   parentAgentId: AgentIdSchema.nullable(),
-  /** The actor's state, e.g. `running.turn.thinking`. */
+  /** The actor's state: `running.idle`, `running.turn.thinking` (a lane waits on the model), `running.turn.acting`, `draining`, `terminated`, … */
   state: z.string(),
+  /** Tasks waiting in its mailbox for a lane. */
   queued: z.number().int().nonnegative(),
+  /** Sessions it is serving right now: one turn in progress per session. */
+  lanes: z.number().int().nonnegative(),
   createdAt: z.number().int(),
   terminatedAt: z.number().int().nullable(),
 });

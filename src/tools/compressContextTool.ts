@@ -6,7 +6,7 @@ import { defineTool, jsonResult } from './tool.js';
 const defaultKeepRecent = 10;
 
 /**
- * Lets an agent shorten its own conversation: the system prompt, the model's summary and the
+ * Lets an agent shorten its own conversation in the session of the turn calling it (other sessions' stay as they are): the system prompt, the model's summary and the
  * last `keepRecent` messages stay; the step making this call and its result stay after them.
  */
 export const compressContextTool = defineTool({
@@ -18,6 +18,6 @@ export const compressContextTool = defineTool({
     summary: z.string().min(1).max(20_000).regex(/\S/, 'must not be blank').describe('What matters from the conversation so far'),
     keepRecent: z.number().int().nonnegative().max(10_000).default(defaultKeepRecent).describe('How many recent messages to keep verbatim, default 10'),
   }),
-  execute: (args, { agentId, society }) =>
-    Promise.resolve(jsonResult(compressContext(society, { agentId, summary: args.summary, keepRecent: args.keepRecent }))),
+  execute: (args, { agentId, task, society }) =>
+    Promise.resolve(jsonResult(compressContext(society, { agentId, sessionId: task.sessionId, summary: args.summary, keepRecent: args.keepRecent }))),
 });

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import type { Task, TerminationMode } from '../task/index.js';
 
-/** An agent's conversation as `compress_context` sees it. */
+/** An agent's conversation in one session as `compress_context` sees it. */
 export interface CompressibleConversation {
   readonly length: number;
   /** Keeps the system prompt, `summary` and the last `keepRecent` messages (plus the step in flight). */
@@ -29,6 +29,6 @@ export interface SocietyPort {
   requireLive(agentId: string): void;
   /** Throws as `requireLive` unless `agentId` still runs turns: live and not stopping (a draining agent still works). */
   requireRunning(agentId: string): void;
-  /** The conversation of an agent that still runs turns (throws as `requireRunning`). */
-  conversationOf(agentId: string): CompressibleConversation;
+  /** The conversation in `sessionId` of an agent that still runs turns (throws as `requireRunning`). */
+  conversationOf(agentId: string, sessionId: string): CompressibleConversation;
 }

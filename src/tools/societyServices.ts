@@ -61,12 +61,12 @@ export function delegateTask(
   return society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
 }
 
-/** Shortens `agentId`'s own conversation; `messages` is its length afterwards. */
+/** Shortens `agentId`'s own conversation in `sessionId` (the session of the turn calling it); `messages` is its length afterwards. */
 export function compressContext(
   society: SocietyPort,
-  input: { agentId: string; summary: string; keepRecent: number },
+  input: { agentId: string; sessionId: string; summary: string; keepRecent: number },
 ): { removed: number; kept: number; messages: number } {
-  const conversation = society.conversationOf(input.agentId);
+  const conversation = society.conversationOf(input.agentId, input.sessionId);
   const { removed, kept } = conversation.compress(input.summary, input.keepRecent);
   return { removed, kept, messages: conversation.length };
 }

@@ -9,6 +9,10 @@ describe('limits from the environment', () => {
       maxConcurrentModelCalls: 3,
       maxTaskMs: 60_000,
     });
+    expect(readLimits({ TROUPE_MAX_LANES_PER_AGENT: '4', TROUPE_SESSIONS_IN_MEMORY_PER_AGENT: '20' })).toEqual({
+      maxLanesPerAgent: 4,
+      sessionsInMemoryPerAgent: 20,
+    });
     const all = Object.fromEntries(Object.keys(limitVariables).map((name) => [name, '7']));
     expect(Object.keys(readLimits(all)).sort()).toEqual(Object.values(limitVariables).sort());
   });

@@ -9,11 +9,12 @@ function fakeStream(): { stream: NodeJS.WriteStream; written: string[] } {
   return { stream, written };
 }
 
-const agent = (id: string, state: AgentState, status: 'active' | 'terminated' = 'active', queued = 0): AgentView => ({
+const agent = (id: string, state: AgentState, status: 'active' | 'terminated' = 'active', queued = 0, lanes = 0): AgentView => ({
   id,
   state,
   status,
   queued,
+  lanes,
   usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
   roleId: 'r',
   roleName: 'r',
@@ -27,7 +28,11 @@ describe('StatusLine', () => {
     vi.useFakeTimers();
     try {
       const { stream, written } = fakeStream();
-      const agents = [agent('root', 'running.turn.acting'), agent('poet-1', 'running.turn.thinking', 'active', 2), agent('gone', 'terminated', 'terminated')];
+      const agents = [
+        agent('root', 'running.turn.acting', 'active', 0, 1),
+        agent('poet-1', 'running.turn.thinking', 'active', 2, 1),
+        agent('gone', 'terminated', 'terminated'),
+      ];
       const line = new StatusLine(stream, () => agents);
       line.start(100);
       vi.advanceTimersByTime(100);
@@ -38,6 +43,20 @@ describe('StatusLine', () => {
       expect(drawn.length - '\r\x1b[2K'.length).toBeLessThanOrEqual(39);
       line.stop();
       expect(written.at(-1)).toBe('\r\x1b[2K');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('says how many sessions an agent serves at once (its lanes), when more than one', () => {
+    vi.useFakeTimers();
+    try {
+      const { stream, written } = fakeStream();
+      const line = new StatusLine(stream, () => [agent('root', 'running.turn.thinking', 'active', 4, 3)]);
+      line.start(100);
+      vi.advanceTimersByTime(100);
+      expect(written.at(-1)).toContain('root: thinking ×3 (+4)');
+      line.stop();
     } finally {
       vi.useRealTimers();
     }

@@ -9,7 +9,7 @@ import { type ExpectedEffects, type MachineModel, type RunStep, describeMachineM
 
 type Snapshot = SnapshotFrom<typeof agentMachine>;
 
-/** The domain events (the turn's reports among them) plus the settlements of the promise actors. */
+/** The domain events (the lanes' turn reports among them) plus the settlements of the promise actors. */
 type ModelEvent =
   | AgentEvent
   | { type: 'xstate.done.actor.prepare'; output: undefined }
@@ -17,25 +17,36 @@ type ModelEvent =
   | { type: 'xstate.done.actor.release'; output: undefined }
   | { type: 'xstate.error.actor.release'; error: Error };
 
-const task = createTask({ from: 'user', to: 'a1', action: 'message', parameters: { text: 'hello' } }, { ids: sequentialIds(), clock: systemClock });
-// maxSteps 2 makes the step limit reachable: the tool results of step 1 (the second model call) stop the turn, those
-// of step 0 do not; mailboxLimit 2 the full mailbox. As after a restart, the first turn on `task` starts at step 1
-// (its turn actor's input says so); later turns start afresh.
-const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 2, resume: { taskId: task.id, step: 1 } };
-const { agentId } = input;
+// Three sessions and two lanes: A and B run side by side (every turn report for each), C reaches the
+// lane limit and waits until a lane frees (it only ever answers). maxSteps 2 makes the step limit
+// reachable: the tool results of step 1 (the second model call) stop the turn, those of step 0 do not.
+// mailboxLimit 1 the full mailbox. As after a restart, the first turn on A's Task starts at step 1 (its
+// turn actor's input says so); later turns start afresh.
+const ids = sequentialIds();
+const taskOf = (sessionId: string): Task =>
+  createTask({ from: 'user', to: 'a1', action: 'message', sessionId, parameters: { text: `hello from ${sessionId}` } }, { ids, clock: systemClock });
+const tasks = { A: taskOf('A'), B: taskOf('B'), C: taskOf('C') };
+const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 1, maxLanes: 2, resume: [{ taskId: tasks.A.id, step: 1 }] };
+const { agentId, maxLanes } = input;
+
+const turnReports = (sessionId: string): ModelEvent[] => [
+  { type: 'turn.tools', sessionId, calls: 1 },
+  { type: 'turn.answered', sessionId, text: `hi ${sessionId}`, importance: 0.7 },
+  { type: 'turn.observed', sessionId, step: 0 },
+  { type: 'turn.observed', sessionId, step: 1 },
+  { type: 'turn.failed', sessionId, error: new Error(`model failed in ${sessionId}`) },
+];
 
 const events: readonly ModelEvent[] = [
-  { type: 'task.received', task },
+  ...Object.values(tasks).map((task): ModelEvent => ({ type: 'task.received', task })),
   { type: 'agent.drain' },
   { type: 'agent.terminate', by: 'user', reason: 'no longer needed', resumable: false },
   { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true },
   { type: 'xstate.done.actor.prepare', output: undefined },
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
-  { type: 'turn.tools', calls: 1 },
-  { type: 'turn.answered', text: 'hi', importance: 0.7 },
-  { type: 'turn.observed', step: 0 },
-  { type: 'turn.observed', step: 1 },
-  { type: 'turn.failed', error: new Error('model failed') },
+  ...turnReports('A'),
+  ...turnReports('B'),
+  { type: 'turn.answered', sessionId: 'C', text: 'hi C' },
   { type: 'xstate.done.actor.release', output: undefined },
   { type: 'xstate.error.actor.release', error: new Error('release failed') },
 ];
@@ -43,6 +54,7 @@ const events: readonly ModelEvent[] = [
 function label(event: ModelEvent): string {
   switch (event.type) {
     case 'task.received':
+      return `${event.type}(${event.task.sessionId})`;
     case 'agent.drain':
       return event.type;
     case 'agent.terminate':
@@ -50,9 +62,9 @@ function label(event: ModelEvent): string {
     case 'turn.tools':
     case 'turn.answered':
     case 'turn.failed':
-      return event.type;
+      return `${event.type}(${event.sessionId})`;
     case 'turn.observed':
-      return `${event.type}(step ${event.step})`;
+      return `${event.type}(${event.sessionId}, step ${event.step})`;
     case 'xstate.done.actor.prepare':
     case 'xstate.done.actor.release':
       return `${event.type.slice('xstate.done.actor.'.length)}.done`;
@@ -64,41 +76,71 @@ function label(event: ModelEvent): string {
   }
 }
 
-const inTurn = (snapshot: Snapshot): boolean => snapshot.matches({ running: 'turn' });
 /** Draining (intake closed by `agent.drain`) or stopping: a Task arriving now is refused, never queued. */
 const intakeClosed = (snapshot: Snapshot): boolean => snapshot.context.draining || snapshot.matches('stopping');
+const laneTask = (snapshot: Snapshot, sessionId: string): Task | undefined => snapshot.context.lanes.find((lane) => lane.sessionId === sessionId)?.task;
 
 /**
- * The documented effects. A turn ends with exactly one of answer / failTurn / stopAtStepLimit;
- * a new one starts (beginTurn, think at step 0) with the oldest queued Task whenever the agent
- * is running, out of a turn and has mail, draining or not; entering stopping cancels the current
- * and queued Tasks and releases the agent; a Task arriving while draining or stopping is refused.
+ * The documented lane rule, written out again rather than imported: with `busy` sessions in lanes,
+ * the Tasks of `queue` that start now are the oldest of each session without a lane, in queue
+ * order, while fewer than maxLanes run.
+ */
+function starting(queue: readonly Task[], busy: readonly string[]): Task[] {
+  const taken = new Set(busy);
+  const started: Task[] = [];
+  for (const task of queue) {
+    if (taken.size >= maxLanes) break;
+    if (taken.has(task.sessionId)) continue;
+    taken.add(task.sessionId);
+    started.push(task);
+  }
+  return started;
+}
+
+/**
+ * The documented effects. A lane's turn ends with exactly one of answer / failTurn / stopAtStepLimit,
+ * and the lanes freed are taken at once by queued Tasks (beginTurn, a turn actor `turn:<session>`).
+ * A received Task starts a lane at once when its session has none and one is free, else waits.
+ * Entering stopping cancels every lane's Task and every queued one and releases the agent; a Task
+ * arriving while draining or stopping is refused. Only the first turn on A's Task resumes, at step 1.
  */
 function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEvent | { type: 'xstate.init' }; next: Snapshot }): ExpectedEffects {
   const actions: Effect[] = [];
   const invoked: Invocation[] = [];
   if (prev === null) return { actions, invoked: [{ id: 'prepare', input: { agentId } }] };
-  const { current, mailbox, maxSteps } = prev.context;
-  let turnEnded = false;
+  const { lanes, mailbox, maxSteps, resume } = prev.context;
+  const begin = (task: Task): void => {
+    const at = resume.find((point) => point.taskId === task.id);
+    actions.push({ type: 'beginTurn', params: { agentId, task } });
+    invoked.push({ id: `turn:${task.sessionId}`, input: { agentId, task, step: at?.step ?? 0, resuming: at !== undefined } });
+  };
+  // A lane's turn ended: its Task gets the outcome, then what was queued takes the free lanes.
+  const endLane = (sessionId: string, outcome: Effect): void => {
+    actions.push(outcome);
+    starting(
+      mailbox,
+      lanes.filter((lane) => lane.sessionId !== sessionId).map((lane) => lane.sessionId),
+    ).forEach(begin);
+  };
   switch (event.type) {
     case 'turn.answered':
-      actions.push({ type: 'answer', params: { agentId, task: current, text: event.text, importance: event.importance } });
-      turnEnded = true;
+      endLane(event.sessionId, { type: 'answer', params: { agentId, task: laneTask(prev, event.sessionId), text: event.text, importance: event.importance } });
       break;
     case 'turn.failed':
-      actions.push({ type: 'failTurn', params: { agentId, task: current, error: event.error } });
-      turnEnded = true;
+      endLane(event.sessionId, { type: 'failTurn', params: { agentId, task: laneTask(prev, event.sessionId), error: event.error } });
       break;
     case 'turn.observed':
       if (event.step + 1 >= maxSteps) {
-        actions.push({ type: 'stopAtStepLimit', params: { agentId, task: current, steps: event.step + 1 } });
-        turnEnded = true;
+        endLane(event.sessionId, { type: 'stopAtStepLimit', params: { agentId, task: laneTask(prev, event.sessionId), steps: event.step + 1 } });
       }
       break;
     case 'turn.tools':
       break;
+    case 'xstate.done.actor.prepare':
+      starting(mailbox, []).forEach(begin);
+      break;
     case 'xstate.error.actor.prepare':
-      // A failed spawn drains: whatever queued while spawning is cancelled, then released.
+      // A failed spawn goes through stopping: whatever queued while spawning is cancelled, then released.
       actions.push({ type: 'reportSpawnFailure', params: { agentId, error: event.error } });
       actions.push({ type: 'cancelPending', params: { agentId, tasks: mailbox, reason: 'spawn failed', resumable: false } });
       invoked.push({ id: 'release', input: { agentId, reason: 'spawn failed', resumable: false } });
@@ -106,59 +148,58 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     case 'agent.terminate':
       actions.push({
         type: 'cancelPending',
-        params: { agentId, tasks: current === null ? mailbox : [current, ...mailbox], reason: event.reason, resumable: event.resumable },
+        params: { agentId, tasks: [...lanes.map((lane) => lane.task), ...mailbox], reason: event.reason, resumable: event.resumable },
       });
       invoked.push({ id: 'release', input: { agentId, reason: event.reason, resumable: event.resumable } });
       break;
     case 'task.received':
       if (intakeClosed(prev)) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
       else if (mailbox.length >= prev.context.mailboxLimit) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'mailbox_full' } });
+      else if (prev.matches('running'))
+        starting(
+          [event.task],
+          lanes.map((lane) => lane.sessionId),
+        ).forEach(begin);
       break;
     case 'agent.drain':
     case 'xstate.init':
-    case 'xstate.done.actor.prepare':
     case 'xstate.done.actor.release':
     case 'xstate.error.actor.release':
       break;
     default:
       event satisfies never;
   }
-  const queued = event.type === 'task.received' && !intakeClosed(prev) ? [...mailbox, event.task] : mailbox;
-  // One turn actor for the whole turn: invoked when a turn begins, never per step.
-  if (next.matches({ running: 'turn' }) && (turnEnded || !inTurn(prev))) {
-    actions.push({ type: 'beginTurn', params: { agentId, task: queued[0] } });
-    // Only the first turn resumes, and only on the Task it was interrupted on.
-    const resuming = prev.context.resume !== null && prev.context.resume.taskId === queued[0]?.id;
-    invoked.push({ id: 'turn', input: { agentId, task: queued[0], step: resuming ? prev.context.resume?.step : 0, resuming } });
-  }
   if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId, resumable: next.context.resumable } });
   return { actions, invoked };
 }
 
 const settles = (effect: Effect): number => {
-  const params = effect.params as { task?: Task | null; tasks?: readonly Task[] };
+  const params = effect.params as { tasks?: readonly Task[]; reason?: string };
   switch (effect.type) {
     case 'answer':
     case 'failTurn':
     case 'stopAtStepLimit':
-      return params.task === null ? 0 : 1;
+      return 1;
     case 'cancelPending':
       return params.tasks?.length ?? 0;
     case 'refuseTask':
       // Refused for a full mailbox: answered `rejected` at once (refusals while draining were never accepted).
-      return (effect.params as { reason: string }).reason === 'mailbox_full' ? 1 : 0;
+      return params.reason === 'mailbox_full' ? 1 : 0;
     default:
       return 0;
   }
 };
 
+const acceptedUpTo = (steps: readonly RunStep<Snapshot, ModelEvent>[]): number =>
+  steps.filter((s) => s.event.type === 'task.received' && s.prev !== null && !intakeClosed(s.prev)).length;
+const settledUpTo = (steps: readonly RunStep<Snapshot, ModelEvent>[]): number =>
+  steps.flatMap((s) => s.actions).reduce((sum, effect) => sum + settles(effect), 0);
+
 /** A terminated agent has answered (completed, failed or canceled) every Task it accepted. */
 function noTaskLost(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
-  const last = steps.at(-1);
-  if (last?.next.status !== 'done') return;
-  const accepted = steps.filter((s) => s.event.type === 'task.received' && s.prev !== null && !intakeClosed(s.prev)).length;
-  const answered = steps.flatMap((s) => s.actions).reduce((sum, effect) => sum + settles(effect), 0);
-  expect(answered, `the agent terminated with ${accepted - answered} accepted Task(s) never answered`).toBe(accepted);
+  if (steps.at(-1)?.next.status !== 'done') return;
+  const accepted = acceptedUpTo(steps);
+  expect(settledUpTo(steps), `the agent terminated with accepted Task(s) never answered`).toBe(accepted);
 }
 
 /**
@@ -170,31 +211,39 @@ function drainAnswersEverything(steps: readonly RunStep<Snapshot, ModelEvent>[])
     const { context } = step.next;
     if (!(context.draining && step.next.matches({ running: 'idle' }) && context.mailbox.length === 0)) return;
     const upTo = steps.slice(0, index + 1);
-    const accepted = upTo.filter((s) => s.event.type === 'task.received' && s.prev !== null && !intakeClosed(s.prev)).length;
-    const effects = upTo.flatMap((s) => s.actions);
     expect(
-      effects.filter((effect) => effect.type === 'cancelPending'),
+      upTo.flatMap((s) => s.actions).filter((effect) => effect.type === 'cancelPending'),
       'a drained agent cancelled nothing',
     ).toEqual([]);
-    expect(
-      effects.reduce((sum, effect) => sum + settles(effect), 0),
-      'a drained agent answered every Task it accepted',
-    ).toBe(accepted);
+    expect(settledUpTo(upTo), 'a drained agent answered every Task it accepted').toBe(acceptedUpTo(upTo));
   });
+}
+
+/**
+ * Lanes at every step: one per session at most (two Tasks of one session never run at once), never
+ * more than maxLanes, each with its running turn actor named after its session and no other.
+ */
+function oneLanePerSession(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  for (const { next } of steps) {
+    const sessions = next.context.lanes.map((lane) => lane.sessionId);
+    expect(new Set(sessions).size, `two lanes of one session: ${sessions.join(', ')}`).toBe(sessions.length);
+    expect(sessions.length).toBeLessThanOrEqual(maxLanes);
+    const turnActors = Object.keys(next.children).filter((id) => id.startsWith('turn:'));
+    expect(turnActors.sort()).toEqual(sessions.map((sessionId) => `turn:${sessionId}`).sort());
+  }
 }
 
 const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
   machine: agentMachine,
   input,
   events,
-  // Mailbox length is capped so the traversal is finite; the step is bounded by maxSteps.
+  // The mailbox is bounded by mailboxLimit and the lanes by maxLanes, so the traversal is finite. The
+  // lanes are a set (their order only orders a cancellation, which the oracle reads off the real actor).
   project: (snapshot) => ({
     value: snapshot.value,
     status: snapshot.status,
-    mailbox: Math.min(snapshot.context.mailbox.length, 2),
-    current: snapshot.context.current?.id ?? null,
-    startStep: snapshot.context.startStep,
-    resumePending: snapshot.context.resume !== null,
+    mailbox: snapshot.context.mailbox.map((task) => task.sessionId),
+    lanes: snapshot.context.lanes.map((lane) => `${lane.sessionId}:${lane.phase}`).sort(),
     draining: snapshot.context.draining,
   }),
   label,
@@ -220,6 +269,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
   afterPath: (steps) => {
     noTaskLost(steps);
     drainAnswersEverything(steps);
+    oneLanePerSession(steps);
   },
 };
 

@@ -71,11 +71,12 @@ describe('a restart restores its agents in the background', () => {
     const reply = await fetch(`${url}/api/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ agentId: viaHttp, text: 'late job' }),
+      // In the agent's session: the late Task waits behind the ones it had waiting.
+      body: JSON.stringify({ agentId: viaHttp, text: 'late job', sessionId: built.sessions.get(viaHttp) }),
     });
     expect(reply.status).toBe(201);
     const { messageId } = (await reply.json()) as { messageId: string };
-    const sent = await rt.send(viaSend, 'late job');
+    const sent = await rt.send(viaSend, 'late job', { sessionId: built.sessions.get(viaSend) });
 
     await until(() => answered.get(viaHttp)?.length === 4 && answered.get(viaSend)?.length === 4, 'every Task of both agents answered', 20_000);
     expect(answered.get(viaHttp)).toEqual([...(built.tasks.get(viaHttp) ?? []), messageId]);
@@ -88,8 +89,9 @@ describe('a restart restores its agents in the background', () => {
     const last = built.agents.at(-1) ?? '';
     expect(rt.agent(last)?.state).toBe('restoring');
     // Once restored it holds one Task in a turn and two queued: one more fits, a second does not.
-    const accepted = await rt.send(last, 'fits');
-    await expect(rt.send(last, 'one too many')).rejects.toMatchObject({ code: 'mailbox_full' });
+    const sessionId = built.sessions.get(last);
+    const accepted = await rt.send(last, 'fits', { sessionId });
+    await expect(rt.send(last, 'one too many', { sessionId })).rejects.toMatchObject({ code: 'mailbox_full' });
     await rt.restored();
     const snapshot = turnAndMailbox(rt, last);
     expect(snapshot.current).toBe(built.tasks.get(last)?.[0]);
@@ -97,8 +99,8 @@ describe('a restart restores its agents in the background', () => {
   });
 });
 
-/** The Task in `agentId`'s turn and those queued behind it, by id. */
+/** The Task in `agentId`'s turn (its one lane) and those queued behind it, by id. */
 function turnAndMailbox(rt: Runtime, agentId: string): { current: string | undefined; mailbox: string[] } {
   const context = societyOf(rt).agent(agentId)?.actor.getSnapshot().context;
-  return { current: context?.current?.id, mailbox: context?.mailbox.map((task) => task.id) ?? [] };
+  return { current: context?.lanes[0]?.task.id, mailbox: context?.mailbox.map((task) => task.id) ?? [] };
 }

@@ -21,7 +21,7 @@ async function setup(maxConversationMessages: number) {
     { from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } },
     { ids: sequentialIds(), clock: new SimulatedClock() },
   );
-  const conversation = societyOf(rt).agent(child)?.conversation;
+  const conversation = societyOf(rt).agent(child)?.context(task.sessionId);
   if (conversation === undefined) throw new Error('no conversation');
   return { rt, model, child, task, conversation, seen: recordBus(rt) };
 }
@@ -60,7 +60,7 @@ describe('Society.warnIfLong (property 10)', () => {
     ]);
 
     // Compressed below the maximum: silent again.
-    societyOf(rt).conversationOf(child).compress('S', 1);
+    societyOf(rt).conversationOf(child, task.sessionId).compress('S', 1);
     expect(conversation.length).toBe(3);
     expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
     expect(warnings(seen)).toHaveLength(2);
@@ -70,11 +70,16 @@ describe('Society.warnIfLong (property 10)', () => {
   it('addresses a top-level agent\'s warning to "runtime", and ignores an agent that is gone', async () => {
     const { rt } = await quietRuntime({ maxConversationMessages: 1 });
     const seen = recordBus(rt);
+    const task = createTask(
+      { from: 'user', to: 'root', action: Actions.execute, parameters: { text: 'go' } },
+      { ids: sequentialIds(), clock: new SimulatedClock() },
+    );
     societyOf(rt)
       .agent('root')
-      ?.conversation.append(...filler(1));
-    expect(societyOf(rt).agent('root')?.warnIfLong(null)).toBe(true);
-    expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: null, parameters: { messages: 2, max: 1 } })]);
+      ?.context(task.sessionId)
+      .append(...filler(1));
+    expect(societyOf(rt).agent('root')?.warnIfLong(task)).toBe(true);
+    expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: task.id, parameters: { messages: 2, max: 1 } })]);
     expect(societyOf(rt).agent('nobody')).toBeUndefined();
     await rt.shutdown();
   });
@@ -111,17 +116,31 @@ describe('conversation length warning, end to end', () => {
   it('a model call on an over-long conversation sees the warning last, and the parent gets agent.warning', async () => {
     const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
     const seen = recordBus(rt);
-    await rt.waitForAnswer(await rt.submit('first'), { timeoutMs: 5_000 });
+    const sessionId = await rt.submit('first');
+    await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
     expect(warnings(seen)).toEqual([]); // [system, user] then the answer: 3, not over
 
-    await rt.waitForAnswer(await rt.submit('second'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
     expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(4, 3) });
-    await rt.waitForAnswer(await rt.submit('third'), { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('third', { sessionId }), { timeoutMs: 5_000 });
     expect(model.requests[2]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(7, 3) });
     expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([
       ['runtime', { messages: 4, max: 3 }],
       ['runtime', { messages: 7, max: 3 }],
     ]);
+    await rt.shutdown();
+  });
+
+  it("counts each session's context apart: a long session is warned, a new one on the same agent is not", async () => {
+    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
+    const seen = recordBus(rt);
+    const sessionId = await rt.submit('first');
+    await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
+    await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
+    expect(warnings(seen)).toHaveLength(1);
+    await rt.waitForAnswer(await rt.submit('other'), { timeoutMs: 5_000 });
+    expect(model.requests[2]?.messages.map((message) => message.content)).toEqual([expect.any(String), expect.stringContaining('other')]);
+    expect(warnings(seen)).toHaveLength(1);
     await rt.shutdown();
   });
 });

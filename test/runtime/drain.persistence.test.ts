@@ -24,11 +24,15 @@ describe('draining on an organisation store', () => {
     const drained = await first.spawn({ role: 'worker' });
     const cut = await first.spawn({ role: 'worker' });
     const aborted = await first.spawn({ role: 'worker' });
-    const [done, hanging, behind] = await giveAll(first, [
-      { agentId: cut, text: 'work 1' },
-      { agentId: cut, text: 'hang' },
-      { agentId: cut, text: 'work 0' },
-    ]);
+    const [done, hanging, behind] = await giveAll(
+      first,
+      [
+        { agentId: cut, text: 'work 1' },
+        { agentId: cut, text: 'hang' },
+        { agentId: cut, text: 'work 0' },
+      ],
+      { oneSessionPerAgent: true },
+    );
     const [finished] = await giveAll(first, [{ agentId: drained, text: 'work 2' }]);
     await until(() => model.requests.length >= 4, 'the hanging call');
 

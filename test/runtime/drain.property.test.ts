@@ -93,11 +93,13 @@ describe('drain (property 8)', () => {
         const target = await rt.spawn({ role: 'worker' });
         const ids = child ? [target, await rt.spawn({ role: 'worker', parent: target })] : [target];
         // The child, if any, has one hanging Task too, so it is still busy at the deadline.
-        const sent = await giveAll(rt, [
-          ...tasks.map((quick) => ({ agentId: target, text: quick ? 'work 0' : 'hang' })),
-          ...ids.slice(1).map((agentId) => ({ agentId, text: 'hang' })),
-        ]);
-        // Up to the first hanging Task, the target answers; that one hangs, and the rest wait behind it.
+        const sent = await giveAll(
+          rt,
+          [...tasks.map((quick) => ({ agentId: target, text: quick ? 'work 0' : 'hang' })), ...ids.slice(1).map((agentId) => ({ agentId, text: 'hang' }))],
+          { oneSessionPerAgent: true },
+        );
+        // The target's Tasks are one session: up to the first hanging Task, the target answers; that
+        // one hangs, and the rest wait behind it.
         const firstHang = tasks.indexOf(false);
         const answered = firstHang === -1 ? tasks.length : firstHang;
         await until(() => model.requests.length === Math.min(answered + 1, tasks.length) + ids.length - 1, 'the hanging calls');

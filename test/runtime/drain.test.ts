@@ -96,7 +96,7 @@ describe('draining', () => {
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     worker = await rt.spawn({ role: 'worker', parent: 'root' });
     const stuck = await rt.send(worker, 'never finishes');
-    const queued = await rt.send(worker, 'waits behind it');
+    const queued = await rt.send(worker, 'waits behind it', { sessionId: stuck });
     await until(() => hanging.requests.length === 1, 'the hanging call');
 
     const answer = await rt.waitForAnswer(await rt.submit('stop the worker now'), { timeoutMs: 10_000 });
@@ -127,7 +127,9 @@ describe('draining', () => {
     const { rt } = await quietRuntime({ model, tools: [gate.tool] });
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     const id = await rt.spawn({ role: 'worker' });
-    const [first, second] = [await rt.send(id, 'first'), await rt.send(id, 'second')];
+    // One session: the second waits for the first's turn, then compresses the context they share.
+    const first = await rt.send(id, 'first');
+    const second = await rt.send(id, 'second', { sessionId: first });
     await until(() => rt.agent(id)?.state === 'running.turn.acting', 'the turn at the gate');
     const terminating = rt.terminate(id, { by: 'user' });
     gate.open();

@@ -1,26 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
+import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { answers, quietRuntime, recordBus, rejectedCode, until } from '../support/runtimeFixture.js';
 
-const later = cleanupAfterEach();
-
 /** A temp data dir, removed after the test. */
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-limits-'));
-  later(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = tempDirsAfterEach('troupe-limits-');
 
 describe('mailbox limit at intake', () => {
   it('refuses rt.submit past mailboxLimit with mailbox_full before anything is written', async () => {
     const { rt } = await quietRuntime({ mailboxLimit: 1, steps: [{ hang: true }] });
-    await rt.submit('hang');
+    // One session: the next Tasks wait behind its turn in progress rather than taking lanes of their own.
+    const sessionId = await rt.submit('hang');
     await until(() => rt.agent('root')?.state === 'running.turn.thinking', 'the first turn');
-    await rt.submit('waits');
-    expect(await rejectedCode(rt.submit('one too many'))).toBe('mailbox_full');
+    await rt.submit('waits', { sessionId });
+    expect(await rejectedCode(rt.submit('one too many', { sessionId }))).toBe('mailbox_full');
     expect(rt.agent('root')?.queued).toBe(1);
     await rt.shutdown({ drainTimeoutMs: 0 });
   });
@@ -28,8 +20,9 @@ describe('mailbox limit at intake', () => {
   it('a Task accepted before a restart is never rejected after it, even past a smaller mailboxLimit', async () => {
     const dir = await tempDir();
     const first = await quietRuntime({ dataDir: dir, steps: [{ hang: true }] });
-    const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push(await first.rt.submit(`job ${i}`));
+    const ids: string[] = [await first.rt.submit('job 0')];
+    // One session: the other five wait behind its hanging turn.
+    for (let i = 1; i < 6; i++) ids.push(await first.rt.submit(`job ${i}`, { sessionId: ids[0] }));
     await first.rt.shutdown({ drainTimeoutMs: 0 });
 
     const second = await quietRuntime({ dataDir: dir, mailboxLimit: 2, steps: answers(6, 'done') });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
 import type { OrgStore } from '../../src/org/index.js';
+import { sessionConversationKey } from '../../src/org/index.js';
+import { Conversation } from '../../src/runtime/agent/conversation.js';
 import type { Journal } from '../../src/runtime/journal/journal.js';
 import { storeJournal } from '../../src/runtime/journal/storeJournal.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
@@ -75,5 +77,36 @@ describe('the store journal holds records nobody waits for and commits them toge
     await journal.close();
     const { store: reopened } = await openTestStore(dir);
     expect(reopened.conversation('poet-1')).toEqual([step(1)]);
+  });
+});
+
+describe('conversations kept through the journal', () => {
+  it('a new conversation and the steps appended before its first commit are kept once each', async () => {
+    const { journal, store } = await journalOnStore();
+    const conversation = new Conversation('You write poems.', journal.conversation('poet-1/s1'));
+    conversation.append(step(1), step(2));
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual(conversation.messages);
+  });
+
+  it('a compression followed by steps before its commit is kept as it is in memory', async () => {
+    const { journal, store } = await journalOnStore();
+    const conversation = new Conversation('You write poems.', journal.conversation('poet-1/s1'));
+    conversation.append(step(1), step(2), step(3));
+    await journal.durable();
+    conversation.compress('the story so far', 1);
+    conversation.append(step(4));
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual(conversation.messages);
+  });
+
+  it("clearConversations forgets every session's conversation of the agent and one kept under its bare id, and nobody else's", async () => {
+    const { journal, store } = await journalOnStore();
+    await store.createAgent({ id: 'poet-10', roleId: 'role-1', parentAgentId: null });
+    const keys = [sessionConversationKey('poet-1', 's1'), sessionConversationKey('poet-1', 's2'), 'poet-1', sessionConversationKey('poet-10', 's1'), 'poet-10'];
+    for (const key of keys) journal.conversation(key).appended([step(1)]);
+    journal.clearConversations('poet-1');
+    await journal.durable();
+    expect(keys.map((key) => store.conversation(key).length)).toEqual([0, 0, 0, 1, 1]);
   });
 });

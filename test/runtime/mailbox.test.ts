@@ -10,12 +10,13 @@ describe('bounded mailbox', () => {
     // The agent is still spawning when the six arrive: the first will start its turn as soon as it
     // runs, so it does not count as waiting; three more fit and two are refused at intake (the user
     // hears no, and nothing is rejected later). Then the first turn's model call hangs, so the
-    // other three keep waiting.
+    // other three keep waiting. All in one session, so they wait for its lane rather than taking
+    // lanes of their own.
     const { rt, logger } = await quietRuntime({ mailboxLimit: 3, steps: [{ hang: true }] });
     const seen = recordBus(rt);
     await rt.createRole({ name: 'worker', prompt: 'work' });
     const { agentId: worker, result: sending } = await duringSpawn(rt, { role: 'worker' }, (id) => {
-      const sends = Array.from({ length: 6 }, (_, i) => rt.send(id, `job ${i}`));
+      const sends = Array.from({ length: 6 }, (_, i) => rt.send(id, `job ${i}`, { sessionId: 'jobs' }));
       expect(rt.agent(id)?.state).toBe('spawning');
       return sends;
     });
@@ -29,7 +30,7 @@ describe('bounded mailbox', () => {
     // Another agent's Tasks have no intake to wait at: past the limit, the agent rejects them.
     const peerIds = { ids: randomIds, clock: systemClock };
     const fromPeer = Array.from({ length: 2 }, (_, i) =>
-      createTask({ from: 'peer', to: worker, action: Actions.execute, parameters: { text: `peer ${i}` } }, peerIds),
+      createTask({ from: 'peer', to: worker, action: Actions.execute, sessionId: 'jobs', parameters: { text: `peer ${i}` } }, peerIds),
     );
     for (const task of fromPeer) rt.bus.publish(task);
     await until(() => seen.filter((task) => task.status === 'rejected').length === 2, 'the peer Tasks past the limit to be rejected');

@@ -24,6 +24,8 @@ describe('createRuntime options', () => {
       [{ logLevel: 'loud' as unknown as 'info' }, 'logLevel'],
       [{ commitDelayMs: -5 }, 'commitDelayMs'],
       [{ maxHeldWrites: 0 }, 'maxHeldWrites'],
+      [{ maxLanesPerAgent: 0 }, 'maxLanesPerAgent'],
+      [{ sessionsInMemoryPerAgent: 1.5 }, 'sessionsInMemoryPerAgent'],
       [{ restoreSliceTasks: 0 }, 'restoreSliceTasks'],
       [{ restoreSliceTasks: 1.5 }, 'restoreSliceTasks'],
     ];

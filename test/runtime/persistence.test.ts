@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OfflineModel, ScriptedModel } from '../../src/llm/index.js';
-import { openOrgStore } from '../../src/org/index.js';
+import { openOrgStore, sessionConversationKey } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { systemClock } from '../../src/clock.js';
-import { sequentialIds } from '../../src/ids.js';
-import { Actions, createTask, taskAsPrompt } from '../../src/task/index.js';
+import { Actions, taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger } from '../../src/testing.js';
 import { runCli } from '../support/cliProcess.js';
+import { workerLeftMidTurn } from '../support/leftMidTurn.js';
 
 const dirs: string[] = [];
 async function dataDir(): Promise<string> {
@@ -97,11 +96,13 @@ describe('conversations across a restart', () => {
     await first.createRole({ name: 'worker', prompt: 'You work.' });
     const worker = await first.spawn({ role: 'worker' });
     const gone = await first.spawn({ role: 'worker' });
-    await first.waitForAnswer(await first.send(worker, 'first question'), { timeoutMs: 10_000 });
+    const sessionId = await first.send(worker, 'first question');
+    await first.waitForAnswer(sessionId, { timeoutMs: 10_000 });
     const before =
       societyOf(first)
         .agent(worker)
-        ?.conversation.messages.map((message) => message.content) ?? [];
+        ?.context(sessionId)
+        .messages.map((message) => message.content) ?? [];
     expect(before.slice(1)).toEqual([expect.stringContaining('first question'), 'first answer']);
     await first.terminate(gone, { by: 'user' });
     await first.shutdown();
@@ -112,18 +113,19 @@ describe('conversations across a restart', () => {
     expect(
       societyOf(second)
         .agent(worker)
-        ?.conversation.messages.map((message) => message.content),
+        ?.context(sessionId)
+        .messages.map((message) => message.content),
     ).toEqual(before);
-    await second.waitForAnswer(await second.send(worker, 'second question'), { timeoutMs: 10_000 });
+    await second.waitForAnswer(await second.send(worker, 'second question', { sessionId }), { timeoutMs: 10_000 });
     // The model sees the earlier exchange, then the new question.
     expect(model.requests[0]?.messages.map((message) => message.content)).toEqual([...before, expect.stringContaining('second question')]);
     await second.shutdown();
 
     const store = await openOrgStore({ dir });
-    expect(store.conversation(gone)).toEqual([]);
+    expect(store.conversation(sessionConversationKey(gone, sessionId))).toEqual([]);
     expect(
       store
-        .conversation(worker)
+        .conversation(sessionConversationKey(worker, sessionId))
         .map((step) => step.content)
         .at(-1),
     ).toBe('second answer');
@@ -172,24 +174,14 @@ describe('a shutdown on a data dir', () => {
 describe('a restart after the answer was stored but not sent', () => {
   it('sends the stored answer without calling the model again', async () => {
     const dir = await dataDir();
-    const first = await createRuntime({ dataDir: dir, model: new ScriptedModel([]), logger: new MemoryLogger() });
-    await first.createRole({ name: 'worker', prompt: 'You work.' });
-    const worker = await first.spawn({ role: 'worker' });
-    await first.shutdown();
-
     // The store as a crash would leave it: the turn's prompt and final answer kept, the Task still waiting.
-    const task = createTask(
-      { from: 'user', to: worker, action: Actions.execute, parameters: { text: 'what is 6 × 7?' } },
-      { ids: sequentialIds(), clock: systemClock },
-    );
-    const store = await openOrgStore({ dir });
-    await store.appendMessage(task.id, task);
-    await store.addWaiting(worker, task);
-    await store.appendConversation(worker, [
-      { role: 'user', content: taskAsPrompt(task) },
-      { role: 'assistant', content: '42', toolCalls: [] },
-    ]);
-    await store.close();
+    const { task } = await workerLeftMidTurn(dir, 'what is 6 × 7?', (worker, waiting) => ({
+      key: sessionConversationKey(worker, waiting.sessionId),
+      steps: [
+        { role: 'user', content: taskAsPrompt(waiting) },
+        { role: 'assistant', content: '42', toolCalls: [] },
+      ],
+    }));
 
     const model = new ScriptedModel([]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });

@@ -12,10 +12,10 @@ const builtDataDir = (agents: number, tasksEach: number): Promise<WaitingTasksDa
 const restart = (dir: string, options: RuntimeOptions = {}): Promise<Runtime> =>
   restartSliceByAgent(later, dir, { model: new ScriptedModel(hangs(200)), ...options });
 
-/** The Task in `agentId`'s turn and those queued behind it, by id. */
+/** The Tasks in `agentId`'s lanes and those queued behind them, by id. */
 function turnAndMailbox(rt: Runtime, agentId: string): string[] {
   const context = societyOf(rt).agent(agentId)?.actor.getSnapshot().context;
-  return [...(context?.current === null || context === undefined ? [] : [context.current.id]), ...(context?.mailbox.map((task) => task.id) ?? [])];
+  return [...(context?.lanes.map((lane) => lane.task.id) ?? []), ...(context?.mailbox.map((task) => task.id) ?? [])];
 }
 
 describe('while a restart restores its agents', () => {
@@ -25,7 +25,8 @@ describe('while a restart restores its agents', () => {
     const [from, to] = [built.agents[0] ?? '', built.agents.at(-1) ?? ''];
     expect(rt.agent(to)?.state).toBe('restoring');
     // What delegate_task and send_message publish, from an agent to another.
-    const delegated = createTask({ from, to, action: Actions.execute, parameters: { text: 'sub-task' } }, societyOf(rt));
+    // In the session of the Tasks it had waiting, so it waits behind them rather than taking a lane of its own.
+    const delegated = createTask({ from, to, action: Actions.execute, sessionId: built.sessions.get(to), parameters: { text: 'sub-task' } }, societyOf(rt));
     rt.bus.publish(delegated);
     expect(rt.agent(to)?.state).not.toBe('restoring');
     await rt.restored();
@@ -65,7 +66,7 @@ describe('while a restart restores its agents', () => {
     const rt = await restart(built.dir);
     // Started early by a Task, while the rest wait for the background restore.
     const late = built.agents.at(-1) ?? '';
-    const extra = await rt.send(late, 'late job');
+    const extra = await rt.send(late, 'late job', { sessionId: built.sessions.get(late) });
     expect(rt.restoring).toBe(true);
     const summary = await rt.shutdown({ drainTimeoutMs: 0 });
     const cut = await rt.restored();

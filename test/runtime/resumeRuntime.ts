@@ -1,6 +1,6 @@
 /**
  * A runtime interrupted in the middle of a turn: run by resume.test.ts, which kill -9s it when
- * it prints `mid-turn`. Its clerk agent is sent two Tasks; the first turn calls `tally`, then:
+ * it prints `mid-turn`. Its clerk agent is sent two Tasks of one session; the first turn calls `tally`, then:
  *   after-tool — the tool has run and its result is stored; the next model call hangs;
  *   in-tool    — the tool was asked for (and the request stored) but never finishes.
  * The first stdout line is `{"clerk", "first", "second"}` (agent and Task ids).
@@ -17,7 +17,8 @@ const rt = await createRuntime({ dataDir: dir, model, tools: [tallyTool(ledger, 
 await rt.createRole({ name: 'clerk', prompt: 'Keep tallies.' });
 const clerk = await rt.spawn({ role: 'clerk' });
 const first = await rt.send(clerk, 'tally one');
-const second = await rt.send(clerk, 'then say hi');
+// The same session: the second waits for the first's turn.
+const second = await rt.send(clerk, 'then say hi', { sessionId: first });
 process.stdout.write(`${JSON.stringify({ clerk, first, second })}\n`);
 const reached = mode === 'in-tool' ? () => ledgerMarks(`${ledger}.started`).length > 0 : () => model.requests.length >= 2;
 while (!reached()) await sleep(5);

@@ -88,12 +88,13 @@ describe('graceful shutdown (property 14)', () => {
             finishedAt.map((n) => ({ agentId: target(n), text: 'quick' })),
           );
           await until(() => finished.every((taskId) => finalAnswer(rt, taskId) !== undefined), 'the quick tasks');
-          // Each busy agent's first model call hangs; its other Tasks wait in its mailbox.
+          // Each busy agent's first model call hangs; its other Tasks (of the same session) wait in its mailbox.
           const busy = new Set(hangingAt.map(target));
           model.push(...Array.from(busy, () => ({ hang: true as const })), ...answers(8, 'too late'));
           const hanging = await giveAll(
             rt,
             hangingAt.map((n) => ({ agentId: target(n), text: 'slow' })),
+            { oneSessionPerAgent: true },
           );
           await until(() => model.requests.length === finished.length + busy.size, 'the hanging calls');
           const liveBefore = societyOf(rt).liveIds().length;

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openOrgStore } from '../../src/org/index.js';
-import type { Conversation } from '../../src/runtime/index.js';
+import { openOrgStore, sessionConversationKey } from '../../src/org/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
 import { spawnTree, subtree, treeArb } from '../support/agentTree.js';
@@ -37,21 +36,17 @@ describe('terminate (properties 6–8)', () => {
           const nodes = await spawnTree(rt, choices);
           const ids = [...nodes.keys()];
           // Give every agent something to remember first, so "cleared" means something.
-          const sent: string[] = [];
-          for (const id of ids) sent.push(await rt.send(id, `hello ${id}`));
-          await Promise.all(sent.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
+          // Each message starts a session of its own, named by the message's id.
+          const sessions = new Map<string, string>();
+          for (const id of ids) sessions.set(id, await rt.send(id, `hello ${id}`));
+          await Promise.all([...sessions.values()].map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 5_000 })));
+          const sessionOf = (id: string): string => sessions.get(id) ?? '';
 
           const target = ids[pick % ids.length] ?? 'root';
           const by = nodes.get(target)?.parent ?? 'user';
           const gone = subtree(nodes, target);
           const survivors = ids.filter((id) => !gone.includes(id));
-          const conversations = new Map<string, Conversation>();
-          for (const id of ids) {
-            const cell = societyOf(rt).agent(id);
-            expect(cell).toBeDefined();
-            if (cell !== undefined) conversations.set(id, cell.conversation);
-            expect(cell?.conversation.length).toBeGreaterThan(1);
-          }
+          for (const id of ids) expect(societyOf(rt).agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
           const seen = recordBus(rt);
 
           await rt.terminate(target, reason === undefined ? { by } : { by, reason });
@@ -64,7 +59,6 @@ describe('terminate (properties 6–8)', () => {
             expect(view?.terminatedAt).not.toBeNull();
             expect(societyOf(rt).agent(id)).toBeUndefined();
             expect(societyOf(rt).liveIds()).not.toContain(id);
-            expect(conversations.get(id)?.length).toBe(0);
             const records = societyOf(rt)
               .terminations()
               .filter((t) => t.agentId === id);
@@ -75,7 +69,7 @@ describe('terminate (properties 6–8)', () => {
           for (const id of survivors) {
             expect(rt.agent(id)?.status).toBe('active');
             expect(rt.agent(id)?.state).toBe('running.idle');
-            expect(conversations.get(id)?.length).toBeGreaterThan(1);
+            expect(societyOf(rt).agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
           }
           expect(societyOf(rt).terminations()).toHaveLength(gone.length);
           await rt.shutdown();
@@ -84,14 +78,14 @@ describe('terminate (properties 6–8)', () => {
           try {
             for (const id of gone) {
               expect(store.agent(id)?.status).toBe('terminated');
-              expect(store.conversation(id)).toEqual([]);
+              expect(store.conversation(sessionConversationKey(id, sessionOf(id)))).toEqual([]);
               const stored = store.terminations().filter((t) => t.agentId === id);
               expect(stored).toHaveLength(1);
               expect(stored[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
             }
             for (const id of survivors) {
               expect(store.agent(id)?.status).toBe('active');
-              expect(store.conversation(id).length).toBeGreaterThan(1);
+              expect(store.conversation(sessionConversationKey(id, sessionOf(id))).length).toBeGreaterThan(1);
             }
             expect(store.terminations()).toHaveLength(gone.length);
           } finally {
@@ -220,10 +214,12 @@ describe('terminate (properties 6–8)', () => {
 
         let agentId = 'root';
         const sent: string[] = [];
+        // One session: its Tasks wait behind the turn in progress rather than taking lanes of their own.
+        const oneSession = { sessionId: 'hanging' };
         if (spawning) {
           // All of it while the agent is still spawning: its Tasks queue, and it is terminated there.
           const caught = await duringSpawn(rt, spawnInput, (id) => {
-            const sends = [rt.send(id, 'first'), ...Array.from({ length: k }, (_, i) => rt.send(id, `queued ${i}`))];
+            const sends = [rt.send(id, 'first', oneSession), ...Array.from({ length: k }, (_, i) => rt.send(id, `queued ${i}`, oneSession))];
             expect(rt.agent(id)).toMatchObject({ state: 'spawning', queued: k + 1 });
             return { sends, terminating: rt.terminate(id, { by, mode: 'abort' }) };
           });
@@ -232,9 +228,9 @@ describe('terminate (properties 6–8)', () => {
           await caught.result.terminating;
         } else {
           if (where !== 'root') agentId = await rt.spawn(spawnInput);
-          sent.push(await rt.send(agentId, 'first'));
+          sent.push(await rt.send(agentId, 'first', oneSession));
           await until(() => model.requests.length === 1, 'the first model call');
-          for (let i = 0; i < k; i++) sent.push(await rt.send(agentId, `queued ${i}`));
+          for (let i = 0; i < k; i++) sent.push(await rt.send(agentId, `queued ${i}`, oneSession));
           expect(rt.agent(agentId)).toMatchObject({ state: 'running.turn.thinking', queued: k });
           await rt.terminate(agentId, { by, mode: 'abort' });
         }

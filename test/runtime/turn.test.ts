@@ -70,14 +70,15 @@ describe('the ReAct turn', () => {
       // The same call four times, with the keys in another order and other spacing.
       steps: [same('{"q":"x","page":1}'), same('{"page":1,"q":"x"}'), same('{ "q": "x", "page": 1 }'), same('{"q":"x","page":1}'), { text: 'unused' }],
     });
-    const answer = await rt.waitForAnswer(await rt.submit('find x'), { timeoutMs: 5_000 });
+    const taskId = await rt.submit('find x');
+    const answer = await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
     expect(runs).toBe(2);
     const told = model.requests[3]?.messages.at(-1);
     expect(told).toMatchObject({ role: 'tool', content: expect.stringContaining('called lookup with these same arguments 3 times') as unknown });
     expect(answer).toMatchObject({ status: 'failed', error: { code: 'repeat_guard' } });
     expect(model.remaining).toBe(1);
     // The conversation stays valid: every tool call has its result.
-    const messages = societyOf(rt).agent('root')?.conversation.messages ?? [];
+    const messages = societyOf(rt).agent('root')?.context(taskId).messages ?? [];
     const callIds = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : []));
     const resultIds = messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : []));
     expect(resultIds).toEqual(callIds);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { HeldCallsModel } from '../support/heldCalls.js';
 import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
+import { until } from '../support/runtimeFixture.js';
 
 interface AgentsBody {
   readonly total: number;
@@ -33,6 +35,20 @@ describe('GET /api/agents pages and filters', () => {
     expect(active.body).toMatchObject({ total: 1, agents: [{ id: 'root', status: 'active' }] });
     const all = await call<AgentsBody>(url, '/api/agents?limit=1');
     expect(all.body).toMatchObject({ total: 6, agents: [{ id: 'root' }] });
+  });
+
+  it('says how many sessions an agent is serving at once (its lanes) and how many Tasks wait', async () => {
+    const model = new HeldCallsModel();
+    const { url, rt } = await served({ memory: true, model });
+    const first = await rt.submit('one');
+    await rt.submit('two');
+    await rt.submit('one again', { sessionId: first });
+    await until(() => model.waiting.length === 2, 'two lanes at the model');
+    const root = await call<{ state: string; lanes: number; queued: number }>(url, '/api/agents/root');
+    expect(root.body).toMatchObject({ state: 'running.turn.thinking', lanes: 2, queued: 1 });
+    const page = await call<AgentsBody>(url, '/api/agents?status=active');
+    expect(page.body.agents).toEqual([expect.objectContaining({ id: 'root', lanes: 2, queued: 1 })]);
+    for (const held of model.waiting) held.release();
   });
 
   it.each([

@@ -7,15 +7,16 @@ const served = serverPerTest();
 
 describe('overload is refused at intake', () => {
   it('a submit past the mailbox limit is 429 mailbox_full with Retry-After, and no Task acknowledged 201 is rejected later', async () => {
-    // The first Task's model call hangs, so everything after it waits in root's mailbox.
+    // The first Task's model call hangs, so everything after it in its session waits in root's mailbox.
     const { rt, url } = await served({ model: new ScriptedModel([{ hang: true }]), runtime: { mailboxLimit: 2 } });
     const seen = recordBus(rt);
-    const first = await call(url, '/api/submit', { json: { text: 'hang' } });
+    const first = await call<{ sessionId: string }>(url, '/api/submit', { json: { text: 'hang' } });
+    const { sessionId } = first.body;
     expect(first.status).toBe(201);
     await until(() => rt.agent('root')?.state === 'running.turn.thinking', 'the first turn');
 
     // Five at once: two fit (counted while they are still being written), three are refused.
-    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => call(url, '/api/submit', { json: { text: `job ${i}` } })));
+    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => call(url, '/api/submit', { json: { text: `job ${i}`, sessionId } })));
     const accepted = replies.filter((reply) => reply.status === 201);
     const refused = replies.filter((reply) => reply.status === 429);
     expect([accepted.length, refused.length]).toEqual([2, 3]);
@@ -25,7 +26,7 @@ describe('overload is refused at intake', () => {
       expect(JSON.stringify(reply.body)).toContain('mailboxLimit');
     }
     // The same refusal through /api/send.
-    const sent = await call(url, '/api/send', { json: { agentId: 'root', text: 'one more' } });
+    const sent = await call(url, '/api/send', { json: { agentId: 'root', text: 'one more', sessionId } });
     expect([sent.status, sent.headers.get('retry-after')]).toEqual([429, '1']);
 
     expect(rt.agent('root')?.queued).toBe(2);

@@ -34,14 +34,24 @@ export function subtree(nodes: ReadonlyMap<string, Node>, rootId: string): strin
   return out;
 }
 
-/** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others. */
-function give(rt: Runtime, agentId: string, text: string): Promise<string> {
-  return agentId === 'root' ? rt.submit(text) : rt.send(agentId, text);
+/** Gives `agentId` a Task the way the user would: `submit` for root, `send` for the others; in `sessionId`, or a session of its own. */
+function give(rt: Runtime, agentId: string, text: string, sessionId?: string): Promise<string> {
+  const options = sessionId === undefined ? {} : { sessionId };
+  return agentId === 'root' ? rt.submit(text, options) : rt.send(agentId, text, options);
 }
 
-/** Gives each Task in order, each acknowledged before the next is given. */
-export async function giveAll(rt: Runtime, work: readonly { agentId: string; text: string }[]): Promise<string[]> {
+/**
+ * Gives each Task in order, each acknowledged before the next is given. `oneSessionPerAgent`: an
+ * agent's Tasks share one session (named by its first), so they run one after another; else each
+ * Task is a session of its own and they run in lanes side by side.
+ */
+export async function giveAll(rt: Runtime, work: readonly { agentId: string; text: string }[], { oneSessionPerAgent = false } = {}): Promise<string[]> {
   const sent: string[] = [];
-  for (const { agentId, text } of work) sent.push(await give(rt, agentId, text));
+  const sessions = new Map<string, string>();
+  for (const { agentId, text } of work) {
+    const taskId = await give(rt, agentId, text, oneSessionPerAgent ? sessions.get(agentId) : undefined);
+    if (!sessions.has(agentId)) sessions.set(agentId, taskId);
+    sent.push(taskId);
+  }
   return sent;
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 /**
@@ -11,5 +14,15 @@ export function cleanupAfterEach(): (cleanup: () => Promise<void>) => void {
   });
   return (cleanup) => {
     cleanups.push(cleanup);
+  };
+}
+
+/** Makes temp dirs (named `<prefix>…`) that are removed after each test. */
+export function tempDirsAfterEach(prefix: string): () => Promise<string> {
+  const later = cleanupAfterEach();
+  return async () => {
+    const dir = await mkdtemp(join(tmpdir(), prefix));
+    later(() => rm(dir, { recursive: true, force: true }));
+    return dir;
   };
 }

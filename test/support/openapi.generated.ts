@@ -256,6 +256,7 @@ export interface components {
       parentAgentId: string | null;
       state: string;
       queued: number;
+      lanes: number;
       createdAt: number;
       terminatedAt: number | null;
     };

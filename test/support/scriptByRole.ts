@@ -1,4 +1,4 @@
-import type { ChatRequest, ModelClient, ScriptReply, ScriptedModel } from '../../src/llm/index.js';
+import type { ChatRequest, ModelClient, ScriptReply } from '../../src/llm/index.js';
 
 export type RoleStep = ScriptReply | ((request: ChatRequest) => ScriptReply);
 
@@ -8,9 +8,9 @@ function roleOf(request: ChatRequest): string {
   return /\(role ([^)]+)\)/.exec(system?.content ?? '')?.[1] ?? 'unknown';
 }
 
-/** A model whose calls go to the ScriptedModel of the calling agent's role, so one role's call may hang while another's are answered. */
-export function modelByRole(models: Record<string, ScriptedModel>): ModelClient {
-  const pick = (request: ChatRequest): ScriptedModel => {
+/** A model whose calls go to the model of the calling agent's role, so one role's call may hang while another's are answered. */
+export function modelByRole(models: Record<string, ModelClient>): ModelClient {
+  const pick = (request: ChatRequest): ModelClient => {
     const model = models[roleOf(request)];
     if (model === undefined) throw new Error(`no scripted model for role ${roleOf(request)}`);
     return model;

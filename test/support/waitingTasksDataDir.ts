@@ -12,13 +12,15 @@ export interface WaitingTasksDataDir {
   readonly dir: string;
   readonly agents: readonly string[];
   readonly tasks: ReadonlyMap<string, readonly string[]>;
+  /** The one session each agent's Tasks are in: a Task sent in it waits behind them. */
+  readonly sessions: ReadonlyMap<string, string>;
   /** Every waiting Task, as the shutdown that left them counted them. */
   readonly pendingTasks: number;
 }
 
 /**
  * Builds, in a new temp dir (the caller removes it), an organisation whose `agents` agents each
- * hold `tasksEach` unanswered Tasks (`job 0`, `job 1` …), the first of each mid-turn on a model
+ * hold `tasksEach` unanswered Tasks of one session (`job 0`, `job 1` …), the first of each mid-turn on a model
  * call that never returns; a shutdown with a drain of 0 leaves them all in the store.
  */
 export async function waitingTasksDataDir(agents: number, tasksEach: number): Promise<WaitingTasksDataDir> {
@@ -28,12 +30,16 @@ export async function waitingTasksDataDir(agents: number, tasksEach: number): Pr
   const rt = await createRuntime({ dataDir: dir, model, maxLiveAgents: agents + 1, maxConcurrentModelCalls: agents + 1 });
   await rt.createRole({ name: 'w', prompt: 'work' });
   const tasks = new Map<string, string[]>();
+  const sessions = new Map<string, string>();
   for (let i = 0; i < agents; i++) {
     const id = await rt.spawn({ role: 'w' });
-    tasks.set(id, await Promise.all(Array.from({ length: tasksEach }, (_, n) => rt.send(id, `job ${n}`))));
+    // One session each, so its Tasks wait behind its first one's turn rather than taking lanes of their own.
+    const sessionId = `jobs-${i}`;
+    sessions.set(id, sessionId);
+    tasks.set(id, await Promise.all(Array.from({ length: tasksEach }, (_, n) => rt.send(id, `job ${n}`, { sessionId }))));
   }
   const { pendingTasks } = await rt.shutdown({ drainTimeoutMs: 0 });
-  return { dir, agents: [...tasks.keys()], tasks, pendingTasks };
+  return { dir, agents: [...tasks.keys()], tasks, sessions, pendingTasks };
 }
 
 /** `waitingTasksDataDir`, removed after the test. */

@@ -16,22 +16,33 @@ function workerStep(request: ChatRequest): ScriptStep {
   return done < rounds ? { toolCalls: [{ name: 'wait_ticks', arguments: { ticks: 2 } }] } : { text: `done: ${prompt?.taskId ?? '?'}` };
 }
 
-/** A model that answers every call as `workerStep` says, however many there are; it records each request. */
-export class WorkerModel implements ModelClient {
-  readonly name = 'worker';
+/** A model that answers every call with the step `reply` computes from its request, however many there are; it records each request. */
+export class ReplyingModel implements ModelClient {
+  readonly name: string = 'replying';
   readonly scripted = true;
   readonly #script = new ScriptedModel([]);
+
+  constructor(private readonly reply: (request: ChatRequest) => ScriptStep) {}
 
   get requests(): readonly ChatRequest[] {
     return this.#script.requests;
   }
 
   chat(request: ChatRequest, options?: Parameters<ModelClient['chat']>[1]): AsyncIterable<ChatDelta> {
-    this.#script.push(workerStep(request));
+    this.#script.push(this.reply(request));
     return this.#script.chat(request, options);
   }
 
   embed(texts: readonly string[]): Promise<number[][]> {
     return this.#script.embed(texts);
+  }
+}
+
+/** A model that answers every call as `workerStep` says. */
+export class WorkerModel extends ReplyingModel {
+  override readonly name = 'worker';
+
+  constructor() {
+    super(workerStep);
   }
 }

@@ -32,8 +32,9 @@ describe('compress_context, end to end', () => {
         { text: 'second done' },
       ],
     });
-    await rt.waitForAnswer(await rt.submit('first'), { timeoutMs: 5_000 });
-    const answer = await rt.waitForAnswer(await rt.submit('second'), { timeoutMs: 5_000 });
+    const sessionId = await rt.submit('first');
+    await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
+    const answer = await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'second done' } });
 
     // Before: [system, user1, call a, result a, call b, result b, 'first done', user2].

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor, toPromise } from 'xstate';
 import type { agentMachine } from '../../../machines/agent.machine.js';
+import { queuedStarts } from '../../../machines/agentLanes.js';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
@@ -13,8 +14,9 @@ import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Journal } from '../journal/journal.js';
 import { type AgentState, agentStateOf } from './agentState.js';
-import { type Conversation, lengthWarning } from './conversation.js';
-import { startingPoint } from './startingPoint.js';
+import { lengthWarning } from './conversation.js';
+import { type SessionContexts, type TurnContext, sessionContexts } from './sessionContexts.js';
+import { startingPoint, systemPrompt } from './startingPoint.js';
 import type { Redactor } from '../../task/index.js';
 
 /** What every agent of a runtime shares. */
@@ -47,20 +49,21 @@ export interface ModelUsage {
 }
 
 /**
- * One live agent: its actor, its conversation, its model usage, its mailbox on the bus (kept in
- * the journal until answered) and how it started (fresh, or restored with the work it had
- * accepted). Everything about a live agent is here; the organisation's record of it is data.
+ * One live agent: its actor (with a lane per session it is serving), its context in each session,
+ * its model usage, its mailbox on the bus (kept in the journal until answered) and how it started
+ * (fresh, or restored with the work it had accepted). Everything about a live agent is here; the
+ * organisation's record of it is data.
  */
 export class Agent {
   readonly id: string;
-  readonly conversation: Conversation;
+  readonly #contexts: SessionContexts;
   readonly usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
   readonly actor: Actor<AgentMachine>;
   readonly #waiting: readonly Task[];
   #inbox: Subscription | undefined;
   #released = false;
 
-  /** Builds the agent (its conversation, fresh or restored, and its actor) without starting it. */
+  /** Builds the agent (its contexts, its unfinished work when restored, and its actor) without starting it. */
   constructor(
     readonly env: AgentEnvironment,
     machine: AgentMachine,
@@ -69,10 +72,16 @@ export class Agent {
     origin: 'new' | 'restored',
   ) {
     this.id = record.id;
-    const start = startingPoint(env, record, role, origin);
-    this.conversation = start.conversation;
-    this.#waiting = start.waiting;
     const { config } = env;
+    this.#contexts = sessionContexts({
+      agentId: record.id,
+      systemPrompt: systemPrompt(record, role),
+      journal: env.journal,
+      limit: config.sessionsInMemoryPerAgent,
+      inUse: (sessionId) => this.#inLane(sessionId),
+    });
+    const start = startingPoint(env, this.#contexts, record, origin);
+    this.#waiting = start.waiting;
     this.actor = createActor(machine, {
       id: this.id,
       input: {
@@ -81,6 +90,7 @@ export class Agent {
         parentId: record.parentAgentId,
         maxSteps: config.maxSteps,
         mailboxLimit: config.mailboxLimit,
+        maxLanes: config.maxLanesPerAgent,
         resume: start.resume,
       },
       ...(env.inspect === undefined ? {} : { inspect: env.inspect }),
@@ -155,21 +165,43 @@ export class Agent {
     return this.actor.getSnapshot().context.mailbox.length;
   }
 
-  /**
-   * Tasks waiting for a turn, as intake counts them against `mailboxLimit`: the mailbox, less the
-   * oldest while the agent is still spawning (its first turn takes that one as soon as it runs,
-   * so a restored agent started by a new Task counts as it would once restored).
-   */
-  get waitingForTurn(): number {
-    const snapshot = this.actor.getSnapshot();
-    const { length } = snapshot.context.mailbox;
-    return snapshot.value === 'spawning' && length > 0 ? length - 1 : length;
+  /** Sessions with a turn in progress (lanes). */
+  get lanes(): number {
+    return this.actor.getSnapshot().context.lanes.length;
   }
 
-  /** Tasks accepted and not yet answered: the mailbox and the one in a turn. */
+  /**
+   * Tasks waiting for a lane, as intake counts them against `mailboxLimit`: the mailbox, less
+   * those that start lanes as soon as the agent runs while it is still spawning (so a restored
+   * agent started by a new Task counts as it would once restored).
+   */
+  get waitingForTurn(): number {
+    const { context, value } = this.actor.getSnapshot();
+    if (value !== 'spawning') return context.mailbox.length;
+    return queuedStarts(context)?.mailbox.length ?? context.mailbox.length;
+  }
+
+  /** Tasks accepted and not yet answered: the mailbox and those in a lane's turn. */
   get unanswered(): number {
     const { context } = this.actor.getSnapshot();
-    return context.mailbox.length + (context.current === null ? 0 : 1);
+    return context.mailbox.length + context.lanes.length;
+  }
+
+  /**
+   * The agent's context in `sessionId`: what its turns in that session send the model and append
+   * their steps to. Made on first use; no session's context holds another session's text.
+   */
+  context(sessionId: string): TurnContext {
+    return this.#contexts.context(sessionId);
+  }
+
+  /** Sessions whose context is in memory (at most `sessionsInMemoryPerAgent`, and those in a lane). */
+  get sessionsInMemory(): number {
+    return this.#contexts.inMemory;
+  }
+
+  #inLane(sessionId: string): boolean {
+    return this.actor.getSnapshot().context.lanes.some((lane) => lane.sessionId === sessionId);
   }
 
   /**
@@ -206,7 +238,8 @@ export class Agent {
   }
 
   /**
-   * Lets go of the mailbox and, unless its work resumes after a restart, of its conversation.
+   * Lets go of the mailbox and of its contexts; unless its work resumes after a restart, they are
+   * forgotten in the store too.
    *
    * @internal
    */
@@ -214,7 +247,7 @@ export class Agent {
     if (this.#released) return;
     this.#released = true;
     this.#inbox?.unsubscribe();
-    if (!resumable) this.conversation.clear();
+    this.#contexts.release(resumable);
   }
 
   /**
@@ -240,16 +273,17 @@ export class Agent {
   }
 
   /**
-   * Before each model call: when the conversation holds more than `maxConversationMessages`,
-   * tells the model so in a system message and sends an `agent.warning` notice about `task`.
-   * Returns whether it warned; it warns on every call while over.
+   * Before each model call of a turn on `task`: when its session's context holds more than
+   * `maxConversationMessages`, tells the model so in a system message and sends an
+   * `agent.warning` notice about `task`. Returns whether it warned; it warns on every call while over.
    */
-  warnIfLong(task: Task | null): boolean {
+  warnIfLong(task: Task): boolean {
     const max = this.env.config.maxConversationMessages;
-    if (!this.conversation.needsWarning(max)) return false;
-    const messages = this.conversation.length;
-    this.conversation.append({ role: 'system', content: lengthWarning(messages, max) });
-    this.env.logger.warn({ agentId: this.id, messages, max }, 'conversation over its maximum length');
+    const context = this.context(task.sessionId);
+    if (!context.needsWarning(max)) return false;
+    const messages = context.length;
+    context.append({ role: 'system', content: lengthWarning(messages, max) });
+    this.env.logger.warn({ agentId: this.id, sessionId: task.sessionId, messages, max }, 'conversation over its maximum length');
     this.notify(Actions.warning, { messages, max }, task);
     return true;
   }

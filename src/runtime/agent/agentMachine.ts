@@ -54,25 +54,23 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
       }),
     },
     actions: {
-      beginTurn: guarded('beginTurn', (agent, { task }: { agentId: string; task: Task | null }) => {
-        if (task === null) return;
-        agent.env.logger.debug({ agentId: agent.id, taskId: task.id }, 'turn started');
+      beginTurn: guarded('beginTurn', (agent, { task }: { agentId: string; task: Task }) => {
+        agent.env.logger.debug({ agentId: agent.id, taskId: task.id, sessionId: task.sessionId }, 'turn started');
         agent.env.bus.publish(replyTo(task, { status: 'working' }, agent.env.clock));
       }),
-      answer: guarded('answer', (agent, { task, text, importance }: { agentId: string; task: Task | null; text: string; importance: number | undefined }) => {
-        if (task !== null) reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
+      answer: guarded('answer', (agent, { task, text, importance }: { agentId: string; task: Task; text: string; importance: number | undefined }) => {
+        reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
       }),
-      failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task | null; error: unknown }) => {
+      failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task; error: unknown }) => {
         // A provider may echo the API key in its error: redacted for the log and the notice too.
         const message = agent.env.redactor.text(describeError(error));
-        agent.env.logger.error({ agentId: agent.id, taskId: task?.id, error: message }, 'agent turn failed');
-        if (task !== null) reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
+        agent.env.logger.error({ agentId: agent.id, taskId: task.id, error: message }, 'agent turn failed');
+        reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
         agent.notify(Actions.error, { error: message }, task);
       }),
-      stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task | null; steps: number }) => {
-        agent.env.logger.warn({ agentId: agent.id, taskId: task?.id, steps }, 'turn stopped at the step limit');
-        if (task !== null)
-          reply(agent, task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } });
+      stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task; steps: number }) => {
+        agent.env.logger.warn({ agentId: agent.id, taskId: task.id, steps }, 'turn stopped at the step limit');
+        reply(agent, task, { status: 'failed', error: { code: 'step_limit', message: `stopped after ${steps} steps without a final answer` } });
       }),
       cancelPending: guarded(
         'cancelPending',

@@ -33,8 +33,10 @@ export class Conversation {
   constructor(start: string | readonly ChatMessage[], sink: ConversationSink = keepNothing) {
     this.#sink = sink;
     if (typeof start === 'string') {
-      this.#messages = [{ role: 'system', content: start }];
-      sink.appended(this.#messages);
+      const system: ChatMessage = { role: 'system', content: start };
+      this.#messages = [system];
+      // The sink may write later (a journal holds writes to commit them together): never hand it an array that grows.
+      sink.appended([system]);
     } else {
       this.#messages = [...start];
     }
@@ -64,19 +66,12 @@ export class Conversation {
     const { messages, removed, kept } = compressMessages(this.#messages, summary, keepRecent);
     this.#messages = messages;
     this.#snapshot = undefined;
-    this.#sink.replaced(messages);
+    this.#sink.replaced([...messages]);
     return { removed, kept };
   }
 
   /** Whether the conversation is longer than `max` messages, so the agent should be told to compress it. */
   needsWarning(max: number): boolean {
     return this.#messages.length > max;
-  }
-
-  /** Drops everything, system prompt included: the agent is gone. */
-  clear(): void {
-    this.#messages = [];
-    this.#snapshot = undefined;
-    this.#sink.cleared();
   }
 }

@@ -3,19 +3,19 @@ import type { Logger } from '../../logger.js';
 import type { AgentRecord, Role } from '../../org/index.js';
 import type { Task } from '../../task/index.js';
 import type { Journal } from '../journal/journal.js';
-import { Conversation } from './conversation.js';
 import { closeDanglingCalls, resumePoint } from './resume.js';
+import type { SessionContexts } from './sessionContexts.js';
 
-/** What an agent's actor starts from: its conversation and, after a restart, its unfinished work. */
+/** What an agent's actor starts from after a restart: its unfinished work. */
 export interface StartingPoint {
-  readonly conversation: Conversation;
   /** Tasks it had accepted and not answered, oldest first: handed back to it once it runs. */
   readonly waiting: readonly Task[];
-  /** The turn to pick up, when the oldest waiting Task was interrupted mid-turn. */
-  readonly resume: ResumeAt | null;
+  /** The turns to pick up: in each session, its oldest waiting Task when that one was interrupted mid-turn. */
+  readonly resume: readonly ResumeAt[];
 }
 
-function systemPrompt(record: AgentRecord, role: Role): string {
+/** The system prompt every session's context starts with. */
+export function systemPrompt(record: AgentRecord, role: Role): string {
   const origin =
     record.parentAgentId === null
       ? 'You answer the user directly.'
@@ -23,27 +23,48 @@ function systemPrompt(record: AgentRecord, role: Role): string {
   return `${role.prompt}\n\nYou are agent ${record.id} (role ${role.name}) in a troupe society. ${origin}`;
 }
 
+/** The oldest of `tasks` in each session, in order: the one whose turn a restart may have interrupted. */
+function oldestPerSession(tasks: readonly Task[]): Task[] {
+  const oldest = new Map<string, Task>();
+  for (const task of tasks) if (!oldest.has(task.sessionId)) oldest.set(task.sessionId, task);
+  return [...oldest.values()];
+}
+
 /**
- * A new agent starts from its system prompt with nothing waiting. A restored one starts from its
- * stored conversation and the Tasks it had not answered, in order; when the oldest was mid-turn
- * (its prompt is the conversation's last user message), that turn resumes from its last stored step.
+ * A new agent starts with nothing waiting. A restored one starts with the Tasks it had not
+ * answered, in order; in each session whose oldest waiting Task was mid-turn (its prompt is the
+ * last user message of that session's context), that turn resumes from its last stored step, each
+ * in its own lane. A conversation an older troupe kept under the bare agent id (one for every
+ * session) is not carried into any session: it is cleared with a log line, and a turn it held
+ * starts over from its prompt.
  *
  * @internal
  */
-export function startingPoint(deps: { journal: Journal; logger: Logger }, record: AgentRecord, role: Role, origin: 'new' | 'restored'): StartingPoint {
+export function startingPoint(
+  deps: { journal: Journal; logger: Logger },
+  contexts: SessionContexts,
+  record: AgentRecord,
+  origin: 'new' | 'restored',
+): StartingPoint {
+  if (origin === 'new') return { waiting: [], resume: [] };
   const { journal, logger } = deps;
-  const sink = journal.conversation(record.id);
-  const stored = origin === 'restored' ? journal.storedConversation(record.id) : [];
-  const conversation = stored.length > 0 ? new Conversation(stored, sink) : new Conversation(systemPrompt(record, role), sink);
-  const waiting = origin === 'restored' ? journal.storedWaiting(record.id) : [];
-  const first = waiting[0];
-  const point = first === undefined ? null : resumePoint(conversation.messages, first);
-  if (point === null) {
-    // A turn that will not resume leaves no call unanswered, or the next model call would be refused.
-    const closing = closeDanglingCalls(conversation.messages, 'the agent restarted before this call finished');
-    if (closing.length > 0) conversation.append(...closing);
+  if (journal.storedConversation(record.id).length > 0) {
+    logger.warn({ agentId: record.id }, 'a conversation kept for every session (before sessions had their own) was cleared; an interrupted turn starts over');
+    journal.conversation(record.id).cleared();
   }
-  const resume = first === undefined || point === null ? null : { taskId: first.id, step: point.step };
-  if (waiting.length > 0) logger.info({ agentId: record.id, tasks: waiting.length, resumed: resume !== null }, 'handing back waiting Tasks');
-  return { conversation, waiting, resume };
+  const waiting = journal.storedWaiting(record.id);
+  const resume: ResumeAt[] = [];
+  for (const first of oldestPerSession(waiting)) {
+    const messages = contexts.peek(first.sessionId);
+    const point = resumePoint(messages, first);
+    if (point !== null) {
+      resume.push({ taskId: first.id, step: point.step });
+      continue;
+    }
+    // A turn that will not resume leaves no call unanswered, or the session's next model call would be refused.
+    const closing = closeDanglingCalls(messages, 'the agent restarted before this call finished');
+    if (closing.length > 0) contexts.context(first.sessionId).append(...closing);
+  }
+  if (waiting.length > 0) logger.info({ agentId: record.id, tasks: waiting.length, resumed: resume.length }, 'handing back waiting Tasks');
+  return { waiting, resume };
 }

@@ -7,9 +7,12 @@ import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js'
 import type { Agent } from './agent.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
 import { resumePoint } from './resume.js';
+import type { TurnContext } from './sessionContexts.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
+  /** The context of the turn's session (its lane's): what the model is sent, where the steps go. */
+  readonly context: TurnContext;
   /** Tool calls the last model reply asked for, run by the next `act`. */
   pending: readonly ToolCall[];
   /** How often each (tool, arguments) was called in this turn, for the repeat guard. */
@@ -33,9 +36,10 @@ function observe(agent: Agent, task: Task, action: string, parameters: Record<st
  * `<imp:X/>` tags are stripped from everything shown and returned as importance.
  */
 async function think(agent: Agent, turn: TurnState, input: TurnInput, step: number, signal: AbortSignal): Promise<ThinkOutput> {
-  const { env, conversation } = agent;
-  // A resumed turn's prompt is already in the conversation.
-  if (step === 0 && !input.resuming) conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
+  const { env } = agent;
+  const { context } = turn;
+  // A resumed turn's prompt is already in the context.
+  if (step === 0 && !input.resuming) context.append({ role: 'user', content: taskAsPrompt(input.task) });
   agent.warnIfLong(input.task);
   const stripper = new ImportanceTagStripper();
   // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
@@ -46,7 +50,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   };
   let reply: CollectedReply;
   try {
-    const stream = env.model.chat({ messages: conversation.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
+    const stream = env.model.chat({ messages: context.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),
@@ -73,7 +77,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   if (turn.tokens > env.config.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
   const { text, importance } = readImportance(reply.message.content);
-  conversation.append({ ...reply.message, content: text });
+  context.append({ ...reply.message, content: text });
   turn.pending = reply.message.toolCalls;
   if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
@@ -101,7 +105,8 @@ function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
  * with the reason; repeated once more, the turn stops (`repeat_guard`).
  */
 async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSignal): Promise<void> {
-  const { env, conversation } = agent;
+  const { env } = agent;
+  const { context: conversation } = turn;
   const calls = turn.pending;
   turn.pending = [];
   const limit = env.config.maxRepeatedToolCalls;
@@ -141,11 +146,12 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
  * answer when the turn had finished but its reply was never sent.
  */
 function resumeTurn(agent: Agent, turn: TurnState, task: Task): { answer?: string } {
-  const { conversation, env } = agent;
-  const point = resumePoint(conversation.messages, task);
+  const { env } = agent;
+  const { context } = turn;
+  const point = resumePoint(context.messages, task);
   if (point === null) {
-    env.logger.warn({ agentId: agent.id, taskId: task.id }, 'interrupted turn not found in the conversation; starting it over');
-    conversation.append({ role: 'user', content: taskAsPrompt(task) });
+    env.logger.warn({ agentId: agent.id, taskId: task.id }, "interrupted turn not found in its session's context; starting it over");
+    context.append({ role: 'user', content: taskAsPrompt(task) });
     return {};
   }
   for (const call of point.done) judgeRepeat(turn.calls, call, env.config.maxRepeatedToolCalls);
@@ -158,8 +164,8 @@ function resumeTurn(agent: Agent, turn: TurnState, task: Task): { answer?: strin
 const turnLeft = Object.freeze(new Error('the agent left the turn (it ended, hit the step limit or was terminated)'));
 
 /**
- * Runs a whole ReAct turn of `agent` (think → act → observe, repeated) and reports every phase
- * change to its machine. The machine owns the decisions: after each report it may leave the turn
+ * Runs a whole ReAct turn of `agent` in the lane of the Task's session (think → act → observe,
+ * repeated, in that session's context) and reports every phase change to its machine, naming the lane. The machine owns the decisions: after each report it may leave the turn
  * (step limit, termination), which calls the returned stop function; the loop checks its signal
  * after every report and starts nothing once stopped. What the turn wrote is durable before the
  * next tool runs and before the answer leaves; the write of a step overlaps the next model call.
@@ -182,14 +188,15 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     over = true;
     report(event);
   };
-  const turn: TurnState = { pending: [], calls: new Map(), tokens: 0 };
+  const { sessionId } = input.task;
+  const turn: TurnState = { context: agent.context(sessionId), pending: [], calls: new Map(), tokens: 0 };
   // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
   const { clock } = agent.env;
   const budget = clock.setTimeout(() => {
     if (over || stopped()) return;
     const error = timeBudgetSpent(agent, input.task);
     controller.abort(error);
-    end({ type: 'turn.failed', error });
+    end({ type: 'turn.failed', sessionId, error });
   }, config.maxTaskMs);
   // What the last tool step wrote (its results, and everything before): durable before the next
   // tool runs, its commit overlapping the model call in between rather than adding to it.
@@ -197,14 +204,14 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
   const answer = async (text: string, importance?: number): Promise<void> => {
     await journal.durable();
-    if (!stopped()) end(importance === undefined ? { type: 'turn.answered', text } : { type: 'turn.answered', text, importance });
+    if (!stopped()) end(importance === undefined ? { type: 'turn.answered', sessionId, text } : { type: 'turn.answered', sessionId, text, importance });
   };
   void (async () => {
     try {
       let step = input.step;
       // One round of tools, reported on both sides; false once the machine has left the turn.
       const toolStep = async (calls: number): Promise<boolean> => {
-        report({ type: 'turn.tools', calls });
+        report({ type: 'turn.tools', sessionId, calls });
         // A finished tool's result is on disk before another tool acts on the world, so a
         // crash never runs it again.
         await stepWritten;
@@ -212,7 +219,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
         await act(agent, turn, input.task, signal);
         stepWritten = journal.durable();
         if (stopped()) return false;
-        report({ type: 'turn.observed', step });
+        report({ type: 'turn.observed', sessionId, step });
         return !stopped();
       };
       if (input.resuming) {
@@ -236,7 +243,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
         if (!(await toolStep(outcome.calls))) return;
       }
     } catch (error) {
-      if (!stopped()) end({ type: 'turn.failed', error });
+      if (!stopped()) end({ type: 'turn.failed', sessionId, error });
     }
   })();
   return () => {

@@ -44,8 +44,10 @@ export interface Journal {
   waiting(agentId: string, task: Task): void;
   /** The Task was answered (or refused, or cancelled): nothing to hand back. */
   answered(agentId: string, taskId: string): void;
-  /** Where `agentId`'s conversation is kept as appended steps. */
-  conversation(agentId: string): ConversationSink;
+  /** Where the conversation `owner` (an agent's in one session: `sessionConversationKey`) is kept as appended steps. */
+  conversation(owner: string): ConversationSink;
+  /** Forgets every conversation of `agentId` (all its sessions'): the agent is gone. */
+  clearConversations(agentId: string): void;
   /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
   durable(): Promise<void>;
   /** The organisation written down before, or null when there is none yet. */
@@ -54,8 +56,8 @@ export interface Journal {
   storedWaiting(agentId: string): readonly Task[];
   /** How many Tasks `agentId` has waiting in the store, without reading them. */
   storedWaitingCount(agentId: string): number;
-  /** `agentId`'s stored conversation (empty when none). */
-  storedConversation(agentId: string): readonly ChatMessage[];
+  /** The stored conversation `owner` (empty when none). */
+  storedConversation(owner: string): readonly ChatMessage[];
   /** An agent's stored record (a terminated agent's outlives it in memory); undefined when nothing is kept. */
   agentRecord(agentId: string): AgentRecord | undefined;
   /** Every stored agent record, live and terminated; undefined when nothing is kept. */
@@ -94,6 +96,7 @@ export const memoryJournal: Journal = {
   waiting: () => undefined,
   answered: () => undefined,
   conversation: () => keepNothing,
+  clearConversations: () => undefined,
   durable: () => done,
   stored: () => null,
   storedWaiting: () => [],

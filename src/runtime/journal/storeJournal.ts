@@ -63,14 +63,15 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
     answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
-    conversation: (agentId) => ({
-      appended: (messages) => queued(() => store.appendConversation(agentId, messages), 'conversation', { agentId }),
+    conversation: (owner) => ({
+      appended: (messages) => queued(() => store.appendConversation(owner, messages), 'conversation', { owner }),
       replaced: (messages) => {
-        queued(() => store.clearConversation(agentId), 'conversation', { agentId });
-        queued(() => store.appendConversation(agentId, messages), 'conversation', { agentId });
+        queued(() => store.clearConversation(owner), 'conversation', { owner });
+        queued(() => store.appendConversation(owner, messages), 'conversation', { owner });
       },
-      cleared: () => queued(() => store.clearConversation(agentId), 'conversation', { agentId }),
+      cleared: () => queued(() => store.clearConversation(owner), 'conversation', { owner }),
     }),
+    clearConversations: (agentId) => queued(() => store.clearConversations(agentId), 'conversations', { agentId }),
     durable: () => awaited(() => store.flushed()),
     stored: (): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
@@ -83,7 +84,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     },
     storedWaiting: (agentId) => store.waiting(agentId),
     storedWaitingCount: (agentId) => store.waitingCount(agentId),
-    storedConversation: (agentId) => store.conversation(agentId),
+    storedConversation: (owner) => store.conversation(owner),
     agentRecord: (agentId) => {
       const record = store.agent(agentId);
       return record === undefined ? undefined : strip(record);
