@@ -41,7 +41,8 @@ function isNotice(task: Task): boolean {
 
 /** What a reply says: its result, else its error, else only its status. */
 function replyText(task: Task): string {
-  if (task.result !== null) return typeof task.result === 'string' ? task.result : JSON.stringify(task.result);
+  // An answer's result is `{ text }` (or any JSON): taskText reads the text out, as the user sees it.
+  if (task.result !== null) return taskText(task);
   if (task.error !== null) return `${task.error.code}: ${task.error.message}`;
   return `(${task.status}, no result)`;
 }

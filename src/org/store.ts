@@ -63,13 +63,19 @@ async function makeStoreDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Sub-dbs agents' memories keep in the same environment (`memory-entries`, `memory-facts`,
+ * `memory-vectors`, `memory-meta`), with room for a few more: lmdb fixes the count at open.
+ */
+const memorySubDbs = 8;
+
 /** Opens the environment, migrates, validates every record and quarantines the invalid ones. */
 async function loadStore(settings: StoreSettings): Promise<OrgStore> {
   const { dir, logger, clock } = settings;
   let root: RootDatabase;
   try {
     // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
-    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + 2 });
+    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs });
   } catch (error) {
     if (isLmdbFailure(error)) throw storeDamaged(dir, `lmdb cannot open it: ${describeError(error)}`, error);
     throw new TroupeError('internal', `cannot open the org store in ${dir}: ${describeError(error)}`, { cause: error });
@@ -130,6 +136,7 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   let closing: Promise<void> | undefined;
 
   return {
+    environment: root,
     ...storeWrites(write, clock),
     ...storeReads(dbs),
     messages: (rootTaskId, page = {}) => readMessages(checked, rootTaskId, page),
@@ -152,7 +159,7 @@ type StoreQueries =
   'conversation' | 'artifact' | 'inbox' | 'waitingCount' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
 
 /** The store's writes: each validates its input, then stages its puts on the durable writer. */
-function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close'> {
+function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close' | 'environment'> {
   return {
     createRole: (role) =>
       write('createRole', false, () => {

@@ -1,4 +1,4 @@
-import type { Database } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
@@ -96,6 +96,13 @@ export interface OrgStoreOptions {
  * store stays usable.
  */
 export interface OrgStore {
+  /**
+   * The LMDB environment the organisation lives in: agents' memories keep their `memory-*`
+   * sub-dbs in it (they write them themselves; the organisation's sub-dbs are this store's alone).
+   *
+   * @internal
+   */
+  readonly environment: RootDatabase;
   createRole(role: NewRole): Promise<RoleRecord>;
   /** The agent record and its parent link, in one transaction. */
   createAgent(agent: NewAgent): Promise<StoredAgentRecord>;

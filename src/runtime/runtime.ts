@@ -21,6 +21,8 @@ import { limitedModel } from './limitedModel.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
+import { MemoryHub } from './memory/memoryHub.js';
+import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import { Society } from './society.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
@@ -67,6 +69,8 @@ export class Runtime {
   readonly #intake: IntakeGate;
   /** Starts a restored organisation's agents in the background, once the organisation is known. */
   readonly #restore: BackgroundRestore;
+  /** Every live agent's memory; closed after the agents stop and before the store. */
+  readonly #memory: MemoryHub;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -87,10 +91,12 @@ export class Runtime {
       root: _o,
       dataDir,
       secrets,
+      memory,
       ...settings
     } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
     const config = parseOrThrow(RuntimeConfigSchema, settings);
+    const memorySettings = memorySettingsOf(memory);
     const level = logLevel === undefined ? undefined : parseOrThrow(LogLevelSchema, logLevel, 'logLevel');
     // A library is quiet unless given a logger or a level; whatever it writes is redacted.
     const redactor = new Redactor(secrets ?? []);
@@ -98,7 +104,7 @@ export class Runtime {
     const clock = options.clock ?? systemClock;
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch });
-    const runtime = new Runtime({ ...options, logger, clock, redactor }, config, journal);
+    const runtime = new Runtime({ ...options, logger, clock, redactor, memorySettings }, config, journal);
     const stored = journal.stored();
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
@@ -108,8 +114,12 @@ export class Runtime {
   }
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
-  private constructor(options: RuntimeOptions & { logger: Logger; clock: Clock; redactor: Redactor }, config: RuntimeConfig, journal: Journal) {
-    const { model, retry, bus, clock, ids, logger, tools, inspect, root, redactor } = options;
+  private constructor(
+    options: RuntimeOptions & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
+    config: RuntimeConfig,
+    journal: Journal,
+  ) {
+    const { model, retry, bus, clock, ids, logger, tools, inspect, root, redactor, memorySettings } = options;
     this.redactor = redactor;
     this.#journal = journal;
     this.#root = root;
@@ -125,6 +135,7 @@ export class Runtime {
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
+    this.#memory = new MemoryHub({ bus: this.bus, clock, logger, store: journal.memoryStore, settings: memorySettings, onDue: () => undefined });
     this.#society = new Society({
       bus: this.bus,
       clock,
@@ -136,6 +147,8 @@ export class Runtime {
       inspect,
       journal,
       redactor,
+      memory: this.#memory,
+      memorySettings,
     });
     societies.set(this, this.#society);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
@@ -189,6 +202,7 @@ export class Runtime {
   /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
   async #fail(error: unknown): Promise<never> {
     this.#actor.send({ type: 'runtime.failed', error });
+    await this.#memory.closeAll();
     await this.bus.close();
     await this.#journal.close();
     throw error;
@@ -329,6 +343,7 @@ export class Runtime {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
+      await this.#memory.closeAll();
       await this.bus.close();
       await this.#journal.close();
       return summary;

@@ -9,6 +9,7 @@ import type { ToolPolicy } from '../task/index.js';
 import type { Tool } from '../tools/index.js';
 import type { AgentState, ModelUsage } from './agent/index.js';
 import type { RuntimeConfigInput } from './config.js';
+import type { MemoryOptions } from './memory/memoryOptions.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -41,6 +42,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * `[REDACTED]` is refused (`invalid_input`).
    */
   secrets?: readonly string[];
+  /**
+   * Every agent's memory (L1–L4) and how each turn's context is built from it: capacities, ages,
+   * thresholds, the embedder, the token budget (see `MemoryOptions`). Kept in the data dir when
+   * there is one.
+   */
+  memory?: MemoryOptions;
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
 }

@@ -7,9 +7,10 @@ import { Actions, type Task, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
 import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
 
-// Property 10 of seed 004 at the society: before each model call, an agent whose conversation
-// is longer than maxConversationMessages is told so (a system message in its conversation) and
-// its parent gets an agent.warning Task; on every such call while it stays over, never otherwise.
+// Property 10 of seed 004 at the society: before each model call, an agent whose turn has more
+// steps than maxConversationMessages is told so (a system message among its steps) and its parent
+// gets an agent.warning Task; on every such call while it stays over, never otherwise. What came
+// before the turn is memory's, fitted to the budget: only the turn's own steps count.
 
 const filler = (n: number): ChatMessage[] => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` }));
 
@@ -31,7 +32,7 @@ const warnings = (seen: readonly Task[]): Task[] => seen.filter((task) => task.a
 describe('Society.warnIfLong (property 10)', () => {
   it('is silent at the maximum, and past it tells the model and the parent, on every call while over', async () => {
     const { rt, child, task, conversation, seen } = await setup(4);
-    conversation.append(...filler(3));
+    conversation.append(...filler(4));
     expect(conversation.length).toBe(4);
     expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
     expect(conversation.length).toBe(4);
@@ -59,7 +60,7 @@ describe('Society.warnIfLong (property 10)', () => {
       { messages: 6, max: 4 },
     ]);
 
-    // Compressed below the maximum: silent again.
+    // Compressed below the maximum (the turn's prompt, the summary, one recent step): silent again.
     societyOf(rt).conversationOf(child, task.sessionId).compress('S', 1);
     expect(conversation.length).toBe(3);
     expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
@@ -77,7 +78,7 @@ describe('Society.warnIfLong (property 10)', () => {
     societyOf(rt)
       .agent('root')
       ?.context(task.sessionId)
-      .append(...filler(1));
+      .append(...filler(2));
     expect(societyOf(rt).agent('root')?.warnIfLong(task)).toBe(true);
     expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: task.id, parameters: { messages: 2, max: 1 } })]);
     expect(societyOf(rt).agent('nobody')).toBeUndefined();
@@ -110,36 +111,41 @@ describe('Society.warnIfLong (property 10)', () => {
   });
 });
 
-describe('conversation length warning, end to end', () => {
-  // Needs think (src/runtime/turn.ts) to call `host.warnIfLong(input.agentId, input.task)` before
-  // each model call. Until that line is in, this is expected to fail; once it is, turn it into `it`.
-  it('a model call on an over-long conversation sees the warning last, and the parent gets agent.warning', async () => {
-    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
-    const seen = recordBus(rt);
-    const sessionId = await rt.submit('first');
-    await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
-    expect(warnings(seen)).toEqual([]); // [system, user] then the answer: 3, not over
+describe('turn length warning, end to end', () => {
+  const call = { toolCalls: [{ name: 'create_plan', arguments: { steps: ['look'] } }] };
 
-    await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
-    expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(4, 3) });
-    await rt.waitForAnswer(await rt.submit('third', { sessionId }), { timeoutMs: 5_000 });
-    expect(model.requests[2]?.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(7, 3) });
+  it('a model call of an over-long turn sees the warning last, and the parent gets agent.warning', async () => {
+    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [call, call, call, { text: 'done' }] });
+    const seen = recordBus(rt);
+    const answer = await rt.waitForAnswer(await rt.submit('work'), { timeoutMs: 5_000 });
+    expect(answer.status).toBe('completed');
+    // Steps before each call: 1 (the prompt), 3, then 5 and 8 (each warning is a step too).
+    expect(model.requests.map((request) => request.messages.at(-1))).toEqual([
+      { role: 'user', content: expect.stringContaining('work') as unknown },
+      expect.objectContaining({ role: 'tool' }),
+      { role: 'system', content: lengthWarning(5, 3) },
+      { role: 'system', content: lengthWarning(8, 3) },
+    ]);
     expect(warnings(seen).map((task) => [task.to, task.parameters])).toEqual([
-      ['runtime', { messages: 4, max: 3 }],
-      ['runtime', { messages: 7, max: 3 }],
+      ['runtime', { messages: 5, max: 3 }],
+      ['runtime', { messages: 8, max: 3 }],
     ]);
     await rt.shutdown();
   });
 
-  it("counts each session's context apart: a long session is warned, a new one on the same agent is not", async () => {
-    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [{ text: 'one' }, { text: 'two' }, { text: 'three' }] });
+  it("counts each turn's steps: the next Task of the session starts at one, with the last exchange from memory", async () => {
+    const { rt, model } = await quietRuntime({ maxConversationMessages: 3, steps: [call, call, { text: 'one' }, { text: 'two' }, { text: 'other' }] });
     const seen = recordBus(rt);
     const sessionId = await rt.submit('first');
     await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
-    await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
     expect(warnings(seen)).toHaveLength(1);
+    await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
+    const second = model.requests[3]?.messages.map((message) => message.content) ?? [];
+    expect(second.join('\n')).toContain('first');
+    expect(second.join('\n')).toContain('one');
+    expect(second.at(-1)).toContain('second');
     await rt.waitForAnswer(await rt.submit('other'), { timeoutMs: 5_000 });
-    expect(model.requests[2]?.messages.map((message) => message.content)).toEqual([expect.any(String), expect.stringContaining('other')]);
+    expect(model.requests[4]?.messages.map((message) => message.content)).toEqual([expect.any(String), expect.stringContaining('other')]);
     expect(warnings(seen)).toHaveLength(1);
     await rt.shutdown();
   });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
 import type { OrgStore } from '../../src/org/index.js';
@@ -18,7 +19,7 @@ async function journalOnStore(limits = { delayMs: 10, maxWrites: 100 }): Promise
   await store.createRole({ id: 'role-1', name: 'poet', prompt: 'Write poems.', createdBy: 'user' });
   await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
   const clock = new SimulatedClock(1_000);
-  return { journal: storeJournal(store, new MemoryLogger(), limits, clock), store, clock, dir };
+  return { journal: storeJournal(store, new MemoryLogger(), limits, clock, join(dir, 'memory-index')), store, clock, dir };
 }
 
 const step = (n: number): ChatMessage => ({ role: 'user', content: `step ${n}` });

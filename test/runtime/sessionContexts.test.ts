@@ -31,11 +31,17 @@ describe('a context per session', () => {
     await rt.waitForAnswer(b, { timeoutMs: 5_000 });
     await rt.waitForAnswer(await rt.submit('a second', { sessionId: a }), { timeoutMs: 5_000 });
     await rt.waitForAnswer(await rt.submit('b second', { sessionId: b }), { timeoutMs: 5_000 });
-    // A's last call: its system prompt, the summary, the compress step and its result; B's holds all of B.
-    expect(promptsIn(model.requests[3])).toEqual([]);
-    expect(model.requests[3]?.messages[1]).toMatchObject({ role: 'system', content: expect.stringContaining('A so far') as unknown });
+    // A's last call: A's earlier exchange from memory, then its turn compressed to the prompt, the
+    // summary, the compress step and its result. B's holds all of B and nothing of A.
+    const aLast = model.requests[3]?.messages ?? [];
+    expect(promptsIn(model.requests[3])).toEqual(['a first', 'a second']);
+    expect(aLast.slice(-3).map((message) => message.role)).toEqual(['system', 'assistant', 'tool']);
+    expect(aLast.at(-3)).toMatchObject({ role: 'system', content: expect.stringContaining('A so far') as unknown });
+    expect(aLast.map((message) => message.content).join('\n')).not.toContain('b ');
+    const bLast = model.requests[4]?.messages.map((message) => message.content) ?? [];
     expect(promptsIn(model.requests[4])).toEqual(['b first', 'b second']);
-    expect(model.requests[4]?.messages.map((message) => message.content)).toContain('b one');
+    expect(bLast).toContain('b one');
+    expect(bLast.join('\n')).not.toMatch(/A so far|a first|a one/);
     await rt.shutdown();
   });
 
@@ -56,13 +62,13 @@ describe('a context per session', () => {
     await rt.shutdown();
   });
 
-  it('memory only, a context let go is gone: its session starts afresh', async () => {
+  it("memory only, a context let go loses only its turn's steps: the session's exchanges are in memory", async () => {
     const { rt, model } = await quietRuntime({ steps: answers(4, 'noted'), sessionsInMemoryPerAgent: 1 });
     const first = await rt.submit('one');
     await rt.waitForAnswer(first, { timeoutMs: 5_000 });
     await rt.waitForAnswer(await rt.submit('two'), { timeoutMs: 5_000 });
     await rt.waitForAnswer(await rt.submit('one again', { sessionId: first }), { timeoutMs: 5_000 });
-    expect(promptsIn(model.requests[2])).toEqual(['one again']);
+    expect(promptsIn(model.requests[2])).toEqual(['one', 'one again']);
     expect(societyOf(rt).agent('root')?.sessionsInMemory).toBe(1);
     await rt.shutdown();
   });

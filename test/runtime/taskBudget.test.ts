@@ -31,9 +31,10 @@ describe("a Task's budget", () => {
 
   it('ends the turn with time_budget once it ran maxTaskMs on the runtime clock, aborting the model call in flight', async () => {
     const clock = new SimulatedClock();
-    const { rt } = await quietRuntime({ clock, maxTaskMs: 60_000, steps: [{ hang: true }, { text: 'next one done' }] });
+    const { rt, model } = await quietRuntime({ clock, maxTaskMs: 60_000, steps: [{ hang: true }, { text: 'next one done' }] });
     const taskId = await rt.submit('take forever');
-    await until(() => rt.agent('root')?.state === 'running.turn.thinking', 'the turn to start');
+    // The model call is in flight once its context is built from memory.
+    await until(() => model.requests.length === 1, 'the model call');
     clock.advance(59_999);
     expect(rt.agent('root')?.state).toBe('running.turn.thinking');
     clock.advance(1);

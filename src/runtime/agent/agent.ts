@@ -14,10 +14,12 @@ import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Journal } from '../journal/journal.js';
 import { type AgentState, agentStateOf } from './agentState.js';
-import { lengthWarning } from './conversation.js';
 import { type SessionContexts, type TurnContext, sessionContexts } from './sessionContexts.js';
 import { startingPoint, systemPrompt } from './startingPoint.js';
 import type { Redactor } from '../../task/index.js';
+import type { MemoryHub } from '../memory/memoryHub.js';
+import type { MemorySettings } from '../memory/memoryOptions.js';
+import { parentContext } from './parentContext.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -36,6 +38,9 @@ export interface AgentEnvironment {
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
   /** Takes configured secrets out of what the agent lets out of the process (its failures' messages). */
   readonly redactor: Redactor;
+  /** Every live agent's memory, fed from the bus: what each turn's context is built from. */
+  readonly memory: MemoryHub;
+  readonly memorySettings: MemorySettings;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */
@@ -73,12 +78,18 @@ export class Agent {
   ) {
     this.id = record.id;
     const { config } = env;
+    const { memory, memorySettings } = env;
+    const parentId = record.parentAgentId;
     this.#contexts = sessionContexts({
       agentId: record.id,
-      systemPrompt: systemPrompt(record, role),
+      rolePrompt: systemPrompt(record, role),
       journal: env.journal,
       limit: config.sessionsInMemoryPerAgent,
       inUse: (sessionId) => this.#inLane(sessionId),
+      memory: () => memory.opened(record.id),
+      inherited: (sessionId) => (parentId === null ? null : parentContext(memory.memoryOf(parentId), sessionId, memorySettings.budget)),
+      budget: memorySettings.budget,
+      retrieve: memorySettings.retrieve,
     });
     const start = startingPoint(env, this.#contexts, record, origin);
     this.#waiting = start.waiting;
@@ -114,6 +125,8 @@ export class Agent {
         logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
       },
     });
+    // Open before anything reaches the agent: what its memory is fed meanwhile waits for the opening.
+    void this.env.memory.open(id);
     this.actor.start();
     this.#inbox = bus.subscribe({ to: id }, (task) => this.receive(task), `agent:${id}`);
     // Accepted before the restart: never refused after it, however many there are.
@@ -248,6 +261,7 @@ export class Agent {
     this.#released = true;
     this.#inbox?.unsubscribe();
     this.#contexts.release(resumable);
+    this.env.memory.close(this.id);
   }
 
   /**
@@ -273,16 +287,18 @@ export class Agent {
   }
 
   /**
-   * Before each model call of a turn on `task`: when its session's context holds more than
-   * `maxConversationMessages`, tells the model so in a system message and sends an
-   * `agent.warning` notice about `task`. Returns whether it warned; it warns on every call while over.
+   * Before each model call of a turn on `task`: when the turn's own steps are more than
+   * `maxConversationMessages`, or take more than the context budget's `warnAtTurnShare`, tells the
+   * model so in a system message and sends an `agent.warning` notice about `task`. Returns whether
+   * it warned; it warns on every call while over.
    */
   warnIfLong(task: Task): boolean {
     const max = this.env.config.maxConversationMessages;
     const context = this.context(task.sessionId);
-    if (!context.needsWarning(max)) return false;
+    const warning = context.warning(max);
+    if (warning === null) return false;
     const messages = context.length;
-    context.append({ role: 'system', content: lengthWarning(messages, max) });
+    context.append({ role: 'system', content: warning });
     this.env.logger.warn({ agentId: this.id, sessionId: task.sessionId, messages, max }, 'conversation over its maximum length');
     this.notify(Actions.warning, { messages, max }, task);
     return true;

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
 import { type CollectedReply, ImportanceTagStripper, collectReply, readImportance, toModelError } from '../../llm/index.js';
-import { Actions, type Task, type ToolCall, observationTask, taskAsPrompt } from '../../task/index.js';
+import { Actions, type Task, type ToolCall, observationTask } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
@@ -39,7 +39,9 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { env } = agent;
   const { context } = turn;
   // A resumed turn's prompt is already in the context.
-  if (step === 0 && !input.resuming) context.append({ role: 'user', content: taskAsPrompt(input.task) });
+  if (step === 0 && !input.resuming) await context.begin(input.task);
+  // Memory was read meanwhile: a turn stopped during it (a budget, a termination) calls no model.
+  signal.throwIfAborted();
   agent.warnIfLong(input.task);
   const stripper = new ImportanceTagStripper();
   // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
@@ -145,15 +147,16 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
  * the conversation no longer show the turn, it starts over from the prompt. Returns the stored
  * answer when the turn had finished but its reply was never sent.
  */
-function resumeTurn(agent: Agent, turn: TurnState, task: Task): { answer?: string } {
+async function resumeTurn(agent: Agent, turn: TurnState, task: Task): Promise<{ answer?: string }> {
   const { env } = agent;
   const { context } = turn;
-  const point = resumePoint(context.messages, task);
+  const point = resumePoint(context.steps, task);
   if (point === null) {
     env.logger.warn({ agentId: agent.id, taskId: task.id }, "interrupted turn not found in its session's context; starting it over");
-    context.append({ role: 'user', content: taskAsPrompt(task) });
+    await context.begin(task);
     return {};
   }
+  await context.resume(task);
   for (const call of point.done) judgeRepeat(turn.calls, call, env.config.maxRepeatedToolCalls);
   turn.pending = point.unanswered;
   env.logger.info({ agentId: agent.id, taskId: task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
@@ -223,7 +226,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
         return !stopped();
       };
       if (input.resuming) {
-        const resumed = resumeTurn(agent, turn, input.task);
+        const resumed = await resumeTurn(agent, turn, input.task);
         if (resumed.answer !== undefined) {
           await answer(resumed.answer);
           return;

@@ -1,6 +1,7 @@
 import type { EventBus } from '../../bus/index.js';
 import type { AgentRecord, Role, Termination } from '../../org/index.js';
 import type { ChatMessage, Task } from '../../task/index.js';
+import type { MemoryStore } from '../memory/memoryHub.js';
 
 /** Told of every change to a conversation, in order, so a store can keep it as appended steps. */
 export interface ConversationSink {
@@ -28,6 +29,8 @@ export interface StoredOrganisation {
 export interface Journal {
   /** Whether what is written outlives the process: a shutdown then stops agents (their work resumes on restart) instead of ending their work. */
   readonly persistent: boolean;
+  /** Where agents' memories are kept beside the organisation (null: in memory only). */
+  readonly memoryStore: MemoryStore | null;
   /** Starts logging what the society says: every Task on `bus`, and what reaches the user through `onOutput`. */
   connect(bus: EventBus, onOutput: (handler: (task: Task) => void) => void): void;
   role(role: Role): Promise<void>;
@@ -88,6 +91,7 @@ function now<T>(next: () => T): Promise<T> {
  */
 export const memoryJournal: Journal = {
   persistent: false,
+  memoryStore: null,
   connect: () => undefined,
   role: () => done,
   agent: (_record, start) => now(start),

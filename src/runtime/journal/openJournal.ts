@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { type Journal, memoryJournal } from './journal.js';
@@ -13,5 +14,7 @@ import type { WriteBatchLimits } from './writeBatch.js';
 export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits }): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
   const { openOrgStore } = await import('../../org/store.js');
-  return storeJournal(await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock }), deps.logger, deps.batch, deps.clock);
+  const store = await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock });
+  // Agents' L4 vector indexes: files beside the store, each a cache of vectors the store holds.
+  return storeJournal(store, deps.logger, deps.batch, deps.clock, join(dataDir, 'memory-index'));
 }

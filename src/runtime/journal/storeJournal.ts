@@ -13,7 +13,7 @@ import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
  *
  * @internal
  */
-export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatchLimits, clock: Clock): Journal {
+export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatchLimits, clock: Clock, memoryIndexDir: string): Journal {
   // The user's own Tasks, logged durably before they are sent: the bus log skips them.
   const loggedFirst = new WeakSet<Task>();
   // Fire-and-forget writes: a failure is logged (the store already retried it once) and costs
@@ -31,6 +31,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
 
   return {
     persistent: true,
+    memoryStore: { db: store.environment, indexDir: memoryIndexDir },
     connect(bus: EventBus, onOutput) {
       // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
       // add up to is logged) and the user's own messages (logged before they were sent).

@@ -1,0 +1,130 @@
+import type { RootDatabase } from 'lmdb';
+import type { Subscription } from 'rxjs';
+import type { EventBus } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { FactStore } from '../../memory/facts/factStore.js';
+import { AgentMemory, remembers } from '../../memory/index.js';
+import type { Task } from '../../task/index.js';
+import type { MemorySettings } from './memoryOptions.js';
+
+/** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */
+export interface MemoryStore {
+  readonly db: RootDatabase;
+  readonly indexDir: string;
+}
+
+export interface MemoryHubDeps {
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: MemoryStore | null;
+  readonly settings: MemorySettings;
+  /** An agent's memory has something to compact: what the memory compactor is told. */
+  readonly onDue: (agentId: string) => void;
+}
+
+/**
+ * Every live agent's memory: opened when the agent starts, fed from the bus (one subscription
+ * for the whole society, routed by the Task's sender and receiver), closed when the agent is
+ * released. What a memory is fed while it is still opening is kept in order behind the opening.
+ */
+export class MemoryHub {
+  readonly #deps: MemoryHubDeps;
+  readonly #opening = new Map<string, Promise<AgentMemory>>();
+  readonly #open = new Map<string, AgentMemory>();
+  readonly #closing = new Set<Promise<void>>();
+  readonly #feed: Subscription;
+
+  constructor(deps: MemoryHubDeps) {
+    this.#deps = deps;
+    this.#feed = deps.bus.subscribe({ pattern: '*' }, (task) => this.#observe(task), 'memory');
+  }
+
+  /** Opens `agentId`'s memory (its stored entries and facts come back); at once when already open. */
+  open(agentId: string): Promise<AgentMemory> {
+    const known = this.#opening.get(agentId);
+    if (known !== undefined) return known;
+    const opening = this.#openMemory(agentId);
+    this.#opening.set(agentId, opening);
+    // Registered first, so the memory is known as open before anything fed meanwhile is kept.
+    opening.then(
+      (memory) => {
+        if (this.#opening.get(agentId) === opening) this.#open.set(agentId, memory);
+      },
+      (error: unknown) => this.#deps.logger.error({ agentId, error: describeError(error) }, 'agent memory failed to open'),
+    );
+    return opening;
+  }
+
+  async #openMemory(agentId: string): Promise<AgentMemory> {
+    const { store, settings, clock, logger } = this.#deps;
+    const db = store?.db ?? null;
+    const facts = await FactStore.open({ agentId, embedder: settings.embedder, db, indexDir: store?.indexDir ?? null, clock, logger, limits: settings.facts });
+    return AgentMemory.open({ agentId, db, facts, clock, logger, limits: settings.limits });
+  }
+
+  /** The memory of `agentId` once open (undefined while it opens, or when the agent is not live). */
+  memoryOf(agentId: string): AgentMemory | undefined {
+    return this.#open.get(agentId);
+  }
+
+  /** The memory of `agentId`, waiting for it to open; undefined when the agent has none (not live). */
+  opened(agentId: string): Promise<AgentMemory> | undefined {
+    return this.#opening.get(agentId);
+  }
+
+  /** Every open memory (what the compactor flushes). */
+  live(): Iterable<AgentMemory> {
+    return this.#open.values();
+  }
+
+  /** Closes `agentId`'s memory once what it was fed is written; what it keeps stays in the store. */
+  close(agentId: string): void {
+    const opening = this.#opening.get(agentId);
+    if (opening === undefined) return;
+    this.#opening.delete(agentId);
+    this.#open.delete(agentId);
+    const closing = opening.then(
+      (memory) => memory.close(),
+      () => undefined,
+    );
+    const settled = closing.catch((error: unknown) => this.#deps.logger.error({ agentId, error: describeError(error) }, 'agent memory failed to close'));
+    this.#closing.add(settled);
+    void settled.finally(() => this.#closing.delete(settled));
+  }
+
+  /** Stops feeding memories and closes every one; resolves once all are closed (before the store closes). */
+  async closeAll(): Promise<void> {
+    this.#feed.unsubscribe();
+    for (const agentId of [...this.#opening.keys()]) this.close(agentId);
+    await Promise.all(this.#closing);
+  }
+
+  #observe(task: Task): void {
+    this.#feedTo(task.from, task);
+    if (task.to !== task.from) this.#feedTo(task.to, task);
+  }
+
+  #feedTo(agentId: string, task: Task): void {
+    if (!remembers(agentId, task)) return;
+    const memory = this.#open.get(agentId);
+    if (memory !== undefined) {
+      this.#keep(memory, task);
+      return;
+    }
+    // Still opening: kept in order behind the opening (then-callbacks run in the order they were added).
+    void this.#opening.get(agentId)?.then((opened) => this.#keep(opened, task));
+  }
+
+  #keep(memory: AgentMemory, task: Task): void {
+    const { logger, clock, onDue } = this.#deps;
+    memory.observe(task).then(
+      () => {
+        if (memory.compactionDue(clock.now())) onDue(memory.agentId);
+      },
+      (error: unknown) => logger.error({ agentId: memory.agentId, taskId: task.id, error: describeError(error) }, 'memory failed to keep a Task'),
+    );
+  }
+}

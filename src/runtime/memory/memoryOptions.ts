@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { type ContextBudget, type ContextBudgetInput, contextBudget } from '../../context/index.js';
+import type { Embedder } from '../../memory/embedding/embedder.js';
+import { HashedNgramEmbedder } from '../../memory/embedding/hashedNgramEmbedder.js';
+import type { FactLimitOptions } from '../../memory/facts/factLimits.js';
+import { limitsOf } from '../../memory/facts/factLimits.js';
+import { type MemoryLimitsInput, memoryLimits } from '../../memory/index.js';
+import { parseOrThrow } from '../../task/index.js';
+
+/** How every agent's memory and context are kept: tiers, L4, embedder and the context's budget. */
+export interface MemoryOptions {
+  /** L1–L3 capacities, ages, the L2 threshold, importance decay (see `MemoryLimitsSchema`). */
+  readonly limits?: MemoryLimitsInput;
+  /** L4: facts per agent, merge and compression thresholds (see `FactLimitsSchema`). */
+  readonly facts?: FactLimitOptions;
+  /** Makes L4's vectors; the offline hashed n-gram embedder by default, null for word overlap only. */
+  readonly embedder?: Embedder | null;
+  /** A turn's context: its token budget and each source's share (see `ContextBudgetSchema`). */
+  readonly context?: ContextBudgetInput;
+  /** L4 facts retrieved for each turn's Task (0: none). */
+  readonly retrieve?: number;
+  /** Agents' memories compacted at once by the memory compactor. */
+  readonly compactionConcurrency?: number;
+}
+
+/** The settings, checked once at `createRuntime`: a bad value is refused naming it. */
+export interface MemorySettings {
+  readonly limits: MemoryLimitsInput;
+  readonly facts: FactLimitOptions;
+  readonly embedder: Embedder | null;
+  readonly budget: ContextBudget;
+  readonly retrieve: number;
+  readonly compactionConcurrency: number;
+}
+
+const CountsSchema = z.object({
+  retrieve: z.number().int().nonnegative().max(100).default(8),
+  compactionConcurrency: z.number().int().positive().max(64).default(2),
+});
+
+/** Checks `options` (throwing a ValidationError that names the first bad one) and fills in the defaults. */
+export function memorySettings(options: MemoryOptions = {}): MemorySettings {
+  const limits = options.limits ?? {};
+  const facts = options.facts ?? {};
+  memoryLimits(limits);
+  limitsOf(facts);
+  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, compactionConcurrency: options.compactionConcurrency }, 'memory');
+  return {
+    limits,
+    facts,
+    embedder: options.embedder === undefined ? new HashedNgramEmbedder() : options.embedder,
+    budget: contextBudget(options.context),
+    ...counts,
+  };
+}
