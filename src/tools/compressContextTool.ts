@@ -6,16 +6,17 @@ import { defineTool, jsonResult } from './tool.js';
 const defaultKeepRecent = 10;
 
 /**
- * Lets an agent shorten its own conversation in the session of the turn calling it (other sessions' stay as they are): the system prompt, the model's summary and the
- * last `keepRecent` messages stay; the step making this call and its result stay after them.
+ * Lets an agent shorten the steps of the turn calling it (what came before the turn is memory's,
+ * fitted to the context budget; other sessions are untouched): the Task's prompt, the model's
+ * summary and the last `keepRecent` steps stay; the step making this call and its result after them.
  */
 export const compressContextTool = defineTool({
   name: 'compress_context',
   description:
-    'Shorten your own conversation when it gets long: keeps your system prompt, your summary of everything earlier, ' +
-    'and the most recent messages. Put every fact, decision and open task you still need into the summary.',
+    'Shorten your current task when its steps get long: keeps the task, your summary of the earlier steps, ' +
+    'and the most recent messages. Put every fact, decision and open question you still need into the summary.',
   parameters: z.object({
-    summary: z.string().min(1).max(20_000).regex(/\S/, 'must not be blank').describe('What matters from the conversation so far'),
+    summary: z.string().min(1).max(20_000).regex(/\S/, 'must not be blank').describe('What matters from the steps so far'),
     keepRecent: z.number().int().nonnegative().max(10_000).default(defaultKeepRecent).describe('How many recent messages to keep verbatim, default 10'),
   }),
   execute: (args, { agentId, task, society }) =>

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { type ContextBudget, type ContextBudgetInput, contextBudget } from '../../context/index.js';
+import { type ContextBudget, type ContextBudgetInput, contextBudget } from '../../context/contextBudget.js';
 import type { Embedder } from '../../memory/embedding/embedder.js';
 import { HashedNgramEmbedder } from '../../memory/embedding/hashedNgramEmbedder.js';
 import type { FactLimitOptions } from '../../memory/facts/factLimits.js';
 import { limitsOf } from '../../memory/facts/factLimits.js';
-import { type MemoryLimitsInput, memoryLimits } from '../../memory/index.js';
+import { type MemoryLimitsInput, memoryLimits } from '../../memory/limits.js';
 import { parseOrThrow } from '../../task/index.js';
 
 /** How every agent's memory and context are kept: tiers, L4, embedder and the context's budget. */
