@@ -30,6 +30,7 @@ describe('public surface', () => {
       'createTask',
       'defaultRetryPolicy',
       'defineTool',
+      'embeddingsFromEnv',
       'metaTools',
       'modelFromEnv',
       'parseTask',

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { ValidationError } from '../errors.js';
-import { type ModelClient, modelFromEnv } from '../llm/index.js';
+import { type ModelClient, embeddingsFromEnv, modelFromEnv } from '../llm/index.js';
 import { type LogLevel, LogLevelSchema, logLevels } from '../logger.js';
 import type { CliEnv } from './cliIo.js';
-import { readLimits } from './limitSettings.js';
+import type { MemoryOptions } from '../runtime/index.js';
+import { readContextTokens, readLimits } from './limitSettings.js';
 
 // The CLI's reading of its environment, in one place: the library reads none of it, so these
 // are what turn `TROUPE_*` variables into the options `createRuntime` and the server are given.
@@ -56,6 +57,8 @@ export interface RuntimeSettings {
   readonly dataDir: string | null;
   /** Limits set by `TROUPE_*` variables (see `limitVariables`); the rest keep their defaults. */
   readonly limits: ReturnType<typeof readLimits>;
+  /** Agents' memory: the embedder from the environment (see `embeddingsFromEnv`). */
+  readonly memory: MemoryOptions;
 }
 
 /**
@@ -74,5 +77,13 @@ export function readRuntimeSettings(
     model: modelFromEnv(env),
     dataDir: resolveDataDir(flags.dataDir, flags.memory, env),
     limits: readLimits(env),
+    memory: memoryFromEnv(env),
   };
+}
+
+/** The embedder (see `embeddingsFromEnv`) and the context's token budget (`TROUPE_CONTEXT_TOKENS`). */
+function memoryFromEnv(env: CliEnv): MemoryOptions {
+  const embedder = embeddingsFromEnv(env);
+  const tokens = readContextTokens(env);
+  return { ...(embedder === undefined ? {} : { embedder }), ...(tokens === undefined ? {} : { context: { tokens } }) };
 }

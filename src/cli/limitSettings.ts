@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { ContextBudgetSchema } from '../context/contextBudget.js';
 import { RuntimeConfigSchema } from '../runtime/config.js';
 import type { CliEnv } from './cliIo.js';
 
@@ -35,4 +36,13 @@ export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
     limits[setting] = parsed.data;
   }
   return limits;
+}
+
+/** `TROUPE_CONTEXT_TOKENS`: the token budget of each turn's context, checked by the budget's own schema; undefined when unset. */
+export function readContextTokens(env: CliEnv): number | undefined {
+  const value = env['TROUPE_CONTEXT_TOKENS']?.trim();
+  if (value === undefined || value === '') return undefined;
+  const parsed = ContextBudgetSchema.shape.tokens.safeParse(/^\d+$/.test(value) ? Number(value) : value);
+  if (!parsed.success) throw new ValidationError('TROUPE_CONTEXT_TOKENS', `must be a whole number of tokens from 64 to 10000000; got "${value}"`);
+  return parsed.data;
 }

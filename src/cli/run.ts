@@ -92,6 +92,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
     rt = await createRuntime({
       ...settings.limits,
+      memory: settings.memory,
       logger,
       model: watch.model,
       // The watch is the retry layer: the runtime adds none.

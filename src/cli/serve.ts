@@ -61,7 +61,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   let rt: Runtime;
   try {
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
-    rt = await createRuntime({ ...settings.limits, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
+    rt = await createRuntime({ ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
   } catch (error) {
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);

@@ -8,5 +8,5 @@ export { OpenAIModel, type OpenAIModelOptions } from './openaiModel.js';
 export { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from './openaiEmbeddings.js';
 export { toModelError, isSetupFailure } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryNotice } from './retry.js';
-export { modelFromEnv } from './modelFromEnv.js';
+export { embeddingsFromEnv, modelFromEnv } from './modelFromEnv.js';
 export { readImportance, ImportanceTagStripper } from './importance.js';

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../task/index.js';
 import type { ModelClient } from './modelClient.js';
 import { ModelLimitsSchema } from './modelLimits.js';
 import { OfflineModel } from './offlineModel.js';
+import { OpenAIEmbeddings } from './openaiEmbeddings.js';
 import { OpenAIModel } from './openaiModel.js';
 
 const limits = ModelLimitsSchema.shape;
@@ -18,6 +19,7 @@ const ModelEnvSchema = z.object({
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional(),
   TROUPE_MODEL: z.string().trim().min(1).optional(),
   TROUPE_EMBEDDING_MODEL: z.string().trim().min(1).optional(),
+  TROUPE_EMBEDDING_DIMENSION: z.coerce.number().int().positive().max(65_536).optional(),
   TROUPE_MODEL_TIMEOUT_MS: fromText(limits.timeoutMs),
   TROUPE_MODEL_IDLE_TIMEOUT_MS: fromText(limits.idleTimeoutMs),
   TROUPE_MODEL_MAX_REPLY_BYTES: fromText(limits.maxReplyBytes),
@@ -32,8 +34,7 @@ const defaultModelName = 'gpt-4o-mini';
  * naming the variable.
  */
 export function modelFromEnv(env: Readonly<Record<string, string | undefined>>): ModelClient {
-  const blankToUndefined = Object.fromEntries(Object.keys(ModelEnvSchema.shape).map((key) => [key, env[key]?.trim() === '' ? undefined : env[key]]));
-  const settings = parseOrThrow(ModelEnvSchema, blankToUndefined);
+  const settings = readModelEnv(env);
   if (settings.OPENAI_API_KEY === undefined && settings.OPENAI_BASE_URL === undefined) {
     return new OfflineModel({ chunkDelayMs: settings.TROUPE_OFFLINE_DELAY_MS ?? 0 });
   }
@@ -44,6 +45,34 @@ export function modelFromEnv(env: Readonly<Record<string, string | undefined>>):
     ...(settings.TROUPE_EMBEDDING_MODEL === undefined ? {} : { embeddingModel: settings.TROUPE_EMBEDDING_MODEL }),
     ...(settings.TROUPE_MODEL_TIMEOUT_MS === undefined ? {} : { timeoutMs: settings.TROUPE_MODEL_TIMEOUT_MS }),
     ...(settings.TROUPE_MODEL_IDLE_TIMEOUT_MS === undefined ? {} : { idleTimeoutMs: settings.TROUPE_MODEL_IDLE_TIMEOUT_MS }),
+    ...(settings.TROUPE_MODEL_MAX_REPLY_BYTES === undefined ? {} : { maxReplyBytes: settings.TROUPE_MODEL_MAX_REPLY_BYTES }),
+  });
+}
+
+/** The variables of `ModelEnvSchema`, blank ones as unset; a malformed one throws a ValidationError naming it. */
+function readModelEnv(env: Readonly<Record<string, string | undefined>>): z.infer<typeof ModelEnvSchema> {
+  const blankToUndefined = Object.fromEntries(Object.keys(ModelEnvSchema.shape).map((key) => [key, env[key]?.trim() === '' ? undefined : env[key]]));
+  return parseOrThrow(ModelEnvSchema, blankToUndefined);
+}
+
+/**
+ * The embedder of agents' L4 memory from the environment: the endpoint's `/v1/embeddings` with
+ * `TROUPE_EMBEDDING_MODEL` (and `TROUPE_EMBEDDING_DIMENSION` for a model other than OpenAI's
+ * own), or `text-embedding-3-small` when talking to OpenAI itself with a key. Undefined (the
+ * runtime's offline hashed n-gram embedder) with no endpoint, or a local one given no embedding
+ * model: it may serve none.
+ */
+export function embeddingsFromEnv(env: Readonly<Record<string, string | undefined>>): OpenAIEmbeddings | undefined {
+  const settings = readModelEnv(env);
+  const endpoint = settings.OPENAI_API_KEY !== undefined || settings.OPENAI_BASE_URL !== undefined;
+  const openAIItself = settings.OPENAI_BASE_URL === undefined && settings.OPENAI_API_KEY !== undefined;
+  if (!endpoint || (settings.TROUPE_EMBEDDING_MODEL === undefined && !openAIItself)) return undefined;
+  return new OpenAIEmbeddings({
+    ...(settings.TROUPE_EMBEDDING_MODEL === undefined ? {} : { model: settings.TROUPE_EMBEDDING_MODEL }),
+    ...(settings.TROUPE_EMBEDDING_DIMENSION === undefined ? {} : { dimension: settings.TROUPE_EMBEDDING_DIMENSION }),
+    ...(settings.OPENAI_API_KEY === undefined ? {} : { apiKey: settings.OPENAI_API_KEY }),
+    ...(settings.OPENAI_BASE_URL === undefined ? {} : { baseURL: settings.OPENAI_BASE_URL }),
+    ...(settings.TROUPE_MODEL_TIMEOUT_MS === undefined ? {} : { timeoutMs: settings.TROUPE_MODEL_TIMEOUT_MS }),
     ...(settings.TROUPE_MODEL_MAX_REPLY_BYTES === undefined ? {} : { maxReplyBytes: settings.TROUPE_MODEL_MAX_REPLY_BYTES }),
   });
 }

@@ -1,5 +1,6 @@
 export { Runtime, createRuntime, societyOf } from './runtime.js';
 export type { AgentView, RuntimeOptions } from './runtimeOptions.js';
+export type { MemoryOptions } from './memory/memoryOptions.js';
 export type { AgentPage, AgentQuery } from './agentPage.js';
 export type { OutputHandler } from './userEndpoint.js';
 export type { Society } from './society.js';

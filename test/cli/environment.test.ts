@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLogLevel, readSecrets, readToken, resolveDataDir } from '../../src/cli/environment.js';
+import { readLogLevel, readRuntimeSettings, readSecrets, readToken, resolveDataDir } from '../../src/cli/environment.js';
 import { ValidationError } from '../../src/errors.js';
 import { runCli } from '../support/cliProcess.js';
 
@@ -40,6 +40,19 @@ describe('reading the environment', () => {
     }
     expect(thrown).toBeInstanceOf(ValidationError);
     expect(thrown).toMatchObject({ code: 'invalid_input', field: 'TROUPE_LOG_LEVEL', message: expect.stringContaining('got "DEBUG"') as unknown });
+  });
+
+  it("reads the memory's settings: TROUPE_CONTEXT_TOKENS strictly, and no embedder unless the endpoint has one", () => {
+    const read = (env: Record<string, string>) => readRuntimeSettings({ memory: true }, env, 'info').memory;
+    expect(read({})).toEqual({});
+    expect(read({ TROUPE_CONTEXT_TOKENS: ' 4000 ' })).toEqual({ context: { tokens: 4000 } });
+    for (const bad of ['10', 'many', '1.5', '99999999999']) {
+      expect(() => read({ TROUPE_CONTEXT_TOKENS: bad })).toThrow(/^TROUPE_CONTEXT_TOKENS: must be a whole number of tokens/);
+    }
+    expect(read({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })).toEqual({});
+    expect(read({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', TROUPE_EMBEDDING_MODEL: 'text-embedding-3-small' }).embedder).toMatchObject({
+      id: 'openai:text-embedding-3-small',
+    });
   });
 
   it('reads the token and the secrets to redact, ignoring blank values', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelFromEnv } from '../../src/llm/index.js';
+import { embeddingsFromEnv, modelFromEnv } from '../../src/llm/index.js';
 import { ValidationError } from '../../src/errors.js';
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
 import { failureOf } from '../support/streamFailure.js';
@@ -47,5 +47,28 @@ describe('modelFromEnv', () => {
     server = await startOpenAICompatibleServer();
     expect(() => modelFromEnv({ OPENAI_BASE_URL: server.baseURL, [name]: value })).toThrow(ValidationError);
     expect(() => modelFromEnv({ OPENAI_BASE_URL: server.baseURL, [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+});
+
+describe('embeddingsFromEnv', () => {
+  it("uses the endpoint's /v1/embeddings when TROUPE_EMBEDDING_MODEL is set, and none of a local endpoint otherwise", async () => {
+    server = await startOpenAICompatibleServer();
+    expect(embeddingsFromEnv({ OPENAI_BASE_URL: server.baseURL })).toBeUndefined();
+    expect(embeddingsFromEnv({})).toBeUndefined();
+    const embedder = embeddingsFromEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_EMBEDDING_MODEL: 'nomic-embed-text', TROUPE_EMBEDDING_DIMENSION: '384' });
+    expect(embedder).toMatchObject({ id: 'openai:nomic-embed-text', dimension: 384 });
+    const [vector] = (await embedder?.embed(['the user likes blue'])) ?? [];
+    expect(vector).toHaveLength(384);
+    expect(server.embeddingCalls).toBe(1);
+    // OpenAI itself (a key, no base URL) has text-embedding-3-small.
+    expect(embeddingsFromEnv({ OPENAI_API_KEY: 'sk-test-key-000000' })).toMatchObject({ id: 'openai:text-embedding-3-small', dimension: 1536 });
+  });
+
+  it('refuses a model of unknown length without TROUPE_EMBEDDING_DIMENSION, and a malformed one, naming it', async () => {
+    server = await startOpenAICompatibleServer();
+    expect(() => embeddingsFromEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_EMBEDDING_MODEL: 'nomic-embed-text' })).toThrow(/dimension/);
+    expect(() => embeddingsFromEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_EMBEDDING_MODEL: 'm', TROUPE_EMBEDDING_DIMENSION: 'wide' })).toThrow(
+      /^TROUPE_EMBEDDING_DIMENSION: /,
+    );
   });
 });
