@@ -7,6 +7,8 @@ export interface ChatRequest {
   readonly tools: readonly ToolDefinition[];
   /** Provider model name; the client's default when absent. */
   readonly model?: string;
+  /** Tokens the reply may have at most (sent as `max_completion_tokens`); the provider's default when absent. */
+  readonly maxTokens?: number;
 }
 
 export interface TokenUsage {

@@ -89,6 +89,9 @@ export class OpenAIModel implements ModelClient {
               model: request.model ?? this.#options.model,
               messages: toWireMessages(request.messages),
               ...(request.tools.length === 0 ? {} : { tools: toWireTools(request.tools) }),
+              // OpenAI's current name (max_tokens is deprecated, refused by o-series models); a server that does not know it
+              // ignores it, and a caller that must bound a reply bounds what it reads as well.
+              ...(request.maxTokens === undefined ? {} : { max_completion_tokens: request.maxTokens }),
               stream: true,
               ...(this.#options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
             },

@@ -5,11 +5,11 @@ import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { AgentIdSchema, type Task, isParsedTask, parseOrThrow, parseTask } from '../task/index.js';
 import { compactStep } from './compaction.js';
-import { type CompactionContext, type CompactionReport, madeProgress } from './compactionContext.js';
+import { type CompactionContext, type CompactionReport, type Tally, compactionReport } from './compactionContext.js';
 import type { CompactionHelpers } from './compactionHelpers.js';
 import type { MemoryEntry, StoredEntry, SummaryEntry, TaskEntry } from './entries.js';
 import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
-import type { Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
+import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
 import { baseImportance } from './importance.js';
 import { type MemoryLimits, type MemoryLimitsInput, memoryLimits } from './limits.js';
 import { compactionDue } from './promotion.js';
@@ -234,6 +234,30 @@ export class AgentMemory {
     }
   }
 
+  /** True once `close` was called: every later call but `counts`, `compactionDue` and the tier reads is refused. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /** True when L4 holds more facts than its FactStore's `compressAbove`. */
+  factsNeedCompression(): boolean {
+    return this.#facts.needsCompression();
+  }
+
+  /** Shrinks L4: merges clusters of close facts (without an embedder, keeps the most important); see FactStore.compress. */
+  async compressFacts(): Promise<CompressionReport> {
+    this.#open();
+    return this.#facts.compress();
+  }
+
+  /** Waits for the step in progress and every write, then has the FactStore save its index file if it changed; the memory stays open. */
+  async flush(): Promise<void> {
+    if (this.#closed) return;
+    await this.#compaction;
+    await this.#lastWrite;
+    await this.#facts.flush();
+  }
+
   /** Waits for the step in progress (it stops before its next move) and every write, then closes the FactStore. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -243,16 +267,8 @@ export class AgentMemory {
     await this.#facts.close();
   }
 
-  #report(now: number, tally: Parameters<typeof madeProgress>[0] | undefined, reason: string | null): CompactionReport {
-    const { l1ToL2 = 0, l1ToL3 = 0, l2ToL3 = 0, l3ToL4 = 0, summaries = 0, facts = 0 } = tally ?? {};
-    return {
-      progress: tally !== undefined && madeProgress(tally),
-      reason,
-      moved: { l1ToL2, l1ToL3, l2ToL3, l3ToL4 },
-      summaries,
-      facts,
-      due: this.compactionDue(now),
-    };
+  #report(now: number, tally: Tally | undefined, reason: string | null): CompactionReport {
+    return compactionReport(tally, reason, this.compactionDue(now));
   }
 
   #context(tiers: Tiers): CompactionContext {

@@ -61,5 +61,11 @@ export function madeProgress(tally: Tally): boolean {
   return Object.values(tally).some((count) => count > 0);
 }
 
+/** The report of a step that did `tally` (none: it did not start) and stopped for `reason`. */
+export function compactionReport(tally: Tally | undefined, reason: string | null, due: boolean): CompactionReport {
+  const { l1ToL2 = 0, l1ToL3 = 0, l2ToL3 = 0, l3ToL4 = 0, summaries = 0, facts = 0 } = tally ?? {};
+  return { progress: tally !== undefined && madeProgress(tally), reason, moved: { l1ToL2, l1ToL3, l2ToL3, l3ToL4 }, summaries, facts, due };
+}
+
 /** Thrown inside a step to stop it with a reason; never leaves the step. */
 export class StepStopped extends Error {}

@@ -1,4 +1,7 @@
 import type { JsonValue } from '../task/index.js';
+import type { CompressionReport } from './facts/factSchema.js';
+
+export type { CompressionReport } from './facts/factSchema.js';
 
 // L4 belongs to part "facts" of issue 14 (src/memory/facts/factStore.ts). These are the parts
 // of its contract that an agent's memory uses, written against exactly that contract, so the
@@ -38,5 +41,11 @@ export interface MemoryFacts {
   /** Facts of that session and agent-scope facts, best first; counts a retrieval. */
   search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]>;
   list(filter?: { sessionId?: string | null }): Fact[];
+  /** True when it holds more facts than its compression threshold. */
+  needsCompression(): boolean;
+  /** Merges (or, without an embedder, drops) facts to shrink; reports what it did. */
+  compress(): Promise<CompressionReport>;
+  /** Waits for every change in flight, then saves what it keeps beside the store (its index file). */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }

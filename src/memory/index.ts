@@ -13,7 +13,7 @@ export type { MemoryEntry, SummaryEntry, SummarySource, TaskEntry } from './entr
 export { entriesDbName } from './entryStore.js';
 export { extractiveFacts, type ExtractiveFactsOptions } from './extractiveFacts.js';
 export { extractiveSummary } from './extractiveSummary.js';
-export type { Fact, FactHit, FactScope, MemoryFacts, NewFact } from './factsPort.js';
+export type { CompressionReport, Fact, FactHit, FactScope, MemoryFacts, NewFact } from './factsPort.js';
 export { baseImportance, effectiveImportance } from './importance.js';
 export { MemoryLimitsSchema, memoryLimits, type MemoryLimits, type MemoryLimitsInput } from './limits.js';
 export { remembers } from './remembers.js';

@@ -90,6 +90,16 @@ describe('OpenAIModel', () => {
     expect(reply.usage?.completionTokens).toBeGreaterThan(0);
   });
 
+  it("sends a request's maxTokens as max_completion_tokens, and nothing when it has none", async () => {
+    const server = await startOpenAICompatibleServer();
+    closers.push(() => server.close());
+    const model = new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'm' });
+    await collectReply(model.chat({ ...request, maxTokens: 64 }));
+    await collectReply(model.chat(request));
+    const bodies = server.requests.map((recorded) => recorded.body as Record<string, unknown>);
+    expect(bodies.map((body) => body['max_completion_tokens'])).toEqual([64, undefined]);
+  });
+
   it('ends a stream quietly when its signal aborts mid-way, and the next call goes through', async () => {
     const server = await startOpenAICompatibleServer({ chunkDelayMs: 20 });
     closers.push(() => server.close());

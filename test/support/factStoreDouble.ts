@@ -1,5 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb';
-import type { Fact, FactHit, MemoryFacts, NewFact } from '../../src/memory/index.js';
+import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from '../../src/memory/index.js';
 
 // A stand-in for part "facts"' FactStore (src/memory/facts/), speaking its contract, for the
 // L1–L3 tests until the real one lands: facts in an array, optionally kept in an LMDB sub-db so
@@ -64,6 +64,20 @@ export class FactStoreDouble implements MemoryFacts {
     const sessionId = filter?.sessionId;
     if (sessionId === undefined) return this.facts.slice();
     return this.facts.filter((fact) => fact.scope === 'agent' || fact.sessionId === sessionId);
+  }
+
+  /** The double never compresses: the real FactStore's compression is tested with it. */
+  needsCompression(): boolean {
+    return false;
+  }
+
+  async compress(): Promise<CompressionReport> {
+    const size = this.facts.length;
+    return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: size, after: size };
+  }
+
+  async flush(): Promise<void> {
+    await this.#db?.flushed;
   }
 
   async close(): Promise<void> {

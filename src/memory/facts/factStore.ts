@@ -10,7 +10,8 @@ import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.j
 import { type FactChange, FactRecords } from './factRecords.js';
 import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, labelOf } from './factSchema.js';
 import { FactSet } from './factSet.js';
-import { indexFileOf, saveIndex } from './indexFile.js';
+import { indexFileOf } from './indexFile.js';
+import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
 import { VectorIndex } from './vectorIndex.js';
 
@@ -46,12 +47,11 @@ export class FactStore {
   readonly #agentId: string;
   readonly #embedder: Embedder | null;
   readonly #records: FactRecords;
-  readonly #indexFile: string | null;
+  readonly #indexSaver: IndexSaver | null;
   readonly #limits: FactLimits;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #set: FactSet;
-  #savedGeneration: number | null;
   readonly #writes = new Set<Promise<unknown>>();
   #compressing: Promise<unknown> = Promise.resolve();
   #closing: Promise<void> | undefined;
@@ -60,12 +60,14 @@ export class FactStore {
     this.#agentId = options.agentId;
     this.#embedder = options.embedder;
     this.#records = records;
-    this.#indexFile = options.indexDir === null || options.embedder === null ? null : indexFileOf(options.indexDir, options.agentId, options.embedder);
+    this.#indexSaver =
+      options.indexDir === null || options.embedder === null
+        ? null
+        : new IndexSaver(indexFileOf(options.indexDir, options.agentId, options.embedder), options.embedder, loaded.savedGeneration);
     this.#limits = limits;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#set = new FactSet(loaded, options.embedder === null);
-    this.#savedGeneration = loaded.savedGeneration;
   }
 
   /**
@@ -100,6 +102,7 @@ export class FactStore {
     const fact = checkNewFact(input, this.#limits);
     const vector = await this.#embedOne(fact.text);
     const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
+    while (this.#saving !== undefined) await this.#saving;
     this.#refuseWhenClosed();
     // From here on, synchronous until the write is issued: nothing can come between the check and the change.
     const twin = this.#twinOf(fact, vector, index);
@@ -188,14 +191,25 @@ export class FactStore {
     return await run;
   }
 
-  /** Waits for every change in flight, then saves the index file when it changed. Idempotent. */
+  /** Waits for every change in flight, then saves the index file if it changed (a reopen need not rebuild it); the store stays open. */
+  async flush(): Promise<void> {
+    await this.#compressing;
+    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
+    await this.#indexSaver?.save(this.#set);
+  }
+
+  /** Flushes (see flush) and refuses every later call. Idempotent. */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#compressing;
-      while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
-      await this.#saveIndex();
-    })();
+    this.#closing ??= this.flush();
     return this.#closing;
+  }
+
+  /**
+   * The index file's save in progress (see IndexSaver). A change to the index waits for it right
+   * before its synchronous section, and awaits nothing when none runs: an await would let one start.
+   */
+  get #saving(): Promise<void> | undefined {
+    return this.#indexSaver?.saving;
   }
 
   #refuseWhenClosed(): void {
@@ -247,6 +261,7 @@ export class FactStore {
     if (index === null || before < 2) return report(before, before);
     const clusters = await findClusters(this.#set.all(), index, this.#limits);
     const { passed, failed } = await planMerges(clusters, { embedder, index, limits: this.#limits, now: this.#clock.now() });
+    while (this.#saving !== undefined) await this.#saving;
     const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
     if (merged > 0) await this.#write(change);
     return report(before, this.#set.size, { clusters: clusters.length, merged, keptForFidelity: failed });
@@ -271,14 +286,6 @@ export class FactStore {
     } finally {
       this.#writes.delete(write);
     }
-  }
-
-  async #saveIndex(): Promise<void> {
-    const index = await this.#set.index;
-    const { generation } = this.#set.meta;
-    if (index === null || this.#indexFile === null || this.#embedder === null || this.#savedGeneration === generation) return;
-    await saveIndex(index, this.#indexFile, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
-    this.#savedGeneration = generation;
   }
 }
 

@@ -1,11 +1,12 @@
 import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TroupeError, ValidationError } from '../../../src/errors.js';
 import { OpenAIEmbeddings } from '../../../src/llm/index.js';
 import type { MemoryLogger } from '../../../src/logger.js';
 import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
 import type { FactStore } from '../../../src/memory/facts/factStore.js';
+import { VectorIndex } from '../../../src/memory/facts/vectorIndex.js';
 import { startOpenAICompatibleServer } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { type FactPlace, fact, factHarness } from '../../support/factStoreFixture.js';
@@ -115,6 +116,41 @@ describe('L4 persistence', () => {
     expect(rebuildReasons(logger)[0]).toMatch(/saved at generation \d+ \(10 vectors\), the stored vectors are at \d+ \(12\)/);
     expect(restarted.size).toBe(12);
     expect((await restarted.search('who manages billing', 1, { sessionId: 's9' }))[0]?.fact.text).toBe('Carol manages the billing team.');
+  });
+
+  it('saves the index on flush while the store stays open, so a process that dies then needs no rebuild', async () => {
+    const at = await place();
+    const store = await filled(at);
+    await store.flush();
+    expect(await indexFiles(at)).toHaveLength(2);
+    // The process dies here, its store never closed: the next one reads the flushed index.
+    const { store: restarted, logger } = await openStore(at);
+    expect(rebuilds(logger)).toEqual([]);
+    expect(await answers(restarted)).toEqual(await answers(store));
+  });
+
+  it('holds an add while the index file is being written, never changing the index under hnswlib’s writer', async () => {
+    const at = await place();
+    const store = await filled(at);
+    // Watches the real writer: how many vectors the index held when hnswlib began writing and when it finished.
+    const sizes: [number, number][] = [];
+    const write = Object.getOwnPropertyDescriptor(VectorIndex.prototype, 'write')?.value as (this: VectorIndex, file: string) => Promise<void>;
+    const spy = vi.spyOn(VectorIndex.prototype, 'write').mockImplementation(async function (this: VectorIndex, file: string) {
+      const before = this.size;
+      await write.call(this, file);
+      sizes.push([before, this.size]);
+    });
+    later(async () => spy.mockRestore());
+    const flushed = store.flush();
+    const added = store.add(fact('The office wifi password changes every Monday.'));
+    const order: string[] = [];
+    await Promise.all([flushed.then(() => order.push('flushed')), added.then(() => order.push('added'))]);
+    expect(sizes).toEqual([[10, 10]]);
+    expect(order).toEqual(['flushed', 'added']);
+    await store.close();
+    const { store: reopened, logger } = await openStore(await reopenEnv(at));
+    expect(rebuilds(logger)).toEqual([]);
+    expect(reopened.size).toBe(11);
   });
 
   it('rebuilds an index file that is garbled, without handing it to hnswlib', async () => {

@@ -1,0 +1,109 @@
+import { readdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { OpenAIEmbeddings } from '../../../src/llm/index.js';
+import { startOpenAICompatibleServer } from '../../../src/testing.js';
+import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
+import { compactorHarness, untilIdle } from '../../support/compactorFixture.js';
+import { fact } from '../../support/factStoreFixture.js';
+
+// The compactor and L4: compression in a batch when an agent's facts are above their threshold,
+// a compression that cannot shrink them not tried again until there are more, a failure logged
+// with the agent's id, and the index files saved when the compactor drains.
+
+const world = compactorHarness();
+const later = cleanupAfterEach();
+
+/** Three wordings of one fact (pairwise cosine 0.92–0.98 with the offline embedder) and two unrelated ones. */
+const darkMode = ['The user prefers dark mode in the editor.', 'The user prefers dark mode in the code editor.', 'In the editor, the user prefers dark mode.'];
+const unrelated = ['Alice lives in Lisbon and works as a nurse.', 'The build uses TypeScript and runs on Node 20.'];
+
+describe('the memory compactor and L4', () => {
+  it('compresses an agent’s facts above compressAbove in its batch: without an embedder, down to keepTopN', async () => {
+    const { open, start } = await world();
+    const memory = await open('a1', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } });
+    for (const [i, text] of [...darkMode, ...unrelated, 'Bob has a red bicycle.'].entries()) await memory.remember(fact(text, { importance: i / 10 }));
+    expect(memory.factsNeedCompression()).toBe(true);
+    const compactor = start();
+    compactor.due('a1');
+    await untilIdle(compactor);
+    expect(memory.counts().l4).toBe(2);
+    expect(memory.factsNeedCompression()).toBe(false);
+  });
+
+  it('merges clusters with an embedder; one that cannot shrink is tried again only once there are more facts', async () => {
+    const { open, start, logger } = await world();
+    const limits = { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 };
+    const merging = await open('a1', { factLimits: limits });
+    const faithful = await open('a2', { factLimits: { ...limits, fidelityThreshold: 0.999 } });
+    for (const text of [...darkMode, ...unrelated]) {
+      await merging.remember(fact(text));
+      await faithful.remember(fact(text));
+    }
+    const compactor = start();
+    compactor.due('a1');
+    compactor.due('a2');
+    await untilIdle(compactor);
+    expect(merging.counts().l4).toBe(3);
+    expect(faithful.counts().l4).toBe(5);
+    const cannotShrink = (): unknown[] => logger.entries.filter((entry) => /could not shrink/.test(entry.message));
+    expect(cannotShrink()).toEqual([
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ agentId: 'a2', keptForFidelity: 1 }) as unknown }),
+    ]);
+    compactor.due('a2');
+    await untilIdle(compactor);
+    expect(cannotShrink()).toHaveLength(1);
+    await faithful.remember(fact('Bob has a red bicycle.'));
+    compactor.due('a2');
+    await untilIdle(compactor);
+    expect(cannotShrink()).toHaveLength(2);
+  });
+
+  it('logs a failure with the agent’s id and goes on with the other agents and later batches', async () => {
+    const server = await startOpenAICompatibleServer();
+    later(() => server.close());
+    const embedder = new OpenAIEmbeddings({ baseURL: server.baseURL, model: 'test-embed', dimension: 384, retry: false });
+    const { open, start, logger } = await world();
+    const failing = await open('a1', { embedder, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } });
+    // Without an embedder, two wordings with the same words are one fact: 4 facts, above 3.
+    const fine = await open('a2', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 3, keepTopN: 2 } });
+    for (const text of [...darkMode, ...unrelated]) {
+      await failing.remember(fact(text));
+      await fine.remember(fact(text));
+    }
+    // The merged texts are embedded during compression: that call fails.
+    server.scriptEmbeddings({ status: 500, message: 'the GPU fell over' });
+    const compactor = start({ options: { compactionConcurrency: 1 } });
+    compactor.due('a1');
+    compactor.due('a2');
+    await untilIdle(compactor);
+    const errors = logger.entries.filter((entry) => entry.level === 'error');
+    expect(errors).toEqual([
+      expect.objectContaining({
+        fields: { agentId: 'a1', error: expect.stringMatching(/the GPU fell over/) as unknown },
+        message: expect.stringMatching(/failed/) as unknown,
+      }),
+    ]);
+    expect(fine.counts().l4).toBe(2);
+    expect(failing.counts().l4).toBe(5);
+    // The next memory.due compresses it: the server answers again.
+    compactor.due('a1');
+    await untilIdle(compactor);
+    expect(failing.counts().l4).toBe(3);
+    expect(compactor.actor.getSnapshot().value).toBe('running');
+  });
+
+  it('saves the memories’ index files when it drains, while they stay open', async () => {
+    const { open, start, indexDir } = await world();
+    const memory = await open('a1');
+    for (const text of unrelated) await memory.remember(fact(text));
+    const before = await readdir(indexDir).catch(() => []);
+    expect(before).toEqual([]);
+    await start().drain();
+    expect((await readdir(indexDir)).sort()).toEqual([
+      expect.stringMatching(/^a1\.[0-9a-f]{12}\.hnsw$/),
+      expect.stringMatching(/^a1\.[0-9a-f]{12}\.hnsw\.json$/),
+    ]);
+    expect(memory.isClosed()).toBe(false);
+    expect(await memory.search('Lisbon', 1, { sessionId: 's1' })).toHaveLength(1);
+  });
+});
