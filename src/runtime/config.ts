@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CompactorConfigSchema } from './memory/compactorConfig.js';
 
 /** Plain settings of a runtime; everything here can come from a config file or environment. */
 export const RuntimeConfigSchema = z.object({
@@ -61,6 +62,8 @@ export const RuntimeConfigSchema = z.object({
   restoreSliceTasks: z.number().int().positive().default(128),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
+  // The memory compactor's: agents compacted at once, and the bounds of its model calls.
+  ...CompactorConfigSchema.shape,
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

@@ -21,6 +21,7 @@ import { limitedModel } from './limitedModel.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
+import { type Compactor, startCompactor } from './memory/compactor.js';
 import { MemoryHub } from './memory/memoryHub.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import { Society } from './society.js';
@@ -71,6 +72,8 @@ export class Runtime {
   readonly #restore: BackgroundRestore;
   /** Every live agent's memory; closed after the agents stop and before the store. */
   readonly #memory: MemoryHub;
+  /** Moves memories' entries up the tiers beside the turns; drained before the memories close. */
+  readonly #compactor: Compactor;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -135,7 +138,25 @@ export class Runtime {
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
-    this.#memory = new MemoryHub({ bus: this.bus, clock, logger, store: journal.memoryStore, settings: memorySettings, onDue: () => undefined });
+    this.#memory = new MemoryHub({
+      bus: this.bus,
+      clock,
+      logger,
+      store: journal.memoryStore,
+      settings: memorySettings,
+      onDue: (id) => this.#compactor.due(id),
+    });
+    // A scripted model (the offline one, a test's) has no summaries to give: the extractive helpers write them.
+    const compactionModel = this.model.scripted ? null : this.model;
+    this.#compactor = startCompactor({
+      memoryOf: (id) => this.#memory.memoryOf(id),
+      liveMemories: () => this.#memory.live(),
+      model: compactionModel,
+      clock,
+      logger,
+      options: config,
+      ...(inspect === undefined ? {} : { inspect }),
+    });
     this.#society = new Society({
       bus: this.bus,
       clock,
@@ -202,6 +223,7 @@ export class Runtime {
   /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
   async #fail(error: unknown): Promise<never> {
     this.#actor.send({ type: 'runtime.failed', error });
+    await this.#compactor.drain();
     await this.#memory.closeAll();
     await this.bus.close();
     await this.#journal.close();
@@ -343,6 +365,7 @@ export class Runtime {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
+      await this.#compactor.drain();
       await this.#memory.closeAll();
       await this.bus.close();
       await this.#journal.close();

@@ -10,7 +10,7 @@ import { agentLogger } from './agentLogger.js';
 import { BatchCompactor } from './batchCompactor.js';
 import { type CompactorConfigInput, CompactorConfigSchema } from './compactorConfig.js';
 
-export { CompactorConfigSchema, type CompactorConfig, type CompactorConfigInput } from './compactorConfig.js';
+export type { CompactorConfigInput } from './compactorConfig.js';
 
 /** What the compactor works on and with. */
 export interface CompactorDeps {

@@ -19,8 +19,6 @@ export interface MemoryOptions {
   readonly context?: ContextBudgetInput;
   /** L4 facts retrieved for each turn's Task (0: none). */
   readonly retrieve?: number;
-  /** Agents' memories compacted at once by the memory compactor. */
-  readonly compactionConcurrency?: number;
 }
 
 /** The settings, checked once at `createRuntime`: a bad value is refused naming it. */
@@ -30,12 +28,10 @@ export interface MemorySettings {
   readonly embedder: Embedder | null;
   readonly budget: ContextBudget;
   readonly retrieve: number;
-  readonly compactionConcurrency: number;
 }
 
 const CountsSchema = z.object({
   retrieve: z.number().int().nonnegative().max(100).default(8),
-  compactionConcurrency: z.number().int().positive().max(64).default(2),
 });
 
 /** Checks `options` (throwing a ValidationError that names the first bad one) and fills in the defaults. */
@@ -44,7 +40,7 @@ export function memorySettings(options: MemoryOptions = {}): MemorySettings {
   const facts = options.facts ?? {};
   memoryLimits(limits);
   limitsOf(facts);
-  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, compactionConcurrency: options.compactionConcurrency }, 'memory');
+  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve }, 'memory');
   return {
     limits,
     facts,
