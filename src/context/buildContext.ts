@@ -144,10 +144,16 @@ function newestExchange(tier: TaskTier, available: number, counter: TokenCounter
     const task = tier.tasks[i] as Task;
     tokens += counter.message(messageOf(task, tier.agentId));
     if (i === total - 1) newest = tokens;
-    if (tokens > available) return none;
-    if (isReceivedRequest(task, tier.agentId)) return { count: total - i, tokens };
+    if (isReceivedRequest(task, tier.agentId)) return tokens > available ? none : { count: total - i, tokens };
+    if (tokens > available) return receivedBefore(tier, i) || newest > available ? none : { count: 1, tokens: newest };
   }
   return total === 0 ? none : { count: 1, tokens: newest };
+}
+
+/** Whether the tier holds a request the agent received before index `end` (looked for without rendering or tokenising anything). */
+function receivedBefore(tier: TaskTier, end: number): boolean {
+  for (let i = end - 1; i >= 0; i--) if (isReceivedRequest(tier.tasks[i] as Task, tier.agentId)) return true;
+  return false;
 }
 
 const summaryBlock = (items: SessionItems): TextBlock => ({
