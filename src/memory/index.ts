@@ -17,3 +17,5 @@ export type { Fact, FactHit, FactScope, MemoryFacts, NewFact } from './factsPort
 export { baseImportance, effectiveImportance } from './importance.js';
 export { MemoryLimitsSchema, memoryLimits, type MemoryLimits, type MemoryLimitsInput } from './limits.js';
 export { remembers } from './remembers.js';
+export type { MemoryReader, ReaderFilter } from './memoryReader.js';
+export { StoredMemory, type StoredMemoryOptions } from './storedMemory.js';

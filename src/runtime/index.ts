@@ -6,3 +6,13 @@ export type { Society } from './society.js';
 export type { AgentState, ModelUsage } from './agent/index.js';
 export type { TerminateOptions } from './terminateOptions.js';
 export type { RestoreState } from './backgroundRestore.js';
+export {
+  MemoryQuerySchema,
+  MemoryViewSchema,
+  MemoryTierSchema,
+  type MemoryItem,
+  type MemoryQuery,
+  type MemoryQueryInput,
+  type MemoryTier,
+  type MemoryView,
+} from './memory/memoryQuery.js';
