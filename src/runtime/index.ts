@@ -7,6 +7,9 @@ export type { AgentState, ModelUsage } from './agent/index.js';
 export type { TerminateOptions } from './terminateOptions.js';
 export type { RestoreState } from './backgroundRestore.js';
 export {
+  maxMemoryPageSize,
+  maxMemorySearchChars,
+  maxMemorySearchResults,
   MemoryQuerySchema,
   MemoryViewSchema,
   MemoryTierSchema,

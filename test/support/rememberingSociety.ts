@@ -26,21 +26,11 @@ async function answered(rt: Runtime, taskId: string): Promise<void> {
 }
 
 /**
- * A society that has something to remember, driven by a model through the real `openai` package
- * against the local OpenAI-compatible server: root answers two sessions and remembers a fact for
- * every session and one for the first; a `keeper` agent remembers a door code and is terminated.
- * Sequential ids (`t1`…, `keeper-1`), so what it left is known by name. The caller shuts it down.
+ * Gives a society something to remember, its model answering from the local OpenAI-compatible
+ * server's script: root answers two sessions and remembers a fact for every session and one for
+ * the first; a `keeper` agent remembers a door code and is terminated.
  */
-export async function rememberingSociety(
-  server: OpenAICompatibleServer,
-  options: Omit<RuntimeOptions, 'model' | 'ids' | 'logger'> = {},
-): Promise<RememberingSociety> {
-  const rt = await createRuntime({
-    model: new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'remembering' }),
-    ids: sequentialIds(),
-    logger: new MemoryLogger(),
-    ...options,
-  });
+export async function rememberThings(rt: Runtime, server: OpenAICompatibleServer): Promise<Omit<RememberingSociety, 'rt'>> {
   server.script(
     {
       toolCalls: [
@@ -61,5 +51,22 @@ export async function rememberingSociety(
   server.script({ toolCalls: [{ name: 'remember', arguments: { text: rememberedFacts.doorCode } }] }, { text: 'kept' });
   await answered(rt, await rt.send(keeper, 'keep the door code: 1234'));
   await rt.terminate(keeper, { by: 'user' });
-  return { rt, rain, snow, keeper };
+  return { rain, snow, keeper };
+}
+
+/** A model calling the local OpenAI-compatible server through the real `openai` package. */
+export function serverModel(server: OpenAICompatibleServer): OpenAIModel {
+  return new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'remembering' });
+}
+
+/**
+ * `rememberThings` on a new runtime with sequential ids (`t1`…, `keeper-1`), so what it left is
+ * known by name. The caller shuts it down.
+ */
+export async function rememberingSociety(
+  server: OpenAICompatibleServer,
+  options: Omit<RuntimeOptions, 'model' | 'ids' | 'logger'> = {},
+): Promise<RememberingSociety> {
+  const rt = await createRuntime({ model: serverModel(server), ids: sequentialIds(), logger: new MemoryLogger(), ...options });
+  return { rt, ...(await rememberThings(rt, server)) };
 }
