@@ -10,11 +10,11 @@ export type MemoryTier = z.infer<typeof MemoryTierSchema>;
 /** Most entries one page of a view holds (its `limit`). */
 export const maxMemoryPageSize = 500;
 /** Entries a page holds unless `limit` says otherwise. */
-export const defaultMemoryPageSize = 50;
+const defaultMemoryPageSize = 50;
 /** Most facts one search of a view returns (its `k`). */
 export const maxMemorySearchResults = 100;
 /** Facts a search returns unless `k` says otherwise. */
-export const defaultMemorySearchResults = 10;
+const defaultMemorySearchResults = 10;
 /** Longest search text a view takes (the fact store's own `maxQueryChars` applies too). */
 export const maxMemorySearchChars = 4000;
 /** An entry's text in a view is cut here (after redaction), ending in `…`: a remembered Task may be a long answer. */
@@ -60,7 +60,7 @@ const time = z.number().int().nonnegative();
 const importance = z.number().min(0).max(1);
 
 /** An L1 or L2 entry: the remembered Task, summarised (its text cut at `memoryViewTextChars`). */
-export const MemoryTaskItemSchema = z.object({
+const MemoryTaskItemSchema = z.object({
   tier: z.enum(['l1', 'l2']),
   /** The entry's number in its agent's memory. */
   seq: z.number().int().nonnegative(),
@@ -80,7 +80,7 @@ export const MemoryTaskItemSchema = z.object({
 });
 
 /** An L3 entry: a summary of Tasks of one session. */
-export const MemorySummaryItemSchema = z.object({
+const MemorySummaryItemSchema = z.object({
   tier: z.literal('l3'),
   seq: z.number().int().nonnegative(),
   sessionId: z.string(),
@@ -96,7 +96,7 @@ export const MemorySummaryItemSchema = z.object({
 });
 
 /** An L4 fact; `similarity` is its closeness to the search (null when listed, not searched). */
-export const MemoryFactItemSchema = z.object({
+const MemoryFactItemSchema = z.object({
   tier: z.literal('l4'),
   id: z.string(),
   scope: z.enum(['session', 'agent']),
