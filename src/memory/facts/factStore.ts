@@ -4,7 +4,7 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { applyMerges, boundedOrigins, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
+import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
@@ -296,12 +296,4 @@ export class FactStore {
     await saveIndex(index, this.#indexFile, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
     this.#savedGeneration = generation;
   }
-}
-
-function report(
-  before: number,
-  after: number,
-  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'keptForFidelity' | 'dropped'>> = {},
-): CompressionReport {
-  return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
 }
