@@ -21,42 +21,42 @@ function orphans(messages: readonly ChatMessage[]): number[] {
 }
 
 describe('compress_context, end to end', () => {
-  it('the next model call sees [system prompt, summary, last N (whole steps), the compress call, its result]', async () => {
+  // Context comes from memory: what compress_context shortens is the turn's own steps, after its prompt.
+  it("the next model call sees [role prompt, the turn's prompt, summary, last N (whole steps), the compress call, its result]", async () => {
     const { rt, model } = await quietRuntime({
       tools: [echoTool],
       steps: [
         echo('a'),
         echo('b'),
-        { text: 'first done' },
-        { toolCalls: [{ name: 'compress_context', arguments: { summary: 'User wants haiku; a and b echoed.', keepRecent: 3 } }] },
-        { text: 'second done' },
+        echo('c'),
+        { toolCalls: [{ name: 'compress_context', arguments: { summary: 'User wants haiku; a, b and c echoed.', keepRecent: 3 } }] },
+        { text: 'done' },
       ],
     });
-    const sessionId = await rt.submit('first');
-    await rt.waitForAnswer(sessionId, { timeoutMs: 5_000 });
-    const answer = await rt.waitForAnswer(await rt.submit('second', { sessionId }), { timeoutMs: 5_000 });
-    expect(answer).toMatchObject({ status: 'completed', result: { text: 'second done' } });
+    const answer = await rt.waitForAnswer(await rt.submit('first'), { timeoutMs: 5_000 });
+    expect(answer).toMatchObject({ status: 'completed', result: { text: 'done' } });
 
-    // Before: [system, user1, call a, result a, call b, result b, 'first done', user2].
+    // Before: [role prompt, the Task, call a, result a, call b, result b, call c, result c].
     const before = model.requests[3]?.messages ?? [];
     expect(before).toHaveLength(8);
     const after = model.requests[4]?.messages ?? [];
-    expect(after[0]).toEqual(before[0]);
-    expect(after[1]).toEqual({ role: 'system', content: `${summaryHeader}\nUser wants haiku; a and b echoed.` });
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2));
+    expect(after[2]).toEqual({ role: 'system', content: `${summaryHeader}\nUser wants haiku; a, b and c echoed.` });
     // The last 3 would start on "result b": the window reaches back to "call b".
-    expect(after.slice(2, 6)).toEqual(before.slice(4));
-    const call = after[6];
-    const result = after[7];
-    expect(after).toHaveLength(8);
+    expect(after.slice(3, 7)).toEqual(before.slice(4));
+    const call = after[7];
+    const result = after[8];
+    expect(after).toHaveLength(9);
     expect(call?.role === 'assistant' ? call.toolCalls.map((toolCall) => toolCall.name) : call).toEqual(['compress_context']);
     expect(result).toMatchObject({ role: 'tool', name: 'compress_context', toolCallId: call?.role === 'assistant' ? call.toolCalls[0]?.id : '' });
-    expect(JSON.parse(result?.content ?? '')).toEqual({ removed: 3, kept: 5, messages: 7 });
+    // Removed: call a and its result; kept: the prompt, the window and the call in flight; 7 steps now.
+    expect(JSON.parse(result?.content ?? '')).toEqual({ removed: 2, kept: 6, messages: 7 });
     expect(orphans(after)).toEqual([]);
     model.assertUsedUp();
     await rt.shutdown();
   });
 
-  it('with keepRecent 0 and another call in the same step, keeps only that step and all its results', async () => {
+  it('with keepRecent 0 and another call in the same step, keeps only the prompt, that step and all its results', async () => {
     const { rt, model } = await quietRuntime({
       tools: [echoTool],
       steps: [
@@ -72,9 +72,9 @@ describe('compress_context, end to end', () => {
     });
     await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 5_000 });
     const after = model.requests[2]?.messages ?? [];
-    expect(after.map((message) => message.role)).toEqual(['system', 'system', 'assistant', 'tool', 'tool']);
-    expect(after.slice(3).map((message) => (message.role === 'tool' ? message.name : ''))).toEqual(['compress_context', 'echo']);
-    expect(JSON.parse(after[3]?.content ?? '')).toEqual({ removed: 3, kept: 1, messages: 3 });
+    expect(after.map((message) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'tool', 'tool']);
+    expect(after.slice(4).map((message) => (message.role === 'tool' ? message.name : ''))).toEqual(['compress_context', 'echo']);
+    expect(JSON.parse(after[4]?.content ?? '')).toEqual({ removed: 2, kept: 2, messages: 3 });
     expect(orphans(after)).toEqual([]);
     await rt.shutdown();
   });
