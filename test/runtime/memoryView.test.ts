@@ -124,6 +124,10 @@ describe('rt.memory: what an agent remembers', () => {
     ];
     for (const [query, message] of refusals) await expectRefusal(rt.memory('root', query), 'invalid_input', message);
     expect((await rt.memory('root', { tier: 'l1', sessionId: rain })).total).toBe(2);
+    const strict = await createRuntime({ memory: { facts: { maxQueryChars: 10 } } });
+    later(() => strict.shutdown().then(() => undefined));
+    // The fact store's own limit, named as the query's field.
+    await expectRefusal(strict.memory('root', { search: 'x'.repeat(11) }), 'invalid_input', /^search: is 11 characters, more than maxQueryChars \(10\)$/);
     await rt.shutdown();
     await expectRefusal(rt.memory('root'), 'intake_closed', /shut down/);
   });

@@ -90,6 +90,15 @@ describe('GET /api/agents/:id/memory', () => {
     expect(refused.body.error).toMatchObject({ code: 'invalid_input', field, message: expect.stringMatching(message) as string });
   });
 
+  it("names q when the fact store's own limit on a search's text refuses it", async () => {
+    const { url } = await served({ memory: true, runtime: { memory: { facts: { maxQueryChars: 10 } } } });
+    const refused = await call<ErrorBody>(url, `/api/agents/root/memory?q=${'x'.repeat(11)}`);
+    expect([refused.status, refused.body.error]).toEqual([
+      400,
+      { code: 'invalid_input', field: 'q', message: 'q: is 11 characters, more than maxQueryChars (10)' },
+    ]);
+  });
+
   it('answers 404 for an agent it never had, 400 for a malformed id, and 503 once the runtime is shut down', async () => {
     const { url, rt } = await served({ memory: true });
     const unknown = await call<ErrorBody>(url, '/api/agents/nobody/memory');

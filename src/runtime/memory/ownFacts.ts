@@ -1,7 +1,8 @@
-import { TroupeError, ValidationError } from '../../errors.js';
+import { TroupeError } from '../../errors.js';
 import type { AgentMemory } from '../../memory/index.js';
 import type { FactSearchRequest, FoundFact, RememberRequest, RememberedFact } from '../../tools/index.js';
 import type { MemoryHub } from './memoryHub.js';
+import { renamedFields } from './renamedFields.js';
 
 // What the `remember` and `search_memory` tools do to their own agent's memory: the society's
 // side of the tools' port, kept beside the hub they go through.
@@ -13,26 +14,10 @@ async function ownMemory(hub: MemoryHub, agentId: string): Promise<AgentMemory> 
   return opening;
 }
 
-/**
- * Runs `use`, naming the tool's argument in a refusal that names the store's field instead (the
- * store says `fact.text`, the model wrote `text`), so the model knows which argument to change.
- */
-async function asArguments<T>(use: () => Promise<T>, names: Readonly<Record<string, string>>): Promise<T> {
-  try {
-    return await use();
-  } catch (error) {
-    const name = error instanceof ValidationError ? names[error.field] : undefined;
-    if (error instanceof ValidationError && name !== undefined) {
-      throw new ValidationError(name, error.message.slice(error.field.length + 2), { cause: error });
-    }
-    throw error;
-  }
-}
-
 /** Stores the fact in the agent's L4, in its Task's session unless its scope is `agent`. */
 export async function rememberFact(hub: MemoryHub, request: RememberRequest): Promise<RememberedFact> {
   const memory = await ownMemory(hub, request.agentId);
-  const { fact, merged } = await asArguments(
+  const { fact, merged } = await renamedFields(
     () =>
       memory.remember({
         text: request.text,
@@ -48,6 +33,6 @@ export async function rememberFact(hub: MemoryHub, request: RememberRequest): Pr
 /** The agent's facts of the Task's session and its agent-scope ones closest to the query (each counts a retrieval). */
 export async function searchOwnFacts(hub: MemoryHub, request: FactSearchRequest): Promise<FoundFact[]> {
   const memory = await ownMemory(hub, request.agentId);
-  const hits = await asArguments(() => memory.search(request.query, request.k, { sessionId: request.sessionId }), { text: 'query' });
+  const hits = await renamedFields(() => memory.search(request.query, request.k, { sessionId: request.sessionId }), { text: 'query' });
   return hits.map(({ fact, similarity }) => ({ id: fact.id, text: fact.text, scope: fact.scope, importance: fact.importance, similarity }));
 }

@@ -3,6 +3,7 @@ import { AgentIdSchema, type Redactor, parseOrThrow } from '../../task/index.js'
 import type { MemoryHub } from './memoryHub.js';
 import { type MemoryView, MemoryQuerySchema } from './memoryQuery.js';
 import { memoryView } from './memoryView.js';
+import { renamedFields } from './renamedFields.js';
 
 /**
  * `rt.memory`: checks the agent and the query (a bad one is refused naming its field), then
@@ -29,5 +30,6 @@ export async function readMemory(
       },
     );
   }
-  return memoryView(reader.memory, query, reader.source, redactor);
+  // The fact store's own limits on a search name its `text`: here it is the query's `search`.
+  return renamedFields(() => memoryView(reader.memory, query, reader.source, redactor), { text: 'search' });
 }
