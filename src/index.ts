@@ -22,6 +22,11 @@ export {
   type ModelUsage,
   type TerminateOptions,
   type RestoreState,
+  MemoryQuerySchema,
+  type MemoryQueryInput,
+  type MemoryView,
+  type MemoryItem,
+  type MemoryTier,
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';

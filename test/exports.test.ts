@@ -14,6 +14,7 @@ describe('public surface', () => {
       'HashedNgramEmbedder',
       'InProcessTransport',
       'MemoryLogger',
+      'MemoryQuerySchema',
       'OfflineModel',
       'OpenAIEmbeddings',
       'OpenAIModel',

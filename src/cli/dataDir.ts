@@ -25,7 +25,11 @@ async function missingOrganisation(dir: string): Promise<string | undefined> {
  * beyond what opening does (a pending migration, moving invalid records to the quarantine).
  * A damaged store is refused (exit 2) and left as it is: a view never moves files aside.
  */
-export async function withOrganisation(dataDir: string | undefined, io: CliIo, view: (store: OrgStore, dir: string) => ExitCode): Promise<ExitCode> {
+export async function withOrganisation(
+  dataDir: string | undefined,
+  io: CliIo,
+  view: (store: OrgStore, dir: string, logger: Logger) => ExitCode | Promise<ExitCode>,
+): Promise<ExitCode> {
   let dir: string;
   let logger: Logger;
   try {
@@ -47,7 +51,7 @@ export async function withOrganisation(dataDir: string | undefined, io: CliIo, v
     return reportFailure(io, error, `cannot read the organisation at ${dir}`);
   }
   try {
-    return view(store, dir);
+    return await view(store, dir, logger);
   } finally {
     await store.close();
   }

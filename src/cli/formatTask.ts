@@ -1,7 +1,7 @@
 import { Actions, type Task, taskText } from '../task/index.js';
 
 /** Shortens text to one line of at most `max` characters. */
-function oneLine(text: string, max = 96): string {
+export function oneLine(text: string, max = 96): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }

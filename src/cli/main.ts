@@ -5,6 +5,7 @@ import { redactedIo, reportFailure } from './cliIo.js';
 import { readSecrets } from './environment.js';
 import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
+import { registerMemoryCommand } from './memoryCommand.js';
 import { registerMessagesCommand } from './messagesView.js';
 import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
@@ -192,6 +193,7 @@ serve.action(async (options: ServeFlags) => {
 // Read-only views over the data dir.
 registerOrgCommand(program, io);
 registerMessagesCommand(program, io);
+registerMemoryCommand(program, io);
 
 await program.parseAsync(process.argv);
 // Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit.

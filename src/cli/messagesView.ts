@@ -1,10 +1,11 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { Redactor, TaskIdSchema } from '../task/index.js';
 import type { CliIo } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';
 import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 import { formatTask } from './formatTask.js';
+import { integerAtLeast } from './integerArgument.js';
 import { clockTime } from './timeFormat.js';
 
 export interface MessagesViewOptions {
@@ -59,14 +60,4 @@ export function registerMessagesCommand(program: Command, io: CliIo): void {
     .action(async (taskId: string, options: MessagesViewOptions) => {
       process.exitCode = await messagesView(taskId, options, io);
     });
-}
-
-function integerAtLeast(name: string, min: number) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (value.trim() === '' || !Number.isSafeInteger(parsed) || parsed < min) {
-      throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}, got "${value}"`);
-    }
-    return parsed;
-  };
 }

@@ -14,7 +14,7 @@ import { baseImportance } from './importance.js';
 import { type MemoryLimits, type MemoryLimitsInput, memoryLimits } from './limits.js';
 import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
-import { Tiers } from './tiers.js';
+import { Tiers, inSession } from './tiers.js';
 
 export interface AgentMemoryOptions {
   readonly agentId: string;
@@ -51,12 +51,6 @@ export interface MemoryCounts {
 /** `now` must be a time on the clock: a NaN would make every age comparison false and compaction silently never due. */
 function requireTime(now: number): void {
   if (!Number.isFinite(now) || now < 0) throw new ValidationError('now', `must be a time in milliseconds since the epoch, got ${now}`);
-}
-
-function inSession<E extends MemoryEntry>(list: readonly E[] | undefined, filter: SessionFilter | undefined): E[] {
-  if (list === undefined) return [];
-  const sessionId = filter?.sessionId;
-  return sessionId === undefined ? list.slice() : list.filter((entry) => entry.sessionId === sessionId);
 }
 
 /**
@@ -165,6 +159,17 @@ export class AgentMemory {
   async search(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
     this.#open();
     return this.#facts.search(text, k, { sessionId: filter.sessionId });
+  }
+
+  /** L4 facts, oldest first: those `sessionId` may see (its own and agent-scope ones), or every fact without one. */
+  facts(filter?: SessionFilter): Fact[] {
+    return this.#facts.list(filter);
+  }
+
+  /** The `k` facts closest to `text`, as `search` but counting no retrieval (a view of memory, not a use of it); without `sessionId`, over every fact. */
+  async peek(text: string, k: number, filter?: SessionFilter): Promise<FactHit[]> {
+    this.#open();
+    return this.#facts.peek(text, k, filter);
   }
 
   /** Stores a fact in L4 (a near-duplicate merges into the fact it repeats). */

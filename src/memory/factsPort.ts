@@ -40,6 +40,8 @@ export interface MemoryFacts {
   add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }>;
   /** Facts of that session and agent-scope facts, best first; counts a retrieval. */
   search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]>;
+  /** As `search`, counting no retrieval; without `sessionId`, over every session's facts. */
+  peek(text: string, k: number, filter?: { sessionId?: string | null }): Promise<FactHit[]>;
   list(filter?: { sessionId?: string | null }): Fact[];
   /** True when it holds more facts than its compression threshold. */
   needsCompression(): boolean;

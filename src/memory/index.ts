@@ -15,3 +15,5 @@ export type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './f
 export { baseImportance, effectiveImportance } from './importance.js';
 export { type MemoryLimitsInput } from './limits.js';
 export { remembers } from './remembers.js';
+export type { MemoryReader, ReaderFilter } from './memoryReader.js';
+export { StoredMemory, type StoredMemoryOptions } from './storedMemory.js';

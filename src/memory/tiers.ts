@@ -3,6 +3,13 @@ import type { MemoryEntry, PendingFacts, StoredEntry, SummaryEntry, TaskEntry } 
 
 type Tier = StoredEntry['tier'];
 
+/** The entries of `list` in one session (all of them without a `sessionId`), as a new array. */
+export function inSession<E extends MemoryEntry>(list: readonly E[] | undefined, filter: { readonly sessionId?: string } | undefined): E[] {
+  if (list === undefined) return [];
+  const sessionId = filter?.sessionId;
+  return sessionId === undefined ? list.slice() : list.filter((entry) => entry.sessionId === sessionId);
+}
+
 /** Oldest first: by when the content was observed, then by seq. */
 function before(a: StoredEntry, b: StoredEntry): boolean {
   return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.seq < b.seq);

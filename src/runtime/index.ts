@@ -7,3 +7,16 @@ export type { Society } from './society.js';
 export type { AgentState, ModelUsage } from './agent/index.js';
 export type { TerminateOptions } from './terminateOptions.js';
 export type { RestoreState } from './backgroundRestore.js';
+export {
+  maxMemoryPageSize,
+  maxMemorySearchChars,
+  maxMemorySearchResults,
+  MemoryQuerySchema,
+  MemoryViewSchema,
+  MemoryTierSchema,
+  type MemoryItem,
+  type MemoryQuery,
+  type MemoryQueryInput,
+  type MemoryTier,
+  type MemoryView,
+} from './memory/memoryQuery.js';

@@ -23,6 +23,8 @@ import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import { type Compactor, startCompactor } from './memory/compactor.js';
 import { MemoryHub } from './memory/memoryHub.js';
+import type { MemoryQueryInput, MemoryView } from './memory/memoryQuery.js';
+import { readMemory } from './memory/readMemory.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import { Society } from './society.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
@@ -328,6 +330,17 @@ export class Runtime {
    */
   messageLog(rootTaskId: string, page: { offset?: number; limit?: number } = {}): Task[] | undefined {
     return this.#journal.messageLog(rootTaskId, page);
+  }
+
+  /**
+   * What an agent remembers (see `MemoryQuerySchema`): counts of every tier, and a page of one
+   * tier or the L4 facts closest to `search`, its text redacted (with `redactor`, `rt.redactor`
+   * by default). A terminated agent's memory is read from the data dir; memory only, it is gone
+   * (`agent_terminated`). Looking counts no retrieval.
+   */
+  memory(agentId: string, query: MemoryQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<MemoryView> {
+    const known = (id: string): boolean => this.#society.record(id) !== undefined;
+    return readMemory({ hub: this.#memory, known }, agentId, query, options.redactor ?? this.redactor);
   }
 
   /** Model calls and tokens of the whole society so far. */

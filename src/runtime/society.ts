@@ -5,7 +5,7 @@ import { TroupeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
 import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
-import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
+import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
 import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
 import { provideAgentMachine } from './agent/agentMachine.js';
@@ -17,6 +17,7 @@ import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { UsageLedger } from './usageLedger.js';
+import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
@@ -137,6 +138,14 @@ export class Society implements SocietyPort {
   /** The context of a running agent in `sessionId` (made on first use). */
   conversationOf(agentId: string, sessionId: string): CompressibleConversation {
     return this.requireRunning(agentId).context(sessionId);
+  }
+
+  remember(request: RememberRequest): Promise<RememberedFact> {
+    return rememberFact(this.#env.memory, request);
+  }
+
+  searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
+    return searchOwnFacts(this.#env.memory, request);
   }
 
   /** Model calls and tokens of an agent, live or terminated. */

@@ -14,6 +14,7 @@ import { closeAfterRefusal } from './lingeringClose.js';
 import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
+import { registerMemoryRoute } from './memoryRoute.js';
 import { openApiDocument } from './openapi.js';
 import { registerReadRoutes } from './readRoutes.js';
 import { pathOf } from './requestPath.js';
@@ -148,6 +149,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   const log = new EventLog(runtime, redactor, limits.replayBufferEvents);
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
+  registerMemoryRoute(app, runtime, redactor);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,

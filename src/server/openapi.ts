@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MemoryViewSchema } from '../runtime/index.js';
 import { JsonValueSchema, TaskSchema } from '../task/index.js';
 import * as s from './schemas.js';
 
@@ -65,6 +66,17 @@ const routes: readonly RouteDoc[] = [
     params: s.AgentIdParamsSchema,
     reply: { status: 200, schema: s.AgentSchema },
     errors: [400, 401, 404],
+  },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/memory',
+    operationId: 'getAgentMemory',
+    summary:
+      "What an agent remembers: counts of L1–L4, and a page of one tier (`tier`) or the L4 facts closest to `q`, of one session when `sessionId` is given; a terminated agent's from the data dir",
+    params: s.AgentIdParamsSchema,
+    query: s.AgentMemoryQuerySchema,
+    reply: { status: 200, schema: MemoryViewSchema },
+    errors: [400, 401, 404, 409, 503],
   },
   { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {

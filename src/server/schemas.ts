@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
+import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema } from '../task/index.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
@@ -101,6 +102,21 @@ export const AgentsReplySchema = z.object({
   source: z.enum(['store', 'memory']),
 });
 
+/** `GET /api/agents/:id/memory`: `rt.memory`'s query as a query string (`q` is its `search`). */
+export const AgentMemoryQuerySchema = z
+  .object({
+    /** The tier to list (absent: counts only, or L4 with `q`). */
+    tier: MemoryTierSchema.optional(),
+    /** Only this session's entries (L4: its facts and the agent-wide ones). */
+    sessionId: TaskIdSchema.optional(),
+    offset: queryInteger(0, largestQueryInteger).optional(),
+    limit: queryInteger(1, maxMemoryPageSize).optional(),
+    /** Search L4 for the facts closest to this text (unpaged: the `k` closest). */
+    q: z.string().regex(/\S/, 'must not be blank').max(maxMemorySearchChars).optional(),
+    k: queryInteger(1, maxMemorySearchResults).optional(),
+  })
+  .strict();
+
 export const RoleSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -153,6 +169,7 @@ export type SubmitBody = z.infer<typeof SubmitBodySchema>;
 export type SendBody = z.infer<typeof SendBodySchema>;
 export type MessagesQuery = z.infer<typeof MessagesQuerySchema>;
 export type MessagesReply = z.infer<typeof MessagesReplySchema>;
+export type AgentMemoryQuery = z.infer<typeof AgentMemoryQuerySchema>;
 export type AgentReply = z.infer<typeof AgentSchema>;
 export type EventsQuery = z.infer<typeof EventsQuerySchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentIdSchema, TerminationModeSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
+import { rememberTool, searchMemoryTool } from './memoryTools.js';
 import { delegateTask, sendMessage } from './societyServices.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
 
@@ -89,7 +90,7 @@ const terminateAgentTool = defineTool({
   },
 });
 
-/** The tools by which agents build and run their society, plan, and keep their own context short. */
+/** The tools by which agents build and run their society, plan, keep their own context short, and remember. */
 export const metaTools: readonly Tool[] = [
   createRoleTool,
   spawnAgentTool,
@@ -98,4 +99,6 @@ export const metaTools: readonly Tool[] = [
   terminateAgentTool,
   createPlanTool,
   compressContextTool,
+  rememberTool,
+  searchMemoryTool,
 ];

@@ -10,6 +10,41 @@ export interface CompressibleConversation {
   compress(summary: string, keepRecent: number): { readonly removed: number; readonly kept: number };
 }
 
+/** What an agent asks to remember: a fact of its Task's session (`scope: 'session'`) or of all its sessions (`'agent'`). */
+export interface RememberRequest {
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly text: string;
+  readonly scope: 'session' | 'agent';
+  readonly importance: number;
+}
+
+/** A fact as an agent's tools show it; `merged` when it was folded into a fact the agent already had. */
+export interface RememberedFact {
+  readonly id: string;
+  readonly text: string;
+  readonly scope: 'session' | 'agent';
+  readonly importance: number;
+  readonly merged: boolean;
+}
+
+/** A search of an agent's own facts: those of `sessionId` and its agent-scope ones. */
+export interface FactSearchRequest {
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly query: string;
+  readonly k: number;
+}
+
+/** A fact found, with its similarity to the query (higher is closer, at most 1). */
+export interface FoundFact {
+  readonly id: string;
+  readonly text: string;
+  readonly scope: 'session' | 'agent';
+  readonly importance: number;
+  readonly similarity: number;
+}
+
 /**
  * The one port through which meta-tools reach the society they run in. The runtime implements
  * it; tools never see the runtime itself. Every method enforces the society's rules and throws a
@@ -31,4 +66,8 @@ export interface SocietyPort {
   requireRunning(agentId: string): void;
   /** The conversation in `sessionId` of an agent that still runs turns (throws as `requireRunning`). */
   conversationOf(agentId: string, sessionId: string): CompressibleConversation;
+  /** Stores a fact in the agent's long-term memory (L4); rejects with `memory_full` past its limit, `invalid_input` naming a field past another. */
+  remember(request: RememberRequest): Promise<RememberedFact>;
+  /** The agent's facts closest to the query, closest first (each counts a retrieval). */
+  searchMemory(request: FactSearchRequest): Promise<FoundFact[]>;
 }

@@ -12,6 +12,21 @@ const dataDir = tempDirsAfterEach('troupe-memory-compaction-');
 const limits = { l1Capacity: 4, l2Capacity: 2, entriesPerStep: 10 };
 const summariesHeader = '[summaries of earlier work in this session, oldest first]';
 
+interface CompactorSnapshot {
+  readonly value?: unknown;
+  readonly context?: { readonly queue?: readonly string[] };
+}
+
+/** The id of the actor an inspection event is about. */
+function actorId(event: InspectionEvent): string {
+  return String((event.actorRef as { id?: unknown }).id);
+}
+
+/** The memory compactor's snapshots, oldest first, as the inspector saw them. */
+function compactorSnapshots(events: readonly InspectionEvent[]): CompactorSnapshot[] {
+  return events.flatMap((event) => (event.type === '@xstate.snapshot' && actorId(event) === 'memoryCompactor' ? [event.snapshot as CompactorSnapshot] : []));
+}
+
 describe('the memory compactor in a runtime', () => {
   it('summarises what leaves L1 into L3, and later turns of the session read the summaries', async () => {
     const dir = await dataDir();
@@ -27,19 +42,14 @@ describe('the memory compactor in a runtime', () => {
     };
     const turns = 12;
     const model = new ScriptedModel(Array.from({ length: turns + 2 }, (_, i) => ({ text: `noted fact number ${i} about the harbour` })));
-    const compactor = (): { value?: unknown; context?: { queue?: unknown[]; batch?: unknown[] } } | undefined =>
-      events.findLast((event) => event.type === '@xstate.snapshot' && event.actorRef.id === 'memoryCompactor')?.snapshot as
-        { value?: unknown; context?: { queue?: unknown[]; batch?: unknown[] } } | undefined;
+    const compactor = (): CompactorSnapshot | undefined => compactorSnapshots(events).at(-1);
     const rt = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger(), memory: { limits }, inspect: onEvent });
     const sessionId = await rt.submit('remember that the harbour opens at dawn');
     await rt.waitForAnswer(sessionId, { timeoutMs: 10_000 });
     for (let i = 1; i < turns; i++) await rt.waitForAnswer(await rt.submit(`turn ${i}: the harbour has ${i} boats`, { sessionId }), { timeoutMs: 10_000 });
-    const actors = new Set(events.flatMap((event): string[] => (event.type === '@xstate.actor' ? [String(event.actorRef.id)] : [])));
+    const actors = new Set(events.flatMap((event) => (event.type === '@xstate.actor' ? [actorId(event)] : [])));
     expect(actors).toContain('memoryCompactor');
-    const compacted = (): boolean =>
-      events.some(
-        (event) => event.type === '@xstate.snapshot' && event.actorRef.id === 'memoryCompactor' && JSON.stringify(event.snapshot).includes('"compacting"'),
-      );
+    const compacted = (): boolean => compactorSnapshots(events).some((snapshot) => snapshot.value === 'compacting');
     await whenSeen(compacted);
     // Once the compactor has nothing left to do, the next turn reads what it wrote.
     await whenSeen(() => compactor()?.value === 'running' && compactor()?.context?.queue?.length === 0);

@@ -18,6 +18,8 @@ function everyMetaTool() {
         return { toolCalls: [{ name: 'send_message', arguments: { to: 'user', text: 'working on it' } }] };
       },
       { toolCalls: [{ name: 'create_plan', arguments: { goal: 'finish', steps: [{ title: 'ask the helper' }, { title: 'answer' }] } }] },
+      { toolCalls: [{ name: 'remember', arguments: { text: 'The helper computes things.', scope: 'agent' } }] },
+      { toolCalls: [{ name: 'search_memory', arguments: { query: 'who computes things?' } }] },
       () => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: helper, task: 'compute' } }] }),
       { toolCalls: [{ name: 'compress_context', arguments: { summary: 'the helper computed it', keepRecent: 2 } }] },
       () => ({ toolCalls: [{ name: 'terminate_agent', arguments: { agentId: helper } }] }),
@@ -37,12 +39,12 @@ afterAll(async () => {
 
 const models: Record<string, (reply: (request: ChatRequest) => { text?: string }) => { model: ModelClient; requests: () => readonly ChatRequest[] }> = {
   'the scripted model': (reply) => {
-    const model = new ScriptedModel(Array.from({ length: 10 }, () => reply));
+    const model = new ScriptedModel(Array.from({ length: 14 }, () => reply));
     return { model, requests: () => model.requests };
   },
   'the openai package over HTTP': (reply) => {
     const before = server.chatRequests.length;
-    server.script(...Array.from({ length: 10 }, () => reply));
+    server.script(...Array.from({ length: 14 }, () => reply));
     return {
       model: new OpenAIModel({ apiKey: 'test', baseURL: server.baseURL, model: 'contract' }),
       requests: () => server.chatRequests.slice(before),
@@ -51,7 +53,7 @@ const models: Record<string, (reply: (request: ChatRequest) => { text?: string }
 };
 
 describe.each(Object.keys(models))('every meta-tool through a model tool call, with %s', (name) => {
-  it('creates, spawns with a first task, messages, plans, delegates, compresses, terminates and answers', async () => {
+  it('creates, spawns with a first task, messages, plans, remembers and searches, delegates, compresses, terminates and answers', async () => {
     const script = everyMetaTool();
     const { model, requests } = (
       models[name] ??
@@ -75,6 +77,9 @@ describe.each(Object.keys(models))('every meta-tool through a model tool call, w
         .map((message) => message.content) ?? [];
     expect(results.length).toBeGreaterThan(0);
     for (const content of results) expect(content).not.toMatch(/"error":"/);
+    // Before compress_context shortened the turn: the fact remembered, then found.
+    const beforeCompress = rootRequests.at(-3)?.messages.filter((message) => message.role === 'tool') ?? [];
+    expect(beforeCompress.map((message) => message.content).join(' ')).toContain('"facts":[{"id":"f0","text":"The helper computes things."');
 
     const helper = rt.agents().find((agent) => agent.roleName === 'helper');
     expect(helper).toMatchObject({ parentAgentId: 'root', status: 'terminated' });

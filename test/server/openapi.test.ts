@@ -71,6 +71,9 @@ describe('the OpenAPI document', () => {
     const root = await client.GET('/api/agents/{id}', { params: { path: { id: agents.data?.agents[0]?.id ?? '' } } });
     expect(root.data?.status).toBe('active');
     expect((await client.GET('/api/roles')).data?.roles.length).toBeGreaterThan(0);
+    const memory = await client.GET('/api/agents/{id}/memory', { params: { path: { id: 'root' }, query: { tier: 'l1', sessionId: taskId, limit: 10 } } });
+    expect(memory.data?.entries.map((entry) => entry.text)).toContain('write a haiku about rain');
+    expect(memory.data?.counts.l1).toBe(memory.data?.total);
     expect((await client.GET('/health')).data).toEqual({ status: 'ok' });
     expect((await client.GET('/ready')).data).toMatchObject({ ready: true });
 

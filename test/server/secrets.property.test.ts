@@ -56,6 +56,7 @@ interface Placements {
   readonly childAnswer: Placed;
   readonly reason: Placed;
   readonly answer: Placed;
+  readonly remembered: Placed;
   readonly errorBody: Placed;
   readonly rawErrorBody: Placed;
   readonly htmlPage: boolean;
@@ -73,6 +74,7 @@ const placementsArb: fc.Arbitrary<Placements> = fc.record({
   childAnswer: placedArb(3),
   reason: placedArb(3),
   answer: placedArb(3),
+  remembered: placedArb(3),
   errorBody: placedArb(3),
   rawErrorBody: placedArb(3),
   htmlPage: fc.boolean(),
@@ -85,7 +87,7 @@ const secretsArb = fc.tuple(headerSafeSecretArb, tokenSecretArb, anySecretArb).f
 const roleNameOf = (text: string): string => (text.length <= 64 && text.trim() !== '' ? text : 'keeper');
 
 /**
- * The model's side of one run: root (1) replies with text and calls echo and create_role, (2)
+ * The model's side of one run: root (1) replies with text and calls echo, create_role and remember, (2)
  * repeats what the tools returned and spawns a child, (3) delegates to it, the child (4) answers,
  * root (5) terminates it, (6) answers; the second Task (7) fails with a 500 whose body echoes a
  * secret, retried once, and (8) a raw 400 page or a 200 HTML page that does too.
@@ -98,6 +100,7 @@ function script(secrets: readonly string[], at: Placements): void {
       toolCalls: [
         { name: 'echo', arguments: { text: text(at.toolArgument) } },
         { name: 'create_role', arguments: { name: roleNameOf(text(at.roleName)), prompt: text(at.rolePrompt) } },
+        { name: 'remember', arguments: { text: text(at.remembered) } },
       ],
     },
     (request) => ({ text: toolResultsText(request), toolCalls: [{ name: 'spawn_agent', arguments: { role: roleNameOf(text(at.roleName)) } }] }),
@@ -197,6 +200,12 @@ async function httpOutputs(
     '/api/agents?status=terminated',
     `/api/agents/${child}`,
     '/api/roles',
+    // What root remembers (the Tasks, its fact) and the child's memory: from the store, or refused once gone (memory only).
+    '/api/agents/root/memory?tier=l1',
+    `/api/agents/root/memory?tier=l1&sessionId=${first}`,
+    '/api/agents/root/memory?tier=l4',
+    `/api/agents/root/memory?q=${encodeURIComponent(textOf(secrets, at.remembered).slice(0, 4000))}`,
+    `/api/agents/${child}/memory?tier=l1`,
     // Refusals that name what they were given.
     `/api/agents/${encodeURIComponent(listed)}`,
     `/api/messages/${encodeURIComponent(apiKey)}`,
@@ -258,6 +267,7 @@ const foundBefore: [[string, string, string], Placements] = [
     childAnswer: whole,
     reason: whole,
     answer: whole,
+    remembered: whole,
     errorBody: whole,
     rawErrorBody: { which: 2, placement: 'query', before: 'a', after: '' },
     htmlPage: true,

@@ -52,8 +52,12 @@ export class FactStoreDouble implements MemoryFacts {
 
   async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
     this.searches.push({ text, k, sessionId: filter.sessionId });
+    return this.peek(text, k, filter);
+  }
+
+  async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {
     const query = words(text);
-    return this.list({ sessionId: filter.sessionId })
+    return this.list(filter)
       .map((fact) => ({ fact, similarity: [...words(fact.text)].filter((word) => query.has(word)).length / Math.max(1, query.size) }))
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, k);

@@ -85,6 +85,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{id}/memory': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What an agent remembers: counts of L1–L4, and a page of one tier (`tier`) or the L4 facts closest to `q`, of one session when `sessionId` is given; a terminated agent's from the data dir */
+    get: operations['getAgentMemory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/roles': {
     parameters: {
       query?: never;
@@ -653,6 +670,143 @@ export interface operations {
       };
       /** @description error */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAgentMemory: {
+    parameters: {
+      query?: {
+        tier?: 'l1' | 'l2' | 'l3' | 'l4';
+        sessionId?: string;
+        offset?: number;
+        limit?: number;
+        q?: string;
+        k?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            agentId: string;
+            /** @enum {string} */
+            source: 'live' | 'store';
+            sessionId: string | null;
+            counts: {
+              l1: number;
+              l2: number;
+              l3: number;
+              l4: number;
+            };
+            tier: ('l1' | 'l2' | 'l3' | 'l4') | null;
+            search: {
+              text: string;
+              k: number;
+            } | null;
+            total: number;
+            offset: number;
+            entries: (
+              | {
+                  /** @enum {string} */
+                  tier: 'l1' | 'l2';
+                  seq: number;
+                  id: string;
+                  from: string;
+                  to: string;
+                  action: string;
+                  status: string;
+                  sessionId: string;
+                  importance: number;
+                  retrievals: number;
+                  createdAt: number;
+                  text: string;
+                }
+              | {
+                  /** @constant */
+                  tier: 'l3';
+                  seq: number;
+                  sessionId: string;
+                  importance: number;
+                  retrievals: number;
+                  createdAt: number;
+                  text: string;
+                  taskIds: string[];
+                  /** @enum {string} */
+                  source: 'model' | 'extractive';
+                }
+              | {
+                  /** @constant */
+                  tier: 'l4';
+                  id: string;
+                  /** @enum {string} */
+                  scope: 'session' | 'agent';
+                  sessionId: string | null;
+                  importance: number;
+                  retrievals: number;
+                  createdAt: number;
+                  text: string;
+                  merged: number;
+                  fidelity: number | null;
+                  similarity: number | null;
+                }
+            )[];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      503: {
         headers: {
           [name: string]: unknown;
         };

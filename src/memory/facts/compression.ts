@@ -4,7 +4,7 @@ import { cosine } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
-import { type Fact, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, labelOf } from './factSchema.js';
 import type { FactSet } from './factSet.js';
 import { mergeText } from './mergeText.js';
 import { UnionFind } from './unionFind.js';
@@ -149,4 +149,13 @@ export function dropLeastImportant(set: FactSet, limits: FactLimits, now: number
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */
 function mostImportantFirst(a: Fact, b: Fact, now: number, limits: FactLimits): number {
   return effectiveImportance(b, now, limits) - effectiveImportance(a, now, limits) || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** What one `compress()` did, from the sizes before and after and the counts it made (zero for those it did not). */
+export function compressionReport(
+  before: number,
+  after: number,
+  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'keptForFidelity' | 'dropped'>> = {},
+): CompressionReport {
+  return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
 }

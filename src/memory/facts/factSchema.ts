@@ -103,3 +103,16 @@ export function factIdOf(n: number): string {
 export function labelOf(id: string): number {
   return Number(id.slice(1));
 }
+
+/**
+ * Whether a fact shows to a reader of `sessionId`: that session's own facts and agent-scope ones;
+ * with null, agent-scope ones only; with undefined (no session named), every fact.
+ */
+export function visibleTo(fact: Fact, sessionId: string | null | undefined): boolean {
+  return sessionId === undefined || fact.sessionId === null || fact.sessionId === sessionId;
+}
+
+/** Oldest first, then by number: the order facts are listed in. */
+export function oldestFirst(a: Fact, b: Fact): number {
+  return a.createdAt - b.createdAt || labelOf(a.id) - labelOf(b.id);
+}

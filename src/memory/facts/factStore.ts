@@ -4,11 +4,11 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { applyMerges, boundedOrigins, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
+import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, oldestFirst, visibleTo } from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -137,40 +137,56 @@ export class FactStore {
   async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const query = checkSearch(text, k, filter, this.#limits);
-    if (this.#set.size === 0) return [];
-    const visible = (fact: Fact | undefined): boolean => fact !== undefined && (fact.sessionId === null || fact.sessionId === query.sessionId);
-    let matches: { id: string; similarity: number }[];
-    if (this.#set.words !== null) {
-      matches = this.#set.words.nearest(query.text, query.k, (id) => visible(this.#set.get(id)));
-    } else {
-      const vector = await this.#embedOne(query.text);
-      const index = await this.#set.index;
-      // Closed while the query was embedded: no retrieval may be written after close.
-      this.#refuseWhenClosed();
-      if (vector === null || index === null) return [];
-      matches = index
-        .nearest(vector, query.k, (label) => visible(this.#set.byLabel(label)))
-        .map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
-    }
-    const hits: FactHit[] = [];
-    for (const { id, similarity } of matches) {
-      const fact = this.#set.get(id);
-      if (fact === undefined) continue;
+    const found = await this.#nearest(query.text, query.k, (fact) => visibleTo(fact, query.sessionId));
+    const hits = found.map(({ fact, similarity }) => {
       const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
       this.#set.update(retrieved);
-      hits.push({ fact: retrieved, similarity });
-    }
+      return { fact: retrieved, similarity };
+    });
     // Not waited for: a lost retrieval count only makes a fact look a little less used. A failure is logged by #write.
     if (hits.length > 0) this.#write({ putFacts: hits.map((hit) => hit.fact) }).catch(() => undefined);
     return hits;
   }
 
+  /**
+   * As `search`, but a look at what the agent remembers rather than a use of it: no retrieval is
+   * counted, nothing is written, and without `sessionId` every fact of every session is searched.
+   */
+  async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {
+    this.#refuseWhenClosed();
+    const { sessionId } = filter;
+    const query = checkSearch(text, k, { sessionId: sessionId ?? null }, this.#limits);
+    return this.#nearest(query.text, query.k, (fact) => visibleTo(fact, sessionId));
+  }
+
+  /** The `k` facts `visible` accepts closest to `text`, closest first. */
+  async #nearest(text: string, k: number, visible: (fact: Fact) => boolean): Promise<FactHit[]> {
+    if (this.#set.size === 0) return [];
+    const accepts = (fact: Fact | undefined): boolean => fact !== undefined && visible(fact);
+    let matches: { id: string; similarity: number }[];
+    if (this.#set.words !== null) {
+      matches = this.#set.words.nearest(text, k, (id) => accepts(this.#set.get(id)));
+    } else {
+      const vector = await this.#embedOne(text);
+      const index = await this.#set.index;
+      // Closed while the query was embedded: no retrieval may be written after close.
+      this.#refuseWhenClosed();
+      if (vector === null || index === null) return [];
+      matches = index.nearest(vector, k, (label) => accepts(this.#set.byLabel(label))).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+    }
+    return matches.flatMap(({ id, similarity }) => {
+      const fact = this.#set.get(id);
+      return fact === undefined ? [] : [{ fact, similarity }];
+    });
+  }
+
   /** Every fact (no filter), or those a session may see (`{ sessionId }`: its own and agent-scope; null: agent-scope only), oldest first. */
   list(filter?: { sessionId?: string | null }): Fact[] {
-    const facts = this.#set.all();
     const sessionId = filter?.sessionId;
-    const seen = sessionId === undefined ? facts : facts.filter((fact) => fact.sessionId === null || fact.sessionId === sessionId);
-    return seen.sort((a, b) => a.createdAt - b.createdAt || labelOf(a.id) - labelOf(b.id));
+    return this.#set
+      .all()
+      .filter((fact) => visibleTo(fact, sessionId))
+      .sort(oldestFirst);
   }
 
   /** True above `compressAbove` facts. */
@@ -287,12 +303,4 @@ export class FactStore {
       this.#writes.delete(write);
     }
   }
-}
-
-function report(
-  before: number,
-  after: number,
-  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'keptForFidelity' | 'dropped'>> = {},
-): CompressionReport {
-  return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
 }

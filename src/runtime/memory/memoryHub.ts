@@ -2,10 +2,10 @@ import type { RootDatabase } from 'lmdb';
 import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
-import { describeError } from '../../errors.js';
+import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
-import { AgentMemory, remembers } from '../../memory/index.js';
+import { AgentMemory, type MemoryReader, StoredMemory, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemorySettings } from './memoryOptions.js';
 
@@ -35,6 +35,9 @@ export class MemoryHub {
   readonly #opening = new Map<string, Promise<AgentMemory>>();
   readonly #open = new Map<string, AgentMemory>();
   readonly #closing = new Set<Promise<void>>();
+  /** Memories being closed, by agent: a view of one reads the store once its last writes are in. */
+  readonly #closingOf = new Map<string, Promise<void>>();
+  #closedAll = false;
   readonly #feed: Subscription;
 
   constructor(deps: MemoryHubDeps) {
@@ -92,11 +95,31 @@ export class MemoryHub {
     );
     const settled = closing.catch((error: unknown) => this.#deps.logger.error({ agentId, error: describeError(error) }, 'agent memory failed to close'));
     this.#closing.add(settled);
-    void settled.finally(() => this.#closing.delete(settled));
+    this.#closingOf.set(agentId, settled);
+    void settled.finally(() => {
+      this.#closing.delete(settled);
+      if (this.#closingOf.get(agentId) === settled) this.#closingOf.delete(agentId);
+    });
+  }
+
+  /**
+   * What a view reads `agentId`'s memory from: its open memory (`live`), else what the store
+   * keeps of it (`store`, read once a closing in progress has written everything), else null: a
+   * memory kept in memory only went with its agent. Refused once every memory is closed.
+   */
+  async reader(agentId: string): Promise<{ memory: MemoryReader; source: 'live' | 'store' } | null> {
+    if (this.#closedAll) throw new TroupeError('intake_closed', "the runtime is shut down: its agents' memories are closed");
+    const open = this.#opening.get(agentId);
+    if (open !== undefined) return { memory: await open, source: 'live' };
+    const { store, settings, logger } = this.#deps;
+    if (store === null) return null;
+    await this.#closingOf.get(agentId);
+    return { memory: StoredMemory.read({ agentId, db: store.db, logger, embedder: settings.embedder, limits: settings.facts }), source: 'store' };
   }
 
   /** Stops feeding memories and closes every one; resolves once all are closed (before the store closes). */
   async closeAll(): Promise<void> {
+    this.#closedAll = true;
     this.#feed.unsubscribe();
     for (const agentId of [...this.#opening.keys()]) this.close(agentId);
     await Promise.all(this.#closing);

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { TroupeError, ValidationError } from '../errors.js';
+import { MemoryViewSchema, type Runtime } from '../runtime/index.js';
+import { type Redactor, parseOrThrow } from '../task/index.js';
+import { HttpError } from './httpErrors.js';
+import { responseSchema } from './responseSchema.js';
+import { AgentIdParamsSchema, AgentMemoryQuerySchema } from './schemas.js';
+
+/** The runtime's names for what the route calls otherwise (`rt.memory`'s `search` is the query's `q`, its agent the path's `id`). */
+const requestNames: Readonly<Record<string, string>> = { search: 'q', agentId: 'id' };
+
+/** A refusal of `rt.memory`, naming the request's field rather than the runtime's. */
+function asRequestError(error: unknown): unknown {
+  if (error instanceof ValidationError) {
+    const field = requestNames[error.field] ?? error.field;
+    return new HttpError(error.code, field === error.field ? error.message : `${field}${error.message.slice(error.field.length)}`, { field, cause: error });
+  }
+  if (error instanceof TroupeError && (error.code === 'unknown_agent' || error.code === 'agent_terminated')) {
+    return new HttpError(error.code, error.message, { field: 'id', cause: error });
+  }
+  return error;
+}
+
+const memoryReply = responseSchema(MemoryViewSchema);
+
+/**
+ * `GET /api/agents/:id/memory`: what an agent remembers (`rt.memory`), redacted with the
+ * server's redactor (the runtime's secrets and the token) before a text is cut. Written by the
+ * serializer compiled from the view's schema, so nothing it does not name leaves the server.
+ */
+export function registerMemoryRoute(app: FastifyInstance, runtime: Runtime, redactor: Redactor): void {
+  app.get('/api/agents/:id/memory', { schema: { response: { 200: memoryReply } } }, async (request) => {
+    const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
+    const { q, ...query } = parseOrThrow(AgentMemoryQuerySchema, request.query);
+    try {
+      return await runtime.memory(id, { ...query, ...(q === undefined ? {} : { search: q }) }, { redactor });
+    } catch (error) {
+      throw asRequestError(error);
+    }
+  });
+}
