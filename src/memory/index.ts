@@ -1,12 +1,6 @@
 // One agent's memory (issue 14): L1–L3 here, L4 through the agent's FactStore.
 export { AgentMemory } from './agentMemory.js';
-export {
-  type CompactionHelpers,
-  type HelperBounds,
-  type ModelHelpers,
-  extractiveHelpers,
-  helpersWithFallback,
-} from './compactionHelpers.js';
+export { type CompactionHelpers, type HelperBounds, type ModelHelpers, extractiveHelpers, helpersWithFallback } from './compactionHelpers.js';
 export type { SummaryEntry, TaskEntry } from './entries.js';
 export { entriesDbName } from './entryStore.js';
 export { extractiveFacts } from './extractiveFacts.js';
