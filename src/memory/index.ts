@@ -9,5 +9,5 @@ export type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './f
 export { baseImportance, effectiveImportance } from './importance.js';
 export { type MemoryLimitsInput } from './limits.js';
 export { remembers } from './remembers.js';
-export type { MemoryReader, ReaderFilter } from './memoryReader.js';
-export { StoredMemory, type StoredMemoryOptions } from './storedMemory.js';
+export type { MemoryReader } from './memoryReader.js';
+export { StoredMemory } from './storedMemory.js';
