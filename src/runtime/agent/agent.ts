@@ -157,13 +157,14 @@ export class Agent {
 
   /**
    * Tasks waiting for a turn, as intake counts them against `mailboxLimit`: the mailbox, less the
-   * oldest while the agent is still spawning (its first turn takes that one as soon as it runs,
-   * so a restored agent started by a new Task counts as it would once restored).
+   * oldest Task handed back while a restored agent is still spawning. Its first turn resumes that
+   * one as soon as it runs, so a restored agent started early by a new Task admits it as it would
+   * once restored. (A new agent counts every Task that arrives while it spawns.)
    */
   get waitingForTurn(): number {
     const snapshot = this.actor.getSnapshot();
     const { length } = snapshot.context.mailbox;
-    return snapshot.value === 'spawning' && length > 0 ? length - 1 : length;
+    return snapshot.value === 'spawning' && this.#waiting.length > 0 ? length - 1 : length;
   }
 
   /** Tasks accepted and not yet answered: the mailbox and the one in a turn. */
