@@ -66,8 +66,11 @@ describe('a restart restores its agents in the background', () => {
       if (task.status === 'completed') answered.set(task.from, [...(answered.get(task.from) ?? []), task.id]);
     });
 
-    const [viaHttp, viaSend] = built.agents.slice(-2) as [string, string];
-    expect([rt.agent(viaHttp)?.state, rt.agent(viaSend)?.state]).toEqual(['restoring', 'restoring']);
+    const [viaSend, viaHttp] = built.agents.slice(-2) as [string, string];
+    expect([rt.agent(viaSend)?.state, rt.agent(viaHttp)?.state]).toEqual(['restoring', 'restoring']);
+    // rt.send starts its agent before it returns its promise; the HTTP request reaches the last agent a few turns later.
+    const sending = rt.send(viaSend, 'late job', { sessionId: built.sessions.get(viaSend) });
+    expect(rt.agent(viaSend)?.state).not.toBe('restoring');
     const reply = await fetch(`${url}/api/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -75,8 +78,10 @@ describe('a restart restores its agents in the background', () => {
       body: JSON.stringify({ agentId: viaHttp, text: 'late job', sessionId: built.sessions.get(viaHttp) }),
     });
     expect(reply.status).toBe(201);
+    // The background starts agents oldest first and has not reached the last one: the request started it.
+    expect(rt.restoreState().restored).toBeLessThan(21);
     const { messageId } = (await reply.json()) as { messageId: string };
-    const sent = await rt.send(viaSend, 'late job', { sessionId: built.sessions.get(viaSend) });
+    const sent = await sending;
 
     await until(() => answered.get(viaHttp)?.length === 4 && answered.get(viaSend)?.length === 4, 'every Task of both agents answered', 20_000);
     expect(answered.get(viaHttp)).toEqual([...(built.tasks.get(viaHttp) ?? []), messageId]);

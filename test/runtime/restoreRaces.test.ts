@@ -64,9 +64,14 @@ describe('while a restart restores its agents', () => {
   it('a shutdown in the middle of the restore loses nothing: the next start hands every waiting Task back, in order', async () => {
     const built = await builtDataDir(20, 3);
     const rt = await restart(built.dir);
-    // Started early by a Task, while the rest wait for the background restore.
+    // Started early by another agent's Task (its waiting record not yet written), while the rest wait for the background restore.
     const late = built.agents.at(-1) ?? '';
-    const extra = await rt.send(late, 'late job', { sessionId: built.sessions.get(late) });
+    const extra = createTask(
+      { from: built.agents[0] ?? '', to: late, action: Actions.execute, sessionId: built.sessions.get(late), parameters: { text: 'late job' } },
+      societyOf(rt),
+    );
+    rt.bus.publish(extra);
+    expect(rt.agent(late)?.state).not.toBe('restoring');
     expect(rt.restoring).toBe(true);
     const summary = await rt.shutdown({ drainTimeoutMs: 0 });
     const cut = await rt.restored();
@@ -78,7 +83,7 @@ describe('while a restart restores its agents', () => {
     const again = await restart(built.dir);
     expect(await again.restored()).toMatchObject({ agents: 21, restored: 21, tasks: built.pendingTasks + 1, done: true });
     for (const agentId of built.agents) {
-      const expected = [...(built.tasks.get(agentId) ?? []), ...(agentId === late ? [extra] : [])];
+      const expected = [...(built.tasks.get(agentId) ?? []), ...(agentId === late ? [extra.id] : [])];
       expect(turnAndMailbox(again, agentId)).toEqual(expected);
     }
   });
