@@ -32,6 +32,15 @@ export const randomIds: IdGenerator = {
   agent: (roleName) => `${slug(roleName)}-${randomBytes(agentIdBytes).toString('hex')}`,
 };
 
+/**
+ * A new agent's id from `ids`, readable from its role's name unless the id would give away a
+ * configured secret (`reveals`) in every Task the agent sends: then a plain `agent-…` one.
+ */
+export function agentIdFor(ids: IdGenerator, roleName: string, reveals: (id: string) => boolean): string {
+  const id = ids.agent(roleName);
+  return reveals(id) ? ids.agent('agent') : id;
+}
+
 /** Deterministic ids (`t1`, `t2`, … and `poet-1`, …) for tests and reproducible demos. */
 export function sequentialIds(): IdGenerator {
   let tasks = 0;

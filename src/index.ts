@@ -20,6 +20,7 @@ export {
   type AgentState,
   type ModelUsage,
   type TerminateOptions,
+  type RestoreState,
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';

@@ -33,12 +33,13 @@ export function logsAt(logger: Logger, level: LogLevel): boolean {
 }
 
 /**
- * A pino logger writing JSON lines to stderr, so stdout stays free for program output;
- * `silent` gives `silentLogger`, which does not even open stderr.
+ * A pino logger writing JSON lines to stderr, so stdout stays free for program output, or to
+ * `destination` (the CLI's stderr, which redacts every line); `silent` gives `silentLogger`,
+ * which does not even open stderr.
  */
-export function createLogger(level: LogLevel = 'info'): Logger {
+export function createLogger(level: LogLevel = 'info', destination?: { write(line: string): unknown }): Logger {
   if (level === 'silent') return silentLogger;
-  return pino({ level, base: { name: 'troupe' } }, pino.destination({ fd: 2, sync: true }));
+  return pino({ level, base: { name: 'troupe' } }, destination ?? pino.destination({ fd: 2, sync: true }));
 }
 
 /** Keeps every entry in memory; for tests and for embedding troupe where logs are collected. */

@@ -1,5 +1,7 @@
 import { describeError } from '../errors.js';
+import type { Redactor } from '../task/index.js';
 import { type ExitCode, exitCodeOf } from './exitCodes.js';
+import type { SignalSource } from './stopSignals.js';
 
 /** The environment a command reads its settings from: `process.env` in the real CLI. */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
@@ -9,12 +11,6 @@ export interface CliOutput {
   write(text: string): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
-}
-
-/** Where SIGINT and SIGTERM come from (the process). */
-export interface SignalSource {
-  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
 }
 
 /**
@@ -41,4 +37,27 @@ export interface CliIo {
 export function reportFailure(io: Pick<CliIo, 'stderr'>, error: unknown, about = ''): ExitCode {
   io.stderr.write(`troupe: ${about === '' ? '' : `${about}: `}${describeError(error)}\n`);
   return exitCodeOf(error);
+}
+
+/** `out`, with every text redacted as it is written: what the process prints can carry no configured secret. */
+function redactedOutput(out: CliOutput, redactor: Redactor): CliOutput {
+  return {
+    write: (text: string) => out.write(redactor.text(text)),
+    get isTTY() {
+      return out.isTTY;
+    },
+    get columns() {
+      return out.columns;
+    },
+  };
+}
+
+/**
+ * `io` whose stdout and stderr redact everything written to them, whichever command writes it
+ * (Tasks, answers, log lines, errors, a base URL): the last pass of the one sanitiser before
+ * text leaves the process. Each command still redacts what it prints as data too (values under
+ * secret-looking keys), which text alone cannot tell.
+ */
+export function redactedIo<Io extends CliIo>(io: Io, redactor: Redactor): Io {
+  return { ...io, stdout: redactedOutput(io.stdout, redactor), stderr: redactedOutput(io.stderr, redactor) };
 }

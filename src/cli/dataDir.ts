@@ -31,7 +31,7 @@ export async function withOrganisation(dataDir: string | undefined, io: CliIo, v
   try {
     // A read-only view has no --memory: there is always a directory to read.
     dir = resolveDataDir(dataDir, false, io.env);
-    logger = createLogger(readLogLevel(io.env, 'warn'));
+    logger = createLogger(readLogLevel(io.env, 'warn'), io.stderr);
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }

@@ -13,6 +13,7 @@ export const limitVariables = {
   TROUPE_MAX_QUEUED_MODEL_CALLS: 'maxQueuedModelCalls',
   TROUPE_MAX_TASK_TOKENS: 'maxTaskTokens',
   TROUPE_MAX_TASK_MS: 'maxTaskMs',
+  TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
 } as const;
 
 type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { Redactor } from '../task/index.js';
+import { redactedIo, reportFailure } from './cliIo.js';
+import { readSecrets } from './environment.js';
 import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
 import { registerMessagesCommand } from './messagesView.js';
@@ -45,7 +48,7 @@ function portOrAny(value: string): number {
 }
 
 // The only place the process is read: every command gets this and reads its settings from `env`.
-const io: ServeIo = {
+const processIo: ServeIo = {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
@@ -53,6 +56,17 @@ const io: ServeIo = {
   signals: process,
   exit: (code) => process.exit(code),
 };
+
+/** The process's io, redacting all it prints of the secrets the environment configures; exits 2 on a secret that cannot be hidden. */
+function secretKeepingIo(): ServeIo {
+  try {
+    return redactedIo(processIo, new Redactor(readSecrets(process.env)));
+  } catch (error) {
+    process.exit(reportFailure(processIo, error, 'bad settings in the environment'));
+  }
+}
+
+const io = secretKeepingIo();
 
 /** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {

@@ -2,6 +2,7 @@ import { describeError } from '../errors.js';
 import { startOpenAICompatibleServer } from '../llm/testing/openaiCompatibleServer.js';
 import type { CliIo } from './cliIo.js';
 import { ExitCode } from './exitCodes.js';
+import { firstStopSignal } from './stopSignals.js';
 
 export interface ModelServerOptions {
   readonly port: number;
@@ -24,10 +25,7 @@ export async function serveModel(options: ModelServerOptions, io: CliIo & Requir
   }
   io.stdout.write(`troupe model-server: an offline, scripted OpenAI-compatible endpoint at ${server.baseURL}\n`);
   io.stdout.write(`try: OPENAI_BASE_URL=${server.baseURL} troupe run "write a haiku about rain"\n`);
-  await new Promise<void>((resolve) => {
-    io.signals.once('SIGINT', resolve);
-    io.signals.once('SIGTERM', resolve);
-  });
+  await firstStopSignal(io.signals);
   await server.close();
   io.stderr.write(`troupe model-server: stopped after ${server.chatCalls} chat requests\n`);
   return ExitCode.ok;

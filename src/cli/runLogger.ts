@@ -1,5 +1,4 @@
-import { pino } from 'pino';
-import { type LogLevel, type Logger, silentLogger } from '../logger.js';
+import { type LogLevel, type Logger, createLogger } from '../logger.js';
 
 /**
  * The logger of `troupe run`: pino JSON lines, each handed to `writeLine` (without its newline)
@@ -7,6 +6,5 @@ import { type LogLevel, type Logger, silentLogger } from '../logger.js';
  * rather than into it.
  */
 export function createRunLogger(level: LogLevel, writeLine: (line: string) => void): Logger {
-  if (level === 'silent') return silentLogger;
-  return pino({ level, base: { name: 'troupe' } }, { write: (line: string) => writeLine(line.trimEnd()) });
+  return createLogger(level, { write: (line: string) => writeLine(line.trimEnd()) });
 }

@@ -1,14 +1,16 @@
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
+import type { ModelClient } from '../llm/index.js';
 import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
-import { startConsole } from './serveConsole.js';
+import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 import { refuseDamagedStore } from './strictStore.js';
+import { type StopSignal, onStopSignals } from './stopSignals.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -28,6 +30,8 @@ export interface ServeOptions {
   readonly corsOrigins: readonly string[];
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
+  /** A model the host brings instead of the one `OPENAI_*` names (a test's scripted model); the CLI gives none. */
+  readonly model?: ModelClient;
 }
 
 /** `serve` reads the console from stdin, stops on signals and may exit at once on a second one. */
@@ -49,7 +53,8 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     // No logger yet: its level is one of the settings.
     return reportFailure(io, error, 'bad settings in the environment');
   }
-  const { model, dataDir } = settings;
+  const { dataDir } = settings;
+  const model = options.model ?? settings.model;
   const secrets = readSecrets(io.env);
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
@@ -83,16 +88,40 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const terminal = options.console ? startConsole(rt, { input: io.stdin, output: io.stdout }) : undefined;
   if (terminal !== undefined && io.stdin.isTTY === true) io.stdout.write('Type a requirement for root, or "@agentId text"; Ctrl-C stops.\n');
   // Without the HTTP API, the console is all there is: when its input ends, so does the service.
-  const stop = await untilStopped(io, logger, listening ? undefined : terminal?.idle);
-  if (stop === 'input ended') logger.error({}, nothingToServe("the console's input has ended"));
+  const watch = untilStopped(io, logger, listening ? undefined : terminal?.idle);
+  try {
+    const stop = await watch.stopped;
+    if (stop === 'input ended') logger.error({}, nothingToServe("the console's input has ended"));
+    await stopService({ rt, server: listening ? server : undefined, terminal, logger }, stop, options.drainTimeoutMs);
+    return stop === 'input ended' ? ExitCode.usage : ExitCode.ok;
+  } finally {
+    // Only now: a second signal must still find its listener while the runtime drains.
+    watch.stopListening();
+  }
+}
 
+/** What `serve` runs and has to stop; `server` only when it is listening. */
+interface Service {
+  readonly rt: Runtime;
+  readonly server: HttpServer | undefined;
+  readonly terminal: ServeConsole | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The graceful shutdown: intake stops at once (the console reads no more, the API answers 503),
+ * turns in flight may finish within `drainTimeoutMs`, then everything closes and a summary is logged.
+ */
+async function stopService({ rt, server, terminal, logger }: Service, stop: StopReason, drainTimeoutMs: number): Promise<void> {
   const started = Date.now();
-  logger.info({ signal: stop, drainTimeoutMs: options.drainTimeoutMs }, 'shutting down: no new requests or Tasks; letting turns in flight finish');
-  terminal?.close();
+  logger.info({ signal: stop, drainTimeoutMs }, 'shutting down: no new requests or Tasks; letting turns in flight finish');
+  terminal?.stopReading();
   // The listener stays open while the runtime drains, answering intake 503 instead of refusing connections.
-  if (listening) server.drain();
-  const summary = await rt.shutdown({ drainTimeoutMs: options.drainTimeoutMs });
-  if (listening) await server.close();
+  server?.drain();
+  const summary = await rt.shutdown({ drainTimeoutMs });
+  await server?.close();
+  // The console printed the answers of the drain (those cancelled too) up to here.
+  terminal?.close();
   logger.info(
     {
       agents: summary.agents,
@@ -103,7 +132,6 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     },
     'troupe serve stopped',
   );
-  return stop === 'input ended' ? ExitCode.usage : ExitCode.ok;
 }
 
 const nothingToServe = (why: string): string => `the HTTP API could not start and ${why}: nothing to serve; exiting`;
@@ -121,28 +149,35 @@ async function listenOrLog(server: HttpServer, options: ServeOptions, token: str
   }
 }
 
+type StopReason = StopSignal | 'input ended';
+
 /**
- * Resolves with the first signal (a second one exits at once), or with `input ended` when
- * `inputEnded` (given when the console is all the service has) resolves first.
+ * `stopped` resolves with the first signal, or with `input ended` when `inputEnded` (given when
+ * the console is all the service has) resolves first; any signal after that exits at once.
+ * The signals are listened to until `stopListening` is called.
  */
-function untilStopped(io: ServeIo, logger: Logger, inputEnded: Promise<void> | undefined): Promise<'SIGINT' | 'SIGTERM' | 'input ended'> {
-  return new Promise((resolve) => {
-    let received: 'SIGINT' | 'SIGTERM' | 'input ended' | undefined;
-    const on = (name: 'SIGINT' | 'SIGTERM') => (): void => {
+function untilStopped(
+  io: ServeIo,
+  logger: Logger,
+  inputEnded: Promise<void> | undefined,
+): { readonly stopped: Promise<StopReason>; readonly stopListening: () => void } {
+  let stopListening = (): void => undefined;
+  const stopped = new Promise<StopReason>((resolve) => {
+    let received: StopReason | undefined;
+    stopListening = onStopSignals(io.signals, (signal) => {
       if (received === undefined) {
-        received = name;
-        resolve(name);
+        received = signal;
+        resolve(signal);
         return;
       }
-      logger.warn({ signal: name }, 'second signal: exiting without waiting');
-      io.exit(signalExitCodes[name]);
-    };
-    io.signals.on('SIGINT', on('SIGINT'));
-    io.signals.on('SIGTERM', on('SIGTERM'));
+      logger.warn({ signal, exitCode: signalExitCodes[signal] }, 'second signal: exiting without waiting');
+      io.exit(signalExitCodes[signal]);
+    });
     void inputEnded?.then(() => {
       if (received !== undefined) return;
       received = 'input ended';
       resolve(received);
     });
   });
+  return { stopped, stopListening };
 }

@@ -48,12 +48,22 @@ export interface ConsoleIo {
   readonly output: { write(text: string): unknown };
 }
 
+/** A running console: its reading stops first, at shutdown; its printing once the runtime has stopped. */
+export interface ServeConsole {
+  /** Reads no more lines; what reaches the user is still printed. */
+  stopReading(): void;
+  /** Reads and prints no more. */
+  close(): void;
+  /** Resolves once the input has ended and every line read has been forwarded. */
+  readonly idle: Promise<void>;
+}
+
 /**
  * Console mode of `troupe serve`: reads lines (a requirement for root, or `@agentId text`),
  * acknowledges each with the id of the Task sent, and prints what reaches the user. The end
  * of the input stops the reading, not the service.
  */
-export function startConsole(runtime: Runtime, io: ConsoleIo): { close(): void; readonly idle: Promise<void> } {
+export function startConsole(runtime: Runtime, io: ConsoleIo): ServeConsole {
   const stopOutput = runtime.onOutput((task) => io.output.write(formatForUser(task)));
   const lines = createInterface({ input: io.input, terminal: false });
   // Lines are forwarded one at a time, in the order they were typed.
@@ -71,6 +81,7 @@ export function startConsole(runtime: Runtime, io: ConsoleIo): { close(): void; 
   });
   const closed = new Promise<void>((resolve) => lines.once('close', resolve));
   return {
+    stopReading: () => lines.close(),
     close: () => {
       lines.close();
       stopOutput();

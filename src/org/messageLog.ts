@@ -1,47 +1,11 @@
-import type { Database, Key } from 'lmdb';
-import type { Clock } from '../clock.js';
+import type { Key } from 'lmdb';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import { type Task, parseTask } from '../task/index.js';
-import type { InFlightView } from './inFlight.js';
-import { seqRange, showKey } from './keys.js';
-import { nextQuarantineSeq, quarantineEntry } from './quarantine.js';
-import type { Page, SubDbs } from './types.js';
+import { type CheckedReadDeps, moveAside } from './checkedOnRead.js';
+import { entries } from './reads.js';
+import { seqRange } from './keys.js';
+import type { Page } from './types.js';
 import { validators } from './validators.js';
-import type { DurableWriter } from './writer.js';
-
-/**
- * The message log is validated when it is read, not when the store opens. It holds most of the
- * records (every Task of every tree) and nothing of a restart needs it, so opening checks only
- * its keys: with 100,000 logged Tasks that is most of the time a reopen took. The guarantee
- * moves with it: a record that fails validation is never returned and never crashes the
- * reader; the read that finds it skips it, and a durable write moves it to the quarantine and
- * reports it, as opening would have. Until then `quarantined()` does not list it.
- */
-export interface MessageLogDeps {
-  readonly dbs: SubDbs;
-  readonly view: InFlightView;
-  readonly writer: DurableWriter;
-  readonly logger: Logger;
-  readonly clock: Clock;
-}
-
-type Entry = { readonly key: Key; readonly value: unknown } | { readonly key: Key; readonly undecodable: unknown };
-
-/** The entries of a range; should a value not decode, key by key, so one bad value cannot hide the rest. */
-function entries(db: Database<unknown>, range: { start: Key; end: Key; offset?: number; limit?: number }): Entry[] {
-  try {
-    return [...db.getRange(range)].map(({ key, value }) => ({ key, value }));
-  } catch {
-    return [...db.getKeys(range)].map((key) => {
-      try {
-        return { key, value: db.get(key) };
-      } catch (error) {
-        return { key, undecodable: error };
-      }
-    });
-  }
-}
 
 /** The Task a message record holds, or why the record is invalid. */
 function taskOf(key: Key, value: unknown): Task | string {
@@ -56,8 +20,8 @@ function taskOf(key: Key, value: unknown): Task | string {
   return validators.messages(key, value) ?? 'invalid value';
 }
 
-/** The Tasks of `owner`'s log in sequence order, skipping (and quarantining) invalid records. */
-export function readMessages(deps: MessageLogDeps, owner: string, page: Page): Task[] {
+/** The Tasks of `owner`'s log in sequence order, skipping (and quarantining) invalid records: the log is checked as it is read (see checkedOnRead.ts). */
+export function readMessages(deps: CheckedReadDeps, owner: string, page: Page): Task[] {
   if (page.limit === 0) return [];
   const range = {
     ...seqRange(owner),
@@ -67,36 +31,8 @@ export function readMessages(deps: MessageLogDeps, owner: string, page: Page): T
   const tasks: Task[] = [];
   for (const entry of entries(deps.dbs.messages, range)) {
     const task = 'undecodable' in entry ? `undecodable: ${describeError(entry.undecodable)}` : taskOf(entry.key, entry.value);
-    if (typeof task === 'string') moveAside(deps, entry.key, task);
+    if (typeof task === 'string') moveAside(deps, 'messages', entry.key, task);
     else tasks.push(task);
   }
   return tasks;
-}
-
-/** Moves an invalid message record to the quarantine with an ordinary durable write, once. */
-function moveAside(deps: MessageLogDeps, key: Key, reason: string): void {
-  const { dbs, view, writer, logger, clock } = deps;
-  const pending = `quarantining\u0000${showKey(key)}`;
-  if (view.read(pending, () => false)) return;
-  writer
-    .run('quarantine', false, () => {
-      const seq = view.read('seq\u0000quarantine', () => nextQuarantineSeq(dbs.quarantine));
-      const entry = quarantineEntry(dbs, { db: 'messages', key, reason }, clock.now());
-      return {
-        ops: [
-          { db: dbs.quarantine, key: seq, value: entry },
-          { db: dbs.messages, key, remove: true },
-        ],
-        updates: [
-          { key: 'seq\u0000quarantine', value: seq + 1, pinned: true },
-          { key: pending, value: true },
-        ],
-        result: undefined,
-      };
-    })
-    .then(
-      () => logger.warn({ db: 'messages', key: showKey(key), reason }, 'quarantined an invalid org record'),
-      (error: unknown) =>
-        logger.error({ db: 'messages', key: showKey(key), reason, error: describeError(error) }, 'could not quarantine an invalid org record'),
-    );
 }

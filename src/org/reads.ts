@@ -1,10 +1,11 @@
-import type { Database } from 'lmdb';
+import type { Database, Key } from 'lmdb';
 import { type ChatMessage, type Task, parseTask } from '../task/index.js';
 import { isNameKey, nameRange, seqRange } from './keys.js';
 import type { Page } from './types.js';
 
 // Everything read back was validated on open or before it was written, so reads cast
 // instead of parsing again, except Tasks: `parseTask` makes them frozen Tasks the bus trusts.
+// The sub-dbs checked on read (checkedOnRead.ts) are read through `entries`, and checked by their readers.
 
 /** Every value of a sub-db, in key order. */
 export function allValues<T>(db: Database<unknown>): T[] {
@@ -24,14 +25,6 @@ export function sequencedTasks(db: Database<unknown>, page: Page): Task[] {
   return [...db.getRange(pageOptions(page))].map(({ value }) => parseTask((value as { task: unknown }).task));
 }
 
-/** The Tasks waiting for `agentId`, in the order they arrived. */
-export function waitingTasks(db: Database<unknown>, agentId: string): Task[] {
-  return [...db.getRange(nameRange(agentId))]
-    .map(({ value }) => value as { seq: number; task: unknown })
-    .sort((a, b) => a.seq - b.seq)
-    .map(({ task }) => parseTask(task));
-}
-
 /** An agent's conversation steps in order, without the record version. */
 export function conversationSteps(db: Database<unknown>, agentId: string): ChatMessage[] {
   return [...db.getRange(seqRange(agentId))].map(({ value }) => {
@@ -44,4 +37,22 @@ export function conversationSteps(db: Database<unknown>, agentId: string): ChatM
 /** The second half of every `[owner, name]` key of one owner. */
 export function ownedNames(db: Database<unknown>, owner: string): string[] {
   return [...db.getKeys(nameRange(owner))].flatMap((key) => (isNameKey(key) && key[0] === owner ? [key[1]] : []));
+}
+
+/** A record as read from a sub-db checked on read (checkedOnRead.ts): its decoded value, or why it did not decode. */
+export type Entry = { readonly key: Key; readonly value: unknown } | { readonly key: Key; readonly undecodable: unknown };
+
+/** The entries of a range; should a value not decode, key by key, so one bad value cannot hide the rest. */
+export function entries(db: Database<unknown>, range: { start?: Key; end?: Key; offset?: number; limit?: number }): Entry[] {
+  try {
+    return [...db.getRange(range)].map(({ key, value }) => ({ key, value }));
+  } catch {
+    return [...db.getKeys(range)].map((key) => {
+      try {
+        return { key, value: db.get(key) };
+      } catch (error) {
+        return { key, undecodable: error };
+      }
+    });
+  }
 }

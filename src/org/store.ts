@@ -6,14 +6,16 @@ import { TroupeError, ValidationError, describeError } from '../errors.js';
 import { checkDataFile } from './checkDataFile.js';
 import { type StoreSettings, isLmdbFailure, readingThrough, setAsideOrRefuse, storeDamaged, storeFiles } from './damagedStore.js';
 import { silentLogger } from '../logger.js';
-import { type SubDbName, metaKey, subDbNames } from './keys.js';
+import { type SubDbName, metaKey, nameRange, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
 import { readMessages } from './messageLog.js';
+import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
-import { allValues, conversationSteps, ownedNames, sequencedTasks, waitingTasks } from './reads.js';
+import { allValues, conversationSteps, ownedNames, sequencedTasks } from './reads.js';
 import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
-import { messageKeyReason, validators } from './validators.js';
+import { validators } from './validators.js';
+import { checkedOnReadKeys } from './checkedOnRead.js';
 import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
@@ -97,12 +99,13 @@ async function loadStore(settings: StoreSettings): Promise<OrgStore> {
   }
 }
 
-/** Every record of the store that fails validation (the message log's by key only: its values are checked when read). */
+/** Every record of the store that fails validation (the message log's and the waiting Tasks' by key only: their values are checked when read). */
 function invalidRecords(dbs: SubDbs): InvalidRecord[] {
   const invalid: InvalidRecord[] = [];
-  for (const [name, validate] of Object.entries(validators)) {
-    if (name === 'messages') invalid.push(...scanKeys('messages', dbs.messages, messageKeyReason));
-    else invalid.push(...scanDb(name as SubDbName, dbs[name as SubDbName], validate));
+  const keysOnly: Readonly<Partial<Record<SubDbName, (key: unknown) => string | undefined>>> = checkedOnReadKeys;
+  for (const [name, validate] of Object.entries(validators) as [SubDbName, (key: unknown, value: unknown) => string | undefined][]) {
+    const keyReason = keysOnly[name];
+    invalid.push(...(keyReason === undefined ? scanDb(name, dbs[name], validate) : scanKeys(name, dbs[name], keyReason)));
   }
   return invalid;
 }
@@ -111,6 +114,8 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   const { clock } = options;
   const view = new InFlightView();
   const writer = createDurableWriter(root, view, options.logger, options.writeFault);
+  // What reads of the sub-dbs checked on read need, to quarantine what they skip.
+  const checked = { dbs, view, writer, logger: options.logger, clock };
   const context = { dbs, view };
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
   // Only `markTerminated` is `checked` (staged once earlier writes committed); see writes.ts.
@@ -127,7 +132,8 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   return {
     ...storeWrites(write, clock),
     ...storeReads(dbs),
-    messages: (rootTaskId, page = {}) => readMessages({ dbs, view, writer, logger: options.logger, clock }, rootTaskId, page),
+    messages: (rootTaskId, page = {}) => readMessages(checked, rootTaskId, page),
+    waiting: (agentId) => readWaiting(checked, agentId),
     flushed: () => writer.flushed(),
     close: () =>
       (closing ??= (async () => {
@@ -142,10 +148,11 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
 type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>) => Promise<T>;
 
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
-type StoreQueries = 'conversation' | 'artifact' | 'inbox' | 'waiting' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
+type StoreQueries =
+  'conversation' | 'artifact' | 'inbox' | 'waitingCount' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
 
 /** The store's writes: each validates its input, then stages its puts on the durable writer. */
-function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'flushed' | 'close'> {
+function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close'> {
   return {
     createRole: (role) =>
       write('createRole', false, () => {
@@ -209,7 +216,7 @@ function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
     artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
-    waiting: (agentId) => waitingTasks(dbs.mailboxes, agentId),
+    waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,

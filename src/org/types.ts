@@ -121,6 +121,8 @@ export interface OrgStore {
   removeWaiting(agentId: string, taskId: string): Promise<void>;
   /** The Tasks waiting for `agentId`, in the order they arrived. */
   waiting(agentId: string): Task[];
+  /** How many Tasks wait for `agentId`, counted from the keys without reading a record. */
+  waitingCount(agentId: string): number;
   /** Appends a Task to the user's inbox; resolves with its sequence number. */
   appendInbox(task: Task): Promise<number>;
   inbox(page?: Page): Task[];

@@ -40,10 +40,12 @@ function shaped<S extends z.ZodType>(schema: S, keyCheck: (key: unknown, value: 
 const keyIs = (expected: string, key: unknown): string | undefined =>
   key === expected ? undefined : `key: does not match the record (expected ${JSON.stringify(expected)})`;
 
-/** Why a message-log key is invalid, or undefined; all opening checks of the message log (see messageLog.ts). */
+/** Why a message-log key is invalid, or undefined: all opening checks of a message record (see checkedOnRead.ts). */
 export const messageKeyReason = (key: unknown): string | undefined => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]');
+/** Why a waiting-Task key is invalid, or undefined: all opening checks of a waiting record (that it names its Task is checked when read). */
+export const waitingKeyReason = (key: unknown): string | undefined => (isNameKey(key) ? undefined : 'key: expected [agentId, taskId]');
 
-/** How every record kind is validated (on open, but the message log when read): its schema, and its key against its value. */
+/** How every record kind is validated (on open, but those checked on read when read): its schema, and its key against its value. */
 export const validators: Readonly<Record<RecordDbName, Validator>> = {
   roles: shaped(RoleRecordSchema, (key, role) => keyIs(role.id, key)),
   agents: shaped(AgentRecordSchema, (key, agent) => keyIs(agent.id, key)),

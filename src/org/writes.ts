@@ -1,6 +1,7 @@
 import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
 import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
+import { entries } from './reads.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
 import { isNameKey, isSeq, isSeqKey, nameRange, seqRange } from './keys.js';
 import {
@@ -169,7 +170,11 @@ export function appendInboxTask({ dbs, view }: StageContext, record: unknown): S
 /** One past the highest `seq` of any waiting Task (0 when none): where the next one goes. */
 function nextWaitingSeq(dbs: SubDbs): number {
   let next = 0;
-  for (const { value } of dbs.mailboxes.getRange()) next = Math.max(next, (value as { seq: number }).seq + 1);
+  // Waiting records are checked when read (checkedOnRead.ts): one no read has met yet may be invalid, and is passed over.
+  for (const entry of entries(dbs.mailboxes, {})) {
+    const seq = 'value' in entry ? (entry.value as { seq?: unknown } | null)?.seq : undefined;
+    if (isSeq(seq)) next = Math.max(next, seq + 1);
+  }
   return next;
 }
 

@@ -40,6 +40,13 @@ export const RuntimeConfigSchema = z.object({
   maxTaskTokens: z.number().int().positive().default(1_000_000),
   /** Time one Task's turn may take, on the runtime's clock; past it the turn ends with `time_budget`. */
   maxTaskMs: z.number().int().positive().default(1_800_000),
+  /**
+   * With a data dir, after a restart: how much of the organisation's unfinished work one slice of
+   * the background restore hands back before it yields to the event loop (so HTTP requests and
+   * timers are served meanwhile). A slice starts agents, oldest first, until the Tasks they were
+   * handed back add up to this (an agent with none counts 1); an agent is never split.
+   */
+  restoreSliceTasks: z.number().int().positive().default(128),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
 });

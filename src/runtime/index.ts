@@ -5,3 +5,4 @@ export type { OutputHandler } from './userEndpoint.js';
 export type { Society } from './society.js';
 export { type AgentState, type ModelUsage, Conversation } from './agent/index.js';
 export type { TerminateOptions } from './terminateOptions.js';
+export type { RestoreState } from './backgroundRestore.js';

@@ -14,6 +14,7 @@ import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
 import { type AgentPage, type AgentQuery, pageAgents } from './agentPage.js';
+import { BackgroundRestore, type RestoreState } from './backgroundRestore.js';
 import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
 import { limitedModel } from './limitedModel.js';
@@ -64,6 +65,8 @@ export class Runtime {
   readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
   #summary: Promise<ShutdownSummary> | undefined;
   readonly #intake: IntakeGate;
+  /** Starts a restored organisation's agents in the background, once the organisation is known. */
+  readonly #restore: BackgroundRestore;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -98,7 +101,9 @@ export class Runtime {
     const runtime = new Runtime({ ...options, logger, clock, redactor }, config, journal);
     const stored = journal.stored();
     if (stored === null) await runtime.#spawnRoot();
-    else await runtime.#restore(stored);
+    else await runtime.#restoreOrganisation(stored);
+    // The agents of a stored organisation start from here on, a slice at a time, while the runtime is already in use.
+    runtime.#restore.start();
     return runtime;
   }
 
@@ -133,6 +138,7 @@ export class Runtime {
       redactor,
     });
     societies.set(this, this.#society);
+    this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
     this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect });
     journal.connect(this.bus, (handler) => this.user.onOutput(handler));
     this.bus.faults$.subscribe((fault) => {
@@ -150,8 +156,8 @@ export class Runtime {
     this.#actor.start();
   }
 
-  /** Brings back a stored organisation: roles, live agents (with their unfinished work) and the inbox. */
-  async #restore(stored: StoredOrganisation): Promise<void> {
+  /** Brings back a stored organisation: roles, agent records and the inbox now; the agents' unfinished work in the background. */
+  async #restoreOrganisation(stored: StoredOrganisation): Promise<void> {
     if (stored.agents.find((agent) => agent.id === 'root')?.status !== 'active') {
       await this.#fail(
         new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } }),
@@ -159,7 +165,7 @@ export class Runtime {
     }
     this.#society.restore(stored);
     this.user.restoreInbox(stored.inbox);
-    this.#logger.info({ agents: this.#society.liveIds().length, roles: this.#society.roles.list().length }, 'organisation restored');
+    this.#logger.info({ agents: this.#society.restoring.size, roles: this.#society.roles.list().length }, 'organisation restored');
     this.#actor.send({ type: 'runtime.started' });
   }
 
@@ -191,6 +197,21 @@ export class Runtime {
   /** `spawning`, `running`, `draining` or `terminated`. */
   get state(): string {
     return this.#actor.getSnapshot().value;
+  }
+
+  /** Whether a restart's agents are still being started in the background (the runtime takes work meanwhile). */
+  get restoring(): boolean {
+    return !this.#restore.state().done;
+  }
+
+  /** How far the restore has got: agents to restore, agents restored, Tasks handed back, and whether it is over. */
+  restoreState(): RestoreState {
+    return this.#restore.state();
+  }
+
+  /** Resolves once every restored agent runs (at once without a restore), or a shutdown stopped the restore first. */
+  restored(): Promise<RestoreState> {
+    return this.#restore.finished;
   }
 
   // The intake calls are async so that each can await a durable write before it resolves;
@@ -303,6 +324,8 @@ export class Runtime {
   /** Stops intake, lets work in flight finish (up to `drainTimeoutMs`), stops every agent and summarises. */
   shutdown(options: { drainTimeoutMs?: number } = {}): Promise<ShutdownSummary> {
     this.#summary ??= (async () => {
+      // No more agents are started in the background; those not started keep their work in the store.
+      this.#restore.stop();
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
@@ -319,7 +342,9 @@ export class Runtime {
     const quiet = (): boolean => society.busyCount === 0 && this.bus.pendingRequests === 0;
     const drained = await waitForQuiet(quiet, [society.activity$, this.bus.on('*')], drainTimeoutMs, this.#clock);
     const live = society.liveIds();
-    const pendingTasks = live.reduce((sum, id) => sum + (society.agent(id)?.unanswered ?? 0), 0);
+    // Agents never started after a restore still have their waiting Tasks in the store.
+    const stillStored = society.restoring.ids().reduce((sum, id) => sum + this.#journal.storedWaitingCount(id), 0);
+    const pendingTasks = live.reduce((sum, id) => sum + (society.agent(id)?.unanswered ?? 0), stillStored);
     await society.stopAll();
     this.user.close();
     return { agents: society.records().length, terminatedAgents: live.length, pendingTasks, drained, elapsedMs: this.#clock.now() - started };
@@ -335,7 +360,8 @@ export class Runtime {
     if (this.#society.record(target) === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
     // A draining agent has already let go of its inbox: a Task sent now would never be answered.
     if (!this.#society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
-    const queued = this.#society.agent(target)?.queued ?? 0;
+    // A restored agent not started yet starts now, before the Task is written, so it queues behind those it had waiting.
+    const queued = this.#society.startRestored(target)?.waitingForTurn ?? 0;
     return this.#intake.admit(target, queued, (handedOver) =>
       this.#journal.userInput(task, () => {
         handedOver();
@@ -349,6 +375,8 @@ export class Runtime {
   #view(record: AgentRecord): AgentView {
     const agent = this.#society.agent(record.id);
     const usage = this.#society.usageOf(record.id);
+    // A restored agent not started yet is still all in the store: its waiting Tasks are counted there.
+    const restoring = agent === undefined && this.#society.restoring.has(record.id);
     // Each field named, never `{ ...record, more }`: on Node 20 that costs ~5 µs and a new hidden
     // class per object, which made every reader of the views (GET /api/agents) megamorphic.
     return {
@@ -359,8 +387,8 @@ export class Runtime {
       terminatedAt: record.terminatedAt,
       status: record.status,
       roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
-      state: agent?.state ?? 'terminated',
-      queued: agent?.queued ?? 0,
+      state: restoring ? 'restoring' : (agent?.state ?? 'terminated'),
+      queued: restoring ? this.#journal.storedWaitingCount(record.id) : (agent?.queued ?? 0),
       usage: { calls: usage?.calls ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },
     };
   }

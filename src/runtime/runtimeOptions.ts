@@ -33,10 +33,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    */
   dataDir?: string | null;
   /**
-   * Values that must never leave the process (API keys, tokens): every log line the runtime
-   * writes is redacted of them and of well-known key shapes (`sk-…`, `Bearer …`), as are model
-   * errors before they reach a Task. Outputs built on the runtime (the HTTP server, the CLI) use
-   * the same `rt.redactor`.
+   * Values that must never leave the process (API keys, tokens), in any form (JSON-escaped,
+   * URL-encoded …; see `Redactor`): every log line the runtime writes is redacted of them and of
+   * well-known key shapes (`sk-…`, `Bearer …`), as are the errors agents answer with, streamed
+   * thinking and agent ids. Outputs built on the runtime (the HTTP server, the CLI) use the same
+   * `rt.redactor`. A secret shorter than 6 characters is ignored; one that is part of
+   * `[REDACTED]` is refused (`invalid_input`).
    */
   secrets?: readonly string[];
   /** The root agent's role prompt and tool policy. */

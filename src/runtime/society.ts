@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
 import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, SocietyPort } from '../tools/index.js';
@@ -12,8 +12,9 @@ import { provideAgentMachine } from './agent/agentMachine.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
 import { Drains } from './drains.js';
+import { PendingAgents } from './pendingAgents.js';
 import { RoleBook } from './roleBook.js';
-import { restoreRecentlyTerminated } from './recentlyTerminated.js';
+import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { UsageLedger } from './usageLedger.js';
 
@@ -42,16 +43,19 @@ export class Society implements SocietyPort {
   readonly #machine: AgentMachine;
   readonly #drains: Drains;
   readonly #limits: SpawnLimits;
+  /** Restored agents whose actors have not started yet: live in every count, started by the background restore or their first Task. */
+  readonly #pending: PendingAgents;
 
   constructor(deps: SocietyDeps) {
     this.roles = new RoleBook(deps);
     this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
-    const agents = this.#agents;
+    this.#pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.#start(record, role, 'restored') });
+    const { agents, pending } = { agents: this.#agents, pending: this.#pending };
     this.#limits = new SpawnLimits(deps.config, {
       get liveCount() {
-        return agents.size;
+        return agents.size + pending.size;
       },
-      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id)).length,
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id) || this.#pending.has(id)).length,
       depthOf: (agentId) => this.#org.depthOf(agentId),
     });
     this.#env = { ...deps, society: this, activity: this.#activity };
@@ -69,9 +73,22 @@ export class Society implements SocietyPort {
     return this.#env.clock;
   }
 
-  /** The live agent `agentId`, if it is live. */
+  /** The live agent `agentId`, if its actor runs (a restored agent not started yet has none: see `startRestored`). */
   agent(agentId: string): Agent | undefined {
     return this.#agents.get(agentId);
+  }
+
+  /**
+   * The live agent `agentId`; a restored agent not started yet starts now, ahead of the
+   * background restore, with the Tasks it had waiting, so whatever it is given next queues behind them.
+   */
+  startRestored(agentId: string): Agent | undefined {
+    return this.#agents.get(agentId) ?? this.#pending.start(agentId);
+  }
+
+  /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */
+  get restoring(): PendingAgents {
+    return this.#pending;
   }
 
   /** An agent's record: from memory, else (a terminated agent that left memory) from the store. */
@@ -95,9 +112,9 @@ export class Society implements SocietyPort {
     return this.#org.parentOf(agentId);
   }
 
-  /** Whether `agentId` is live and not being terminated, so it may take new work and children. */
+  /** Whether `agentId` is live and not being terminated, so it may take new work and children (a restored agent not started yet may). */
   isActive(agentId: string): boolean {
-    return this.#org.get(agentId)?.status === 'active' && this.#agents.get(agentId)?.active === true;
+    return this.#org.get(agentId)?.status === 'active' && (this.#agents.get(agentId)?.active === true || this.#pending.has(agentId));
   }
 
   requireLive(agentId: string): AgentRecord {
@@ -109,7 +126,7 @@ export class Society implements SocietyPort {
 
   /** Throws unless `agentId` still runs turns: live and not stopping (a draining agent still works). */
   requireRunning(agentId: string): Agent {
-    const agent = this.#agents.get(agentId);
+    const agent = this.startRestored(agentId);
     if (agent?.running !== true) {
       if (!this.#org.has(agentId)) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
       throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
@@ -162,7 +179,7 @@ export class Society implements SocietyPort {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
-    const id = input.id ?? this.#env.ids.agent(role.name);
+    const id = input.id ?? agentIdFor(this.#env.ids, role.name, (named) => this.#env.redactor.reveals(named));
     if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
 
     // Refused past a limit; held until the agent is live (or the spawn failed).
@@ -201,20 +218,10 @@ export class Society implements SocietyPort {
     return { agentId: id, roleId: role.id };
   }
 
-  /** Puts back an organisation read from the journal and starts every agent still active. Nothing is written. */
+  /** Puts back an organisation read from the journal; its active agents start in the background (`restoring`). Nothing is written. */
   restore(stored: StoredOrganisation): void {
-    for (const role of stored.roles) this.roles.restore(role);
-    const byCreation = stored.agents.filter((record) => record.status === 'active').sort((a, b) => a.createdAt - b.createdAt);
-    for (const record of byCreation) this.#org.add(record);
-    restoreRecentlyTerminated(this.#org, stored, this.#env.config.terminatedAgentsInMemory);
-    for (const record of byCreation) {
-      const role = this.roles.find(record.roleId);
-      if (role === undefined) {
-        this.#env.logger.error({ agentId: record.id, roleId: record.roleId }, 'agent not restored: its role is missing');
-        continue;
-      }
-      this.#start(record, role, 'restored');
-    }
+    const { logger, config } = this.#env;
+    restoreOrganisation(stored, { roles: this.roles, org: this.#org, pending: this.#pending, logger, keepTerminated: config.terminatedAgentsInMemory });
   }
 
   /**
@@ -231,6 +238,8 @@ export class Society implements SocietyPort {
       });
     }
     const drainTimeoutMs = input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs;
+    // Restored agents of the subtree not started yet start now, so their waiting Tasks are drained or cancelled as any agent's are.
+    for (const id of this.#org.subtree(input.agentId)) this.#pending.start(id);
     await this.#drains.track(this.#stopSubtree(input.agentId, input.by, input.reason, { why: 'terminate', mode: input.mode, drainTimeoutMs }));
   }
 
@@ -239,6 +248,8 @@ export class Society implements SocietyPort {
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
   async stopAll(): Promise<void> {
+    // Restored agents not started yet stay as the store holds them: their work is handed back on the next start.
+    this.#pending.close();
     // Terminations draining now end now: what they had left is cancelled and they are recorded.
     this.#drains.cutShort();
     const live = new Set(this.#agents.keys());

@@ -33,7 +33,7 @@ function refusal(request: FastifyRequest, expected: Buffer): HttpError | undefin
   let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(request.url.split('?', 2)[1]).get('access_token') ?? undefined;
   if (presented === undefined) {
-    return new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=)');
+    return new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=<TROUPE_TOKEN>)');
   }
   return timingSafeEqual(digest(presented), expected) ? undefined : new HttpError('unauthorized', 'wrong bearer token');
 }

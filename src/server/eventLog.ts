@@ -14,9 +14,12 @@ export class LoggedEvent {
     readonly redactor: Redactor,
   ) {}
 
-  /** Redacted and serialised once, when a stream first sends it: nothing is spent while no one listens. */
+  /**
+   * Redacted and serialised once, when a stream first sends it: nothing is spent while no one
+   * listens. The JSON is redacted again as written, so no escaping can make a secret of it.
+   */
   get data(): string {
-    this.#data ??= JSON.stringify(this.redactor.task(this.task));
+    this.#data ??= this.redactor.text(JSON.stringify(this.redactor.task(this.task)));
     return this.#data;
   }
 }

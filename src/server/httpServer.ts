@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { type Logger, logsAt, silentLogger } from '../logger.js';
+import { redactingLogger } from '../task/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { bearerAuth, isLoopback } from './auth.js';
 import { EventLog } from './eventLog.js';
@@ -10,6 +11,7 @@ import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { allowOrigins } from './cors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
 import { closeAfterRefusal } from './lingeringClose.js';
+import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { openApiDocument } from './openapi.js';
@@ -107,9 +109,11 @@ function fastifyOptions(limits: ServerLimits): FastifyHttpOptions<Server> {
  * console.log(await server.listen({ port: 3000, host: '127.0.0.1' }));
  */
 export function createHttpServer(runtime: Runtime, options: HttpServerOptions = {}): HttpServer {
-  // A library logs nothing it was not asked to: `troupe serve` passes its own logger.
-  const logger = options.logger ?? silentLogger;
   const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
+  // A library logs nothing it was not asked to (`troupe serve` passes its own logger); what it
+  // logs is redacted with the token too (the request log prints `?access_token=`).
+  const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const limits = resolveServerLimits(options);
   const app = Fastify(fastifyOptions(limits));
   const corsOn = (options.corsOrigins ?? []).length > 0;
@@ -129,6 +133,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   if (token !== undefined) app.addHook('onRequest', bearerAuth(token));
   app.addHook('onSend', closeAfterRefusal(limits.lingerBytes));
+  app.addHook('onSend', redactRefusals(redactor));
   // A line per request only when debug lines are written: otherwise no hook runs for it at all.
   if (logsAt(logger, 'debug')) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -140,7 +145,6 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());
-  const redactor = runtime.redactor.with([token, ...(options.secrets ?? [])]); // the runtime's secrets, the token, any given here
   const log = new EventLog(runtime, redactor, limits.replayBufferEvents);
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
@@ -155,10 +159,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) => {
-    const ready = runtime.state === 'running' && !phase.draining;
+    const running = runtime.state === 'running' && !phase.draining;
+    const { done, agents, restored, tasks } = runtime.restoreState();
     // The server may drain a step before the runtime does: it says so rather than `running`.
-    const state = phase.draining && runtime.state === 'running' ? 'draining' : runtime.state;
-    return reply.status(ready ? 200 : 503).send({ ready, state });
+    const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
+    return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
   });
   const document = openApiDocument(packageVersion());
   app.get('/openapi.json', async () => document);

@@ -98,7 +98,8 @@ const routes: readonly RouteDoc[] = [
     method: 'get',
     path: '/ready',
     operationId: 'ready',
-    summary: 'Readiness: 200 while the runtime takes work, 503 otherwise (no token needed)',
+    summary:
+      'Readiness: 200 while the runtime takes work with every restored agent started; 503 while restoring (the API already works), draining or stopped (no token needed)',
     reply: { status: 200, schema: s.ReadyReplySchema, also: [503] },
     errors: [],
     public: true,

@@ -64,6 +64,16 @@ function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): Mes
   return page(query.scope === 'all' ? log : receivedByUser(log, runtime.user.inbox(), taskId), 'store');
 }
 
+/** The agent as it is, or a copy with its role's name redacted; each name is redacted once a page, however many agents share it. */
+function safeRoleNames(redactor: Redactor): <View extends { readonly roleName: string }>(view: View) => View {
+  const names = new Map<string, string>();
+  return (view) => {
+    let name = names.get(view.roleName);
+    if (name === undefined) names.set(view.roleName, (name = redactor.text(view.roleName)));
+    return name === view.roleName ? view : { ...view, roleName: name };
+  };
+}
+
 const agentsReply = responseSchema(AgentsReplySchema);
 const agentReply = responseSchema(AgentSchema);
 
@@ -72,26 +82,29 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redac
   app.get('/api/messages/:taskId', async (request) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
     const reply = messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
-    return { ...reply, messages: reply.messages.map((task) => redactor.task(task)) };
+    // The id is echoed as asked: a client may have asked with a secret (memory only, an unknown task is an empty page).
+    return { ...reply, taskId: redactor.text(reply.taskId), messages: reply.messages.map((task) => redactor.task(task)) };
   });
 
-  // The serializer compiled from the reply schema picks each agent's fields: no copy per agent.
+  // The serializer compiled from the reply schema picks each agent's fields: no copy per agent,
+  // but for one whose role's name (free text a model wrote) carries a secret.
   app.get('/api/agents', { schema: { response: { 200: agentsReply } } }, async (request) => {
     const page = runtime.agentPage(parseOrThrow(AgentsQuerySchema, request.query));
-    return { total: page.total, offset: page.offset, agents: page.agents, source: page.source };
+    const safe = safeRoleNames(redactor);
+    return { total: page.total, offset: page.offset, agents: page.agents.map(safe), source: page.source };
   });
 
   app.get('/api/agents/:id', { schema: { response: { 200: agentReply } } }, async (request) => {
     const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
     const view = runtime.agent(id);
     if (view === undefined) throw new HttpError('unknown_agent', `no agent "${id}"`, { field: 'id' });
-    return view;
+    return safeRoleNames(redactor)(view);
   });
 
   app.get('/api/roles', async () => ({
     roles: runtime.roles().map((role) => ({
       id: role.id,
-      name: role.name,
+      name: redactor.text(role.name),
       prompt: redactor.text(role.prompt),
       createdBy: role.createdBy,
       createdAt: role.createdAt,

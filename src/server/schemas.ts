@@ -127,7 +127,15 @@ export const LastEventIdSchema = z
   .transform(Number);
 
 export const HealthReplySchema = z.object({ status: z.literal('ok') });
-export const ReadyReplySchema = z.object({ ready: z.boolean(), state: z.string() });
+/**
+ * `/ready`: 200 `running`; 503 while `restoring` (the restored agents are still being started:
+ * the API already works), `draining` or anything else. `restore` is the restore's progress, while it runs.
+ */
+export const ReadyReplySchema = z.object({
+  ready: z.boolean(),
+  state: z.string(),
+  restore: z.object({ agents: z.number().int(), restored: z.number().int(), tasks: z.number().int() }).optional(),
+});
 
 export const ErrorBodySchema = z.object({
   error: z.object({

@@ -1,5 +1,8 @@
+import { TroupeError } from '../errors.js';
 import { type Logger, logsAt } from '../logger.js';
+import { RedactingStream } from './redactingStream.js';
 import type { JsonValue, Task } from './schema.js';
+import { secretForms } from './secretForms.js';
 
 export const redactedMark = '[REDACTED]';
 
@@ -13,25 +16,58 @@ const secretShapes: readonly RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  // The value of a credential in a URL's query (`?access_token=…`, `&api_key=…`), the name kept.
-  /(?<=[?&](?:access_token|token|api[_-]?key|key|secret)=)[^&\s#"']+/gi,
+  // The value of a credential in a URL's query (`?access_token=…`, `&api_key=…`), the name kept; not a `<placeholder>`.
+  /(?<=[?&](?:access_token|token|api[_-]?key|key|secret)=)(?!<)[^&\s#"']+/gi,
 ];
 
 /** Configured secrets shorter than this are ignored: redacting every "a" would garble everything. */
 const minSecretLength = 6;
 
 /**
- * Takes secrets out of Tasks before they leave the process (SSE, logs): values under secret-looking
- * keys, strings shaped like well-known keys, and every occurrence of a configured secret value
- * (the model's API key, the server's own token …).
+ * Refuses a secret that is part of the mark replacing it (say `REDACTED`): every redacted text
+ * would show it, and replacing it again would never end.
+ */
+function refuseMarkLike(secret: string, forms: readonly string[]): void {
+  for (const form of forms) {
+    if (redactedMark.repeat(Math.ceil(form.length / redactedMark.length) + 1).includes(form)) {
+      throw new TroupeError(
+        'invalid_input',
+        `a configured secret (${secret.length} characters long) is part of the mark "${redactedMark}" that replaces secrets, so it could not be hidden: choose another`,
+      );
+    }
+  }
+}
+
+/**
+ * The one sanitiser of everything troupe lets out (logs, events, HTTP replies, CLI output, the
+ * inspector stream, stored errors). Its guarantee, for every configured secret of at least six
+ * characters: a text it has redacted contains the secret in none of its forms (`secretForms`):
+ * not as is, not with its whitespace collapsed (as one-line displays write it), not inside JSON
+ * strings up to three deep (escaped as JSON.stringify, Python or PHP escape), not
+ * percent-encoded (encodeURIComponent, encodeURI, a query value with `+` for spaces, either hex
+ * case). Each occurrence becomes `[REDACTED]`, repeatedly, until none is left
+ * (a mark next to the rest of a text can complete a secret again). Values under secret-looking
+ * keys (`apiKey`, `token`, `password` …) and strings shaped like well-known keys (`sk-…`,
+ * `Bearer …`, GitHub, AWS and Slack tokens, `?access_token=…` in a URL) go too, though only
+ * configured secrets are promised in every form. A text streamed in pieces goes through
+ * `stream()`, so that a secret split across two pieces is caught too.
  */
 export class Redactor {
   readonly #secrets: readonly string[];
+  /** Every form of every secret, longest first, so a secret that contains another is replaced whole. */
+  readonly #forms: readonly string[];
 
+  /** Throws `invalid_input` for a secret that is part of `[REDACTED]` itself. */
   constructor(secrets: readonly (string | undefined)[] = []) {
     const usable = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= minSecretLength);
-    // Longest first, so a secret that contains another is replaced whole.
-    this.#secrets = [...new Set(usable)].sort((a, b) => b.length - a.length);
+    this.#secrets = [...new Set(usable)];
+    const forms = new Set<string>();
+    for (const secret of this.#secrets) {
+      const ofSecret = secretForms(secret, minSecretLength);
+      refuseMarkLike(secret, ofSecret);
+      for (const form of ofSecret) forms.add(form);
+    }
+    this.#forms = [...forms].sort((a, b) => b.length - a.length);
   }
 
   /** A redactor of these secrets and `more` (the runtime's, plus the server's own token). */
@@ -41,16 +77,49 @@ export class Redactor {
 
   text(text: string): string {
     let out = text;
-    for (const secret of this.#secrets) out = out.replaceAll(secret, redactedMark);
-    for (const shape of secretShapes) out = out.replace(shape, redactedMark);
-    return out;
+    for (;;) {
+      let next = out;
+      for (const form of this.#forms) if (next.includes(form)) next = next.replaceAll(form, redactedMark);
+      for (const shape of secretShapes) next = next.replace(shape, redactedMark);
+      // Ends: a secret completed again by a mark takes at least one character of the text with it.
+      if (next === out) return out;
+      out = next;
+    }
+  }
+
+  /** Whether `text` carries a configured secret in any of its forms. */
+  reveals(text: string): boolean {
+    return this.#forms.some((form) => text.includes(form));
+  }
+
+  /** A redactor for one text arriving in pieces (see RedactingStream). */
+  stream(): RedactingStream {
+    return new RedactingStream(this);
+  }
+
+  /** How many characters at the end of `text` are the start of some form of a secret (0 when none). */
+  openTail(text: string): number {
+    let open = 0;
+    for (const form of this.#forms) {
+      // Only a start longer than what is already held back can matter; the longest start wins.
+      for (let start = Math.max(text.length - form.length + 1, 0); start < text.length - open; start += 1) {
+        if (text.charCodeAt(start) === form.charCodeAt(0) && text.startsWith(form.slice(0, text.length - start), start)) {
+          open = text.length - start;
+          break;
+        }
+      }
+    }
+    return open;
   }
 
   value(value: JsonValue): JsonValue {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((item) => this.value(item));
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) && inner !== null ? redactedMark : this.value(inner)]));
+      // Keys too: a model or a tool may key an object by anything, a secret included.
+      return Object.fromEntries(
+        Object.entries(value).map(([key, inner]) => [this.text(key), secretKey.test(key) && inner !== null ? redactedMark : this.value(inner)]),
+      );
     }
     return value;
   }
@@ -68,7 +137,7 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((item: unknown) => this.unknown(item, depth - 1));
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [
-        key,
+        this.text(key),
         secretKey.test(key) && inner !== null && inner !== undefined ? redactedMark : this.unknown(inner, depth - 1),
       ]),
     );

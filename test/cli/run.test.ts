@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { TaskSchema } from '../../src/task/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
-import { runCli, startCli } from '../support/cliProcess.js';
+import { outputUntil, runCli, startCli } from '../support/cliProcess.js';
 
 /** Index of the first line matching `pattern` at or after `from`, or -1. */
 function lineIndex(lines: readonly string[], pattern: RegExp, from = 0): number {
@@ -115,11 +115,8 @@ describe('troupe run', () => {
   it('troupe model-server serves the playbook until SIGINT', async () => {
     const port = await freePort();
     const { child, done } = startCli(['model-server', '--port', String(port)]);
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    for (let i = 0; i < 200 && !stdout.includes('/v1'); i++) await new Promise((r) => setTimeout(r, 25));
     const baseURL = `http://127.0.0.1:${port}/v1`;
-    expect(stdout).toContain(baseURL);
+    expect(await outputUntil(child.stdout, done, '/v1')).toContain(baseURL);
     const result = await runCli(['run', 'write a haiku about rain', '--no-status'], { OPENAI_BASE_URL: baseURL });
     expect(result.code, result.stderr).toBe(0);
     expectDelegationFlow(result.stdout);
@@ -201,10 +198,7 @@ describe('troupe run', () => {
     const { child, done } = startCli(['run', '--no-status', '--inspect-port', String(port), '--inspect', 'write a haiku about rain'], {
       TROUPE_OFFLINE_DELAY_MS: '40',
     });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 200 && !stderr.includes(`http://127.0.0.1:${port}`); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(stderr).toContain(`open http://127.0.0.1:${port}`);
+    expect(await outputUntil(child.stderr, done, `http://127.0.0.1:${port}`)).toContain(`open http://127.0.0.1:${port}`);
     const page = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
     expect(page).toContain('Stately Inspector');
     const received: string[] = [];

@@ -44,4 +44,12 @@ describe('the CLI lets no configured secret out', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('refuses a secret that is part of [REDACTED] itself, which nothing could hide, with exit 2 and a message that does not print it', async () => {
+    const result = await runCli(['org'], { TROUPE_SECRETS: 'fine-secret-1,REDACTED' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'troupe: bad settings in the environment: a configured secret (8 characters long) is part of the mark "[REDACTED]" that replaces secrets, so it could not be hidden: choose another\n',
+    );
+  });
 });

@@ -1,33 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/runtime/index.js';
-import { ScriptedModel, startOpenAICompatibleServer } from '../../src/testing.js';
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { ServeProcess } from '../support/serveProcess.js';
+import { waitingTasksDataDirForTest } from '../support/waitingTasksDataDir.js';
 
 const later = cleanupAfterEach();
 
 const workers = 40;
 const tasksEach = 50;
-
-/** A data dir whose `workers` agents each hold `tasksEach` unanswered Tasks, the first of each mid-turn. */
-async function busyDataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-restart-'));
-  later(() => rm(dir, { recursive: true, force: true }));
-  const hangs = Array.from({ length: workers + 1 }, () => ({ hang: true as const }));
-  const rt = await createRuntime({ dataDir: dir, model: new ScriptedModel(hangs) });
-  await rt.createRole({ name: 'w', prompt: 'work' });
-  for (let i = 0; i < workers; i++) {
-    const id = await rt.spawn({ role: 'w' });
-    await Promise.all(Array.from({ length: tasksEach }, (_, n) => rt.send(id, `job ${n}`)));
-  }
-  // A drain of 0 leaves every unanswered Task in the store for the next start.
-  const summary = await rt.shutdown({ drainTimeoutMs: 0 });
-  expect(summary.pendingTasks).toBe(workers * tasksEach);
-  return dir;
-}
 
 /** Yields to the event loop until `condition` holds; only waits, never decides what the test sees. */
 async function eventually(condition: () => boolean, what: string): Promise<void> {
@@ -35,22 +15,25 @@ async function eventually(condition: () => boolean, what: string): Promise<void>
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
 }
 
+/** `troupe serve --no-console` on `dir`, its model a local server whose `calls` calls all hang; both stopped after the test. */
+async function serveOnHangingModel(dir: string, calls: number, env: Record<string, string>): Promise<{ serve: ServeProcess; model: OpenAICompatibleServer }> {
+  const model = await startOpenAICompatibleServer();
+  later(() => model.close());
+  model.script(...Array.from({ length: calls }, () => ({ hang: true as const })));
+  const serve = new ServeProcess(['--data-dir', dir, '--port', '0', '--no-console', '--drain-timeout', '0'], { OPENAI_BASE_URL: model.baseURL, ...env });
+  later(async () => {
+    serve.signal('SIGKILL');
+    await serve.done;
+  });
+  return { serve, model };
+}
+
 describe('troupe serve restarting on thousands of waiting Tasks', () => {
   it('opens its HTTP API and answers /health while the Tasks resume, maxConcurrentModelCalls at a time', { timeout: 120_000 }, async () => {
-    const dir = await busyDataDir();
-    const model = await startOpenAICompatibleServer();
-    later(() => model.close());
-    model.script(...Array.from({ length: workers * tasksEach }, () => ({ hang: true as const })));
-
-    const serve = new ServeProcess(['--data-dir', dir, '--port', '0', '--no-console', '--drain-timeout', '0'], {
-      OPENAI_BASE_URL: model.baseURL,
-      TROUPE_MAX_CONCURRENT_MODEL_CALLS: '3',
-    });
-    later(async () => {
-      serve.signal('SIGKILL');
-      await serve.done;
-    });
+    const { dir } = await waitingTasksDataDirForTest(later, workers, tasksEach);
+    const { serve, model } = await serveOnHangingModel(dir, workers * tasksEach, { TROUPE_MAX_CONCURRENT_MODEL_CALLS: '3' });
     const url = await serve.url();
+    await serve.log('agents restored');
     await eventually(() => model.chatCalls >= 3, 'the first resumed model calls');
     for (let i = 0; i < 5; i++) {
       const health = await fetch(`${url}/health`);
@@ -64,5 +47,29 @@ describe('troupe serve restarting on thousands of waiting Tasks', () => {
     serve.signal('SIGTERM');
     expect(await serve.done).toBe(0);
     expect((await serve.log('troupe serve stopped'))['pendingTasks']).toBe(workers * tasksEach);
+  });
+
+  it('answers /health while /ready says restoring, and logs when the restore starts and ends', { timeout: 180_000 }, async () => {
+    // Large enough, one agent a slice: the restore takes a hundred turns of the event loop, listening a few.
+    const built = await waitingTasksDataDirForTest(later, 100, 100);
+    const { serve } = await serveOnHangingModel(built.dir, built.pendingTasks, { TROUPE_RESTORE_SLICE_TASKS: '1' });
+    const url = await serve.url();
+    const health = await fetch(`${url}/health`);
+    const ready = await fetch(`${url}/ready`);
+    expect(health.status).toBe(200);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ready: false, state: 'restoring', restore: { agents: 101 } });
+
+    const started = await serve.log('restoring agents in the background');
+    expect(started).toMatchObject({ agents: 101, sliceTasks: 1 });
+    const done = await serve.log('agents restored');
+    expect(done).toMatchObject({ agents: 101, restored: 101, tasks: built.pendingTasks });
+    expect(done['ms']).toEqual(expect.any(Number));
+    const order = serve.logs.map((line) => line.msg).filter((msg) => ['HTTP API listening', 'agents restored'].includes(msg));
+    expect(order).toEqual(['HTTP API listening', 'agents restored']);
+    expect(await (await fetch(`${url}/ready`)).json()).toEqual({ ready: true, state: 'running' });
+
+    serve.signal('SIGTERM');
+    expect(await serve.done).toBe(0);
   });
 });

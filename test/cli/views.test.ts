@@ -130,7 +130,8 @@ describe('troupe org', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`troupe: no organisation at ${missing} (nothing has run there yet)\n`);
     expect(existsSync(missing)).toBe(false);
-  });
+    // Seven CLI processes one after another: on a loaded 2-core machine each can take 5 s to start.
+  }, 120_000);
 });
 
 describe('troupe messages', () => {
@@ -196,5 +197,6 @@ describe('troupe messages', () => {
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(`troupe: no organisation at ${missing}`);
     expect(existsSync(missing)).toBe(false);
-  });
+    // Seven CLI processes one after another: on a loaded 2-core machine each can take 5 s to start.
+  }, 120_000);
 });

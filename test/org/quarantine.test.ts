@@ -46,9 +46,11 @@ describe('org store: bad data on disk', () => {
     await tamper(dir, 'mailboxes', (db) => db.put(['a1', 'someone-else'], { v: 1, seq: 0, task: makeTask({ id: 'w1' }) }));
 
     const { store, logger } = await openTestStore(dir);
-    // The message log is checked when read: the read skips the bad record and moves it aside.
+    // The message log and the waiting Tasks are checked when read: the read skips the bad record and moves it aside.
     expect(store.quarantined().map((entry) => entry.db)).not.toContain('messages');
+    expect(store.quarantined().map((entry) => entry.db)).not.toContain('mailboxes');
     expect(store.messages('root').map((task) => task.id)).toEqual(['root']);
+    expect(store.waiting('a1')).toEqual([]);
     await store.flushed();
     const reasons = Object.fromEntries(store.quarantined().map((entry) => [`${entry.db}/${JSON.stringify(entry.key)}`, entry.reason]));
     // Each reason names the offending field, as zod reported it.
@@ -106,6 +108,40 @@ describe('org store: bad data on disk', () => {
     // The log goes on; the last slot, now free, is taken again (as after a quarantine on open).
     expect(await store.appendMessage('root', makeTask({ id: 'root', text: 'third' }))).toBe(1);
     expect(store.messages('root').map((task) => task.parameters['text'])).toEqual(['task root', 'third']);
+  });
+
+  it('opens without reading the waiting Tasks; a read skips the bad ones, keeps the order of the rest and moves them aside once', async () => {
+    const dir = await tempDir();
+    const { store: first } = await openTestStore(dir);
+    await first.createRole({ id: 'r', name: 'r', prompt: 'p', createdBy: 'user' });
+    await first.createAgent({ id: 'a1', roleId: 'r', parentAgentId: null });
+    for (const id of ['w1', 'w2', 'w3', 'w4']) await first.addWaiting('a1', makeTask({ id }));
+    await first.close();
+    await tamper(dir, 'mailboxes', (db) => {
+      db.putRaw(['a1', 'w2'], new Uint8Array([0xc1, 0xff]));
+      db.put(['a1', 'w3'], { v: 1, seq: 2, task: { ...makeTask({ id: 'w3' }), status: 'completed' } });
+      db.put(['a1', 'bad key', 'extra'], { v: 1, seq: 9, task: makeTask({ id: 'w9' }) });
+    });
+
+    const { store, logger } = await openTestStore(dir);
+    // On open only the keys were checked.
+    expect(store.quarantined().map((entry) => [entry.db, entry.key])).toEqual([['mailboxes', ['a1', 'bad key', 'extra']]]);
+    expect(store.waitingCount('a1')).toBe(4);
+    // Read twice before the quarantine writes land: both skip the bad records, each moved once.
+    expect(store.waiting('a1').map((task) => task.id)).toEqual(['w1', 'w4']);
+    expect(store.waiting('a1').map((task) => task.id)).toEqual(['w1', 'w4']);
+    await store.flushed();
+    const reasons = store.quarantined().map((entry) => [JSON.stringify(entry.key), entry.reason.split(':')[0]]);
+    expect(reasons).toEqual([
+      ['["a1","bad key","extra"]', 'key'],
+      ['["a1","w2"]', 'undecodable'],
+      ['["a1","w3"]', 'task.status'],
+    ]);
+    expect(logger.entries.filter((entry) => entry.level === 'warn')).toHaveLength(3);
+    expect(store.waitingCount('a1')).toBe(2);
+    // The store goes on: a new waiting Task takes its place after the rest.
+    await store.addWaiting('a1', makeTask({ id: 'w5' }));
+    expect(store.waiting('a1').map((task) => task.id)).toEqual(['w1', 'w4', 'w5']);
   });
 
   it('quarantines an undecodable meta record and still opens', async () => {

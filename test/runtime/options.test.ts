@@ -24,6 +24,8 @@ describe('createRuntime options', () => {
       [{ logLevel: 'loud' as unknown as 'info' }, 'logLevel'],
       [{ commitDelayMs: -5 }, 'commitDelayMs'],
       [{ maxHeldWrites: 0 }, 'maxHeldWrites'],
+      [{ restoreSliceTasks: 0 }, 'restoreSliceTasks'],
+      [{ restoreSliceTasks: 1.5 }, 'restoreSliceTasks'],
     ];
     for (const [options, field] of cases) {
       const error = await refusal(options);

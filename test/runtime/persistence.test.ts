@@ -56,6 +56,9 @@ describe('the runtime on an organisation store', () => {
     // A new runtime on the same directory brings the organisation back.
     const model = new ScriptedModel([{ text: 'hello again' }]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    // The agents start in the background, once the organisation is known.
+    expect(second.agent('root')).toMatchObject({ status: 'active', state: 'restoring' });
+    await second.restored();
     expect(second.agent('root')).toMatchObject({ status: 'active', state: 'running.idle' });
     expect(second.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', state: 'terminated' });
     expect(societyOf(second).terminations()).toHaveLength(1);
@@ -105,6 +108,7 @@ describe('conversations across a restart', () => {
 
     const model = new ScriptedModel([{ text: 'second answer' }]);
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
+    await second.restored();
     expect(
       societyOf(second)
         .agent(worker)

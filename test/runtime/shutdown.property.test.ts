@@ -10,6 +10,8 @@ import { giveAll } from '../support/agentTree.js';
 
 // Property 14 of seed 004: graceful shutdown stops intake at once, lets work in flight finish
 // (up to the drain timeout), cancels what is left, stops every agent and reports a consistent summary.
+// Here through `rt.shutdown()` on a simulated clock; test/cli/serveShutdown.property.test.ts drives
+// the same through `troupe serve`'s own path, with real signals and its summary log line.
 
 const workloadArb = fc.record({
   // For each extra agent: top level (false) or a child of root (true).

@@ -72,3 +72,30 @@ describe('read routes redaction', () => {
     }
   });
 });
+
+describe('what the server lets out besides Tasks', () => {
+  it('redacts its refusals, which name what they were given, and logs with its token redacted though only it knows the token', async () => {
+    const token = 'c0ffee00c0ffee00';
+    const served = await serve({ memory: true, server: { token } });
+    const refused = await call<{ error: { message: string } }>(served.url, `/api/agents/${token}`, { token });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toBe(`no agent "${redactedMark}"`);
+    const unknownRoute = await call<{ error: { message: string } }>(served.url, `/api/${token}`, { token });
+    expect(unknownRoute.body.error.message).toBe(`no route GET /api/${redactedMark}`);
+    await served.server.close();
+    const logged = JSON.stringify(served.logger.entries);
+    expect(logged).toContain(`/api/agents/${redactedMark}`);
+    expect(logged).not.toContain(token);
+  });
+
+  it('/api/agents and /api/roles redact a role name a model wrote a secret into', async () => {
+    const secret = 'Open Sesame 42!';
+    const served = await serve({ memory: true, runtime: { secrets: [secret] } });
+    await served.rt.createRole({ name: `keeper of ${secret}`, prompt: 'p' });
+    const agentId = await served.rt.spawn({ role: `keeper of ${secret}` });
+    const agents = await call<{ agents: { id: string; roleName: string }[] }>(served.url, '/api/agents');
+    expect(agents.body.agents.find((agent) => agent.id === agentId)?.roleName).toBe(`keeper of ${redactedMark}`);
+    expect((await call<{ roleName: string }>(served.url, `/api/agents/${agentId}`)).body.roleName).toBe(`keeper of ${redactedMark}`);
+    expect((await call<{ roles: { name: string }[] }>(served.url, '/api/roles')).body.roles.map((role) => role.name)).toContain(`keeper of ${redactedMark}`);
+  });
+});

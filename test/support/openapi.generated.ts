@@ -160,7 +160,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: 200 while the runtime takes work, 503 otherwise (no token needed) */
+    /** Readiness: 200 while the runtime takes work with every restored agent started; 503 while restoring (the API already works), draining or stopped (no token needed) */
     get: operations['ready'];
     put?: never;
     post?: never;
@@ -831,6 +831,11 @@ export interface operations {
           'application/json': {
             ready: boolean;
             state: string;
+            restore?: {
+              agents: number;
+              restored: number;
+              tasks: number;
+            };
           };
         };
       };
@@ -843,6 +848,11 @@ export interface operations {
           'application/json': {
             ready: boolean;
             state: string;
+            restore?: {
+              agents: number;
+              restored: number;
+              tasks: number;
+            };
           };
         };
       };

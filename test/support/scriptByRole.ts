@@ -29,6 +29,14 @@ export function lastToolResult(request: ChatRequest): Record<string, unknown> {
   return tool === undefined ? {} : (JSON.parse(tool.content) as Record<string, unknown>);
 }
 
+/** Every tool result in the request, their contents joined: what a model that repeats its tools' output says. */
+export function toolResultsText(request: ChatRequest): string {
+  return request.messages
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content)
+    .join(' ');
+}
+
 /**
  * One scripted reply function for a whole society: each request is answered with the next step
  * of the script of the requesting agent's role. Unused steps are reported by `remaining()`.

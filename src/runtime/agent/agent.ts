@@ -94,7 +94,7 @@ export class Agent {
    * @internal
    */
   start(): void {
-    const { activity, bus, journal, logger } = this.env;
+    const { activity, bus, logger } = this.env;
     const id = this.id;
     this.actor.subscribe({
       // Runs on every event of every agent: the state value is read directly rather than through `matches`.
@@ -105,19 +105,28 @@ export class Agent {
       },
     });
     this.actor.start();
-    // Only new work starts a turn; status updates and notices addressed to the agent are observations.
-    this.#inbox = bus.subscribe(
-      { to: id },
-      (task) => {
-        if (task.status !== 'submitted' || !turnActions.has(task.action)) return;
-        journal.waiting(id, task);
-        // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
-        this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
-      },
-      `agent:${id}`,
-    );
+    this.#inbox = bus.subscribe({ to: id }, (task) => this.receive(task), `agent:${id}`);
     // Accepted before the restart: never refused after it, however many there are.
     for (const task of this.#waiting) this.actor.send({ type: 'task.received', task, accepted: true });
+  }
+
+  /**
+   * A Task addressed to the agent: new work is kept waiting and queued; status updates and
+   * notices are observations, and start no turn. What the mailbox subscription calls, and what a
+   * restored agent started by its first Task is given that Task with.
+   *
+   * @internal
+   */
+  receive(task: Task): void {
+    if (!asksForWork(task)) return;
+    this.env.journal.waiting(this.id, task);
+    // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
+    this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
+  }
+
+  /** How many Tasks it was handed back when restored (0 for a new agent). */
+  get handedBack(): number {
+    return this.#waiting.length;
   }
 
   /** Where notices about this agent go: its parent, or `runtime` for a top-level agent. */
@@ -144,6 +153,17 @@ export class Agent {
   /** Tasks waiting in the mailbox. */
   get queued(): number {
     return this.actor.getSnapshot().context.mailbox.length;
+  }
+
+  /**
+   * Tasks waiting for a turn, as intake counts them against `mailboxLimit`: the mailbox, less the
+   * oldest while the agent is still spawning (its first turn takes that one as soon as it runs,
+   * so a restored agent started by a new Task counts as it would once restored).
+   */
+  get waitingForTurn(): number {
+    const snapshot = this.actor.getSnapshot();
+    const { length } = snapshot.context.mailbox;
+    return snapshot.value === 'spawning' && length > 0 ? length - 1 : length;
   }
 
   /** Tasks accepted and not yet answered: the mailbox and the one in a turn. */
@@ -233,6 +253,11 @@ export class Agent {
     this.notify(Actions.warning, { messages, max }, task);
     return true;
   }
+}
+
+/** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
+export function asksForWork(task: Task): boolean {
+  return task.status === 'submitted' && turnActions.has(task.action);
 }
 
 /** `running.idle`, from a snapshot's state value. */

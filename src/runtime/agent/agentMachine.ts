@@ -35,7 +35,13 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         logger.error({ action: name, agentId: params.agentId, error: describeError(error) }, 'agent action failed');
       }
     };
-  const reply = (agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void => settle(agent, task, replyTo(task, update, agent.env.clock));
+  // Every failure an agent answers is stored and sent: its message may carry a secret (a provider
+  // echoing the key, a termination reason the model wrote), so it is redacted here, once for all.
+  const reply = (agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void => {
+    const { error } = update;
+    const safe = error === undefined || error === null ? update : { ...update, error: { ...error, message: agent.env.redactor.text(error.message) } };
+    settle(agent, task, replyTo(task, safe, agent.env.clock));
+  };
 
   return agentMachine.provide({
     actors: {
@@ -57,7 +63,7 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         if (task !== null) reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
       }),
       failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task | null; error: unknown }) => {
-        // A provider may echo the API key in its error: the message is stored and sent, so redact it.
+        // A provider may echo the API key in its error: redacted for the log and the notice too.
         const message = agent.env.redactor.text(describeError(error));
         agent.env.logger.error({ agentId: agent.id, taskId: task?.id, error: message }, 'agent turn failed');
         if (task !== null) reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });

@@ -8,9 +8,10 @@ type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & 
 
 /**
  * Where an agent is in its lifecycle, e.g. `running.turn.thinking`; `draining` while it works
- * through its mailbox with intake closed (whatever its turn is doing); `terminated` once gone.
+ * through its mailbox with intake closed (whatever its turn is doing); `terminated` once gone;
+ * `restoring` after a restart, until the background restore (or a Task for it) starts its actor.
  */
-export type AgentState = StatePath<AgentSnapshot['value']> | 'draining' | 'terminated';
+export type AgentState = StatePath<AgentSnapshot['value']> | 'draining' | 'terminated' | 'restoring';
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {

@@ -1,3 +1,3 @@
-export { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent.js';
+export { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage, asksForWork } from './agent.js';
 export type { AgentState } from './agentState.js';
 export { Conversation } from './conversation.js';

@@ -38,8 +38,11 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   if (step === 0 && !input.resuming) conversation.append({ role: 'user', content: taskAsPrompt(input.task) });
   agent.warnIfLong(input.task);
   const stripper = new ImportanceTagStripper();
+  // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
+  const visible = env.bus.wants('observer', Actions.thinking) ? env.redactor.stream() : undefined;
   const show = (text: string): void => {
-    if (text !== '') observe(agent, input.task, Actions.thinking, { text });
+    const safe = visible?.push(text) ?? '';
+    if (safe !== '') observe(agent, input.task, Actions.thinking, { text: safe });
   };
   let reply: CollectedReply;
   try {
@@ -49,6 +52,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
       (text) => show(stripper.push(text)),
       (attempt) => {
         stripper.flush();
+        visible?.flush();
         observe(agent, input.task, Actions.thinking, { text: '', restart: attempt });
       },
     );
@@ -57,6 +61,8 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
     throw toModelError(error, env.model.name, signal);
   }
   show(stripper.flush());
+  const rest = visible?.flush() ?? '';
+  if (rest !== '') observe(agent, input.task, Actions.thinking, { text: rest });
   signal.throwIfAborted();
 
   agent.usage.calls += 1;

@@ -52,6 +52,8 @@ export interface Journal {
   stored(): StoredOrganisation | null;
   /** The Tasks `agentId` had accepted and not answered, oldest first. */
   storedWaiting(agentId: string): readonly Task[];
+  /** How many Tasks `agentId` has waiting in the store, without reading them. */
+  storedWaitingCount(agentId: string): number;
   /** `agentId`'s stored conversation (empty when none). */
   storedConversation(agentId: string): readonly ChatMessage[];
   /** An agent's stored record (a terminated agent's outlives it in memory); undefined when nothing is kept. */
@@ -95,6 +97,7 @@ export const memoryJournal: Journal = {
   durable: () => done,
   stored: () => null,
   storedWaiting: () => [],
+  storedWaitingCount: () => 0,
   storedConversation: () => [],
   agentRecord: () => undefined,
   agentRecords: () => undefined,

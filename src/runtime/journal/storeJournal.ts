@@ -82,6 +82,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       };
     },
     storedWaiting: (agentId) => store.waiting(agentId),
+    storedWaitingCount: (agentId) => store.waitingCount(agentId),
     storedConversation: (agentId) => store.conversation(agentId),
     agentRecord: (agentId) => {
       const record = store.agent(agentId);
