@@ -4,8 +4,9 @@ import { cosine } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
-import { type CompressionReport, type Fact, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, groupOf, labelOf } from './factSchema.js';
 import type { FactSet } from './factSet.js';
+import type { GroupedVectors } from './groupedVectors.js';
 import { mergeText } from './mergeText.js';
 import { UnionFind } from './unionFind.js';
 import type { VectorIndex } from './vectorIndex.js';
@@ -21,26 +22,21 @@ export interface MergePlan {
 /** Queries between two yields to the event loop, so compressing thousands of facts never stalls the agents' turns. */
 const queriesPerTurn = 256;
 
-/** Facts of one scope and session share a group; only facts of one group may be merged. */
-export const groupOf = (fact: { readonly sessionId: string | null }): string => (fact.sessionId === null ? '' : `session:${fact.sessionId}`);
-
 /**
  * Clusters of `facts` (two or more each, all of one group): two facts are joined when one is among
  * the other's `clusterNeighbours` nearest in the index with cosine ≥ `clusterThreshold`, and
  * clusters are the connected sets of those links (union-find), so the work is one k-NN query per
  * fact, not a comparison of every pair.
  */
-export async function findClusters(facts: readonly Fact[], index: VectorIndex, limits: FactLimits): Promise<Fact[][]> {
+export async function findClusters(set: FactSet, index: VectorIndex, limits: FactLimits): Promise<Fact[][]> {
+  const facts = set.all();
   const position = new Map(facts.map((fact, i) => [labelOf(fact.id), i]));
-  const groups = new Set(facts.map(groupOf));
   const sets = new UnionFind(facts.length);
   for (const [i, fact] of facts.entries()) {
     if (i > 0 && i % queriesPerTurn === 0) await nextTurn();
-    const group = groupOf(fact);
-    // With one group (one session, or agent-scope facts only) no filter is needed, and none is cheaper.
-    const sameGroup = groups.size === 1 ? undefined : (label: number): boolean => groupOf(facts[position.get(label) ?? -1] ?? fact) === group;
-    const label = labelOf(fact.id);
-    for (const neighbour of index.nearest(index.vectorOf(label), limits.clusterNeighbours + 1, sameGroup)) {
+    const vector = set.vectors.vectorOf(labelOf(fact.id));
+    if (vector === undefined) continue;
+    for (const neighbour of set.vectors.nearest(index, vector, limits.clusterNeighbours + 1, [groupOf(fact)])) {
       const other = position.get(neighbour.label);
       if (other !== undefined && other !== i && neighbour.similarity >= limits.clusterThreshold) sets.union(i, other);
     }
@@ -55,9 +51,9 @@ export async function findClusters(facts: readonly Fact[], index: VectorIndex, l
  */
 export async function planMerges(
   clusters: readonly Fact[][],
-  deps: { embedder: Embedder; index: VectorIndex; limits: FactLimits; now: number },
+  deps: { embedder: Embedder; vectors: GroupedVectors; limits: FactLimits; now: number },
 ): Promise<{ passed: MergePlan[]; failed: number }> {
-  const { embedder, index, limits, now } = deps;
+  const { embedder, vectors: stored, limits, now } = deps;
   const ordered = clusters.map((cluster) => [...cluster].sort((a, b) => mostImportantFirst(a, b, now, limits)));
   const texts = ordered.map((members) =>
     mergeText(
@@ -70,7 +66,7 @@ export async function planMerges(
   for (const [i, members] of ordered.entries()) {
     const vector = vectors[i];
     if (vector === undefined) continue;
-    const fidelity = Math.min(...members.map((fact) => cosine(vector, index.vectorOf(labelOf(fact.id)))));
+    const fidelity = Math.min(...members.map((fact) => cosine(vector, stored.vectorOf(labelOf(fact.id)) ?? [])));
     if (fidelity >= limits.fidelityThreshold) passed.push({ members, text: texts[i] ?? '', vector, fidelity: Math.min(1, fidelity) });
   }
   return { passed, failed: ordered.length - passed.length };

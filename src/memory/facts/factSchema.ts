@@ -112,6 +112,15 @@ export function visibleTo(fact: Fact, sessionId: string | null | undefined): boo
   return sessionId === undefined || fact.sessionId === null || fact.sessionId === sessionId;
 }
 
+/** Facts of one scope and session share a group: a near-duplicate is merged, and a cluster compressed, only within one. */
+export const groupOf = (fact: { readonly sessionId: string | null }): string => (fact.sessionId === null ? '' : `session:${fact.sessionId}`);
+
+/** The groups whose facts `visibleTo` shows a reader of `sessionId` (undefined: every group). */
+export function groupsVisibleTo(sessionId: string | null | undefined): string[] | undefined {
+  if (sessionId === undefined) return undefined;
+  return sessionId === null ? [''] : ['', groupOf({ sessionId })];
+}
+
 /** Oldest first, then by number: the order facts are listed in. */
 export function oldestFirst(a: Fact, b: Fact): number {
   return a.createdAt - b.createdAt || labelOf(a.id) - labelOf(b.id);

@@ -1,17 +1,20 @@
-import { type Fact, type FactMeta, factIdOf, labelOf } from './factSchema.js';
+import { type Fact, type FactMeta, factIdOf, groupOf, labelOf } from './factSchema.js';
+import { GroupedVectors } from './groupedVectors.js';
 import type { LoadedFacts } from './loadFacts.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
 
 /**
  * One agent's L4 as it is in memory: its facts by id, the index over their vectors (made on the
- * first vector), the word index that stands in for it without an embedder, and the bookkeeping
- * (next id, generation of the vectors). Every change to a fact goes through here, so the three
- * never disagree; what is written to LMDB is the caller's part.
+ * first vector) with the JS copies of the vectors by group that searches within a session use,
+ * the word index that stands in for them without an embedder, and the bookkeeping (next id,
+ * generation of the vectors). Every change to a fact goes through here, so they never disagree;
+ * what is written to LMDB is the caller's part.
  */
 export class FactSet {
   readonly #facts: Map<string, Fact>;
   readonly words: WordOverlapIndex | null;
+  readonly vectors = new GroupedVectors();
   meta: FactMeta;
   /** The index, once there is (or is being made) one. */
   index: Promise<VectorIndex> | null;
@@ -21,7 +24,11 @@ export class FactSet {
     this.meta = loaded.meta;
     this.index = loaded.index === null ? null : Promise.resolve(loaded.index);
     this.words = withWords ? new WordOverlapIndex() : null;
-    for (const fact of this.#facts.values()) this.words?.add(fact.id, fact.text);
+    for (const fact of this.#facts.values()) {
+      this.words?.add(fact.id, fact.text);
+      const vector = loaded.vectors.get(fact.id);
+      if (vector !== undefined) this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
+    }
   }
 
   get size(): number {
@@ -30,11 +37,6 @@ export class FactSet {
 
   get(id: string): Fact | undefined {
     return this.#facts.get(id);
-  }
-
-  /** The fact whose vector has `label`. */
-  byLabel(label: number): Fact | undefined {
-    return this.#facts.get(factIdOf(label));
   }
 
   all(): Fact[] {
@@ -55,7 +57,10 @@ export class FactSet {
 
   insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null): void {
     this.#facts.set(fact.id, fact);
-    if (vector !== null) index?.add(labelOf(fact.id), vector);
+    if (vector !== null && index !== null) {
+      index.add(labelOf(fact.id), vector);
+      this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
+    }
     this.words?.add(fact.id, fact.text);
   }
 
@@ -67,6 +72,7 @@ export class FactSet {
   remove(fact: Fact, index: VectorIndex | null): void {
     this.#facts.delete(fact.id);
     index?.remove(labelOf(fact.id));
+    this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);
   }
 }

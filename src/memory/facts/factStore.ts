@@ -4,11 +4,11 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, groupOf, planMerges } from './compression.js';
+import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, oldestFirst, visibleTo } from './factSchema.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, groupOf, groupsVisibleTo, oldestFirst, visibleTo } from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -137,7 +137,7 @@ export class FactStore {
   async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const query = checkSearch(text, k, filter, this.#limits);
-    const found = await this.#nearest(query.text, query.k, (fact) => visibleTo(fact, query.sessionId));
+    const found = await this.#nearest(query.text, query.k, query.sessionId);
     const hits = found.map(({ fact, similarity }) => {
       const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
       this.#set.update(retrieved);
@@ -156,23 +156,25 @@ export class FactStore {
     this.#refuseWhenClosed();
     const { sessionId } = filter;
     const query = checkSearch(text, k, { sessionId: sessionId ?? null }, this.#limits);
-    return this.#nearest(query.text, query.k, (fact) => visibleTo(fact, sessionId));
+    return this.#nearest(query.text, query.k, sessionId);
   }
 
-  /** The `k` facts `visible` accepts closest to `text`, closest first. */
-  async #nearest(text: string, k: number, visible: (fact: Fact) => boolean): Promise<FactHit[]> {
+  /** The `k` facts a reader of `sessionId` may see (see visibleTo) closest to `text`, closest first. */
+  async #nearest(text: string, k: number, sessionId: string | null | undefined): Promise<FactHit[]> {
     if (this.#set.size === 0) return [];
-    const accepts = (fact: Fact | undefined): boolean => fact !== undefined && visible(fact);
     let matches: { id: string; similarity: number }[];
     if (this.#set.words !== null) {
-      matches = this.#set.words.nearest(text, k, (id) => accepts(this.#set.get(id)));
+      matches = this.#set.words.nearest(text, k, (id) => {
+        const fact = this.#set.get(id);
+        return fact !== undefined && visibleTo(fact, sessionId);
+      });
     } else {
       const vector = await this.#embedOne(text);
       const index = await this.#set.index;
       // Closed while the query was embedded: no retrieval may be written after close.
       this.#refuseWhenClosed();
       if (vector === null || index === null) return [];
-      matches = index.nearest(vector, k, (label) => accepts(this.#set.byLabel(label))).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+      matches = this.#set.vectors.nearest(index, vector, k, groupsVisibleTo(sessionId)).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
     }
     return matches.flatMap(({ id, similarity }) => {
       const fact = this.#set.get(id);
@@ -253,7 +255,7 @@ export class FactStore {
     const [nearest] =
       vector === null || index === null
         ? (this.#set.words?.nearest(fact.text, 1, (id) => sameGroup(this.#set.get(id))) ?? [])
-        : index.nearest(vector, 1, (label) => sameGroup(this.#set.byLabel(label))).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+        : this.#set.vectors.nearest(index, vector, 1, [group]).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
     return nearest !== undefined && nearest.similarity >= this.#limits.mergeThreshold ? this.#set.get(nearest.id) : undefined;
   }
 
@@ -275,8 +277,8 @@ export class FactStore {
     const before = this.#set.size;
     const index = await this.#set.index;
     if (index === null || before < 2) return report(before, before);
-    const clusters = await findClusters(this.#set.all(), index, this.#limits);
-    const { passed, failed } = await planMerges(clusters, { embedder, index, limits: this.#limits, now: this.#clock.now() });
+    const clusters = await findClusters(this.#set, index, this.#limits);
+    const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits: this.#limits, now: this.#clock.now() });
     while (this.#saving !== undefined) await this.#saving;
     const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
     if (merged > 0) await this.#write(change);

@@ -12,6 +12,8 @@ export interface LoadedFacts {
   readonly facts: Map<string, Fact>;
   readonly meta: FactMeta;
   readonly index: VectorIndex | null;
+  /** Each fact's vector by fact id (empty without an embedder). */
+  readonly vectors: ReadonlyMap<string, Float32Array>;
   /** The generation the index file on disk reflects (null when there is none). */
   readonly savedGeneration: number | null;
 }
@@ -48,12 +50,13 @@ export async function loadFacts(deps: LoadDeps): Promise<LoadedFacts> {
       facts,
       meta: { v: 1, embedder: embedder?.id ?? null, dimension: embedder?.dimension ?? null, generation, nextId },
       index: null,
+      vectors: new Map(),
       savedGeneration: null,
     };
   }
   const meta = stored === undefined || stored === 'invalid' ? metaFromFacts(facts, nextId) : { ...stored, nextId };
   refuseOtherEmbedder(deps.agentId, meta, embedder);
-  if (embedder === null) return { facts, meta, index: null, savedGeneration: null };
+  if (embedder === null) return { facts, meta, index: null, vectors: new Map(), savedGeneration: null };
   // Bookkeeping that was lost cannot vouch for any index file: the index is rebuilt.
   return loadIndexOf(deps, embedder, facts, meta, stored !== undefined && stored !== 'invalid');
 }
@@ -85,8 +88,20 @@ async function loadIndexOf(deps: LoadDeps, embedder: Embedder, facts: Map<string
   const file = indexFileOf(deps.indexDir, deps.agentId, embedder);
   const state = { embedder: embedder.id, dimension: embedder.dimension, generation: meta.generation, live: facts.size };
   const loaded = trusted ? await loadIndex(file, state, params) : { stale: 'its memory-meta record was missing or invalid' };
-  if ('index' in loaded) return { facts, meta: withDimension, index: loaded.index, savedGeneration: meta.generation };
-  return rebuild(deps, embedder, facts, withDimension, { why: loaded.stale, save: file });
+  if (!('index' in loaded)) return rebuild(deps, embedder, facts, withDimension, { why: loaded.stale, save: file });
+  // The file holds the graph; searches within a session compare the JS copies, read from the source of truth.
+  const vectors = storedVectors(deps, embedder, facts);
+  if (vectors.size === facts.size) return { facts, meta: withDimension, index: loaded.index, vectors, savedGeneration: meta.generation };
+  return rebuild(deps, embedder, facts, withDimension, { why: `${facts.size - vectors.size} of its facts have no usable stored vector`, save: file });
+}
+
+/** The stored vectors of `facts` that `embedder` made, by fact id. */
+function storedVectors(deps: LoadDeps, embedder: Embedder, facts: ReadonlyMap<string, Fact>): Map<string, Float32Array> {
+  const vectors = new Map<string, Float32Array>();
+  for (const stored of deps.records.vectors()) {
+    if (facts.has(stored.id) && stored.embedder === embedder.id && stored.vector.length === embedder.dimension) vectors.set(stored.id, stored.vector);
+  }
+  return vectors;
 }
 
 /**
@@ -100,10 +115,7 @@ async function rebuild(
   meta: FactMeta,
   how: { why: string; save: string | null },
 ): Promise<LoadedFacts> {
-  const vectors = new Map<string, Float32Array>();
-  for (const stored of deps.records.vectors()) {
-    if (facts.has(stored.id) && stored.embedder === embedder.id && stored.vector.length === embedder.dimension) vectors.set(stored.id, stored.vector);
-  }
+  const vectors = storedVectors(deps, embedder, facts);
   const missing = [...facts.values()].filter((fact) => !vectors.has(fact.id));
   const made = missing.length === 0 ? [] : await embedder.embed(missing.map((fact) => fact.text));
   const putVectors = missing.map((fact, i) => ({ id: fact.id, embedder: embedder.id, vector: made[i] ?? new Float32Array(embedder.dimension) }));
@@ -122,5 +134,5 @@ async function rebuild(
   if (how.save !== null) {
     await saveIndex(index, how.save, { embedder: embedder.id, dimension: embedder.dimension, generation: current.generation, live: index.size });
   }
-  return { facts, meta: current, index, savedGeneration: how.save === null ? null : current.generation };
+  return { facts, meta: current, index, vectors, savedGeneration: how.save === null ? null : current.generation };
 }

@@ -81,11 +81,6 @@ export class VectorIndex {
     this.#live -= 1;
   }
 
-  /** The stored vector of `label` (hnswlib keeps cosine vectors normalised). */
-  vectorOf(label: number): Float32Array {
-    return Float32Array.from(this.#index.getPoint(label));
-  }
-
   /** Up to `k` nearest vectors to `query` whose label passes `filter`, nearest first. */
   nearest(query: Float32Array, k: number, filter?: (label: number) => boolean): Neighbour[] {
     const count = Math.min(k, this.#live, this.#index.getMaxElements());
