@@ -19,6 +19,15 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * Lets the process exit while `handle` waits (a Node timer's `unref`), for timers that only
+ * look for work, never finish any: a program that never shuts its runtime down still ends.
+ * A simulated clock's handles have nothing to let go of.
+ */
+export function unrefTimer(handle: TimerHandle): void {
+  if (typeof handle === 'object' && 'unref' in handle && typeof handle.unref === 'function') handle.unref();
+}
+
 /** Resolves after `ms` on the given clock, or rejects when the signal aborts. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -7,13 +7,14 @@ import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
-import type { AgentRecord, Role } from '../org/index.js';
-import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, finalStatuses, parseOrThrow } from '../task/index.js';
+import type { Role } from '../org/index.js';
+import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
 import { ToolRegistry, metaTools } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
-import { type AgentPage, type AgentQuery, pageAgents } from './agentPage.js';
+import type { AgentPage, AgentQuery } from './agentPage.js';
+import { AgentViews } from './agentViews.js';
 import { BackgroundRestore, type RestoreState } from './backgroundRestore.js';
 import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
@@ -21,11 +22,9 @@ import { limitedModel } from './limitedModel.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
-import { type Compactor, startCompactor } from './memory/compactor.js';
-import { MemoryHub } from './memory/memoryHub.js';
 import type { MemoryQueryInput, MemoryView } from './memory/memoryQuery.js';
-import { readMemory } from './memory/readMemory.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
+import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { Society } from './society.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
@@ -72,10 +71,9 @@ export class Runtime {
   readonly #intake: IntakeGate;
   /** Starts a restored organisation's agents in the background, once the organisation is known. */
   readonly #restore: BackgroundRestore;
-  /** Every live agent's memory; closed after the agents stop and before the store. */
-  readonly #memory: MemoryHub;
-  /** Moves memories' entries up the tiers beside the turns; drained before the memories close. */
-  readonly #compactor: Compactor;
+  /** Every live agent's memory and the compactor beside the turns; closed after the agents stop and before the store. */
+  readonly #memory: RuntimeMemory;
+  readonly #views: AgentViews;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -140,25 +138,8 @@ export class Runtime {
     this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
     this.bus = bus ?? new EventBus({ clock });
     this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
-    this.#memory = new MemoryHub({
-      bus: this.bus,
-      clock,
-      logger,
-      store: journal.memoryStore,
-      settings: memorySettings,
-      onDue: (id) => this.#compactor.due(id),
-    });
-    // A scripted model (the offline one, a test's) has no summaries to give: the extractive helpers write them.
-    const compactionModel = this.model.scripted ? null : this.model;
-    this.#compactor = startCompactor({
-      memoryOf: (id) => this.#memory.memoryOf(id),
-      liveMemories: () => this.#memory.live(),
-      model: compactionModel,
-      clock,
-      logger,
-      options: config,
-      ...(inspect === undefined ? {} : { inspect }),
-    });
+    const { memoryStore: store } = journal;
+    this.#memory = new RuntimeMemory({ bus: this.bus, clock, logger, store, settings: memorySettings, model: this.model, config, inspect });
     this.#society = new Society({
       bus: this.bus,
       clock,
@@ -170,10 +151,11 @@ export class Runtime {
       inspect,
       journal,
       redactor,
-      memory: this.#memory,
+      memory: this.#memory.hub,
       memorySettings,
     });
     societies.set(this, this.#society);
+    this.#views = new AgentViews(this.#society, journal);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
     this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect });
     journal.connect(this.bus, (handler) => this.user.onOutput(handler));
@@ -225,8 +207,7 @@ export class Runtime {
   /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
   async #fail(error: unknown): Promise<never> {
     this.#actor.send({ type: 'runtime.failed', error });
-    await this.#compactor.drain();
-    await this.#memory.closeAll();
+    await this.#memory.close();
     await this.bus.close();
     await this.#journal.close();
     throw error;
@@ -303,7 +284,7 @@ export class Runtime {
 
   /** The agents in memory: the live ones and the most recent terminated ones (`terminatedAgentsInMemory`). */
   agents(): AgentView[] {
-    return this.#society.records().map((record) => this.#view(record));
+    return this.#views.inMemory();
   }
 
   /**
@@ -312,16 +293,11 @@ export class Runtime {
    * in memory.
    */
   agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
-    const stored = query.status === 'active' ? undefined : this.#journal.agentRecords();
-    const view = (record: AgentRecord): AgentView => this.#view(record);
-    if (stored === undefined) return pageAgents(this.#society.records(), query, 'memory', () => undefined, view);
-    const inMemory = new Map(this.#society.records().map((record) => [record.id, record]));
-    return pageAgents(stored, query, 'store', (agentId) => inMemory.get(agentId), view);
+    return this.#views.page(query);
   }
 
   agent(agentId: string): AgentView | undefined {
-    const record = this.#society.record(agentId);
-    return record === undefined ? undefined : this.#view(record);
+    return this.#views.one(agentId);
   }
 
   /**
@@ -340,7 +316,7 @@ export class Runtime {
    */
   memory(agentId: string, query: MemoryQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<MemoryView> {
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
-    return readMemory({ hub: this.#memory, known }, agentId, query, options.redactor ?? this.redactor);
+    return this.#memory.read(agentId, query, options.redactor ?? this.redactor, known);
   }
 
   /** Model calls and tokens of the whole society so far. */
@@ -354,20 +330,7 @@ export class Runtime {
 
   /** Resolves with the final Task of `taskId` once it reaches the user. */
   waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
-    const known = this.user.answerTo(taskId);
-    if (known !== undefined) return Promise.resolve(known);
-    return new Promise((resolve, reject) => {
-      const timer = this.#clock.setTimeout(() => {
-        stop();
-        reject(new TroupeError('request_timeout', `no answer to task ${taskId} within ${options.timeoutMs} ms`, { context: { taskId } }));
-      }, options.timeoutMs);
-      const stop = this.onOutput((task) => {
-        if (task.id !== taskId || !finalStatuses.has(task.status)) return;
-        this.#clock.clearTimeout(timer);
-        stop();
-        resolve(task);
-      });
-    });
+    return this.user.waitForAnswer(taskId, options.timeoutMs, this.#clock);
   }
 
   /** Stops intake, lets work in flight finish (up to `drainTimeoutMs`), stops every agent and summarises. */
@@ -378,8 +341,7 @@ export class Runtime {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
-      await this.#compactor.drain();
-      await this.#memory.closeAll();
+      await this.#memory.close();
       await this.bus.close();
       await this.#journal.close();
       return summary;
@@ -421,28 +383,6 @@ export class Runtime {
         return task.id;
       }),
     );
-  }
-
-  #view(record: AgentRecord): AgentView {
-    const agent = this.#society.agent(record.id);
-    const usage = this.#society.usageOf(record.id);
-    // A restored agent not started yet is still all in the store: its waiting Tasks are counted there.
-    const restoring = agent === undefined && this.#society.restoring.has(record.id);
-    // Each field named, never `{ ...record, more }`: on Node 20 that costs ~5 µs and a new hidden
-    // class per object, which made every reader of the views (GET /api/agents) megamorphic.
-    return {
-      id: record.id,
-      roleId: record.roleId,
-      parentAgentId: record.parentAgentId,
-      createdAt: record.createdAt,
-      terminatedAt: record.terminatedAt,
-      status: record.status,
-      roleName: this.#society.roles.find(record.roleId)?.name ?? record.roleId,
-      state: restoring ? 'restoring' : (agent?.state ?? 'terminated'),
-      queued: restoring ? this.#journal.storedWaitingCount(record.id) : (agent?.queued ?? 0),
-      lanes: agent?.lanes ?? 0,
-      usage: { calls: usage?.calls ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },
-    };
   }
 
   #requireOpen(): void {

@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor } from 'xstate';
 import { type UserEndpointEvent, userEndpointMachine } from '../../machines/userEndpoint.machine.js';
 import type { EventBus } from '../bus/index.js';
+import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type Task, finalStatuses } from '../task/index.js';
@@ -84,6 +85,24 @@ export class UserEndpoint {
   /** The final reply to `taskId` among what the inbox holds, if any. */
   answerTo(taskId: string): Task | undefined {
     return this.#answers.get(taskId);
+  }
+
+  /** Resolves with the final Task of `taskId` once it reaches the user; rejects with `request_timeout` after `timeoutMs` on `clock`. */
+  waitForAnswer(taskId: string, timeoutMs: number, clock: Clock): Promise<Task> {
+    const known = this.answerTo(taskId);
+    if (known !== undefined) return Promise.resolve(known);
+    return new Promise((resolve, reject) => {
+      const timer = clock.setTimeout(() => {
+        stop();
+        reject(new TroupeError('request_timeout', `no answer to task ${taskId} within ${timeoutMs} ms`, { context: { taskId } }));
+      }, timeoutMs);
+      const stop = this.onOutput((task) => {
+        if (task.id !== taskId || !finalStatuses.has(task.status)) return;
+        clock.clearTimeout(timer);
+        stop();
+        resolve(task);
+      });
+    });
   }
 
   /** What agents have sent the user, oldest first (bounded; the org store keeps the full log). */

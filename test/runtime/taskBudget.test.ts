@@ -45,8 +45,8 @@ describe("a Task's budget", () => {
     const next = await rt.submit('again');
     await until(() => rt.user.answerTo(next) !== undefined, 'the next answer');
     expect(rt.user.answerTo(next)).toMatchObject({ status: 'completed', result: { text: 'next one done' } });
-    // Each turn's timer is cleared when it ends: none is left behind.
-    expect(clock.pending).toBe(0);
+    // Each turn's timer is cleared when it ends: none is left behind, only the memory compactor's sweep.
+    expect(clock.pending).toBe(1);
     await rt.shutdown();
   });
 });

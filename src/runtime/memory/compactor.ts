@@ -1,6 +1,6 @@
 import { type Actor, type InspectionEvent, createActor, fromPromise, toPromise } from 'xstate';
 import { type CompactionBatchOutput, memoryCompactorMachine } from '../../../machines/memoryCompactor.machine.js';
-import type { Clock } from '../../clock.js';
+import { type Clock, type TimerHandle, unrefTimer } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { Logger } from '../../logger.js';
@@ -90,7 +90,27 @@ export function startCompactor(deps: CompactorDeps): Compactor {
     },
   };
   actor.start();
+  const stopSweeping = sweepForAge(deps, config.compactionSweepMs, compactor);
+  void terminated.finally(stopSweeping).catch(() => undefined);
   return compactor;
+}
+
+/** Every `everyMs`, queues each live memory that is due (its oldest entries aged past their tier's bound); returns what stops it. */
+function sweepForAge(deps: CompactorDeps, everyMs: number, compactor: Compactor): () => void {
+  const { clock } = deps;
+  let timer: TimerHandle | undefined;
+  const arm = (): void => {
+    timer = clock.setTimeout(() => {
+      for (const memory of deps.liveMemories()) if (memory.compactionDue(clock.now())) compactor.due(memory.agentId);
+      arm();
+    }, everyMs);
+    unrefTimer(timer);
+  };
+  arm();
+  return () => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = undefined;
+  };
 }
 
 /** Flushes every memory (writes in flight, index files); one that fails is logged with its agent and does not stop the others. */

@@ -14,6 +14,11 @@ const maxTimerMs = 2 ** 31 - 1;
 export const CompactorConfigSchema = z.object({
   /** Agents whose memories are compacted at once (one batch); the rest wait in the compactor's queue. */
   compactionConcurrency: z.number().int().positive().max(1000).default(2),
+  /**
+   * How often the compactor looks at every live memory for entries past their tier's age: an idle
+   * agent gets no Task that would make its memory due (ms, on the runtime's clock).
+   */
+  compactionSweepMs: z.number().int().positive().max(maxTimerMs).default(60_000),
   /** Time one compaction model call may take, on the runtime's clock, from asking for a slot to its last chunk. */
   compactionModelTimeoutMs: z.number().int().positive().max(maxTimerMs).default(60_000),
   /** Tokens a summary's reply may have (the request's max tokens): a summary is at most 200 characters, about 50 tokens. */

@@ -30,7 +30,6 @@ const vectorArb = fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLen
 
 describe('GroupedVectors', () => {
   it('a search within groups returns exactly the nearest of their vectors, never one of another group (property)', async () => {
-    const seed = loggedSeed('grouped vectors, direct comparison');
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ group: fc.constantFrom('', 'session:a', 'session:b', 'session:c'), vector: vectorArb }), { minLength: 1, maxLength: 60 }),
@@ -52,7 +51,7 @@ describe('GroupedVectors', () => {
           expect(found.every((hit) => groups.includes(entries[hit.label]?.group ?? '?'))).toBe(true);
         },
       ),
-      { seed, numRuns: 100 },
+      loggedSeed('grouped vectors, direct comparison'),
     );
   });
 

@@ -165,6 +165,29 @@ describe('the memory compactor', () => {
     expect(calls.of('a2')).toBe(0);
   });
 
+  it('sweeps every compactionSweepMs for memories whose entries only aged, so an idle agent is compacted without a new Task', async () => {
+    const { open, start, calls, clock } = await world();
+    const idle = await open('a1', { limits: { l1MaxAgeMs: 10_000 } });
+    await feed(idle, 2);
+    const compactor = start({ options: { compactionSweepMs: 60_000 } });
+    await untilIdle(compactor);
+    expect(calls.of('a1')).toBe(0);
+    // Aged past L1's bound, but nothing has looked yet: no Task came, and the sweep is not due.
+    clock.advance(30_000);
+    expect(idle.compactionDue(clock.now())).toBe(true);
+    await untilIdle(compactor);
+    expect(calls.of('a1')).toBe(0);
+    clock.advance(30_000);
+    await untilIdle(compactor);
+    expect(calls.of('a1')).toBeGreaterThan(0);
+    expect(idle.compactionDue(clock.now())).toBe(false);
+    expect(idle.l1()).toEqual([]);
+    // The sweep re-arms, and stops with the compactor.
+    expect(clock.pending).toBeGreaterThan(0);
+    await compactor.drain();
+    expect(clock.pending).toBe(0);
+  });
+
   it('refuses a bad option or agent id, naming it', async () => {
     const { start, clock, logger } = await world();
     const none = { memoryOf: () => undefined, liveMemories: () => [], model: null, clock, logger };

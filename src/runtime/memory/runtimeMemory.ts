@@ -1,0 +1,61 @@
+import type { InspectionEvent } from 'xstate';
+import type { EventBus } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import type { ModelClient } from '../../llm/index.js';
+import type { Logger } from '../../logger.js';
+import type { Redactor } from '../../task/index.js';
+import { type Compactor, type CompactorConfigInput, startCompactor } from './compactor.js';
+import { MemoryHub, type MemoryStore } from './memoryHub.js';
+import type { MemorySettings } from './memoryOptions.js';
+import type { MemoryQueryInput, MemoryView } from './memoryQuery.js';
+import { readMemory } from './readMemory.js';
+
+export interface RuntimeMemoryDeps {
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Where memories are kept (the org store's environment and the index directory); null: in memory only. */
+  readonly store: MemoryStore | null;
+  readonly settings: MemorySettings;
+  /** The runtime's model, behind its call limiter; a scripted one leaves summaries and facts to the extractive helpers. */
+  readonly model: ModelClient;
+  /** The runtime's config: the compactor takes its own keys from it. */
+  readonly config: CompactorConfigInput;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+}
+
+/**
+ * The runtime's memory side: every live agent's memory (the hub, fed from the bus) and the
+ * compactor actor that moves their entries up the tiers, made due by the Tasks memories keep
+ * and by its sweep for entries that only aged. Closed in that order: the compactor drains, then
+ * the memories close, before the store does.
+ */
+export class RuntimeMemory {
+  readonly hub: MemoryHub;
+  readonly #compactor: Compactor;
+
+  constructor(deps: RuntimeMemoryDeps) {
+    const { bus, clock, logger, store, settings, inspect } = deps;
+    this.hub = new MemoryHub({ bus, clock, logger, store, settings, onDue: (id) => this.#compactor.due(id) });
+    this.#compactor = startCompactor({
+      memoryOf: (id) => this.hub.memoryOf(id),
+      liveMemories: () => this.hub.live(),
+      model: deps.model.scripted ? null : deps.model,
+      clock,
+      logger,
+      options: deps.config,
+      ...(inspect === undefined ? {} : { inspect }),
+    });
+  }
+
+  /** What an agent remembers (see `Runtime.memory`); `known` says whether the organisation has the agent. */
+  read(agentId: string, query: MemoryQueryInput, redactor: Redactor, known: (agentId: string) => boolean): Promise<MemoryView> {
+    return readMemory({ hub: this.hub, known }, agentId, query, redactor);
+  }
+
+  /** Drains the compactor (its batch in progress finishes), then closes every memory once written. */
+  async close(): Promise<void> {
+    await this.#compactor.drain();
+    await this.hub.closeAll();
+  }
+}
