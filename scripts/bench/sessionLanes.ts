@@ -1,7 +1,7 @@
 import { OpenAIModel, type Runtime, createRuntime } from '../../src/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { elapsedMs, median } from './measure.js';
-import { type Row, duration, times } from './report.js';
+import { type Row, duration } from './report.js';
 import { silentLogger } from './silentLogger.js';
 
 // Ten users at once on one agent, against a model that takes about 300 ms a call: the local
@@ -18,9 +18,9 @@ async function answerAll(rt: Runtime, count: number): Promise<number> {
   return elapsedMs(started);
 }
 
-/** Medians of one session alone and of `sessions` at once, on a runtime made with `limits`. */
-async function measure(baseURL: string, limits: { maxConcurrentModelCalls?: number }): Promise<{ one: number; all: number }> {
-  const rt = await createRuntime({ model: new OpenAIModel({ baseURL, apiKey: 'bench', model: 'bench' }), logger: silentLogger, ...limits });
+/** Medians of one session alone and of `sessions` at once, on a runtime with the default limits. */
+async function measure(baseURL: string): Promise<{ one: number; all: number }> {
+  const rt = await createRuntime({ model: new OpenAIModel({ baseURL, apiKey: 'bench', model: 'bench' }), logger: silentLogger });
   const one: number[] = [];
   const all: number[] = [];
   try {
@@ -41,23 +41,20 @@ async function measure(baseURL: string, limits: { maxConcurrentModelCalls?: numb
 
 /**
  * Session lanes: ten sessions on one agent at once finish in about one turn's time, not ten,
- * when the society may make ten model calls at once (maxConcurrentModelCalls 10); with the
- * default of 8, the last two wait for a slot.
+ * with the runtime's defaults (16 lanes per agent, 16 model calls at once in the society).
  */
 export async function sessionLanes(): Promise<Row[]> {
   // The server answers every call with `ok` (its offline playbook would plan and spawn agents instead).
   const server = await startOpenAICompatibleServer({ chunkDelayMs: schedule.chunkDelayMs, keepRequests: 0, fallback: () => ({ text: 'ok' }) });
   try {
-    const wide = await measure(server.baseURL, { maxConcurrentModelCalls: schedule.sessions });
-    process.stderr.write('  with the default maxConcurrentModelCalls:\n');
-    const defaults = await measure(server.baseURL, {});
+    const defaults = await measure(server.baseURL);
     return [
       {
         benchmark: `${schedule.sessions} sessions at once on one agent, against a ~300 ms model (time until all answered)`,
-        troupe: duration(wide.all),
-        raw: duration(wide.one),
-        ratio: wide.all / wide.one,
-        notes: `against one session alone on the same runtime (goal ≤ 1.5×); each session's turn in a lane of its own (maxLanesPerAgent 16 by default), maxConcurrentModelCalls ${schedule.sessions}; with the default 8 model calls at once: ${duration(defaults.all)} (${times(defaults.all / defaults.one)}); medians of ${schedule.rounds} rounds after ${schedule.warmup} warm-up, one and ten alternated`,
+        troupe: duration(defaults.all),
+        raw: duration(defaults.one),
+        ratio: defaults.all / defaults.one,
+        notes: `against one session alone on the same runtime (goal ≤ 1.5×); each session's turn in a lane of its own, with the runtime's defaults (maxLanesPerAgent and maxConcurrentModelCalls 16); medians of ${schedule.rounds} rounds after ${schedule.warmup} warm-up, one and ten alternated`,
       },
     ];
   } finally {

@@ -33,8 +33,12 @@ export const RuntimeConfigSchema = z.object({
   maxChildrenPerAgent: z.number().int().positive().default(50),
   /** How deep the tree may grow: a top-level agent is at depth 1; a spawn past it is refused with `spawn_depth_limit`. */
   maxSpawnDepth: z.number().int().positive().default(8),
-  /** Model calls in flight at once across the whole society; the rest wait in a queue, oldest first. */
-  maxConcurrentModelCalls: z.number().int().positive().default(8),
+  /**
+   * Model calls in flight at once across the whole society; the rest wait in a queue, oldest
+   * first. As many as one agent's lanes (`maxLanesPerAgent`), so one busy agent's sessions never
+   * wait for each other's calls.
+   */
+  maxConcurrentModelCalls: z.number().int().positive().default(16),
   /** Model calls that may wait for a slot; one more fails its turn with `model_queue_full`. */
   maxQueuedModelCalls: z.number().int().positive().default(10_000),
   /** Tokens (prompt + completion, as the provider reports them) one Task's turn may use; past it the turn ends with `token_budget`. */
