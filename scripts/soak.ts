@@ -23,11 +23,23 @@ const [minutes, rate, sessions, every] = [20, 10, 200, 30].map((fallback, i) => 
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Resident set size of a process, in MB, from /proc. */
-async function rssMb(pid: number): Promise<number> {
+/**
+ * Resident memory of a process in MB, from /proc: all of it, and its anonymous part (heap and
+ * native allocations). The rest is file pages, mostly the org store's memory-mapped data file,
+ * which grows with the message log on disk and which the kernel drops under pressure: it can
+ * never run the machine out of memory, so the verdict is given for both.
+ */
+async function residentMb(pid: number): Promise<{ rss: number; anon: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+  const mb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: mb('VmRSS'), anon: mb('RssAnon') };
+}
+
+/** Root's memory tiers, as `GET /api/agents/root/memory` counts them. */
+async function rootTiers(url: string): Promise<string> {
+  const reply = await fetch(`${url}/api/agents/root/memory`);
+  const { counts } = (await reply.json()) as { counts?: { l1: number; l2: number; l3: number; l4: number } };
+  return counts === undefined ? '?' : `${counts.l1} / ${counts.l2} / ${counts.l3} / ${counts.l4}`;
 }
 
 /** Starts `troupe serve` on `dataDir` and resolves with the process and the URL it listens on. */
@@ -57,14 +69,14 @@ const dataDir = await mkdtemp(join(tmpdir(), 'troupe-soak-'));
 const { child, url } = await startServe(dataDir);
 const pid = child.pid ?? 0;
 const started = Date.now();
-const samples: { minute: number; rss: number }[] = [];
+const samples: { minute: number; rss: number; anon: number }[] = [];
 let sent = 0;
 let refused = 0;
 let failed = 0;
 
 console.log(`soak: troupe serve pid ${pid} at ${url}, data dir ${dataDir}; ${rate} submits/s over ${sessions} sessions for ${minutes} min`);
-console.log('| minute | RSS (MB) | submits | refused (429/503) |');
-console.log('| --- | --- | --- | --- |');
+console.log('| minute | RSS (MB) | anonymous (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
+console.log('| --- | --- | --- | --- | --- | --- |');
 
 const submit = async (n: number): Promise<void> => {
   const response = await fetch(`${url}/api/submit`, {
@@ -92,9 +104,10 @@ while (Date.now() < end) {
     void request.finally(() => inFlight.delete(request));
   }
   if (Date.now() >= nextSample) {
-    const sample = { minute: (Date.now() - started) / 60_000, rss: await rssMb(pid) };
+    const sample = { minute: (Date.now() - started) / 60_000, ...(await residentMb(pid)) };
     samples.push(sample);
-    console.log(`| ${sample.minute.toFixed(1)} | ${sample.rss.toFixed(0)} | ${sent} | ${refused} |`);
+    const tiers = await rootTiers(url).catch(() => '?');
+    console.log(`| ${sample.minute.toFixed(1)} | ${sample.rss.toFixed(0)} | ${sample.anon.toFixed(0)} | ${sent} | ${refused} | ${tiers} |`);
     nextSample += every * 1000;
   }
   await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
@@ -107,9 +120,12 @@ await rm(dataDir, { recursive: true, force: true });
 const warm = samples.find((sample) => sample.minute >= Math.min(2, minutes / 2));
 const last = samples.at(-1);
 if (warm !== undefined && last !== undefined && last !== warm) {
-  const growth = (last.rss - warm.rss) / warm.rss;
-  console.log(
-    `soak: RSS ${warm.rss.toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last.rss.toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
-      `(${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.2 ? 'flat (within 20%)' : 'NOT flat'}; ${failed} submits failed`,
-  );
+  for (const part of ['rss', 'anon'] as const) {
+    const growth = (last[part] - warm[part]) / warm[part];
+    console.log(
+      `soak: ${part === 'rss' ? 'RSS' : 'anonymous memory'} ${warm[part].toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last[part].toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
+        `(${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.2 ? 'flat (within 20%)' : 'NOT flat'}`,
+    );
+  }
+  console.log(`soak: ${failed} submits failed`);
 }
