@@ -31,10 +31,12 @@ type Outcome = 'again' | 'done' | 'skipped';
  */
 export class BatchCompactor {
   readonly #deps: BatchDeps;
-  // L4 sizes at which compression could not shrink a memory's facts (every cluster failed its
-  // fidelity check): it is not tried again until the memory holds more. Weak, so a memory that
-  // is let go takes its entry with it.
-  readonly #unshrinkable = new WeakMap<AgentMemory, number>();
+  // Each memory's L4 size after its last compression. It is compressed again only once it has
+  // grown by a tenth since (at least one fact): a compression clusters every fact (a k-NN query
+  // each), so a store hovering at its threshold, or one whose clusters all fail their fidelity
+  // check, must not be compressed anew for every fact added. Under a steady stream of Tasks that
+  // starved the compactor and filled L1 to its hard bound. Weak, so a memory let go takes its entry with it.
+  readonly #compressedAt = new WeakMap<AgentMemory, number>();
 
   constructor(deps: BatchDeps) {
     this.#deps = deps;
@@ -58,9 +60,9 @@ export class BatchCompactor {
     try {
       const step = await memory.compact(clock.now(), compactionHelpers(model, { bounds: memory.limits, config, clock, logger }));
       if (!step.progress && step.due) logger.debug({ reason: step.reason }, 'memory compaction made no progress; it waits for the next memory.due');
-      const compressed = !memory.isClosed() && this.#shouldCompress(memory) && (await this.#compress(memory, logger));
+      if (!memory.isClosed() && this.#shouldCompress(memory)) await this.#compress(memory, logger);
       if (memory.isClosed()) return 'skipped';
-      return (step.progress && step.due) || (compressed && memory.factsNeedCompression()) ? 'again' : 'done';
+      return step.progress && step.due ? 'again' : 'done';
     } catch (error) {
       // Closed while its step ran: the agent was terminated, which is no failure.
       if (memory.isClosed()) return 'skipped';
@@ -70,18 +72,15 @@ export class BatchCompactor {
   }
 
   #shouldCompress(memory: AgentMemory): boolean {
-    return memory.factsNeedCompression() && memory.counts().l4 > (this.#unshrinkable.get(memory) ?? -1);
+    if (!memory.factsNeedCompression()) return false;
+    const last = this.#compressedAt.get(memory);
+    return last === undefined || memory.counts().l4 >= last + Math.max(1, Math.ceil(last / 10));
   }
 
-  /** Compresses a memory's facts; true when they shrank. */
-  async #compress(memory: AgentMemory, logger: Logger): Promise<boolean> {
+  /** Compresses a memory's facts, and notes their number after it. */
+  async #compress(memory: AgentMemory, logger: Logger): Promise<void> {
     const report = await memory.compressFacts();
-    const shrank = report.after < report.before;
-    if (shrank) this.#unshrinkable.delete(memory);
-    else {
-      this.#unshrinkable.set(memory, report.after);
-      logger.warn({ ...report }, 'L4 compression could not shrink the facts; it is tried again once there are more');
-    }
-    return shrank;
+    this.#compressedAt.set(memory, report.after);
+    if (report.after >= report.before) logger.warn({ ...report }, 'L4 compression could not shrink the facts; it is tried again once there are a tenth more');
   }
 }

@@ -58,6 +58,30 @@ describe('the memory compactor and L4', () => {
     expect(cannotShrink()).toHaveLength(2);
   });
 
+  it('after a compression, facts still above compressAbove are compressed again only once they have grown by a tenth, not for each fact added', async () => {
+    const { open, start, logger } = await world();
+    const memory = await open('a1', { factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } });
+    // Twenty facts far apart: no cluster forms, so a compression cannot shrink them.
+    const people = ['Alice', 'Bob', 'Carla', 'Dmitri', 'Eve', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena'];
+    const things = ['violin', 'kayak', 'greenhouse', 'telescope', 'bakery', 'motorbike', 'aquarium', 'library', 'vineyard', 'sawmill', 'chessboard'];
+    const texts = Array.from({ length: 22 }, (_, i) => `${people[i % people.length] ?? ''} owns a ${things[i % things.length] ?? ''} number ${i * 7919}.`);
+    for (const text of texts.slice(0, 20)) await memory.remember(fact(text));
+    const compactor = start();
+    const compressions = (): number => logger.entries.filter((entry) => /could not shrink/.test(entry.message)).length;
+    compactor.due('a1');
+    await untilIdle(compactor);
+    expect([memory.counts().l4, compressions()]).toEqual([20, 1]);
+    // One more fact: not yet a tenth more than the 20 left by the last compression.
+    await memory.remember(fact(texts[20] ?? ''));
+    compactor.due('a1');
+    await untilIdle(compactor);
+    expect([memory.counts().l4, compressions()]).toEqual([21, 1]);
+    await memory.remember(fact(texts[21] ?? ''));
+    compactor.due('a1');
+    await untilIdle(compactor);
+    expect([memory.counts().l4, compressions()]).toEqual([22, 2]);
+  });
+
   it('logs a failure with the agent’s id and goes on with the other agents and later batches', async () => {
     const server = await startOpenAICompatibleServer();
     later(() => server.close());
