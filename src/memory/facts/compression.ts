@@ -132,14 +132,21 @@ export function applyMerges(
   return { change: { putFacts, putVectors, removeFacts, meta: set.meta }, merged: putFacts.length };
 }
 
-/** Without an embedder: all but the `keepTopN` facts of highest effective importance leave `set`; the change removes them. */
-export function dropLeastImportant(set: FactSet, limits: FactLimits, now: number): { change: FactChange; dropped: number } {
+/**
+ * All but the `keepTopN` facts of highest effective importance leave `set` (and `index`, whose
+ * vectors then change generation); the change removes them. Stale facts make room: importance
+ * halves every `halfLifeMs` and rises with each retrieval.
+ */
+export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): { change: FactChange; dropped: number } {
   const dropped = set
     .all()
     .sort((a, b) => mostImportantFirst(a, b, now, limits))
     .slice(limits.keepTopN);
-  for (const fact of dropped) set.remove(fact, null);
-  return { change: { removeFacts: dropped.map((fact) => fact.id) }, dropped: dropped.length };
+  for (const fact of dropped) set.remove(fact, index);
+  const removeFacts = dropped.map((fact) => fact.id);
+  if (index === null || dropped.length === 0) return { change: { removeFacts }, dropped: dropped.length };
+  set.bumpGeneration();
+  return { change: { removeFacts, meta: set.meta }, dropped: dropped.length };
 }
 
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */

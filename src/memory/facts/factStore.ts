@@ -204,7 +204,7 @@ export class FactStore {
    */
   async compress(): Promise<CompressionReport> {
     this.#refuseWhenClosed();
-    const run = this.#compressing.then(() => (this.#embedder === null ? this.#dropLeastImportant() : this.#mergeClusters(this.#embedder)));
+    const run = this.#compressing.then(() => (this.#embedder === null ? this.#dropLeastImportant(null) : this.#mergeClusters(this.#embedder)));
     this.#compressing = run.catch(() => undefined);
     return await run;
   }
@@ -282,12 +282,17 @@ export class FactStore {
     while (this.#saving !== undefined) await this.#saving;
     const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
     if (merged > 0) await this.#write(change);
-    return report(before, this.#set.size, { clusters: clusters.length, merged, keptForFidelity: failed });
+    const counts = { clusters: clusters.length, merged, keptForFidelity: failed };
+    // What merging left above the threshold makes room as facts do without an embedder: the least important go.
+    if (this.#set.size <= this.#limits.compressAbove) return report(before, this.#set.size, counts);
+    const { dropped } = await this.#dropLeastImportant(index);
+    return report(before, this.#set.size, { ...counts, dropped });
   }
 
-  async #dropLeastImportant(): Promise<CompressionReport> {
+  async #dropLeastImportant(index: VectorIndex | null): Promise<CompressionReport> {
     const before = this.#set.size;
-    const { change, dropped } = dropLeastImportant(this.#set, this.#limits, this.#clock.now());
+    while (this.#saving !== undefined) await this.#saving;
+    const { change, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
     if (dropped > 0) await this.#write(change);
     return report(before, this.#set.size, { dropped });
   }

@@ -81,6 +81,6 @@ export class BatchCompactor {
   async #compress(memory: AgentMemory, logger: Logger): Promise<void> {
     const report = await memory.compressFacts();
     this.#compressedAt.set(memory, report.after);
-    if (report.after >= report.before) logger.warn({ ...report }, 'L4 compression could not shrink the facts; it is tried again once there are a tenth more');
+    logger.info({ ...report }, 'L4 compressed');
   }
 }

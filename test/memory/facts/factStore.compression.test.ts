@@ -57,14 +57,17 @@ describe('L4 compression with an embedder', () => {
     expect(await store.compress()).toMatchObject({ clusters: 0, merged: 0, after: 3 });
   });
 
-  it('reports nothing to do when no facts are close, and says when compression is due', async () => {
+  it('says when compression is due; with no facts close, it makes room by dropping the least important down to keepTopN', async () => {
     const { store } = await openStore(await place(), { limits: { compressAbove: 2, keepTopN: 1 } });
     expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: 0, after: 0 });
-    for (const text of unrelated) await store.add(fact(text));
+    for (const text of unrelated) await store.add(fact(text, { importance: 0.3 }));
     expect(store.needsCompression()).toBe(false);
-    await store.add(fact('Carol manages the billing team.'));
+    await store.add(fact('Carol manages the billing team.', { importance: 0.9 }));
     expect(store.needsCompression()).toBe(true);
-    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: 3, after: 3 });
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 2, before: 3, after: 1 });
+    expect(store.list().map((kept) => kept.text)).toEqual(['Carol manages the billing team.']);
+    // The dropped facts' vectors left the index too: a search finds only what is kept.
+    expect((await store.search(unrelated[0] ?? '', 5, { sessionId: 's1' })).map((hit) => hit.fact.text)).toEqual(['Carol manages the billing team.']);
   });
 });
 
