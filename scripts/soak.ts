@@ -2,8 +2,9 @@
 // second over HTTP for `minutes`, with its resident memory printed every `every` seconds. Users
 // come back: each submit continues one of `sessions` sessions (round robin), so per-session
 // memory and context are exercised as a chat service would. The offline model answers unless
-// OPENAI_* points at a real one. Ends with the curve's verdict: flat once warm means the RSS at
-// the end is within 20% of the RSS at minute 2.
+// OPENAI_* points at a real one. Each sample gives the RSS, its anonymous part, and the live heap
+// after a full GC (read through the server's inspector, on a loopback port of its own). Ends with
+// a verdict for each: flat once warm means the value at the end is within 20% of minute 2's.
 //
 //   node --import tsx scripts/soak.ts [minutes=20] [rate=10] [sessions=200] [every=30]
 
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { inspectorUrlIn, liveHeapMb } from './liveHeap.js';
 
 const [minutes, rate, sessions, every] = [20, 10, 200, 30].map((fallback, i) => {
   const text = process.argv[i + 2];
@@ -43,22 +45,29 @@ async function rootTiers(url: string): Promise<string> {
 }
 
 /** Starts `troupe serve` on `dataDir` and resolves with the process and the URL it listens on. */
-function startServe(dataDir: string): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; url: string }> {
+function startServe(dataDir: string): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; url: string; inspector: string }> {
   // node itself, not the tsx binary (which runs the program in a child process), so `pid` is the server's.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'], {
-    cwd: root,
-    env: { ...process.env, TROUPE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--inspect=127.0.0.1:0', '--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'],
+    {
+      cwd: root,
+      env: { ...process.env, TROUPE_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let partial = '';
+    // The inspector says where it listens first; the HTTP API comes up after it.
+    let inspector: string | undefined;
     child.stderr.on('data', (chunk: Buffer) => {
       partial += chunk.toString();
       const lines = partial.split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
+        inspector ??= inspectorUrlIn(line);
         const url = line.startsWith('{') ? (JSON.parse(line) as { msg?: string; url?: string }) : {};
-        if (url.msg === 'HTTP API listening' && url.url !== undefined) resolve({ child, url: url.url });
+        if (url.msg === 'HTTP API listening' && url.url !== undefined && inspector !== undefined) resolve({ child, url: url.url, inspector });
       }
     });
     child.on('exit', (code) => reject(new Error(`troupe serve exited (${String(code)}) before it listened`)));
@@ -66,17 +75,17 @@ function startServe(dataDir: string): Promise<{ child: ChildProcessByStdio<null,
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'troupe-soak-'));
-const { child, url } = await startServe(dataDir);
+const { child, url, inspector } = await startServe(dataDir);
 const pid = child.pid ?? 0;
 const started = Date.now();
-const samples: { minute: number; rss: number; anon: number }[] = [];
+const samples: { minute: number; rss: number; anon: number; heap: number }[] = [];
 let sent = 0;
 let refused = 0;
 let failed = 0;
 
 console.log(`soak: troupe serve pid ${pid} at ${url}, data dir ${dataDir}; ${rate} submits/s over ${sessions} sessions for ${minutes} min`);
-console.log('| minute | RSS (MB) | anonymous (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| minute | RSS (MB) | anonymous (MB) | live heap after GC (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 
 const submit = async (n: number): Promise<void> => {
   const response = await fetch(`${url}/api/submit`, {
@@ -104,10 +113,11 @@ while (Date.now() < end) {
     void request.finally(() => inFlight.delete(request));
   }
   if (Date.now() >= nextSample) {
-    const sample = { minute: (Date.now() - started) / 60_000, ...(await residentMb(pid)) };
+    const sample = { minute: (Date.now() - started) / 60_000, ...(await residentMb(pid)), heap: await liveHeapMb(inspector) };
     samples.push(sample);
     const tiers = await rootTiers(url).catch(() => '?');
-    console.log(`| ${sample.minute.toFixed(1)} | ${sample.rss.toFixed(0)} | ${sample.anon.toFixed(0)} | ${sent} | ${refused} | ${tiers} |`);
+    const row = [sample.minute.toFixed(1), sample.rss.toFixed(0), sample.anon.toFixed(0), sample.heap.toFixed(0), sent, refused, tiers];
+    console.log(`| ${row.join(' | ')} |`);
     nextSample += every * 1000;
   }
   await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
@@ -120,10 +130,11 @@ await rm(dataDir, { recursive: true, force: true });
 const warm = samples.find((sample) => sample.minute >= Math.min(2, minutes / 2));
 const last = samples.at(-1);
 if (warm !== undefined && last !== undefined && last !== warm) {
-  for (const part of ['rss', 'anon'] as const) {
+  const names = { rss: 'RSS', anon: 'anonymous memory', heap: 'live heap after GC' } as const;
+  for (const part of ['rss', 'anon', 'heap'] as const) {
     const growth = (last[part] - warm[part]) / warm[part];
     console.log(
-      `soak: ${part === 'rss' ? 'RSS' : 'anonymous memory'} ${warm[part].toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last[part].toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
+      `soak: ${names[part]} ${warm[part].toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last[part].toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
         `(${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.2 ? 'flat (within 20%)' : 'NOT flat'}`,
     );
   }
