@@ -34,6 +34,10 @@ export class RecordingTransport implements Transport {
     };
   }
 
+  flush(): Promise<void> {
+    return this.#inner.flush();
+  }
+
   close(): Promise<void> {
     return this.#inner.close();
   }
