@@ -5,8 +5,7 @@ import { TroupeError, ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask } from '../../src/task/index.js';
-import { natsServerAfterEach } from '../support/natsServer.js';
-import { natsBusesAfterEach } from '../support/natsBus.js';
+import { natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
 const startServer = natsServerAfterEach();
 const natsBus = natsBusesAfterEach();

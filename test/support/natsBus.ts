@@ -1,5 +1,6 @@
 import { EventBus, type EventBusOptions, type NatsTransportHandle, type NatsTransportOptions, connectNatsTransport } from '../../src/bus/index.js';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
+import { NatsServer, type NatsServerConfig } from './natsServer.js';
 
 export interface NatsBus {
   readonly bus: EventBus;
@@ -14,5 +15,15 @@ export function natsBusesAfterEach(): (options: NatsTransportOptions, busOptions
     const bus = new EventBus({ ...busOptions, transport });
     later(() => bus.close());
     return { bus, transport };
+  };
+}
+
+/** Starts a nats-server for the test and stops it after, whatever the test's outcome. */
+export function natsServerAfterEach(): (config?: NatsServerConfig) => Promise<NatsServer> {
+  const later = cleanupAfterEach();
+  return async (config) => {
+    const server = await NatsServer.start(config);
+    later(() => server.dispose());
+    return server;
   };
 }

@@ -3,14 +3,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { cleanupAfterEach } from './cleanupAfterEach.js';
 
 /** Settings written to the server's configuration file (`max_payload: 4096`). */
 export type NatsServerConfig = Readonly<Record<string, number | string>>;
 
 /**
  * A real `nats-server` (Debian's package; `.ci/run` installs it) on a loopback port the server
- * picks itself, read back from its log, so parallel test files never fight over a port.
+ * picks itself, read back from its log, so parallel test files never fight over a port. Free of
+ * vitest: the NATS benchmark starts its server with it too.
  */
 export class NatsServer {
   #child: ChildProcessByStdio<null, null, Readable> | undefined;
@@ -84,14 +84,4 @@ export class NatsServer {
       child.once('close', (code) => reject(new Error(`nats-server exited with ${code} before it was ready:\n${log}`)));
     });
   }
-}
-
-/** Starts a nats-server for the test and stops it after, whatever the test's outcome. */
-export function natsServerAfterEach(): (config?: NatsServerConfig) => Promise<NatsServer> {
-  const later = cleanupAfterEach();
-  return async (config) => {
-    const server = await NatsServer.start(config);
-    later(() => server.dispose());
-    return server;
-  };
 }
