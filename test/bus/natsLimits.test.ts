@@ -1,10 +1,11 @@
 import { firstValueFrom, take } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { connectNatsTransport } from '../../src/bus/index.js';
-import { TroupeError, ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask } from '../../src/task/index.js';
+import { troupeErrorOf } from '../support/busFixture.js';
 import { natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
 const startServer = natsServerAfterEach();
@@ -16,22 +17,12 @@ function taskOf(textBytes: number, to = 'poet'): Task {
   return createTask({ from: 'user', to, action: 'execute', parameters: { text: 'x'.repeat(textBytes) } }, { ids, clock });
 }
 
-function refusal(run: () => unknown): TroupeError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TroupeError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
-
 describe('NATS transport limits', () => {
   it("refuses a Task larger than the server's max_payload, naming its size and the limit", async () => {
     const server = await startServer({ max_payload: 4096 });
     const { bus, transport } = await natsBus({ servers: server.url });
     expect(transport.maxPayloadBytes).toBe(4096);
-    const error = refusal(() => bus.publish(taskOf(5000)));
+    const error = troupeErrorOf(() => bus.publish(taskOf(5000)));
     expect(error.code).toBe('task_too_large');
     expect(error.message).toMatch(/^task \S+ is \d{4} bytes on the wire, more than the 4096 bytes one NATS message may carry/);
     // One that fits still goes.
@@ -44,7 +35,7 @@ describe('NATS transport limits', () => {
     const server = await startServer();
     const { bus, transport } = await natsBus({ servers: server.url, maxPayloadBytes: 2048 });
     expect(transport.maxPayloadBytes).toBe(2048);
-    expect(refusal(() => bus.publish(taskOf(3000))).code).toBe('task_too_large');
+    expect(troupeErrorOf(() => bus.publish(taskOf(3000))).code).toBe('task_too_large');
   });
 
   it('refuses a send once maxPendingBytes are unconfirmed by the server, and sends again once they are', async () => {
@@ -54,7 +45,7 @@ describe('NATS transport limits', () => {
     bus.publish(taskOf(700));
     bus.publish(taskOf(700));
     expect(transport.pendingBytes).toBeGreaterThan(1400);
-    const error = refusal(() => bus.publish(taskOf(700)));
+    const error = troupeErrorOf(() => bus.publish(taskOf(700)));
     expect(error.code).toBe('transport_full');
     expect(error.message).toMatch(/bytes already sent are not yet confirmed by the NATS server \(maxPendingBytes 2000\)/);
 
@@ -70,7 +61,7 @@ describe('NATS transport limits', () => {
     bus.subscribe({ to: 'poet' }, () => undefined);
     bus.subscribe({ to: 'poet' }, () => undefined);
     const leaving = bus.subscribe({ pattern: 'node.*' }, () => undefined);
-    const error = refusal(() => bus.subscribe({ to: 'painter' }, () => undefined));
+    const error = troupeErrorOf(() => bus.subscribe({ to: 'painter' }, () => undefined));
     expect(error.code).toBe('transport_full');
     expect(error.message).toMatch(/already holds 2 NATS subscriptions \(maxSubscriptions\); refused one to troupe\.default\.agent\.painter\.>/);
     leaving.unsubscribe();

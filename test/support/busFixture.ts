@@ -1,4 +1,5 @@
 import { EventBus, InProcessTransport, type Interest, type Transport } from '../../src/bus/index.js';
+import { TroupeError } from '../../src/errors.js';
 import { type IdGenerator, sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, type TaskInit, type TaskStatus, createTask, replyTo } from '../../src/task/index.js';
@@ -97,6 +98,17 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+/** The TroupeError `run` throws (anything else thrown is rethrown; nothing thrown fails the test). */
+export function troupeErrorOf(run: () => unknown): TroupeError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TroupeError) return error;
+    throw error;
+  }
+  throw new Error('expected a TroupeError');
 }
 
 export function collect(source: { subscribe(next: (task: Task) => void): unknown }): Task[] {

@@ -1,3 +1,4 @@
+import type { Observable } from 'rxjs';
 import { parseOrThrow } from '../../task/index.js';
 import type { Transport } from '../transport.js';
 import { type NatsTransportOptions, NatsTransportOptionsSchema } from './natsTransportOptions.js';
@@ -7,8 +8,11 @@ export interface NatsTransportHandle extends Transport {
   readonly society: string;
   /** Messages from the wire dropped as malformed (each logged once, with its subject and what was wrong). */
   readonly dropped: number;
-  /** Bytes sent that the server has not yet confirmed. */
+  /** Bytes sent that the server has not yet confirmed, or held while the connection is down. */
   readonly pendingBytes: number;
+  /** Whether the connection is up; `connection$` gives it now and at every change. */
+  readonly connected: boolean;
+  readonly connection$: Observable<boolean>;
   /** The largest Task message this transport sends, in bytes. */
   readonly maxPayloadBytes: number;
 }

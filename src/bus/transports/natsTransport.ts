@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { type Msg, type NatsConnection, type Subscription, connect } from '@nats-io/transport-node';
+import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { Task } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
+import { HeldMessages } from './heldMessages.js';
 import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
@@ -34,6 +36,8 @@ export class NatsTransport implements Transport {
   readonly #subscriptions = new Map<string, SharedSubscription>();
   readonly #recent = new RecentIds(recentIdsKept);
   readonly #unconfirmed: UnconfirmedBytes;
+  readonly #held = new HeldMessages();
+  readonly #connected = new BehaviorSubject(true);
   readonly #encoder = new TextEncoder();
   // Ids of this transport's sendings: unique per connection, short on the wire.
   readonly #sender = randomBytes(6).toString('base64url');
@@ -59,6 +63,7 @@ export class NatsTransport implements Transport {
         noEcho: true,
         timeout: settings.connectTimeoutMs,
         maxReconnectAttempts: -1,
+        reconnectTimeWait: settings.reconnectWaitMs,
         ...(settings.name === undefined ? {} : { name: settings.name }),
       });
     } catch (error) {
@@ -81,9 +86,19 @@ export class NatsTransport implements Transport {
     return this.#dropped;
   }
 
-  /** Bytes sent that the server has not yet confirmed (bounded by `maxPendingBytes`). */
+  /** Bytes sent that the server has not yet confirmed, or held while the connection is down (bounded by `maxPendingBytes`). */
   get pendingBytes(): number {
-    return this.#unconfirmed.total;
+    return this.#unconfirmed.total + this.#held.bytes;
+  }
+
+  /** Whether the connection is up: false from a drop until the client is back on a server. */
+  get connected(): boolean {
+    return this.#connected.value;
+  }
+
+  /** The connection's state, now and at every change. */
+  get connection$(): Observable<boolean> {
+    return this.#connected.pipe(distinctUntilChanged());
   }
 
   /** The largest message this transport sends: `maxPayloadBytes`, or less when the server takes less. */
@@ -99,10 +114,16 @@ export class NatsTransport implements Transport {
     if (this.#closed) return;
     const data = this.#encoder.encode(encodeWireMessage(`${this.#sender}.${(this.#sent++).toString(36)}`, task));
     this.#refuseBeyondBounds(task, data.byteLength);
-    // Published before it is delivered here, so a reply a local handler sends at once can never
-    // reach another bus ahead of the Task it answers.
-    this.#nc.publish(subjectOf(task, this.#settings.society), data);
-    this.#unconfirmed.add(data.byteLength);
+    const subject = subjectOf(task, this.#settings.society);
+    // Published (or held) before it is delivered here, so a reply a local handler sends at once
+    // can never reach another bus ahead of the Task it answers.
+    if (this.#connected.value) this.#publish(subject, data);
+    else if (this.#settings.whileDisconnected === 'wait') this.#held.hold(subject, data);
+    else {
+      throw new TroupeError('transport_unavailable', `task ${task.id} not sent: the connection to NATS is down (whileDisconnected: 'fail')`, {
+        context: { taskId: task.id },
+      });
+    }
     this.#deliver?.(task);
   }
 
@@ -144,6 +165,8 @@ export class NatsTransport implements Transport {
     this.#closed = true;
     this.#deliver = undefined;
     this.#subscriptions.clear();
+    if (this.#held.count > 0) this.#logger.warn({ tasks: this.#held.count }, 'NATS transport closed with Tasks held for a lost connection; they are not sent');
+    this.#connected.complete();
     if (this.#nc.isClosed()) return;
     // Drain sends what is still buffered; a connection that cannot (it dropped meanwhile) is just closed.
     await this.#nc.drain().catch(() => this.#nc.close());
@@ -158,11 +181,11 @@ export class NatsTransport implements Transport {
         { context: { taskId: task.id, bytes, maxPayloadBytes: maxPayload } },
       );
     }
-    const pending = this.#unconfirmed.total;
+    const pending = this.pendingBytes;
     if (pending + bytes > this.#settings.maxPendingBytes) {
       throw new TroupeError(
         'transport_full',
-        `task ${task.id} refused: ${pending} bytes already sent are not yet confirmed by the NATS server (maxPendingBytes ${this.#settings.maxPendingBytes}); is the server slow or unreachable?`,
+        `task ${task.id} refused: ${pending} bytes already sent are not yet confirmed by the NATS server, or held while it is unreachable (maxPendingBytes ${this.#settings.maxPendingBytes})`,
         { context: { taskId: task.id, pendingBytes: pending } },
       );
     }
@@ -188,10 +211,21 @@ export class NatsTransport implements Transport {
     }
   }
 
+  #publish(subject: string, data: Uint8Array): void {
+    this.#nc.publish(subject, data);
+    this.#unconfirmed.add(data.byteLength);
+  }
+
   async #watchStatus(): Promise<void> {
     for await (const status of this.#nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') {
-        this.#logger.warn({ server: status.server }, `NATS ${status.type}ed`);
+      if (status.type === 'disconnect') {
+        this.#logger.warn({ server: status.server }, 'NATS disconnected');
+        this.#connected.next(false);
+      } else if (status.type === 'reconnect') {
+        this.#logger.warn({ server: status.server, held: this.#held.count }, 'NATS reconnected');
+        // Held Tasks go first, in order, before anything sent from now on.
+        this.#held.release((subject, data) => this.#publish(subject, data));
+        this.#connected.next(true);
       }
     }
   }

@@ -25,6 +25,13 @@ export const NatsTransportOptionsSchema = z
     maxSubscriptions: z.number().int().positive().default(10_000),
     /** How long the first connection may take before `connectNatsTransport` gives up. */
     connectTimeoutMs: z.number().int().positive().default(5_000),
+    /** The wait between two attempts to reconnect a lost connection (attempts never stop). */
+    reconnectWaitMs: z.number().int().positive().default(2_000),
+    /**
+     * A Task sent while the connection is down: `wait` holds it (within `maxPendingBytes`) and
+     * sends it once the connection is back; `fail` refuses it at once with `transport_unavailable`.
+     */
+    whileDisconnected: z.enum(['wait', 'fail']).default('wait'),
   })
   .strict();
 
