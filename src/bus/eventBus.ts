@@ -263,12 +263,13 @@ export class EventBus {
 
   #stream(map: Map<string, Subject<Task>> | undefined, key: string, interest: { target: string } | { pattern: string }): Observable<Task> {
     return new Observable<Task>((subscriber) => {
+      // First: an interest the transport refuses (it throws) leaves no route behind.
+      const withdraw = this.#transport.declare(interest);
       let subject = map === undefined ? this.#all : map.get(key);
       if (subject === undefined) {
         subject = new Subject<Task>();
         map?.set(key, subject);
       }
-      const withdraw = this.#transport.declare(interest);
       const inner = subject.subscribe(subscriber);
       const owned = subject;
       return () => {

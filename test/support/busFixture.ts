@@ -13,6 +13,8 @@ export class RecordingTransport implements Transport {
   constructor(readonly reachesOtherBuses = false) {}
   readonly #inner = new InProcessTransport();
   readonly live = new Map<string, number>();
+  /** An interest (`target:<id>` or `pattern:<p>`) whose declaration throws, as a transport at its limit does. */
+  refuse: string | undefined;
 
   attach(deliver: (task: Task) => void): void {
     this.#inner.attach(deliver);
@@ -24,6 +26,7 @@ export class RecordingTransport implements Transport {
 
   declare(interest: Interest): () => void {
     const key = 'target' in interest ? `target:${interest.target}` : `pattern:${interest.pattern}`;
+    if (key === this.refuse) throw new Error(`${key} refused`);
     this.live.set(key, (this.live.get(key) ?? 0) + 1);
     let withdrawn = false;
     return () => {
