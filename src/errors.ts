@@ -56,6 +56,10 @@ export const errorCodes = [
   // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
   'memory_full',
   'embedder_mismatch',
+  // A network transport (NATS): a Task too large for one message, a transport at its bounds, or no server to reach.
+  'task_too_large',
+  'transport_full',
+  'transport_unavailable',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

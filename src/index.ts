@@ -30,7 +30,18 @@ export {
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
-export { EventBus, InProcessTransport, subjectOf, type Transport, type Interest, type BusFault, type Selector } from './bus/index.js';
+export {
+  EventBus,
+  InProcessTransport,
+  subjectOf,
+  connectNatsTransport,
+  type NatsTransportHandle,
+  type NatsTransportOptions,
+  type Transport,
+  type Interest,
+  type BusFault,
+  type Selector,
+} from './bus/index.js';
 export {
   Actions,
   TaskSchema,

@@ -26,6 +26,7 @@ describe('public surface', () => {
       'ToolRegistry',
       'TroupeError',
       'ValidationError',
+      'connectNatsTransport',
       'createLogger',
       'createRuntime',
       'createTask',

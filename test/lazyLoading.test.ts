@@ -14,12 +14,12 @@ async function packagesLoadedBy(module: string, env: Record<string, string> = {}
   return JSON.parse(stdout) as string[];
 }
 
-// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector and hnswlib load only when used.
+// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib and the NATS client load only when used.
 describe('what importing troupe loads', () => {
-  it('the main entry loads neither Fastify, LMDB, the inspector nor hnswlib', async () => {
+  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib nor the NATS client', async () => {
     const loaded = await packagesLoadedBy('src/index.ts');
     expect(loaded).toContain('xstate');
-    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node)/.test(name))).toEqual([]);
+    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/)/.test(name))).toEqual([]);
   });
 
   it('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
@@ -31,5 +31,6 @@ describe('what importing troupe loads', () => {
     expect(await packagesLoadedBy('src/org/store.ts')).toContain('lmdb');
     expect(await packagesLoadedBy('src/server/index.ts')).toContain('fastify');
     expect(await packagesLoadedBy('src/cli/inspector.ts')).toContain('ws');
+    expect(await packagesLoadedBy('src/bus/transports/natsTransport.ts')).toContain('@nats-io/transport-node');
   });
 });

@@ -2,7 +2,7 @@
  * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
  * tool loop through the whole runtime against a hand-written one, the HTTP API against bare
  * Fastify, L4 memory's vector index against exact search, and a turn's context built from memory
- * against tokenising it, printed as one markdown table.
+ * against tokenising it, and the NATS transport against the raw NATS client, printed as one markdown table.
  * BENCH_ONLY=<text> runs only the suites whose name contains it.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
@@ -12,6 +12,7 @@ import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
+import { natsTransport } from './natsTransport.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { orgStoreSuite } from './orgStore.js';
 import { reactLatency } from './reactLatency.js';
@@ -33,6 +34,7 @@ const suites: readonly { readonly name: string; readonly run: () => Promise<Row[
   { name: 'L4 vectors', run: l4Vectors },
   { name: 'context build', run: contextBuild },
   { name: 'session lanes', run: sessionLanes },
+  { name: 'NATS transport', run: natsTransport },
 ];
 
 function header(): string {

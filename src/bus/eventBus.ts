@@ -109,14 +109,24 @@ export class EventBus {
    */
   subscribe(selector: Selector, handler: (task: Task) => unknown, name = describeSelector(selector)): Subscription {
     const source = 'to' in selector ? this.to(selector.to) : this.on(selector.pattern);
-    return source.subscribe((task) => {
-      try {
-        const result = handler(task);
-        if (result instanceof Promise) result.catch((error: unknown) => this.#fault(name, task, error));
-      } catch (error) {
-        this.#fault(name, task, error);
-      }
+    // A transport that refuses the interest (at its limit, a target it cannot route) errors the
+    // stream as it is subscribed; that refusal is thrown here, to the caller, not left unhandled.
+    let refused: { error: unknown } | undefined;
+    const subscription = source.subscribe({
+      next: (task) => {
+        try {
+          const result = handler(task);
+          if (result instanceof Promise) result.catch((error: unknown) => this.#fault(name, task, error));
+        } catch (error) {
+          this.#fault(name, task, error);
+        }
+      },
+      error: (error: unknown) => {
+        refused = { error };
+      },
     });
+    if (refused !== undefined) throw refused.error;
+    return subscription;
   }
 
   /**
@@ -253,12 +263,13 @@ export class EventBus {
 
   #stream(map: Map<string, Subject<Task>> | undefined, key: string, interest: { target: string } | { pattern: string }): Observable<Task> {
     return new Observable<Task>((subscriber) => {
+      // First: an interest the transport refuses (it throws) leaves no route behind.
+      const withdraw = this.#transport.declare(interest);
       let subject = map === undefined ? this.#all : map.get(key);
       if (subject === undefined) {
         subject = new Subject<Task>();
         map?.set(key, subject);
       }
-      const withdraw = this.#transport.declare(interest);
       const inner = subject.subscribe(subscriber);
       const owned = subject;
       return () => {

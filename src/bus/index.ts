@@ -1,4 +1,7 @@
-export { EventBus, type BusFault, type Selector } from './eventBus.js';
+export { EventBus, type EventBusOptions, type BusFault, type Selector } from './eventBus.js';
 export { parsePattern, matches, type ActionPattern } from './pattern.js';
 export { DebugRing } from './debugRing.js';
-export { InProcessTransport, subjectOf, type Transport, type Interest } from './transport.js';
+export { InProcessTransport, type Transport, type Interest } from './transport.js';
+export { subjectOf, SocietyNameSchema } from './transports/natsSubjects.js';
+export { connectNatsTransport, type NatsTransportHandle } from './transports/connectNats.js';
+export type { NatsTransportOptions } from './transports/natsTransportOptions.js';

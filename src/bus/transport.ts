@@ -6,7 +6,7 @@ export type Interest = { readonly target: string } | { readonly pattern: string 
 /**
  * Moves Tasks between buses. The in-process transport hands them straight back; a network
  * transport (NATS) serialises them and subscribes only to the interests its bus declares,
- * on subjects derived from target and action (see `subjectOf`).
+ * on subjects derived from society, target and action (see `subjectOf`).
  */
 export interface Transport {
   readonly name: string;
@@ -21,12 +21,9 @@ export interface Transport {
   send(task: Task): void;
   /** Declares an interest; the returned function withdraws it. */
   declare(interest: Interest): () => void;
+  /** Resolves once every Task sent and every interest declared before the call is in effect everywhere. */
+  flush(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** The subject a Task travels on: `troupe.<to>.<action>`, so target and action are both routable. */
-export function subjectOf(task: Pick<Task, 'to' | 'action'>, root = 'troupe'): string {
-  return `${root}.${task.to}.${task.action}`;
 }
 
 /** Delivers every Task back to the one bus in this process, synchronously. */
@@ -45,6 +42,10 @@ export class InProcessTransport implements Transport {
 
   declare(): () => void {
     return () => undefined;
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

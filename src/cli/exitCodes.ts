@@ -40,6 +40,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'headers_too_large':
     case 'store_damaged': // A damaged store in the data dir: the environment must be fixed.
     case 'embedder_mismatch': // Memory made with another embedder than the one configured: fix the configuration.
+    case 'transport_unavailable': // No NATS server at the address given: fix the address or start the server.
       return ExitCode.usage;
     case 'request_timeout':
       return ExitCode.timeout;
@@ -59,6 +60,8 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'children_limit':
     case 'spawn_depth_limit':
     case 'model_error':
+    case 'task_too_large':
+    case 'transport_full':
     case 'unknown_tool':
     case 'tool_timeout':
     case 'tool_error':

@@ -13,6 +13,7 @@ import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
 import { troupeVersion } from './version.js';
 import { TaskIdSchema } from '../task/index.js';
+import { SocietyNameSchema } from '../bus/index.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -40,6 +41,13 @@ function port(value: string): number {
 function sessionId(value: string): string {
   const checked = TaskIdSchema.safeParse(value);
   if (!checked.success) throw new InvalidArgumentError(`--session must be 1–128 letters, digits, "_" or "-", got "${value}"`);
+  return checked.data;
+}
+
+/** A society's name, as its NATS subjects take it. */
+function societyName(value: string): string {
+  const checked = SocietyNameSchema.safeParse(value);
+  if (!checked.success) throw new InvalidArgumentError(`--society must be 1–64 letters, digits, "_" or "-", got "${value}"`);
   return checked.data;
 }
 
@@ -158,7 +166,9 @@ const serve = program
   .option('--cors <origins>', 'let browser pages on these origins call the API (comma-separated, or "*")', (value: string) =>
     value.split(',').map((origin) => origin.trim()),
   )
-  .option('--no-console', 'do not read lines from stdin');
+  .option('--no-console', 'do not read lines from stdin')
+  .option('--nats <url>', "run the society's bus over this NATS server (nats://host:port), shared with every process on it")
+  .option('--society <name>', 'the society to join on --nats (default: "default")', societyName);
 for (const option of dataDirOptions()) serve.addOption(option);
 interface ServeFlags {
   cors?: string[];
@@ -171,8 +181,11 @@ interface ServeFlags {
   headersTimeout: number;
   requestTimeout: number;
   console: boolean;
+  nats?: string;
+  society?: string;
 }
 serve.action(async (options: ServeFlags) => {
+  if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
   process.exitCode = await serveCommand(
     {
       port: options.port,
@@ -185,6 +198,7 @@ serve.action(async (options: ServeFlags) => {
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),
       corsOrigins: options.cors ?? [],
       console: options.console,
+      ...(options.nats === undefined ? {} : { nats: { url: options.nats, society: options.society ?? 'default' } }),
     },
     io,
   );

@@ -1,3 +1,4 @@
+import { EventBus, connectNatsTransport } from '../bus/index.js';
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import type { ModelClient } from '../llm/index.js';
@@ -32,6 +33,8 @@ export interface ServeOptions {
   readonly console: boolean;
   /** A model the host brings instead of the one `OPENAI_*` names (a test's scripted model); the CLI gives none. */
   readonly model?: ModelClient;
+  /** `--nats <url> --society <name>`: the society's bus travels over this NATS server, shared with every process on it. */
+  readonly nats?: { readonly url: string; readonly society: string };
 }
 
 /** `serve` reads the console from stdin, stops on signals and may exit at once on a second one. */
@@ -59,14 +62,23 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
+  let bus: EventBus | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
-    rt = await createRuntime({ ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets });
+    bus = options.nats === undefined ? undefined : await natsBus(options.nats, logger);
+    const runtimeOptions = { ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets };
+    rt = await createRuntime(bus === undefined ? runtimeOptions : { ...runtimeOptions, bus });
   } catch (error) {
+    // A runtime that failed closed its bus; one that was refused before it was built did not.
+    await bus?.close();
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
     return exitCodeOf(error);
   }
-  logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length }, 'runtime started');
+  const society = options.nats === undefined ? {} : { nats: options.nats.url, society: options.nats.society };
+  logger.info(
+    { model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length, ...society },
+    'runtime started',
+  );
 
   const token = readToken(io.env);
   const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;
@@ -98,6 +110,12 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     // Only now: a second signal must still find its listener while the runtime drains.
     watch.stopListening();
   }
+}
+
+/** A bus on NATS for the society named, shared with every process on it. */
+async function natsBus(nats: { readonly url: string; readonly society: string }, logger: Logger): Promise<EventBus> {
+  const transport = await connectNatsTransport({ servers: nats.url, society: nats.society, logger, name: `troupe serve (${nats.society})` });
+  return new EventBus({ transport, logger });
 }
 
 /** What `serve` runs and has to stop; `server` only when it is listening. */

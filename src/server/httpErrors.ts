@@ -44,6 +44,7 @@ export function statusOf(code: ErrorCode): number {
     case 'duplicate_request':
       return 409;
     case 'body_too_large':
+    case 'task_too_large':
       return 413;
     case 'url_too_long':
       return 414;
@@ -63,6 +64,8 @@ export function statusOf(code: ErrorCode): number {
       return 502;
     case 'intake_closed':
     case 'model_queue_full':
+    case 'transport_full':
+    case 'transport_unavailable':
       return 503;
     case 'request_timeout':
       return 504;

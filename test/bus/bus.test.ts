@@ -378,6 +378,14 @@ describe('wants', () => {
     expect(bus.wants('observer', 'node.tool_call')).toBe(false);
   });
 
+  it('stays false for a target whose subscription the transport refused', () => {
+    const transport = new RecordingTransport();
+    transport.refuse = 'target:painter';
+    const { bus } = busHarness({ transport });
+    expect(() => bus.subscribe({ to: 'painter' }, () => undefined)).toThrow(/refused/);
+    expect(bus.wants('painter', 'execute')).toBe(false);
+  });
+
   it('is always true on a transport that reaches other buses: someone there may listen', () => {
     const { bus } = busHarness({ transport: new RecordingTransport(true) });
     expect(bus.wants('observer', 'node.tool_call')).toBe(true);

@@ -1,4 +1,5 @@
 import { EventBus, InProcessTransport, type Interest, type Transport } from '../../src/bus/index.js';
+import { TroupeError } from '../../src/errors.js';
 import { type IdGenerator, sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, type TaskInit, type TaskStatus, createTask, replyTo } from '../../src/task/index.js';
@@ -12,6 +13,8 @@ export class RecordingTransport implements Transport {
   constructor(readonly reachesOtherBuses = false) {}
   readonly #inner = new InProcessTransport();
   readonly live = new Map<string, number>();
+  /** An interest (`target:<id>` or `pattern:<p>`) whose declaration throws, as a transport at its limit does. */
+  refuse: string | undefined;
 
   attach(deliver: (task: Task) => void): void {
     this.#inner.attach(deliver);
@@ -23,6 +26,7 @@ export class RecordingTransport implements Transport {
 
   declare(interest: Interest): () => void {
     const key = 'target' in interest ? `target:${interest.target}` : `pattern:${interest.pattern}`;
+    if (key === this.refuse) throw new Error(`${key} refused`);
     this.live.set(key, (this.live.get(key) ?? 0) + 1);
     let withdrawn = false;
     return () => {
@@ -32,6 +36,10 @@ export class RecordingTransport implements Transport {
       if (left === 0) this.live.delete(key);
       else this.live.set(key, left);
     };
+  }
+
+  flush(): Promise<void> {
+    return this.#inner.flush();
   }
 
   close(): Promise<void> {
@@ -93,6 +101,17 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+/** The TroupeError `run` throws (anything else thrown is rethrown; nothing thrown fails the test). */
+export function troupeErrorOf(run: () => unknown): TroupeError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TroupeError) return error;
+    throw error;
+  }
+  throw new Error('expected a TroupeError');
 }
 
 export function collect(source: { subscribe(next: (task: Task) => void): unknown }): Task[] {

@@ -254,6 +254,9 @@ export interface components {
           | 'store_damaged'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'task_too_large'
+          | 'transport_full'
+          | 'transport_unavailable'
           | 'internal';
         message: string;
       } | null;
@@ -318,6 +321,9 @@ export interface components {
           | 'store_damaged'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'task_too_large'
+          | 'transport_full'
+          | 'transport_unavailable'
           | 'internal';
         message: string;
         field: string | null;

@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { NatsServer } from '../../test/support/natsServer.js';
+import { EventBus, type Task, connectNatsTransport, createTask, sequentialIds, systemClock } from '../../src/index.js';
+import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
+import { type Row, duration, rate } from './report.js';
+
+// Issue 15: request/reply across processes through troupe's NATS transport against the raw NATS
+// client (goal ≥ 0.5× its rate), and 1 KB Task throughput between two connections.
+const REQUESTS = 2_000;
+const TASKS = 20_000;
+const options = { warmup: 1, rounds: 5 };
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const compiled = import.meta.url.endsWith('.js');
+const workerScript = fileURLToPath(new URL(compiled ? 'natsWorker.js' : 'natsWorker.ts', import.meta.url));
+
+/** The worker process answering requests on both sides; resolves once it says it is ready. */
+function startWorker(url: string, society: string): Promise<() => Promise<void>> {
+  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), workerScript, url, society], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const stopped = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => reject(new Error(`the NATS bench worker exited with ${String(code)} before it was ready`)));
+    child.stdout.setEncoding('utf8').once('data', () =>
+      resolve(() => {
+        child.stdin.end();
+        return stopped;
+      }),
+    );
+  });
+}
+
+/** A round of `count` sequential requests, each one's latency kept (ms). */
+function sequentialRequests(count: number, ask: () => Promise<unknown>, latencies: number[]): Round<undefined> {
+  return {
+    run: async () => {
+      for (let i = 0; i < count; i++) {
+        const start = process.hrtime.bigint();
+        await ask();
+        latencies.push(elapsedMs(start));
+      }
+    },
+  };
+}
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const ids = sequentialIds();
+const echoTask = (): Task => createTask({ from: 'bench', to: 'echo', action: 'execute', parameters: { text: 'ping' } }, { ids, clock: systemClock });
+const kilobyteTask = (n: number): Task =>
+  createTask({ from: 'bench', to: 'sink', action: 'node.message', parameters: { text: 'x'.repeat(1024), n } }, { ids, clock: systemClock });
+
+async function requestReply(url: string, society: string, raw: NatsConnection): Promise<Row[]> {
+  const stopWorker = await startWorker(url, society);
+  const bus = new EventBus({ transport: await connectNatsTransport({ servers: url, society, name: 'bench-asker' }) });
+  // The asker holds its own mailbox subscription, as an agent does, so a request adds no SUB/UNSUB.
+  bus.subscribe({ to: 'bench' }, () => undefined);
+  await bus.transport.flush();
+  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, id: 'x', task: echoTask() }));
+  const troupeLatencies: number[] = [];
+  const rawLatencies: number[] = [];
+  let timings: [Timing, Timing];
+  try {
+    timings = await compare(
+      sequentialRequests(REQUESTS, () => bus.request(echoTask(), { timeoutMs: 10_000 }), troupeLatencies),
+      sequentialRequests(REQUESTS, () => raw.request('bench.raw.echo', payload, { timeout: 10_000 }), rawLatencies),
+      options,
+    );
+  } finally {
+    await bus.close();
+    await stopWorker();
+  }
+  const [troupe, bare] = timings;
+  const perSecond = (timing: Timing): number => opsPerSecond(REQUESTS, timing.medianMs);
+  const p50p99 = (samples: readonly number[]): string => `p50 ${duration(percentile(samples, 50))} · p99 ${duration(percentile(samples, 99))}`;
+  return [
+    {
+      benchmark: 'NATS request/reply across processes',
+      troupe: rate(perSecond(troupe), 'req'),
+      raw: rate(perSecond(bare), 'req'),
+      ratio: troupe.medianMs / bare.medianMs,
+      notes: `${REQUESTS} sequential requests a round to a server in another process; troupe = bus.request of a new Task (serve replies with replyTo), raw = nc.request of the same bytes echoed; goal ≥ 0.5× raw's rate`,
+    },
+    {
+      benchmark: 'NATS request/reply latency',
+      troupe: p50p99(troupeLatencies),
+      raw: p50p99(rawLatencies),
+      ratio: percentile(troupeLatencies, 50) / percentile(rawLatencies, 50),
+      notes: 'the same requests, every round; ratio of p50s',
+    },
+  ];
+}
+
+/** A round publishing `TASKS` messages on one connection that ends when another has received them all. */
+function throughputRound(publishAll: () => void, arrived: () => Promise<void>): Round<{ readonly allArrived: Promise<void> }> {
+  return {
+    // Wrapped: a promise returned by setup would be awaited before the round starts.
+    setup: () => ({ allArrived: arrived() }),
+    run: async ({ allArrived }) => {
+      publishAll();
+      await allArrived;
+    },
+  };
+}
+
+function countTo(expected: number): { readonly tick: () => void; readonly next: () => Promise<void> } {
+  let received = 0;
+  let done: () => void = () => undefined;
+  return {
+    tick: () => {
+      if (++received === expected) done();
+    },
+    next: () =>
+      new Promise<void>((resolve) => {
+        received = 0;
+        done = resolve;
+      }),
+  };
+}
+
+async function kilobyteThroughput(url: string, society: string, raw: NatsConnection): Promise<Row> {
+  const connectBus = async (name: string): Promise<EventBus> =>
+    new EventBus({ transport: await connectNatsTransport({ servers: url, society, name, maxPendingBytes: 256 * 1024 * 1024 }) });
+  const [sender, receiver] = await Promise.all([connectBus('bench-sender'), connectBus('bench-receiver')]);
+  const rawReceiver = await connect({ servers: url });
+  const tasks = Array.from({ length: TASKS }, (_, n) => kilobyteTask(n));
+  const payloads = tasks.map((task) => new TextEncoder().encode(JSON.stringify({ v: 1, id: task.id, task })));
+  const troupeCount = countTo(TASKS);
+  const rawCount = countTo(TASKS);
+  receiver.subscribe({ to: 'sink' }, troupeCount.tick);
+  rawReceiver.subscribe('bench.raw.sink', { callback: rawCount.tick });
+  await Promise.all([receiver.transport.flush(), rawReceiver.flush()]);
+  let timings: [Timing, Timing];
+  try {
+    timings = await compare(
+      throughputRound(() => tasks.forEach((task) => sender.publish(task)), troupeCount.next),
+      throughputRound(() => payloads.forEach((payload) => raw.publish('bench.raw.sink', payload)), rawCount.next),
+      options,
+    );
+  } finally {
+    await Promise.all([sender.close(), receiver.close(), rawReceiver.close()]);
+  }
+  const [troupe, bare] = timings;
+  return {
+    benchmark: 'NATS 1 KB Task throughput',
+    troupe: rate(opsPerSecond(TASKS, troupe.medianMs), 'Tasks'),
+    raw: rate(opsPerSecond(TASKS, bare.medianMs), 'msgs'),
+    ratio: troupe.medianMs / bare.medianMs,
+    notes: `${TASKS / 1000}k Tasks of 1 KB text a round, one connection to another through nats-server; troupe = bus.publish (encoded) → a subscriber of the target (each checked against the Task schema); raw = nc.publish of the same encoded bytes → a subscription`,
+  };
+}
+
+/** Issue 15's rows: troupe's NATS transport against the raw NATS client, on a nats-server started for it. */
+export async function natsTransport(): Promise<Row[]> {
+  const server = await NatsServer.start();
+  const raw = await connect({ servers: server.url, name: 'bench-raw' });
+  try {
+    return [...(await requestReply(server.url, 'bench', raw)), await kilobyteThroughput(server.url, 'bench-throughput', raw)];
+  } finally {
+    await raw.close();
+    await server.dispose();
+  }
+}

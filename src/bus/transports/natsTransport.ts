@@ -1,0 +1,232 @@
+import { randomBytes } from 'node:crypto';
+import { type Msg, type NatsConnection, type Subscription, connect } from '@nats-io/transport-node';
+import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
+import { TroupeError, describeError } from '../../errors.js';
+import { type Logger, silentLogger } from '../../logger.js';
+import type { Task } from '../../task/index.js';
+import type { Interest, Transport } from '../transport.js';
+import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
+import { HeldMessages } from './heldMessages.js';
+import type { NatsTransportSettings } from './natsTransportOptions.js';
+import { RecentIds } from './recentIds.js';
+import { UnconfirmedBytes } from './unconfirmedBytes.js';
+import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
+
+/** Copies of one message a connection may be handed arrive close together; this many ids recognise them. */
+const recentIdsKept = 4096;
+
+interface SharedSubscription {
+  readonly subscription: Subscription;
+  holders: number;
+}
+
+/**
+ * Carries a bus's Tasks over core NATS (at most once: a Task sent while no server holds a
+ * subscription for it is gone). Each Task is one message on `subjectOf(task)`; each interest of
+ * the bus is one NATS subscription, shared by every holder of that interest. The connection is
+ * opened with `noEcho`, and a Task sent here is handed to this bus directly, so an agent talking
+ * to another on the same node pays no round trip and sees the in-process ordering.
+ */
+export class NatsTransport implements Transport {
+  readonly name = 'nats';
+  readonly reachesOtherBuses = true;
+  readonly #nc: NatsConnection;
+  readonly #settings: NatsTransportSettings;
+  readonly #logger: Logger;
+  readonly #subscriptions = new Map<string, SharedSubscription>();
+  readonly #recent = new RecentIds(recentIdsKept);
+  readonly #unconfirmed: UnconfirmedBytes;
+  readonly #held = new HeldMessages();
+  readonly #connected = new BehaviorSubject(true);
+  readonly #encoder = new TextEncoder();
+  // Ids of this transport's sendings: unique per connection, short on the wire.
+  readonly #sender = randomBytes(6).toString('base64url');
+  #sent = 0;
+  #dropped = 0;
+  #deliver: ((task: Task) => void) | undefined;
+  #closed = false;
+
+  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger) {
+    this.#nc = nc;
+    this.#settings = settings;
+    this.#logger = logger;
+    this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
+    void this.#watchStatus();
+  }
+
+  /** Connects to the server; refuses with `transport_unavailable`, naming the address, when none answers. */
+  static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger): Promise<NatsTransport> {
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: settings.servers,
+        noEcho: true,
+        timeout: settings.connectTimeoutMs,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: settings.reconnectWaitMs,
+        ...(settings.name === undefined ? {} : { name: settings.name }),
+      });
+    } catch (error) {
+      const where = [settings.servers].flat().join(', ');
+      throw new TroupeError('transport_unavailable', `cannot connect to NATS at ${where}: ${describeError(error)}; is nats-server running there?`, {
+        cause: error,
+        context: { servers: where },
+      });
+    }
+    return new NatsTransport(nc, settings, logger);
+  }
+
+  /** The society whose subjects this transport uses. */
+  get society(): string {
+    return this.#settings.society;
+  }
+
+  /** Messages from the wire dropped because they were malformed, not troupe's, or not valid Tasks. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Bytes sent that the server has not yet confirmed, or held while the connection is down (bounded by `maxPendingBytes`). */
+  get pendingBytes(): number {
+    return this.#unconfirmed.total + this.#held.bytes;
+  }
+
+  /** Whether the connection is up: false from a drop until the client is back on a server. */
+  get connected(): boolean {
+    return this.#connected.value;
+  }
+
+  /** The connection's state, now and at every change. */
+  get connection$(): Observable<boolean> {
+    return this.#connected.pipe(distinctUntilChanged());
+  }
+
+  /** The largest message this transport sends: `maxPayloadBytes`, or less when the server takes less. */
+  get maxPayloadBytes(): number {
+    return Math.min(this.#settings.maxPayloadBytes ?? Infinity, this.#nc.info?.max_payload ?? Infinity);
+  }
+
+  attach(deliver: (task: Task) => void): void {
+    this.#deliver = deliver;
+  }
+
+  send(task: Task): void {
+    if (this.#closed) return;
+    const data = this.#encoder.encode(encodeWireMessage(`${this.#sender}.${(this.#sent++).toString(36)}`, task));
+    this.#refuseBeyondBounds(task, data.byteLength);
+    const subject = subjectOf(task, this.#settings.society);
+    // Published (or held) before it is delivered here, so a reply a local handler sends at once
+    // can never reach another bus ahead of the Task it answers.
+    if (this.#connected.value) this.#publish(subject, data);
+    else if (this.#settings.whileDisconnected === 'wait') this.#held.hold(subject, data);
+    else {
+      throw new TroupeError('transport_unavailable', `task ${task.id} not sent: the connection to NATS is down (whileDisconnected: 'fail')`, {
+        context: { taskId: task.id },
+      });
+    }
+    this.#deliver?.(task);
+  }
+
+  declare(interest: Interest): () => void {
+    const subject = subscriptionSubjectOf(interest, this.#settings.society);
+    if (this.#closed) return () => undefined;
+    let shared = this.#subscriptions.get(subject);
+    if (shared === undefined) {
+      if (this.#subscriptions.size >= this.#settings.maxSubscriptions) {
+        throw new TroupeError(
+          'transport_full',
+          `this bus already holds ${this.#settings.maxSubscriptions} NATS subscriptions (maxSubscriptions); refused one to ${subject}`,
+          { context: { subject } },
+        );
+      }
+      shared = { subscription: this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg) }), holders: 0 };
+      this.#subscriptions.set(subject, shared);
+    }
+    shared.holders++;
+    const held = shared;
+    let withdrawn = false;
+    return () => {
+      if (withdrawn) return;
+      withdrawn = true;
+      held.holders--;
+      if (held.holders > 0 || this.#subscriptions.get(subject) !== held) return;
+      this.#subscriptions.delete(subject);
+      if (!this.#closed) held.subscription.unsubscribe();
+    };
+  }
+
+  /** Resolves once the server has everything sent and every subscription made before the call. */
+  async flush(): Promise<void> {
+    if (!this.#closed) await this.#nc.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#deliver = undefined;
+    this.#subscriptions.clear();
+    if (this.#held.count > 0) this.#logger.warn({ tasks: this.#held.count }, 'NATS transport closed with Tasks held for a lost connection; they are not sent');
+    this.#connected.complete();
+    if (this.#nc.isClosed()) return;
+    // Drain sends what is still buffered; a connection that cannot (it dropped meanwhile) is just closed.
+    await this.#nc.drain().catch(() => this.#nc.close());
+  }
+
+  #refuseBeyondBounds(task: Task, bytes: number): void {
+    const maxPayload = this.maxPayloadBytes;
+    if (bytes > maxPayload) {
+      throw new TroupeError(
+        'task_too_large',
+        `task ${task.id} is ${bytes} bytes on the wire, more than the ${maxPayload} bytes one NATS message may carry (the server's max_payload, or maxPayloadBytes)`,
+        { context: { taskId: task.id, bytes, maxPayloadBytes: maxPayload } },
+      );
+    }
+    const pending = this.pendingBytes;
+    if (pending + bytes > this.#settings.maxPendingBytes) {
+      throw new TroupeError(
+        'transport_full',
+        `task ${task.id} refused: ${pending} bytes already sent are not yet confirmed by the NATS server, or held while it is unreachable (maxPendingBytes ${this.#settings.maxPendingBytes})`,
+        { context: { taskId: task.id, pendingBytes: pending } },
+      );
+    }
+  }
+
+  #receive(error: Error | null, msg: Msg): void {
+    if (error !== null) {
+      this.#logger.warn({ error: describeError(error) }, 'NATS subscription failed');
+      return;
+    }
+    const arrived = decodeWireMessage(msg.subject, this.#settings.society, msg.string());
+    if (!arrived.ok) {
+      this.#dropped++;
+      this.#logger.warn({ subject: msg.subject, reason: arrived.reason }, 'dropped a message from NATS');
+      return;
+    }
+    if (!this.#recent.add(arrived.id)) return;
+    try {
+      this.#deliver?.(arrived.task);
+    } catch (thrown) {
+      // The bus isolates its subscribers; this is a bug below it, kept from killing the connection's reader.
+      this.#logger.error({ subject: msg.subject, taskId: arrived.task.id, error: describeError(thrown) }, 'delivering a Task from NATS failed');
+    }
+  }
+
+  #publish(subject: string, data: Uint8Array): void {
+    this.#nc.publish(subject, data);
+    this.#unconfirmed.add(data.byteLength);
+  }
+
+  async #watchStatus(): Promise<void> {
+    for await (const status of this.#nc.status()) {
+      if (status.type === 'disconnect') {
+        this.#logger.warn({ server: status.server }, 'NATS disconnected');
+        this.#connected.next(false);
+      } else if (status.type === 'reconnect') {
+        this.#logger.warn({ server: status.server, held: this.#held.count }, 'NATS reconnected');
+        // Held Tasks go first, in order, before anything sent from now on.
+        this.#held.release((subject, data) => this.#publish(subject, data));
+        this.#connected.next(true);
+      }
+    }
+  }
+}

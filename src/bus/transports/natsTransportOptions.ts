@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Logger } from '../../logger.js';
+import { SocietyNameSchema } from './natsSubjects.js';
+
+const MiB = 1024 * 1024;
+
+/** How a NATS transport connects and what it may hold; every bound has a default (README, "NATS transport"). */
+export const NatsTransportOptionsSchema = z
+  .object({
+    /** The server(s) to connect to, as `nats://host:port` URLs. */
+    servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    /** The society this bus belongs to: its subjects are `troupe.<society>.…`, so societies on one server never meet. */
+    society: SocietyNameSchema.default('default'),
+    /** The connection's name on the server (`nats-server` monitoring shows it). */
+    name: z.string().min(1).max(128).optional(),
+    /** Bytes sent but not yet confirmed by the server; one more send is refused with `transport_full`. */
+    maxPendingBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * MiB),
+    /** The largest Task message sent; the server's own `max_payload` applies too, whichever is smaller. */
+    maxPayloadBytes: z.number().int().positive().optional(),
+    /** Distinct NATS subscriptions (one per agent with a mailbox here, one per action pattern observed). */
+    maxSubscriptions: z.number().int().positive().default(10_000),
+    /** How long the first connection may take before `connectNatsTransport` gives up. */
+    connectTimeoutMs: z.number().int().positive().default(5_000),
+    /** The wait between two attempts to reconnect a lost connection (attempts never stop). */
+    reconnectWaitMs: z.number().int().positive().default(2_000),
+    /**
+     * A Task sent while the connection is down: `wait` holds it (within `maxPendingBytes`) and
+     * sends it once the connection is back; `fail` refuses it at once with `transport_unavailable`.
+     */
+    whileDisconnected: z.enum(['wait', 'fail']).default('wait'),
+  })
+  .strict();
+
+export type NatsTransportOptions = z.input<typeof NatsTransportOptionsSchema> & {
+  /** Where dropped messages and connection changes are logged; nowhere when absent. */
+  readonly logger?: Logger;
+};
+
+export type NatsTransportSettings = z.output<typeof NatsTransportOptionsSchema>;

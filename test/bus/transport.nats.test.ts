@@ -1,0 +1,22 @@
+import { afterAll, beforeAll } from 'vitest';
+import { NatsServer } from '../support/natsServer.js';
+import { natsBusesAfterEach } from '../support/natsBus.js';
+import { describeTransportContract } from '../support/transportContract.js';
+
+let server: NatsServer;
+beforeAll(async () => {
+  server = await NatsServer.start();
+});
+afterAll(() => server.dispose());
+
+const natsBus = natsBusesAfterEach();
+let societies = 0;
+
+// Two nodes of one society on a real nats-server: two connections, two buses. Each test has a
+// society of its own, so no test sees another's Tasks.
+describeTransportContract('NATS', async () => {
+  const society = `contract-${++societies}`;
+  const sender = await natsBus({ servers: server.url, society, name: 'sender' });
+  const receiver = await natsBus({ servers: server.url, society, name: 'receiver' });
+  return { sender: sender.bus, receiver: receiver.bus };
+});

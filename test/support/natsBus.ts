@@ -1,0 +1,29 @@
+import { EventBus, type EventBusOptions, type NatsTransportHandle, type NatsTransportOptions, connectNatsTransport } from '../../src/bus/index.js';
+import { cleanupAfterEach } from './cleanupAfterEach.js';
+import { NatsServer, type NatsServerConfig } from './natsServer.js';
+
+export interface NatsBus {
+  readonly bus: EventBus;
+  readonly transport: NatsTransportHandle;
+}
+
+/** Connects buses to a NATS server for the test and closes them after it. */
+export function natsBusesAfterEach(): (options: NatsTransportOptions, busOptions?: Omit<EventBusOptions, 'transport'>) => Promise<NatsBus> {
+  const later = cleanupAfterEach();
+  return async (options, busOptions = {}) => {
+    const transport = await connectNatsTransport(options);
+    const bus = new EventBus({ ...busOptions, transport });
+    later(() => bus.close());
+    return { bus, transport };
+  };
+}
+
+/** Starts a nats-server for the test and stops it after, whatever the test's outcome. */
+export function natsServerAfterEach(): (config?: NatsServerConfig) => Promise<NatsServer> {
+  const later = cleanupAfterEach();
+  return async (config) => {
+    const server = await NatsServer.start(config);
+    later(() => server.dispose());
+    return server;
+  };
+}
