@@ -17,8 +17,12 @@ export const RuntimeConfigSchema = z.object({
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest accepted user message, in characters. */
   maxInputChars: z.number().int().positive().default(100_000),
-  /** Messages kept in the user's inbox in memory (oldest dropped first). */
-  inboxLimit: z.number().int().positive().default(10_000),
+  /**
+   * Messages kept in the user's inbox in memory (oldest dropped first); the org store keeps them
+   * all. A window like the others kept in memory (terminated agents, the event replay buffer): a
+   * service at 10 Tasks a second fills 1,000 in under two minutes, 10,000 only after seventeen.
+   */
+  inboxLimit: z.number().int().positive().default(1_000),
   /**
    * With a data dir: how long a record nobody waits for (a log entry, a conversation step) may be
    * held back so it commits with others in one transaction and one fsync. Whatever waits for
