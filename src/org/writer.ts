@@ -32,11 +32,9 @@ interface Pending {
   readonly before: Promise<unknown>;
 }
 
-const settled = (promise: Promise<unknown>): Promise<void> =>
-  promise.then(
-    () => undefined,
-    () => undefined,
-  );
+const nothing = (): undefined => undefined;
+
+const settled = (promise: Promise<unknown>): Promise<void> => promise.then(nothing, nothing);
 
 function failed(logger: Logger, label: string, error: unknown): TroupeError {
   logger.error({ write: label, error: describeError(error) }, 'org store write failed twice; giving up');
@@ -146,11 +144,13 @@ export function createDurableWriter(root: RootDatabase, view: InFlightView, logg
       const promise = new Promise<T>((resolve, reject) => {
         queue.push({ label, checked, stage: stageFn, resolve: resolve as (value: unknown) => void, reject, before: tail });
       });
-      tail = Promise.all([tail, settled(promise)]);
+      // Resolved with nothing: `Promise.all`'s array of results would nest one level per write
+      // (the last tail inside it), and every write ever made would stay on the heap.
+      tail = Promise.all([tail, settled(promise)]).then(nothing);
       pump();
       return promise;
     },
-    flushed: () => tail.then(() => undefined),
+    flushed: () => tail.then(nothing),
     async close(): Promise<void> {
       closed = true;
       await tail;

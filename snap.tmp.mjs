@@ -1,0 +1,16 @@
+import WebSocket from 'ws';
+import { createWriteStream } from 'node:fs';
+const [,, port, out] = process.argv;
+const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+const ws = new WebSocket(list[0].webSocketDebuggerUrl, { maxPayload: 1 << 30 });
+await new Promise((r) => ws.once('open', r));
+const file = createWriteStream(out);
+let id = 0; const pending = new Map();
+ws.on('message', (d) => { const m = JSON.parse(d); if (m.method === 'HeapProfiler.addHeapSnapshotChunk') file.write(m.params.chunk); else if (m.id && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); } });
+const call = (method, params = {}) => new Promise((r) => { const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ id: i, method, params })); });
+await call('HeapProfiler.enable');
+await call('HeapProfiler.collectGarbage');
+await call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+await new Promise((r) => file.end(r));
+ws.close();
+console.log('written', out);
