@@ -12,7 +12,7 @@ const hex4 = (code: number, upper: boolean): string => {
   return upper ? hex.toUpperCase() : hex;
 };
 
-/** JSON escaping with everything past ASCII as `\uXXXX` too, as Python's `ensure_ascii` writes it (and Java, in upper case). */
+/** JSON escaping with everything past ASCII as a `\u` escape with four hex digits too (`\u00e9`), as Python's `ensure_ascii` writes it (and Java, in upper case). */
 const asciiJsonEscaped =
   (upper: boolean) =>
   (text: string): string =>
@@ -45,7 +45,7 @@ function percentEncoded(encode: (text: string) => string, text: string): string[
 /**
  * Every form in which `secret` counts as appearing in a text: as is, or with its whitespace
  * collapsed to single spaces (as one-line displays and error snippets write it, trimmed too),
- * each of those inside JSON strings, escaped as JSON.stringify, Python (`\uXXXX` for non-ASCII)
+ * each of those inside JSON strings, escaped as JSON.stringify, Python (`\u00e9` for non-ASCII)
  * or PHP (`\/` too) escape it, up to `jsonDepth` strings deep, and percent-encoded as URLs carry
  * it (encodeURIComponent, encodeURI, a form or query value with `+` for a space; hex digits in
  * either case). Forms shorter than `minLength` are left out, and so are duplicates: a secret
