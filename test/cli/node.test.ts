@@ -53,6 +53,22 @@ describe('troupe node (child process and a real nats-server)', () => {
     expect(heard.at(-1)).toMatchObject({ from: 'node-a', to: 'owner', action: NodeActions.leave, parameters: { node: 'node-a' } });
   });
 
+  it('is heard by the owner (troupe serve --nats): joined with its roles, and left on SIGTERM', { timeout: 120_000 }, async () => {
+    const serve = new ServeProcess(['--port', '0', '--memory', '--no-console', '--drain-timeout', '0', '--nats', natsServer().url, '--society', 'owned'], {});
+    later(async () => {
+      serve.signal('SIGKILL');
+      await serve.done;
+    });
+    await serve.log('runtime started');
+    const child = node(['--nats', natsServer().url, '--society', 'owned', '--roles', 'poet', '--name', 'node-b']);
+    expect(await serve.log('node joined')).toMatchObject({ node: 'node-b', roles: ['poet'] });
+    child.signal('SIGTERM');
+    expect(await child.done).toBe(0);
+    expect(await serve.log('node left')).toMatchObject({ node: 'node-b' });
+    serve.signal('SIGTERM');
+    expect(await serve.done).toBe(0);
+  });
+
   it('exits 2 naming the address when no nats-server answers there', async () => {
     const gone = await NatsServer.start();
     await gone.dispose();
