@@ -50,6 +50,13 @@ async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = syst
   }
   const say = (action: string): void =>
     bus.publish(createTask({ from: announcement.node, to: ownerAgentId, action, parameters: { ...announcement } }, { ids: randomIds, clock }));
+  // Listening before the first announcement: whoever hears the node may stop it at once.
+  const stopped = new Promise<string>((resolve) => {
+    const stopListening = onStopSignals(io.signals, (received) => {
+      stopListening();
+      resolve(received);
+    });
+  });
   let timer: TimerHandle | undefined;
   const heartbeat = (): void => {
     say(NodeActions.announce);
@@ -57,12 +64,7 @@ async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = syst
   };
   heartbeat();
   logger.info({ nats: options.nats, society: options.society, ...announcement }, 'node started');
-  const signal = await new Promise<string>((resolve) => {
-    const stopListening = onStopSignals(io.signals, (received) => {
-      stopListening();
-      resolve(received);
-    });
-  });
+  const signal = await stopped;
   if (timer !== undefined) clock.clearTimeout(timer);
   say(NodeActions.leave);
   await transport.flush();
