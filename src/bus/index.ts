@@ -5,3 +5,5 @@ export { InProcessTransport, type Transport, type Interest } from './transport.j
 export { subjectOf, SocietyNameSchema } from './transports/natsSubjects.js';
 export { connectNatsTransport, type NatsTransportHandle } from './transports/connectNats.js';
 export type { NatsTransportOptions } from './transports/natsTransportOptions.js';
+export { NodeActions, NodeAnnouncementSchema, type NodeAnnouncement, maxRolesPerNode, ownerAgentId } from './nodeAnnouncement.js';
+export { NodeDirectory, type NodeDirectoryOptions } from './nodeDirectory.js';

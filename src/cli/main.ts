@@ -13,7 +13,8 @@ import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
 import { troupeVersion } from './version.js';
 import { TaskIdSchema } from '../task/index.js';
-import { SocietyNameSchema } from '../bus/index.js';
+import { societyName } from './natsArguments.js';
+import { registerNodeCommand } from './node.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -41,13 +42,6 @@ function port(value: string): number {
 function sessionId(value: string): string {
   const checked = TaskIdSchema.safeParse(value);
   if (!checked.success) throw new InvalidArgumentError(`--session must be 1–128 letters, digits, "_" or "-", got "${value}"`);
-  return checked.data;
-}
-
-/** A society's name, as its NATS subjects take it. */
-function societyName(value: string): string {
-  const checked = SocietyNameSchema.safeParse(value);
-  if (!checked.success) throw new InvalidArgumentError(`--society must be 1–64 letters, digits, "_" or "-", got "${value}"`);
   return checked.data;
 }
 
@@ -208,6 +202,7 @@ serve.action(async (options: ServeFlags) => {
 registerOrgCommand(program, io);
 registerMessagesCommand(program, io);
 registerMemoryCommand(program, io);
+registerNodeCommand(program, io);
 
 await program.parseAsync(process.argv);
 // Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit.

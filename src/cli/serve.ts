@@ -1,4 +1,5 @@
-import { EventBus, connectNatsTransport } from '../bus/index.js';
+import { EventBus, NodeDirectory, connectNatsTransport } from '../bus/index.js';
+import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import type { ModelClient } from '../llm/index.js';
@@ -97,6 +98,8 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     return ExitCode.usage;
   }
 
+  // The owner hears the society's nodes announce themselves (`troupe node`) and logs who joins, goes silent and leaves.
+  const nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
   const terminal = options.console ? startConsole(rt, { input: io.stdin, output: io.stdout }) : undefined;
   if (terminal !== undefined && io.stdin.isTTY === true) io.stdout.write('Type a requirement for root, or "@agentId text"; Ctrl-C stops.\n');
   // Without the HTTP API, the console is all there is: when its input ends, so does the service.
@@ -104,6 +107,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   try {
     const stop = await watch.stopped;
     if (stop === 'input ended') logger.error({}, nothingToServe("the console's input has ended"));
+    nodes?.close();
     await stopService({ rt, server: listening ? server : undefined, terminal, logger }, stop, options.drainTimeoutMs);
     return stop === 'input ended' ? ExitCode.usage : ExitCode.ok;
   } finally {

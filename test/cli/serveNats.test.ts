@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { systemClock } from '../../src/clock.js';
 import { createTask, taskText } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { runCli } from '../support/cliProcess.js';
 import { NatsServer } from '../support/natsServer.js';
-import { natsBusesAfterEach } from '../support/natsBus.js';
+import { natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
-let server: NatsServer;
-beforeAll(async () => {
-  server = await NatsServer.start();
-});
-afterAll(() => server.dispose());
+const natsServer = natsServerForFile();
 
 const later = cleanupAfterEach();
 const natsBus = natsBusesAfterEach();
@@ -28,9 +24,9 @@ function served(args: readonly string[]): ServeProcess {
 
 describe('troupe serve --nats (child process and a real nats-server)', () => {
   it("puts the society's bus on NATS: a bus in another process asks root and gets its answer, seeing the society at work", async () => {
-    const serve = served(['--nats', server.url, '--society', 'haiku']);
-    expect(await serve.log('runtime started')).toMatchObject({ nats: server.url, society: 'haiku' });
-    const { bus, transport } = await natsBus({ servers: server.url, society: 'haiku' });
+    const serve = served(['--nats', natsServer().url, '--society', 'haiku']);
+    expect(await serve.log('runtime started')).toMatchObject({ nats: natsServer().url, society: 'haiku' });
+    const { bus, transport } = await natsBus({ servers: natsServer().url, society: 'haiku' });
     const seen: string[] = [];
     bus.on('node.*').subscribe((task) => seen.push(`${task.from}>${task.to}:${task.action}`));
     await transport.flush();
@@ -62,7 +58,7 @@ describe('troupe serve --nats (child process and a real nats-server)', () => {
     const alone = await runCli(['serve', '--society', 'haiku', '--port', '0', '--memory', '--no-console']);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--society needs --nats <url>');
-    const dotted = await runCli(['serve', '--nats', server.url, '--society', 'a.b', '--port', '0', '--memory', '--no-console']);
+    const dotted = await runCli(['serve', '--nats', natsServer().url, '--society', 'a.b', '--port', '0', '--memory', '--no-console']);
     expect(dotted.code).toBe(2);
     expect(dotted.stderr).toContain('--society must be 1–64 letters, digits, "_" or "-", got "a.b"');
   });

@@ -1,4 +1,5 @@
 import { EventBus, type EventBusOptions, type NatsTransportHandle, type NatsTransportOptions, connectNatsTransport } from '../../src/bus/index.js';
+import { afterAll, beforeAll } from 'vitest';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
 import { NatsServer, type NatsServerConfig } from './natsServer.js';
 
@@ -24,6 +25,19 @@ export function natsServerAfterEach(): (config?: NatsServerConfig) => Promise<Na
   return async (config) => {
     const server = await NatsServer.start(config);
     later(() => server.dispose());
+    return server;
+  };
+}
+
+/** One nats-server for the whole test file, started before its first test and stopped after its last; call the result for it. */
+export function natsServerForFile(config?: NatsServerConfig): () => NatsServer {
+  let server: NatsServer | undefined;
+  beforeAll(async () => {
+    server = await NatsServer.start(config);
+  });
+  afterAll(() => server?.dispose());
+  return () => {
+    if (server === undefined) throw new Error('the nats-server of this file has not started yet');
     return server;
   };
 }

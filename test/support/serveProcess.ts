@@ -3,14 +3,14 @@ import type { Readable, Writable } from 'node:stream';
 import { projectRoot, troupeArgs } from './cliProcess.js';
 import { ServeOutput } from './serveOutput.js';
 
-/** `troupe serve …` from source in a child process, with its stdin writable and its output watched. */
+/** `troupe serve …` (or another long-running `command`) from source in a child process, with its stdin writable and its output watched. */
 export class ServeProcess extends ServeOutput {
   readonly done: Promise<number | null>;
   readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
 
-  constructor(args: readonly string[], env: Record<string, string>) {
+  constructor(args: readonly string[], env: Record<string, string>, command: 'serve' | 'node' = 'serve') {
     super();
-    this.#child = spawn(process.execPath, troupeArgs(['serve', ...args]), {
+    this.#child = spawn(process.execPath, troupeArgs([command, ...args]), {
       cwd: projectRoot,
       env: { ...process.env, TROUPE_LOG_LEVEL: 'info', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

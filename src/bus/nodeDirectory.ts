@@ -1,0 +1,103 @@
+import type { Subscription } from 'rxjs';
+import { z } from 'zod';
+import type { Clock, TimerHandle } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { type Task, parseOrThrow } from '../task/index.js';
+import type { EventBus } from './eventBus.js';
+import { NodeActions, type NodeAnnouncement, NodeAnnouncementSchema, ownerAgentId } from './nodeAnnouncement.js';
+
+/** The owner's bounds on the nodes it keeps track of. */
+export const NodeDirectoryOptionsSchema = z
+  .object({
+    /** Distinct nodes known at once; one more announcing is refused (dropped with a log line). */
+    maxNodes: z.number().int().positive().default(100),
+    /** Heartbeats a node may miss before it is marked `unreachable`. */
+    missedHeartbeats: z.number().int().positive().default(3),
+  })
+  .strict();
+export type NodeDirectoryOptions = z.input<typeof NodeDirectoryOptionsSchema>;
+
+/** A node as the owner knows it. */
+export interface KnownNode extends NodeAnnouncement {
+  /** `unreachable`: not heard from for `missedHeartbeats` intervals; an announcement makes it `up` again. */
+  readonly status: 'up' | 'unreachable';
+}
+
+interface Entry {
+  node: KnownNode;
+  timer: TimerHandle;
+}
+
+/**
+ * The owner's view of a society's nodes, from their `nodes.announce` and `nodes.leave` Tasks to
+ * `owner`: which nodes are up and which roles each hosts. A node silent for `missedHeartbeats`
+ * of its own intervals is marked `unreachable` (never forgotten: its agents are not lost); a
+ * malformed announcement, or one past `maxNodes`, is dropped with a log line.
+ */
+export class NodeDirectory {
+  readonly #nodes = new Map<string, Entry>();
+  readonly #subscription: Subscription;
+  readonly #limits: z.output<typeof NodeDirectoryOptionsSchema>;
+
+  constructor(
+    bus: EventBus,
+    private readonly deps: { readonly clock: Clock; readonly logger: Logger },
+    options: NodeDirectoryOptions = {},
+  ) {
+    this.#limits = parseOrThrow(NodeDirectoryOptionsSchema, options);
+    this.#subscription = bus.subscribe({ to: ownerAgentId }, (task) => this.#take(task), 'node directory');
+  }
+
+  /** Every node known, in the order they first announced themselves. */
+  nodes(): KnownNode[] {
+    return [...this.#nodes.values()].map((entry) => entry.node);
+  }
+
+  close(): void {
+    this.#subscription.unsubscribe();
+    for (const entry of this.#nodes.values()) this.deps.clock.clearTimeout(entry.timer);
+  }
+
+  #take(task: Task): void {
+    if (task.action !== NodeActions.announce && task.action !== NodeActions.leave) return;
+    const parsed = NodeAnnouncementSchema.safeParse(task.parameters);
+    if (!parsed.success || parsed.data.node !== task.from) {
+      const reason = parsed.success
+        ? `sent by ${task.from}, not by the node it names`
+        : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      this.deps.logger.warn({ from: task.from, action: task.action, reason }, 'dropped a malformed node announcement');
+      return;
+    }
+    if (task.action === NodeActions.leave) this.#leave(parsed.data);
+    else this.#announce(parsed.data);
+  }
+
+  #announce(announcement: NodeAnnouncement): void {
+    const known = this.#nodes.get(announcement.node);
+    if (known === undefined && this.#nodes.size >= this.#limits.maxNodes) {
+      this.deps.logger.warn({ node: announcement.node, maxNodes: this.#limits.maxNodes }, 'refused a node: the society has maxNodes nodes already');
+      return;
+    }
+    if (known !== undefined) this.deps.clock.clearTimeout(known.timer);
+    const node: KnownNode = { ...announcement, status: 'up' };
+    const timer = this.deps.clock.setTimeout(() => this.#silent(announcement.node), announcement.heartbeatMs * this.#limits.missedHeartbeats);
+    this.#nodes.set(announcement.node, { node, timer });
+    if (known === undefined || known.node.status !== 'up')
+      this.deps.logger.info({ node: node.node, roles: node.roles }, known === undefined ? 'node joined' : 'node reachable again');
+  }
+
+  #silent(id: string): void {
+    const entry = this.#nodes.get(id);
+    if (entry === undefined) return;
+    entry.node = { ...entry.node, status: 'unreachable' };
+    this.deps.logger.warn({ node: id, silentForMs: entry.node.heartbeatMs * this.#limits.missedHeartbeats }, 'node unreachable: no heartbeat');
+  }
+
+  #leave(announcement: NodeAnnouncement): void {
+    const entry = this.#nodes.get(announcement.node);
+    if (entry === undefined) return;
+    this.deps.clock.clearTimeout(entry.timer);
+    this.#nodes.delete(announcement.node);
+    this.deps.logger.info({ node: announcement.node }, 'node left');
+  }
+}

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { EventBus, NodeActions, type NodeAnnouncement, NodeAnnouncementSchema, connectNatsTransport, ownerAgentId } from '../bus/index.js';
+import { type Clock, type TimerHandle, systemClock } from '../clock.js';
+import { describeError } from '../errors.js';
+import { randomIds } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { createTask } from '../task/index.js';
+import { type CliIo, reportFailure } from './cliIo.js';
+import { readLogLevel } from './environment.js';
+import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { societyName } from './natsArguments.js';
+import { createServeLogger } from './serveLogger.js';
+import { onStopSignals } from './stopSignals.js';
+
+interface NodeOptions {
+  readonly nats: string;
+  readonly society: string;
+  /** What the node says of itself: its id, the roles it hosts, how often it says so. */
+  readonly announcement: NodeAnnouncement;
+}
+
+/** `node` waits on signals to stop. */
+export type NodeIo = CliIo & Required<Pick<CliIo, 'signals'>>;
+
+/** The default interval of a node's announcements (`--heartbeat`). */
+const defaultHeartbeatSeconds = 5;
+
+/**
+ * `troupe node`: a worker process of a society on NATS. It joins the society's bus and announces
+ * itself to the owner (`nodes.announce` to `owner`: its id and roles) at once and every heartbeat
+ * interval, until SIGINT or SIGTERM; then it says `nodes.leave`, flushes and exits 0.
+ */
+async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = systemClock): Promise<ExitCode> {
+  let logger: Logger;
+  try {
+    logger = createServeLogger(readLogLevel(io.env, 'info'), io.stderr);
+  } catch (error) {
+    return reportFailure(io, error, 'bad settings in the environment');
+  }
+  const { announcement } = options;
+  let bus: EventBus;
+  let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
+  try {
+    transport = await connectNatsTransport({ servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
+    bus = new EventBus({ transport, logger });
+  } catch (error) {
+    logger.error({ error: describeError(error) }, 'the node could not start');
+    return exitCodeOf(error);
+  }
+  const say = (action: string): void =>
+    bus.publish(createTask({ from: announcement.node, to: ownerAgentId, action, parameters: { ...announcement } }, { ids: randomIds, clock }));
+  // Listening before the first announcement: whoever hears the node may stop it at once.
+  const stopped = new Promise<string>((resolve) => {
+    const stopListening = onStopSignals(io.signals, (received) => {
+      stopListening();
+      resolve(received);
+    });
+  });
+  let timer: TimerHandle | undefined;
+  const heartbeat = (): void => {
+    say(NodeActions.announce);
+    timer = clock.setTimeout(heartbeat, announcement.heartbeatMs);
+  };
+  heartbeat();
+  logger.info({ nats: options.nats, society: options.society, ...announcement }, 'node started');
+  const signal = await stopped;
+  if (timer !== undefined) clock.clearTimeout(timer);
+  say(NodeActions.leave);
+  await transport.flush();
+  await bus.close();
+  logger.info({ signal, node: announcement.node }, 'troupe node stopped');
+  return ExitCode.ok;
+}
+
+/** `--roles a,b`: the names, each checked as a node announces it. */
+function roleList(value: string): string[] {
+  return value.split(',').map((role) => role.trim());
+}
+
+function heartbeatSeconds(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`--heartbeat must be a positive number of seconds, got "${value}"`);
+  return parsed;
+}
+
+interface NodeFlags {
+  nats: string;
+  society: string;
+  roles: string[];
+  name?: string;
+  heartbeat: number;
+}
+
+export function registerNodeCommand(program: Command, io: NodeIo): void {
+  const node = program
+    .command('node')
+    .description('host agents of the roles given for a society on NATS, announcing itself to its owner (troupe serve --nats) until SIGINT or SIGTERM')
+    .requiredOption('--nats <url>', 'the NATS server the society lives on (nats://host:port)')
+    .option('--society <name>', 'the society to join', societyName, 'default')
+    .requiredOption('--roles <roles>', 'comma-separated names of the roles this node hosts', roleList)
+    .option('--name <id>', "this node's id on the bus (default: node-<random>)")
+    .option('--heartbeat <seconds>', 'how often the node announces itself to the owner', heartbeatSeconds, defaultHeartbeatSeconds);
+  node.action(async (flags: NodeFlags) => {
+    const checked = NodeAnnouncementSchema.safeParse({
+      node: flags.name ?? randomIds.agent('node'),
+      roles: flags.roles,
+      heartbeatMs: Math.round(flags.heartbeat * 1000),
+    });
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const option = issue?.path[0] === 'node' ? '--name' : issue?.path[0] === 'heartbeatMs' ? '--heartbeat' : '--roles';
+      node.error(`error: ${option}: ${issue?.message ?? 'invalid'}`);
+      return;
+    }
+    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, announcement: checked.data }, io);
+  });
+}
