@@ -60,6 +60,8 @@ export const errorCodes = [
   'task_too_large',
   'transport_full',
   'transport_unavailable',
+  // An agent hosted on another node whose node is unreachable (missed heartbeats, or did not answer its placement).
+  'agent_unreachable',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

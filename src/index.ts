@@ -27,6 +27,9 @@ export {
   type MemoryView,
   type MemoryItem,
   type MemoryTier,
+  NodeHost,
+  type NodeHostOptions,
+  type SocietyHosting,
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
@@ -35,6 +38,13 @@ export {
   InProcessTransport,
   subjectOf,
   connectNatsTransport,
+  NodeDirectory,
+  type NodeDirectoryOptions,
+  type KnownNode,
+  type NodeChange,
+  NodeActions,
+  NodeAnnouncementSchema,
+  type NodeAnnouncement,
   type NatsTransportHandle,
   type NatsTransportOptions,
   type Transport,

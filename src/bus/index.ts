@@ -6,4 +6,4 @@ export { subjectOf, SocietyNameSchema } from './transports/natsSubjects.js';
 export { connectNatsTransport, type NatsTransportHandle } from './transports/connectNats.js';
 export type { NatsTransportOptions } from './transports/natsTransportOptions.js';
 export { NodeActions, NodeAnnouncementSchema, type NodeAnnouncement, maxRolesPerNode, ownerAgentId } from './nodeAnnouncement.js';
-export { NodeDirectory, type NodeDirectoryOptions } from './nodeDirectory.js';
+export { type KnownNode, type NodeChange, NodeDirectory, type NodeDirectoryOptions } from './nodeDirectory.js';

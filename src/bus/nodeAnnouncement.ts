@@ -29,6 +29,11 @@ export const NodeAnnouncementSchema = z
       .refine((roles) => new Set(roles).size === roles.length, 'each role once'),
     /** How often the node announces itself: an owner hearing nothing for a few of these may take it for gone. */
     heartbeatMs: z.number().int().positive(),
+    /**
+     * Made afresh each time the node's process starts: the same node back under a new incarnation
+     * was restarted, and the agents it hosted before are gone.
+     */
+    incarnation: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, "_" or "-"'),
   })
   .strict();
 export type NodeAnnouncement = z.infer<typeof NodeAnnouncementSchema>;

@@ -1,4 +1,4 @@
-import type { Subscription } from 'rxjs';
+import { type Observable, Subject, type Subscription } from 'rxjs';
 import { z } from 'zod';
 import type { Clock, TimerHandle } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -23,6 +23,15 @@ export interface KnownNode extends NodeAnnouncement {
   readonly status: 'up' | 'unreachable';
 }
 
+/**
+ * What happened to a node: `joined`; `unreachable` after missed heartbeats; `reachable` again;
+ * `restarted` (back under a new incarnation: what it hosted before is gone); `left` cleanly.
+ */
+export interface NodeChange {
+  readonly node: KnownNode;
+  readonly change: 'joined' | 'unreachable' | 'reachable' | 'restarted' | 'left';
+}
+
 interface Entry {
   node: KnownNode;
   timer: TimerHandle;
@@ -38,6 +47,9 @@ export class NodeDirectory {
   readonly #nodes = new Map<string, Entry>();
   readonly #subscription: Subscription;
   readonly #limits: z.output<typeof NodeDirectoryOptionsSchema>;
+  readonly #changes = new Subject<NodeChange>();
+  /** Every change of a node's standing, as it happens (the placement of agents follows it). */
+  readonly changes$: Observable<NodeChange> = this.#changes.asObservable();
 
   constructor(
     bus: EventBus,
@@ -53,8 +65,14 @@ export class NodeDirectory {
     return [...this.#nodes.values()].map((entry) => entry.node);
   }
 
+  /** The node `id`, if it is known (up or unreachable). */
+  node(id: string): KnownNode | undefined {
+    return this.#nodes.get(id)?.node;
+  }
+
   close(): void {
     this.#subscription.unsubscribe();
+    this.#changes.complete();
     for (const entry of this.#nodes.values()) this.deps.clock.clearTimeout(entry.timer);
   }
 
@@ -82,8 +100,12 @@ export class NodeDirectory {
     const node: KnownNode = { ...announcement, status: 'up' };
     const timer = this.deps.clock.setTimeout(() => this.#silent(announcement.node), announcement.heartbeatMs * this.#limits.missedHeartbeats);
     this.#nodes.set(announcement.node, { node, timer });
-    if (known === undefined || known.node.status !== 'up')
-      this.deps.logger.info({ node: node.node, roles: node.roles }, known === undefined ? 'node joined' : 'node reachable again');
+    const change =
+      known === undefined ? 'joined' : known.node.incarnation !== node.incarnation ? 'restarted' : known.node.status === 'up' ? undefined : 'reachable';
+    if (change === undefined) return;
+    const message = { joined: 'node joined', restarted: 'node restarted: what it hosted before is gone', reachable: 'node reachable again' }[change];
+    this.deps.logger[change === 'restarted' ? 'warn' : 'info']({ node: node.node, roles: node.roles }, message);
+    this.#changes.next({ node, change });
   }
 
   #silent(id: string): void {
@@ -91,13 +113,16 @@ export class NodeDirectory {
     if (entry === undefined) return;
     entry.node = { ...entry.node, status: 'unreachable' };
     this.deps.logger.warn({ node: id, silentForMs: entry.node.heartbeatMs * this.#limits.missedHeartbeats }, 'node unreachable: no heartbeat');
+    this.#changes.next({ node: entry.node, change: 'unreachable' });
   }
 
   #leave(announcement: NodeAnnouncement): void {
     const entry = this.#nodes.get(announcement.node);
-    if (entry === undefined) return;
+    // A late leave of an earlier incarnation says nothing of the one running now.
+    if (entry === undefined || entry.node.incarnation !== announcement.incarnation) return;
     this.deps.clock.clearTimeout(entry.timer);
     this.#nodes.delete(announcement.node);
     this.deps.logger.info({ node: announcement.node }, 'node left');
+    this.#changes.next({ node: entry.node, change: 'left' });
   }
 }

@@ -55,6 +55,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'token_budget':
     case 'time_budget':
     case 'model_queue_full':
+    case 'agent_unreachable':
     case 'memory_full':
     case 'agent_limit':
     case 'children_limit':

@@ -5,9 +5,10 @@ import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { randomIds } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { createTask } from '../task/index.js';
+import { NodeHost } from '../runtime/index.js';
+import { Redactor, createTask, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { readLogLevel } from './environment.js';
+import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { societyName } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
@@ -32,19 +33,25 @@ const defaultHeartbeatSeconds = 5;
  * interval, until SIGINT or SIGTERM; then it says `nodes.leave`, flushes and exits 0.
  */
 async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = systemClock): Promise<ExitCode> {
-  let logger: Logger;
+  let settings: RuntimeSettings;
   try {
-    logger = createServeLogger(readLogLevel(io.env, 'info'), io.stderr);
+    settings = readRuntimeSettings({ memory: true }, io.env, 'info');
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }
+  const secrets = readSecrets(io.env);
+  const logger: Logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   const { announcement } = options;
-  let bus: EventBus;
+  let bus: EventBus | undefined;
   let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
+  let host: NodeHost;
   try {
     transport = await connectNatsTransport({ servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
     bus = new EventBus({ transport, logger });
+    const { node, roles } = announcement;
+    host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets });
   } catch (error) {
+    await bus?.close();
     logger.error({ error: describeError(error) }, 'the node could not start');
     return exitCodeOf(error);
   }
@@ -63,13 +70,16 @@ async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = syst
     timer = clock.setTimeout(heartbeat, announcement.heartbeatMs);
   };
   heartbeat();
-  logger.info({ nats: options.nats, society: options.society, ...announcement }, 'node started');
+  logger.info({ nats: options.nats, society: options.society, model: settings.model.name, ...announcement }, 'node started');
   const signal = await stopped;
   if (timer !== undefined) clock.clearTimeout(timer);
+  // Its agents stop first (their work in progress answered canceled), then the owner hears it leave.
+  const hosted = host.hosted().length;
+  await host.close();
   say(NodeActions.leave);
   await transport.flush();
   await bus.close();
-  logger.info({ signal, node: announcement.node }, 'troupe node stopped');
+  logger.info({ signal, node: announcement.node, stoppedAgents: hosted }, 'troupe node stopped');
   return ExitCode.ok;
 }
 
@@ -106,6 +116,8 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
       node: flags.name ?? randomIds.agent('node'),
       roles: flags.roles,
       heartbeatMs: Math.round(flags.heartbeat * 1000),
+      // A new one each time the process starts: the owner tells a restarted node from one that was only silent.
+      incarnation: randomIds.agent('boot'),
     });
     if (!checked.success) {
       const issue = checked.error.issues[0];

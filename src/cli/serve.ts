@@ -64,12 +64,16 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
   let bus: EventBus | undefined;
+  // The owner hears the society's nodes announce themselves (`troupe node`) and places agents of their roles on them.
+  let nodes: NodeDirectory | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
     bus = options.nats === undefined ? undefined : await natsBus(options.nats, logger);
+    nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
     const runtimeOptions = { ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets };
-    rt = await createRuntime(bus === undefined ? runtimeOptions : { ...runtimeOptions, bus });
+    rt = await createRuntime(bus === undefined || nodes === undefined ? runtimeOptions : { ...runtimeOptions, bus, nodes: { directory: nodes } });
   } catch (error) {
+    nodes?.close();
     // A runtime that failed closed its bus; one that was refused before it was built did not.
     await bus?.close();
     logger.error({ dataDir, error: describeError(error) }, 'the runtime could not start');
@@ -98,8 +102,6 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     return ExitCode.usage;
   }
 
-  // The owner hears the society's nodes announce themselves (`troupe node`) and logs who joins, goes silent and leaves.
-  const nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
   const terminal = options.console ? startConsole(rt, { input: io.stdin, output: io.stdout }) : undefined;
   if (terminal !== undefined && io.stdin.isTTY === true) io.stdout.write('Type a requirement for root, or "@agentId text"; Ctrl-C stops.\n');
   // Without the HTTP API, the console is all there is: when its input ends, so does the service.
@@ -107,10 +109,10 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   try {
     const stop = await watch.stopped;
     if (stop === 'input ended') logger.error({}, nothingToServe("the console's input has ended"));
-    nodes?.close();
     await stopService({ rt, server: listening ? server : undefined, terminal, logger }, stop, options.drainTimeoutMs);
     return stop === 'input ended' ? ExitCode.usage : ExitCode.ok;
   } finally {
+    nodes?.close();
     // Only now: a second signal must still find its listener while the runtime drains.
     watch.stopListening();
   }

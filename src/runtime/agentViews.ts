@@ -53,7 +53,7 @@ export class AgentViews {
       terminatedAt: record.terminatedAt,
       status: record.status,
       roleName: society.roles.find(record.roleId)?.name ?? record.roleId,
-      state: restoring ? 'restoring' : (agent?.state ?? 'terminated'),
+      state: restoring ? 'restoring' : (agent?.state ?? society.remoteAgent(record.id)?.state ?? 'terminated'),
       queued: restoring ? this.#journal.storedWaitingCount(record.id) : (agent?.queued ?? 0),
       lanes: agent?.lanes ?? 0,
       usage: { calls: usage?.calls ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },

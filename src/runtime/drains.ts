@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.js';
 import type { ActivityTracker } from './activity.js';
-import type { Agent } from './agent/index.js';
 import { waitForQuiet } from './quiet.js';
 
 /**
@@ -22,7 +21,7 @@ export class Drains {
    * or a shutdown cuts it short, on the runtime's clock. Returns the reason what is left is
    * cancelled with.
    */
-  async drain(agents: readonly Agent[], subtree: readonly string[], reason: string, timeoutMs: number): Promise<string> {
+  async drain(agents: readonly { drain(): void }[], subtree: readonly string[], reason: string, timeoutMs: number): Promise<string> {
     const cut = new AbortController();
     this.#cuts.add(cut);
     for (const agent of agents) agent.drain();

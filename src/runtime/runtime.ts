@@ -1,3 +1,4 @@
+import type { Subscription } from 'rxjs';
 import { type Actor, createActor, fromPromise, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
@@ -6,10 +7,10 @@ import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
-import { type ModelClient, OfflineModel, RetryingModel, defaultRetryPolicy } from '../llm/index.js';
+import type { ModelClient } from '../llm/index.js';
 import type { Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
-import { ToolRegistry, metaTools } from '../tools/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
@@ -18,14 +19,14 @@ import { AgentViews } from './agentViews.js';
 import { BackgroundRestore, type RestoreState } from './backgroundRestore.js';
 import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
-import { limitedModel } from './limitedModel.js';
-import { ModelCallLimiter } from './modelCallLimiter.js';
 import { waitForQuiet } from './quiet.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import type { MemoryQueryInput, MemoryView } from './memory/memoryQuery.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { Society } from './society.js';
+import { societyEnvironment } from './societyEnvironment.js';
+import { serveOrgRequests } from './nodes/orgRequests.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
@@ -74,6 +75,8 @@ export class Runtime {
   /** Every live agent's memory and the compactor beside the turns; closed after the agents stop and before the store. */
   readonly #memory: RuntimeMemory;
   readonly #views: AgentViews;
+  /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
+  readonly #orgRequests: Subscription | undefined;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -85,6 +88,7 @@ export class Runtime {
       model: _m,
       retry: _r,
       bus: _b,
+      nodes: _nodes,
       clock: _c,
       ids: _i,
       logger: _l,
@@ -122,7 +126,7 @@ export class Runtime {
     config: RuntimeConfig,
     journal: Journal,
   ) {
-    const { model, retry, bus, clock, ids, logger, tools, inspect, root, redactor, memorySettings } = options;
+    const { clock, logger, inspect, root, redactor } = options;
     this.redactor = redactor;
     this.#journal = journal;
     this.#root = root;
@@ -130,30 +134,14 @@ export class Runtime {
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     this.#intake = new IntakeGate(config.mailboxLimit);
     this.#clock = clock;
-    this.#ids = ids ?? randomIds;
+    this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
-    // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
-    const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
-    const chosen = limitedModel(model ?? new OfflineModel(), limiter);
-    this.model = retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...retry }, { clock, logger });
-    this.bus = bus ?? new EventBus({ clock });
-    this.tools = new ToolRegistry().register(...metaTools, ...(tools ?? []));
-    const { memoryStore: store } = journal;
-    this.#memory = new RuntimeMemory({ bus: this.bus, clock, logger, store, settings: memorySettings, model: this.model, config, inspect });
-    this.#society = new Society({
-      bus: this.bus,
-      clock,
-      ids: this.#ids,
-      logger,
-      model: this.model,
-      tools: this.tools,
-      config: this.config,
-      inspect,
-      journal,
-      redactor,
-      memory: this.#memory.hub,
-      memorySettings,
-    });
+    const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
+    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory } = environment);
+    const { nodes } = options;
+    this.#society = new Society(environment.deps, nodes ?? {});
+    // The owner of a society on several nodes answers their agents' requests to change the organisation.
+    this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
@@ -359,6 +347,8 @@ export class Runtime {
     const stillStored = society.restoring.ids().reduce((sum, id) => sum + this.#journal.storedWaitingCount(id), 0);
     const pendingTasks = live.reduce((sum, id) => sum + (society.agent(id)?.unanswered ?? 0), stillStored);
     await society.stopAll();
+    this.#orgRequests?.unsubscribe();
+    society.close();
     this.user.close();
     return { agents: society.records().length, terminatedAgents: live.length, pendingTasks, drained, elapsedMs: this.#clock.now() - started };
   }
@@ -370,9 +360,8 @@ export class Runtime {
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
     // The user endpoint's machine says whether it takes this input (open, not addressed to the user).
     this.user.check(task);
-    if (this.#society.record(target) === undefined) throw new TroupeError('unknown_agent', `no agent "${target}"`, { context: { agentId: target } });
-    // A draining agent has already let go of its inbox: a Task sent now would never be answered.
-    if (!this.#society.isActive(target)) throw new TroupeError('agent_terminated', `agent "${target}" is terminated`, { context: { agentId: target } });
+    // Unknown, terminated, unreachable on its node, or draining (it has let go of its inbox: a Task sent now would never be answered).
+    this.#society.requireLive(target);
     // A restored agent not started yet starts now, before the Task is written, so it queues behind those it had waiting.
     const queued = this.#society.startRestored(target)?.waitingForTurn ?? 0;
     return this.#intake.admit(target, queued, (handedOver) =>

@@ -1,5 +1,5 @@
 import type { InspectionEvent } from 'xstate';
-import type { EventBus } from '../bus/index.js';
+import type { EventBus, NodeDirectory } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import type { LogLevel, Logger } from '../logger.js';
@@ -10,6 +10,7 @@ import type { Tool } from '../tools/index.js';
 import type { AgentState, ModelUsage } from './agent/index.js';
 import type { RuntimeConfigInput } from './config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
+import type { SocietyHosting } from './society.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -18,6 +19,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   /** Retry schedule for model calls (1, 2, 4 s by default), or false for none. */
   retry?: Partial<RetryPolicy> | false;
   bus?: EventBus;
+  /**
+   * Makes this runtime the owner of a society spread over several processes (its `bus` on NATS):
+   * a new agent whose role a node announced (`troupe node --roles`) is placed on that node; the
+   * organisation stays here. See `SocietyHosting` for the timeouts and `whileUnreachable`.
+   */
+  nodes?: Omit<SocietyHosting, 'portFor'> & { readonly directory: NodeDirectory };
   clock?: Clock;
   ids?: IdGenerator;
   /** Where the runtime logs; when absent, JSON lines on stderr at `logLevel`, or nothing at all without one. */

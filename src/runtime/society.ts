@@ -1,10 +1,10 @@
 import type { Observable } from 'rxjs';
-import type { EventBus } from '../bus/index.js';
+import type { EventBus, NodeDirectory } from '../bus/index.js';
 import type { Clock } from '../clock.js';
-import { TroupeError } from '../errors.js';
+import { TroupeError, describeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
-import { Actions, type Task, type TerminationMode, type ToolPolicy } from '../task/index.js';
+import { Actions, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
 import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
@@ -18,12 +18,30 @@ import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { UsageLedger } from './usageLedger.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
+import type { About, HostAgent, StopHosted } from './nodes/nodeProtocol.js';
+import type { RemoteAgent } from './nodes/remoteAgent.js';
+import { RemoteAgents } from './nodes/remoteAgents.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
 
-/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink. */
-const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer']);
+/**
+ * Where a society's agents run. An owner given its society's `directory` places each new agent
+ * whose role a node announced on that node; a node's own society acts on the organisation
+ * through `portFor` (its requests to the owner) instead of itself.
+ */
+export interface SocietyHosting {
+  readonly directory?: NodeDirectory;
+  /** How long a node has to confirm a placement or a stop (default 10 s). */
+  readonly nodeRequestTimeoutMs?: number;
+  /** What becomes of work given to an agent whose node is unreachable (default `fail`). */
+  readonly whileUnreachable?: 'fail' | 'wait';
+  /** The port the society's agents' meta-tools act through; the society itself by default. */
+  readonly portFor?: (society: Society) => SocietyPort;
+}
+
+/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS. */
+const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner']);
 
 /**
  * The registry of live agents and the organisation as data: roles, agent records (the tree, as
@@ -46,20 +64,33 @@ export class Society implements SocietyPort {
   readonly #limits: SpawnLimits;
   /** Restored agents whose actors have not started yet: live in every count, started by the background restore or their first Task. */
   readonly #pending: PendingAgents;
+  /** Agents of this organisation hosted on other nodes. */
+  readonly #remote: RemoteAgents;
 
-  constructor(deps: SocietyDeps) {
+  constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
     this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
     this.#pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.#start(record, role, 'restored') });
-    const { agents, pending } = { agents: this.#agents, pending: this.#pending };
+    this.#remote = new RemoteAgents({
+      ...deps,
+      activity: this.#activity,
+      directory: hosting.directory,
+      requestTimeoutMs: hosting.nodeRequestTimeoutMs ?? 10_000,
+      whileUnreachable: hosting.whileUnreachable ?? 'fail',
+      maxTracked: deps.config.mailboxLimit + deps.config.maxLanesPerAgent,
+      onLost: (agent, why) => void this.#lose(agent, why),
+      undeliverable: (agentId) => this.#undeliverable(agentId),
+      answered: (agentId, taskId) => deps.journal.answered(agentId, taskId),
+    });
+    const { agents, pending, remote } = { agents: this.#agents, pending: this.#pending, remote: this.#remote };
     this.#limits = new SpawnLimits(deps.config, {
       get liveCount() {
-        return agents.size + pending.size;
+        return agents.size + pending.size + remote.size;
       },
-      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#agents.has(id) || this.#pending.has(id)).length,
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#isLive(id)).length,
       depthOf: (agentId) => this.#org.depthOf(agentId),
     });
-    this.#env = { ...deps, society: this, activity: this.#activity };
+    this.#env = { ...deps, society: hosting.portFor?.(this) ?? this, activity: this.#activity };
     this.#drains = new Drains(this.#activity, deps.clock);
     this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
   }
@@ -87,6 +118,11 @@ export class Society implements SocietyPort {
     return this.#agents.get(agentId) ?? this.#pending.start(agentId);
   }
 
+  /** The agent `agentId` if it is hosted on another node. */
+  remoteAgent(agentId: string): RemoteAgent | undefined {
+    return this.#remote.get(agentId);
+  }
+
   /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */
   get restoring(): PendingAgents {
     return this.#pending;
@@ -106,7 +142,7 @@ export class Society implements SocietyPort {
   }
 
   liveIds(): string[] {
-    return [...this.#agents.keys()];
+    return [...this.#agents.keys(), ...this.#remote.ids()];
   }
 
   parentOf(agentId: string): string | null {
@@ -115,12 +151,19 @@ export class Society implements SocietyPort {
 
   /** Whether `agentId` is live and not being terminated, so it may take new work and children (a restored agent not started yet may). */
   isActive(agentId: string): boolean {
-    return this.#org.get(agentId)?.status === 'active' && (this.#agents.get(agentId)?.active === true || this.#pending.has(agentId));
+    if (this.#org.get(agentId)?.status !== 'active') return false;
+    return this.#agents.get(agentId)?.active === true || this.#pending.has(agentId) || this.#remote.get(agentId)?.active === true;
   }
 
   requireLive(agentId: string): AgentRecord {
     const record = this.record(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
+    const remote = this.#remote.get(agentId);
+    if (remote?.reachable === false) {
+      throw new TroupeError('agent_unreachable', `agent "${agentId}" is unreachable: its node ${remote.node} is silent`, {
+        context: { agentId, node: remote.node },
+      });
+    }
     if (!this.isActive(agentId)) throw new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
     return record;
   }
@@ -185,7 +228,7 @@ export class Society implements SocietyPort {
    * rejects. `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins
    * its tree. With nothing to write, the agent is started before this returns.
    */
-  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
+  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: About }): Promise<{ agentId: string; roleId: string }> {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
@@ -198,6 +241,9 @@ export class Society implements SocietyPort {
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
     const progress = { recorded: false };
+    // A node that announced the role hosts the agent; else this process does.
+    const node = this.#remote.hostFor(role);
+    let placed: RemoteAgent | undefined;
     let started: boolean;
     try {
       started = await this.#env.journal.agent(record, () => {
@@ -205,7 +251,8 @@ export class Society implements SocietyPort {
         release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
-        this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
+        if (node !== undefined) placed = this.#remote.add(record, role, node);
+        else this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
         return true;
       });
     } catch (error) {
@@ -225,7 +272,64 @@ export class Society implements SocietyPort {
       this.#retire(this.#org.markTerminated(id, this.#env.clock.now()));
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
     }
+    if (placed !== undefined) await this.#place(placed, input.parentTask ?? null);
     return { agentId: id, roleId: role.id };
+  }
+
+  /** Starts an agent already recorded on its node; one its node refuses or never confirms is recorded terminated, and the spawn fails. */
+  async #place(agent: RemoteAgent, about: About | null): Promise<void> {
+    try {
+      await agent.place(about);
+      this.#env.logger.info({ agentId: agent.id, node: agent.node, role: agent.role.name }, 'agent placed on a node');
+    } catch (error) {
+      const why = `could not be placed on node ${agent.node}: ${describeError(error)}`;
+      agent.lost(why);
+      await this.#lose(agent, why);
+      throw error;
+    }
+  }
+
+  /**
+   * Records an agent gone with its node (never placed, restarted, left) terminated, and stops
+   * its subtree as a termination does: the rest of the organisation never waits on it.
+   */
+  async #lose(agent: RemoteAgent, why: string): Promise<void> {
+    const termination = { agentId: agent.id, terminatedBy: 'runtime', at: this.#env.clock.now(), reason: why, mode: 'abort' as const };
+    this.#org.recordTermination(termination);
+    try {
+      await this.#env.journal.terminated(termination);
+    } finally {
+      await this.#drains.track(this.#stopSubtree(agent.id, 'runtime', why, { why: 'terminate', mode: 'abort', drainTimeoutMs: 0 }));
+    }
+  }
+
+  /**
+   * On a node: starts an agent the owner recorded and placed here. The owner checked the
+   * society's rules; this node checks only its own `maxLiveAgents`. Its `agent.spawned` notice
+   * goes to its parent as anywhere.
+   */
+  host(input: HostAgent): void {
+    const { agent: placed, role, about } = input;
+    if (this.#isLive(placed.id)) throw new TroupeError('invalid_input', `agent "${placed.id}" is already hosted here`, { context: { agentId: placed.id } });
+    const { maxLiveAgents } = this.#env.config;
+    if (this.liveIds().length >= maxLiveAgents) throw new TroupeError('agent_limit', `this node hosts ${maxLiveAgents} agents, its limit (maxLiveAgents)`);
+    const record: AgentRecord = { ...placed, terminatedAt: null, status: 'active' };
+    this.#org.add(record);
+    this.#start(record, role, 'new').notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
+  }
+
+  /** On a node: stops an agent it hosts, as the owner asked (its subtree's order is the owner's); one already gone is no error. */
+  async stopHosted(stop: StopHosted): Promise<void> {
+    const agent = this.#agents.get(stop.agentId);
+    if (agent === undefined) return;
+    agent.terminate(stop.by, stop.reason, stop.resumable);
+    await agent.stopped();
+    this.#forget(agent, stop.resumable);
+  }
+
+  /** Stops watching the society's nodes and their agents' work; after `stopAll`. */
+  close(): void {
+    this.#remote.close();
   }
 
   /** Puts back an organisation read from the journal; its active agents start in the background (`restoring`). Nothing is written. */
@@ -262,7 +366,7 @@ export class Society implements SocietyPort {
     this.#pending.close();
     // Terminations draining now end now: what they had left is cancelled and they are recorded.
     this.#drains.cutShort();
-    const live = new Set(this.#agents.keys());
+    const live = new Set(this.liveIds());
     const topLevel = [...live].filter((id) => !live.has(this.parentOf(id) ?? ''));
     await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0 })));
     await this.#drains.settled();
@@ -275,11 +379,13 @@ export class Society implements SocietyPort {
    */
   async #stopSubtree(rootId: string, by: string, reason: string, stop: Stop): Promise<void> {
     const resumable = stop.why === 'shutdown' && this.#env.journal.persistent;
-    const order = this.#org.subtree(rootId).filter((id) => this.#agents.has(id));
+    const order = this.#org.subtree(rootId).filter((id) => this.#agents.has(id) || this.#remote.has(id));
     // Those already draining or stopping (a concurrent terminate or shutdown) are that one's to stop: waited for below, recorded once.
-    const mine = order.flatMap((id) => {
+    const mine = order.flatMap((id): (Agent | RemoteAgent)[] => {
       const agent = this.#agents.get(id);
-      return agent?.active === true ? [agent] : [];
+      if (agent !== undefined) return agent.active ? [agent] : [];
+      const remote = this.#remote.get(id);
+      return remote?.unclaimed === true ? [remote] : [];
     });
     const terminations = mine.map(({ id }) => {
       const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason, mode: stop.mode };
@@ -291,12 +397,29 @@ export class Society implements SocietyPort {
     if (stop.why === 'terminate') await Promise.all(terminations.map((termination) => this.#env.journal.terminated(termination)));
     await Promise.all(
       order.map(async (id) => {
-        const agent = this.#agents.get(id);
+        const agent = this.#agents.get(id) ?? this.#remote.get(id);
         if (agent === undefined) return;
         await agent.stopped();
         this.#forget(agent, resumable);
       }),
     );
+  }
+
+  /**
+   * Why work sent to `agentId` from another node can never be done here: it is not an agent of
+   * the organisation, or not a live one. Undefined for a live agent and for the society's other
+   * endpoints (the user, the owner, nodes, which the bus reaches by other ways).
+   */
+  #undeliverable(agentId: string): TroupeError | undefined {
+    if (reservedIds.has(agentId) || this.#isLive(agentId)) return undefined;
+    const record = this.#org.get(agentId) ?? this.#env.journal.agentRecord(agentId);
+    if (record === undefined) return new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
+    return new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
+  }
+
+  /** Whether `agentId` runs here or on a node, or waits here to be restored. */
+  #isLive(agentId: string): boolean {
+    return this.#agents.has(agentId) || this.#pending.has(agentId) || this.#remote.has(agentId);
   }
 
   #start(record: AgentRecord, role: Role, origin: 'new' | 'restored'): Agent {
@@ -308,11 +431,16 @@ export class Society implements SocietyPort {
     return agent;
   }
 
-  #forget(agent: Agent, resumable: boolean): void {
-    if (this.#agents.get(agent.id) !== agent) return;
-    // Done by the machine's release step already, unless the actor stopped on an error first.
-    agent.release(resumable);
-    this.#agents.delete(agent.id);
+  #forget(agent: Agent | RemoteAgent, resumable: boolean): void {
+    if (agent instanceof Agent) {
+      if (this.#agents.get(agent.id) !== agent) return;
+      // Done by the machine's release step already, unless the actor stopped on an error first.
+      agent.release(resumable);
+      this.#agents.delete(agent.id);
+    } else {
+      if (this.#remote.get(agent.id) !== agent) return;
+      this.#remote.remove(agent.id);
+    }
     this.#activity.track(agent.id, false);
     this.#retire(this.#org.markTerminated(agent.id, this.#env.clock.now()));
   }

@@ -66,6 +66,7 @@ export function statusOf(code: ErrorCode): number {
     case 'model_queue_full':
     case 'transport_full':
     case 'transport_unavailable':
+    case 'agent_unreachable':
       return 503;
     case 'request_timeout':
       return 504;

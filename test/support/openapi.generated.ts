@@ -257,6 +257,7 @@ export interface components {
           | 'task_too_large'
           | 'transport_full'
           | 'transport_unavailable'
+          | 'agent_unreachable'
           | 'internal';
         message: string;
       } | null;
@@ -324,6 +325,7 @@ export interface components {
           | 'task_too_large'
           | 'transport_full'
           | 'transport_unavailable'
+          | 'agent_unreachable'
           | 'internal';
         message: string;
         field: string | null;

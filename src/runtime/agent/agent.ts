@@ -269,7 +269,7 @@ export class Agent {
    *
    * @internal
    */
-  notify(action: string, parameters: Record<string, string | number>, about: Task | null): void {
+  notify(action: string, parameters: Record<string, string | number>, about: { readonly id: string; readonly sessionId: string } | null): void {
     this.env.bus.publish(
       createTask(
         {

@@ -11,11 +11,18 @@ type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & 
  * `running.turn.thinking` while any of its lanes (one turn per session) waits on the model,
  * `running.turn.acting` while every lane runs tools; `draining` while it finishes its lanes and
  * mailbox with intake closed (whatever its turns are doing); `stopping`; `terminated` once gone;
- * `restoring` after a restart, until the background restore (or a Task for it) starts its actor.
+ * `restoring` after a restart, until the background restore (or a Task for it) starts its actor;
+ * `remote` while another node of the society hosts it, `unreachable` while that node is silent.
  * How many lanes it has is `AgentView.lanes`.
  */
 export type AgentState =
-  Exclude<StatePath<AgentSnapshot['value']>, 'running.turn'> | `running.turn.${'thinking' | 'acting'}` | 'draining' | 'terminated' | 'restoring';
+  | Exclude<StatePath<AgentSnapshot['value']>, 'running.turn'>
+  | `running.turn.${'thinking' | 'acting'}`
+  | 'draining'
+  | 'terminated'
+  | 'restoring'
+  | 'remote'
+  | 'unreachable';
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {

@@ -1,0 +1,86 @@
+import { type EventBus, ownerAgentId } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import { TroupeError } from '../../errors.js';
+import type { IdGenerator } from '../../ids.js';
+import { type JsonValue, type Task, type TerminationMode, createTask } from '../../task/index.js';
+import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../../tools/index.js';
+import type { Society } from '../society.js';
+import { OrgActions } from './nodeProtocol.js';
+
+/**
+ * The society port of the agents a node hosts. What changes the organisation (spawn, terminate,
+ * create a role) is asked of the owner, as a request Task from the agent, and waits for its
+ * answer; the rest (its own conversation, memory, plans) stays on the node. A node knows only the
+ * agents it hosts: work for any other goes out on the bus, and the owner answers it `failed` at
+ * once when that agent is not live.
+ */
+export class ForwardingPort implements SocietyPort {
+  constructor(
+    private readonly local: Society,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  get bus(): EventBus {
+    return this.local.bus;
+  }
+  get ids(): IdGenerator {
+    return this.local.ids;
+  }
+  get clock(): Clock {
+    return this.local.clock;
+  }
+
+  async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
+    const result = await this.#ask(input.createdBy, OrgActions.createRole, { name: input.name, prompt: input.prompt });
+    return { roleId: field(result, 'roleId'), name: field(result, 'name') };
+  }
+
+  async spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
+    const about = input.parentTask === undefined ? null : { id: input.parentTask.id, sessionId: input.parentTask.sessionId };
+    const result = await this.#ask(input.parent, OrgActions.spawn, { role: input.role, about });
+    return { agentId: field(result, 'agentId'), roleId: field(result, 'roleId') };
+  }
+
+  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode }): Promise<void> {
+    await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode });
+  }
+
+  requireLive(agentId: string): void {
+    if (this.local.record(agentId) !== undefined) this.local.requireLive(agentId);
+  }
+
+  requireRunning(agentId: string): void {
+    this.local.requireRunning(agentId);
+  }
+
+  conversationOf(agentId: string, sessionId: string): CompressibleConversation {
+    return this.local.conversationOf(agentId, sessionId);
+  }
+
+  remember(request: RememberRequest): Promise<RememberedFact> {
+    return this.local.remember(request);
+  }
+
+  searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
+    return this.local.searchMemory(request);
+  }
+
+  /** Asks the owner on behalf of `from`; resolves with its result, rejects with its refusal (same code). */
+  async #ask(from: string, action: string, parameters: Record<string, JsonValue>): Promise<JsonValue> {
+    const request = createTask({ from, to: ownerAgentId, action, parameters }, this.local);
+    const reply = await this.bus.request(request, { timeoutMs: this.requestTimeoutMs });
+    if (reply.status !== 'completed') {
+      throw new TroupeError(reply.error?.code ?? 'internal', reply.error?.message ?? `the owner answered ${action} ${reply.status}`, {
+        context: { agentId: from },
+      });
+    }
+    return reply.result;
+  }
+}
+
+/** A string field of the owner's result; a result without it is the owner's bug, reported as such. */
+function field(result: JsonValue, name: string): string {
+  const value = typeof result === 'object' && result !== null && !Array.isArray(result) ? result[name] : undefined;
+  if (typeof value !== 'string') throw new TroupeError('internal', `the owner's answer has no "${name}"`);
+  return value;
+}

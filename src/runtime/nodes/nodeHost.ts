@@ -1,0 +1,104 @@
+import type { Subscription } from 'rxjs';
+import type { EventBus } from '../../bus/index.js';
+import { type Clock, systemClock } from '../../clock.js';
+import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
+import { type IdGenerator, randomIds } from '../../ids.js';
+import { type Logger, silentLogger } from '../../logger.js';
+import type { ModelClient, RetryPolicy } from '../../llm/index.js';
+import { Redactor, type Task, parseOrThrow, replyTo } from '../../task/index.js';
+import type { Tool } from '../../tools/index.js';
+import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config.js';
+import { memoryJournal } from '../journal/journal.js';
+import { type MemoryOptions, memorySettings } from '../memory/memoryOptions.js';
+import type { RuntimeMemory } from '../memory/runtimeMemory.js';
+import { Society } from '../society.js';
+import { societyEnvironment } from '../societyEnvironment.js';
+import { ForwardingPort } from './forwardingPort.js';
+import { HostAgentSchema, PlacementActions, StopHostedSchema } from './nodeProtocol.js';
+
+export interface NodeHostOptions extends RuntimeConfigInput {
+  /** The society's bus, on NATS: where the owner places agents and every Task travels. */
+  readonly bus: EventBus;
+  /** This node's id on the bus (what it announces itself as). */
+  readonly node: string;
+  /** The roles it hosts: a placement of any other is refused. */
+  readonly roles: readonly string[];
+  readonly model?: ModelClient;
+  readonly retry?: Partial<RetryPolicy> | false;
+  readonly tools?: readonly Tool[];
+  readonly memory?: MemoryOptions;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly secrets?: readonly string[];
+  /** How long its agents wait for the owner to answer a spawn, a termination or a new role (default 30 s). */
+  readonly orgRequestTimeoutMs?: number;
+}
+
+/**
+ * The agents one node of a society hosts: each placed here by the owner (`nodes.spawn`), started
+ * as in any runtime (its own model calls, tools, memory and session lanes), stopped when the
+ * owner says (`nodes.terminate`). The organisation is the owner's: the node keeps no store, and
+ * its agents' spawns and terminations are requests to the owner (see `ForwardingPort`).
+ */
+export class NodeHost {
+  readonly #society: Society;
+  readonly #memory: RuntimeMemory;
+  readonly #serving: Subscription;
+  readonly #roles: ReadonlySet<string>;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+
+  constructor(options: NodeHostOptions) {
+    const { bus, node, roles, model, retry, tools, memory, orgRequestTimeoutMs, secrets, logger: _l, clock: _c, ids: _i, ...settings } = options;
+    const config = parseOrThrow(RuntimeConfigSchema, settings);
+    const clock = options.clock ?? systemClock;
+    const logger = options.logger ?? silentLogger;
+    const environment = societyEnvironment(
+      { bus, model, retry, tools, clock, logger, ids: options.ids ?? randomIds, redactor: new Redactor(secrets ?? []), memorySettings: memorySettings(memory) },
+      config,
+      memoryJournal,
+    );
+    this.#memory = environment.memory;
+    this.#society = new Society(environment.deps, { portFor: (society) => new ForwardingPort(society, orgRequestTimeoutMs ?? 30_000) });
+    this.#roles = new Set(roles);
+    this.#logger = logger;
+    this.#clock = clock;
+    this.#serving = bus.serve(node, (task) => this.#answer(task));
+  }
+
+  /** The agents running here. */
+  hosted(): string[] {
+    return this.#society.liveIds();
+  }
+
+  /** Stops every agent it hosts (their work in progress is answered `canceled`) and closes their memory. The bus is the caller's. */
+  async close(): Promise<void> {
+    this.#serving.unsubscribe();
+    await this.#society.stopAll();
+    this.#society.close();
+    await this.#memory.close();
+  }
+
+  async #answer(task: Task): Promise<Task | undefined> {
+    if (task.status !== 'submitted') return undefined;
+    try {
+      if (task.action === PlacementActions.host) this.#host(task);
+      else if (task.action === PlacementActions.stop) await this.#society.stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
+      else return undefined;
+      return replyTo(task, { status: 'completed' }, this.#clock);
+    } catch (error) {
+      this.#logger.warn({ from: task.from, action: task.action, error: describeError(error) }, 'refused a placement request');
+      return replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message: describeError(error) } }, this.#clock);
+    }
+  }
+
+  #host(task: Task): void {
+    const placement = parseOrThrow(HostAgentSchema, task.parameters, 'parameters');
+    if (!this.#roles.has(placement.role.name)) {
+      throw new TroupeError('invalid_input', `this node does not host role "${placement.role.name}" (it hosts ${[...this.#roles].join(', ')})`);
+    }
+    this.#society.host(placement);
+    this.#logger.info({ agentId: placement.agent.id, role: placement.role.name, parent: placement.agent.parentAgentId }, 'hosting an agent');
+  }
+}

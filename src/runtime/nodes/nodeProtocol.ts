@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { RoleRecordSchema } from '../../org/index.js';
+import { AgentIdSchema, TaskIdSchema, TerminationModeSchema } from '../../task/index.js';
+
+/**
+ * The Tasks by which an owner (the process with the user endpoint and the org store) and the
+ * nodes of its society share the work of hosting agents. Each is a request on the bus, answered
+ * by a reply Task; each is checked against its schema on arrival, so a malformed one is refused
+ * with `invalid_input` naming the field.
+ */
+export const PlacementActions = {
+  /** Owner → node: start this agent (its record is already durable at the owner). */
+  host: 'nodes.spawn',
+  /** Owner → node: stop this agent (its subtree was stopped in order, and recorded, by the owner). */
+  stop: 'nodes.terminate',
+} as const;
+
+/** Node → owner: what an agent hosted on a node asks of the organisation, which only the owner changes. */
+export const OrgActions = {
+  spawn: 'org.spawn',
+  terminate: 'org.terminate',
+  createRole: 'org.role',
+} as const;
+
+/** Where a spawn notice or a Task belongs: the Task (and session) it was made for. */
+export const AboutSchema = z.object({ id: TaskIdSchema, sessionId: TaskIdSchema }).strict();
+export type About = z.infer<typeof AboutSchema>;
+
+const reason = z.string().max(2000);
+
+export const HostAgentSchema = z
+  .object({
+    agent: z
+      .object({ id: AgentIdSchema, roleId: z.string().min(1), parentAgentId: AgentIdSchema.nullable(), createdAt: z.number().int().nonnegative() })
+      .strict(),
+    role: RoleRecordSchema.omit({ v: true }),
+    /** The Task the spawn was made for: the agent's `agent.spawned` notice joins its tree. */
+    about: AboutSchema.nullable(),
+  })
+  .strict();
+export type HostAgent = z.infer<typeof HostAgentSchema>;
+
+export const StopHostedSchema = z.object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean() }).strict();
+export type StopHosted = z.infer<typeof StopHostedSchema>;
+
+export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: AboutSchema.nullable() }).strict();
+export const OrgTerminateSchema = z.object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema }).strict();
+export const OrgCreateRoleSchema = z.object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000) }).strict();

@@ -1,0 +1,44 @@
+import type { Subscription } from 'rxjs';
+import { type EventBus, ownerAgentId } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import { describeError, errorCodeOf } from '../../errors.js';
+import { type JsonValue, type Task, parseOrThrow, replyTo } from '../../task/index.js';
+import type { Society } from '../society.js';
+import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema } from './nodeProtocol.js';
+
+/**
+ * The owner's side of the nodes' org requests: an agent hosted on a node spawns, terminates and
+ * creates roles by asking the owner, which alone changes (and records) the organisation, under
+ * the same rules as for its own agents: the requester is the parent, the terminator must be the
+ * parent. Each request is answered `completed` with its result or `failed` with the coded refusal.
+ */
+export function serveOrgRequests(bus: EventBus, society: Society, clock: Clock): Subscription {
+  return bus.serve(ownerAgentId, async (task) => {
+    if (task.status !== 'submitted') return undefined;
+    const handle = handlers[task.action];
+    if (handle === undefined) return undefined;
+    try {
+      return replyTo(task, { status: 'completed', result: await handle(society, task) }, clock);
+    } catch (error) {
+      return replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message: describeError(error) } }, clock);
+    }
+  });
+}
+
+type Handler = (society: Society, task: Task) => Promise<JsonValue>;
+
+const handlers: Partial<Record<string, Handler>> = {
+  [OrgActions.spawn]: async (society, task) => {
+    const { role, about } = parseOrThrow(OrgSpawnSchema, task.parameters, 'parameters');
+    return { ...(await society.spawn({ role, parent: task.from, ...(about === null ? {} : { parentTask: about }) })) };
+  },
+  [OrgActions.terminate]: async (society, task) => {
+    const { agentId, reason, mode } = parseOrThrow(OrgTerminateSchema, task.parameters, 'parameters');
+    await society.terminate({ agentId, by: task.from, reason, mode });
+    return { agentId, terminated: true };
+  },
+  [OrgActions.createRole]: async (society, task) => {
+    const { name, prompt } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
+    return { ...(await society.createRole({ name, prompt, createdBy: task.from })) };
+  },
+};

@@ -1,0 +1,219 @@
+import type { EventBus } from '../../bus/index.js';
+import type { Clock } from '../../clock.js';
+import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
+import type { IdGenerator } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import type { AgentRecord, Role } from '../../org/index.js';
+import { type Task, createTask, replyTo } from '../../task/index.js';
+import type { ActivityTracker } from '../activity.js';
+import type { ModelUsage } from '../agent/index.js';
+import { type About, type HostAgent, PlacementActions, type StopHosted } from './nodeProtocol.js';
+
+/** The owner's id on the bus: what it asks nodes from. */
+const owner = 'owner';
+
+/** What a remote agent needs of the owner's runtime. */
+export interface RemoteAgentDeps {
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly activity: ActivityTracker;
+  /** How long a node has to answer a placement or a stop. */
+  readonly requestTimeoutMs: number;
+  /** The most Tasks in progress the owner keeps track of per remote agent; past it the oldest is forgotten, with a log line. */
+  readonly maxTracked: number;
+  /** `fail`: while its node is unreachable, Tasks to the agent and those it has in progress fail at once with `agent_unreachable`; `wait`: they wait. */
+  readonly whileUnreachable: 'fail' | 'wait';
+  /** A Task it was given is answered: the owner's store stops keeping it as waiting (the user's are kept there on intake). */
+  readonly answered: (agentId: string, taskId: string) => void;
+}
+
+type Phase = 'placing' | 'running' | 'draining' | 'stopping' | 'gone';
+
+/**
+ * An agent of the owner's organisation whose actor runs on another node. The owner keeps its
+ * record and its place in the tree, watches the bus for the work it is given and answers, so a
+ * drain waits for that work and a lost node fails it at once (`agent_unreachable`) instead of
+ * leaving its callers to their timeouts.
+ */
+export class RemoteAgent {
+  readonly id: string;
+  /** Its model calls are counted on its node. */
+  readonly usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  #phase: Phase = 'placing';
+  #reachable = true;
+  /** Tasks it was given and has not answered yet, oldest first. */
+  readonly #inProgress = new Map<string, Task>();
+  readonly #gone: Promise<void>;
+  #markGone: () => void = () => undefined;
+
+  constructor(
+    readonly record: AgentRecord,
+    readonly role: Role,
+    /** The node hosting it. */
+    readonly node: string,
+    private readonly deps: RemoteAgentDeps,
+  ) {
+    this.id = record.id;
+    this.#gone = new Promise((resolve) => {
+      this.#markGone = resolve;
+    });
+  }
+
+  /** Asks the node to start the agent; rejects with the node's refusal, or `agent_unreachable` when it does not answer in time. */
+  async place(about: About | null): Promise<void> {
+    const { record, role } = this;
+    const parameters: HostAgent = {
+      agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
+      role: { ...role },
+      // Only what the notice needs: the Task itself may be any size, and the node checks the shape strictly.
+      about: about === null ? null : { id: about.id, sessionId: about.sessionId },
+    };
+    await this.#ask(PlacementActions.host, parameters, 'placed');
+    if (this.#phase === 'placing') this.#phase = 'running';
+  }
+
+  /** Taking new work: placed, not draining or stopping, its node reachable. */
+  get active(): boolean {
+    return this.#phase === 'running' && this.#reachable;
+  }
+
+  /** Still working (a draining agent is). */
+  get running(): boolean {
+    return (this.#phase === 'running' || this.#phase === 'draining') && this.#reachable;
+  }
+
+  /** Placed (or being placed) and not claimed by a termination yet, reachable or not: a termination of its subtree stops and records it. */
+  get unclaimed(): boolean {
+    return this.#phase === 'running' || this.#phase === 'placing';
+  }
+
+  get reachable(): boolean {
+    return this.#reachable;
+  }
+
+  /** `remote` while its node hosts it, `unreachable` while its node is silent, `draining`, `terminated` once stopped. */
+  get state(): 'remote' | 'unreachable' | 'draining' | 'terminated' {
+    if (this.#phase === 'gone') return 'terminated';
+    if (!this.#reachable) return 'unreachable';
+    return this.#phase === 'draining' ? 'draining' : 'remote';
+  }
+
+  /** Tasks given to it that it has not answered. */
+  get unanswered(): number {
+    return this.#inProgress.size;
+  }
+
+  /** A final Task from it on the bus: if it answers work it was given, that work is done. */
+  answered(task: Task): void {
+    if (!this.#inProgress.delete(task.id)) return;
+    this.deps.answered(this.id, task.id);
+    this.#trackActivity();
+  }
+
+  /** Closes its intake here; its node finishes the work it has, which the owner waits for by watching the answers. */
+  drain(): void {
+    if (this.#phase === 'running') this.#phase = 'draining';
+  }
+
+  /**
+   * Tells its node to stop it (the agent answers its work `canceled` there); `stopped()` resolves
+   * once the node confirms, cannot be reached, or does not answer within the request timeout.
+   */
+  terminate(by: string, reason: string, resumable: boolean): void {
+    if (this.#phase === 'stopping' || this.#phase === 'gone') return;
+    this.#phase = 'stopping';
+    if (!this.#reachable) {
+      this.lost(`its node ${this.node} is unreachable`);
+      return;
+    }
+    const stop: StopHosted = { agentId: this.id, by, reason, resumable };
+    void this.#ask(PlacementActions.stop, stop, 'stopped')
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ agentId: this.id, node: this.node, error: describeError(error) }, 'remote agent not confirmed stopped'),
+      )
+      .finally(() => this.lost(`stopped: ${reason}`));
+  }
+
+  stopped(): Promise<void> {
+    return this.#gone;
+  }
+
+  /** Its node is silent: under `fail`, its work in progress fails now. */
+  unreachable(): void {
+    this.#reachable = false;
+    if (this.deps.whileUnreachable === 'fail') this.#failAll(`its node ${this.node} is unreachable`);
+  }
+
+  /** Its node is heard from again, under the same incarnation: the agent is still there. */
+  reachableAgain(): void {
+    this.#reachable = true;
+  }
+
+  /** The agent is gone with its node (restarted, left, or stopped): its work in progress fails. */
+  lost(why: string): void {
+    this.#failAll(why);
+    this.#phase = 'gone';
+    this.#markGone();
+  }
+
+  /** Work for it on the bus (a new `execute` or message): tracked until it answers, or failed at once while its node is unreachable under `fail`. */
+  given(task: Task): void {
+    if (!this.#reachable && this.deps.whileUnreachable === 'fail') {
+      this.#fail(task, `its node ${this.node} is unreachable`);
+      return;
+    }
+    this.#inProgress.set(task.id, task);
+    if (this.#inProgress.size > this.deps.maxTracked) {
+      const [oldest] = this.#inProgress.keys();
+      if (oldest !== undefined) this.#inProgress.delete(oldest);
+      this.deps.logger.warn(
+        { agentId: this.id, taskId: oldest, maxTracked: this.deps.maxTracked },
+        'remote agent: stopped tracking its oldest Task in progress',
+      );
+    }
+    this.#trackActivity();
+  }
+
+  #failAll(why: string): void {
+    const tasks = [...this.#inProgress.values()];
+    this.#inProgress.clear();
+    this.#trackActivity();
+    for (const task of tasks) {
+      this.#fail(task, why);
+      this.deps.answered(this.id, task.id);
+    }
+  }
+
+  /** Answers `task` failed on the agent's behalf: its caller learns now, and the owner's log records it. */
+  #fail(task: Task, why: string): void {
+    const message = `agent "${this.id}" is unreachable: ${why}`;
+    this.deps.logger.warn({ agentId: this.id, node: this.node, taskId: task.id }, 'failed a Task of a remote agent: ' + why);
+    this.deps.bus.publish(replyTo(task, { status: 'failed', error: { code: 'agent_unreachable', message } }, this.deps.clock));
+  }
+
+  #trackActivity(): void {
+    this.deps.activity.track(this.id, this.#inProgress.size > 0);
+  }
+
+  async #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<void> {
+    const { bus, clock, ids, requestTimeoutMs } = this.deps;
+    const request = createTask({ from: owner, to: this.node, action, parameters: { ...parameters } }, { ids, clock });
+    let reply: Task;
+    try {
+      reply = await bus.request(request, { timeoutMs: requestTimeoutMs });
+    } catch (error) {
+      const code = errorCodeOf(error);
+      if (code !== 'request_timeout' && code !== 'transport_unavailable') throw error;
+      throw new TroupeError('agent_unreachable', `node ${this.node} did not confirm agent "${this.id}" ${done} within ${requestTimeoutMs} ms`, {
+        context: { agentId: this.id, node: this.node },
+        cause: error,
+      });
+    }
+    if (reply.status !== 'completed') {
+      const code = reply.error?.code ?? 'internal';
+      throw new TroupeError(code, `node ${this.node} refused: ${reply.error?.message ?? reply.status}`, { context: { agentId: this.id, node: this.node } });
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { type EventBus, NodeActions, NodeDirectory } from '../../../src/bus/index.js';
+import { systemClock } from '../../../src/clock.js';
+import { randomIds } from '../../../src/ids.js';
+import { MemoryLogger } from '../../../src/logger.js';
+import { type Runtime, NodeHost, createRuntime } from '../../../src/runtime/index.js';
+import { SimulatedClock } from '../../../src/simulatedClock.js';
+import type { ChatRequest } from '../../../src/llm/index.js';
+import { createTask } from '../../../src/task/index.js';
+import type { ScriptStep } from '../../../src/testing.js';
+import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
+import { natsBusesAfterEach, natsServerForFile } from '../../support/natsBus.js';
+import { until } from '../../support/runtimeFixture.js';
+import { type RoleStep, delegationChain, scriptByRole } from '../../support/scriptByRole.js';
+import { ReplyingModel } from '../../support/workerModel.js';
+
+const natsServer = natsServerForFile();
+const natsBus = natsBusesAfterEach();
+const later = cleanupAfterEach();
+
+let societies = 0;
+
+/** How often the test's nodes say they are up: a test that wants one silent advances the directory's simulated clock past three of these. */
+const heartbeatMs = 60_000;
+
+/**
+ * One society on a real nats-server: an owner runtime (its directory on `directoryClock`) and a
+ * node host per entry of `nodes`, each on its own NATS connection, as separate processes would be.
+ */
+async function society(
+  script: Record<string, RoleStep[]>,
+  nodes: Record<string, string[]>,
+  options: { directoryClock?: SimulatedClock; nodeReply?: (request: ChatRequest) => ScriptStep } = {},
+) {
+  const name = `placement-${++societies}`;
+  const scripted = scriptByRole(script);
+  const connect = async (): Promise<EventBus> => (await natsBus({ servers: natsServer().url, society: name })).bus;
+  const ownerLogger = new MemoryLogger();
+  const ownerBus = await connect();
+  const directory = new NodeDirectory(ownerBus, { clock: options.directoryClock ?? systemClock, logger: ownerLogger });
+  later(async () => {
+    directory.close();
+    await Promise.resolve();
+  });
+  const rt = await createRuntime({
+    bus: ownerBus,
+    nodes: { directory, nodeRequestTimeoutMs: 5_000 },
+    model: new ReplyingModel(scripted.reply),
+    logger: ownerLogger,
+  });
+  const hosts: Record<string, { host: NodeHost; bus: EventBus; announce: (incarnation?: string) => void }> = {};
+  for (const [node, roles] of Object.entries(nodes)) {
+    const bus = await connect();
+    const host = new NodeHost({ bus, node, roles, model: new ReplyingModel(options.nodeReply ?? scripted.reply), logger: new MemoryLogger() });
+    const announce = (incarnation = 'boot-1'): void =>
+      bus.publish(
+        createTask(
+          { from: node, to: 'owner', action: NodeActions.announce, parameters: { node, roles, heartbeatMs, incarnation } },
+          { ids: randomIds, clock: systemClock },
+        ),
+      );
+    hosts[node] = { host, bus, announce };
+    announce();
+  }
+  // The owner first: stopping its agents, it tells their nodes, which must still be there to confirm.
+  later(async () => {
+    await rt.shutdown({ drainTimeoutMs: 0 });
+    for (const { host } of Object.values(hosts)) await host.close();
+  });
+  await until(() => directory.nodes().length === Object.keys(nodes).length, 'every node to be heard', 100_000);
+  return { rt, hosts, directory, scripted, ownerLogger };
+}
+
+/** Waits (for events, not time) until `rt.agents()` satisfies `condition`. */
+async function agentsUntil(rt: Runtime, condition: (states: Record<string, string>) => boolean, what: string): Promise<Record<string, string>> {
+  const states = (): Record<string, string> => Object.fromEntries(rt.agents().map((agent) => [agent.roleName, agent.state]));
+  await until(() => condition(states()), what, 200_000);
+  return states();
+}
+
+describe('agents placed on the nodes of a society on NATS (owner and node hosts on a real nats-server)', () => {
+  it('root delegates to a manager on one node, which delegates to a worker on another; spawns and terminations go through the owner', async () => {
+    const { rt, hosts, scripted } = await society(delegationChain(), { 'node-a': ['manager'], 'node-b': ['worker'] });
+    const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 60_000 });
+    expect(answer).toMatchObject({ status: 'completed', result: { text: 'The number is 42.' } });
+    expect(scripted.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
+    // The owner recorded every agent of the tree, wherever it ran, and their terminations.
+    const agents = rt.agents();
+    expect(
+      agents.map((agent) => [agent.roleName, agent.status, agent.parentAgentId === null ? null : agents.find((a) => a.id === agent.parentAgentId)?.roleName]),
+    ).toEqual([
+      ['root', 'active', null],
+      ['manager', 'terminated', 'root'],
+      ['worker', 'terminated', 'manager'],
+    ]);
+    await until(() => hosts['node-a']?.host.hosted().length === 0 && hosts['node-b']?.host.hosted().length === 0, 'the nodes to stop their agents', 100_000);
+  });
+
+  it('places on the least loaded node announcing the role, and shows placed agents as remote', async () => {
+    const idle: RoleStep[] = Array.from({ length: 4 }, () => ({ text: 'idle' }));
+    const { rt, hosts } = await society({ poet: idle }, { 'node-a': ['poet'], 'node-b': ['poet'] });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const spawned = [await rt.spawn({ role: 'poet' }), await rt.spawn({ role: 'poet' })];
+    expect(spawned.map((id) => rt.agent(id)?.state)).toEqual(['remote', 'remote']);
+    expect([hosts['node-a']?.host.hosted(), hosts['node-b']?.host.hosted()].map((ids) => ids?.length)).toEqual([1, 1]);
+    const answer = await rt.waitForAnswer(await rt.send(spawned[1] ?? '', 'hello'), { timeoutMs: 60_000 });
+    expect(answer).toMatchObject({ status: 'completed', from: spawned[1], result: { text: 'idle' } });
+    await rt.terminate(spawned[0] ?? '', { by: 'user', mode: 'abort' });
+    await until(() => hosts['node-a']?.host.hosted().length === 0 || hosts['node-b']?.host.hosted().length === 0, 'its node to stop it', 100_000);
+    expect(rt.agent(spawned[0] ?? '')?.status).toBe('terminated');
+  });
+
+  it("fails a Task in progress at once with agent_unreachable when its agent's node goes silent, and takes the agent back when it is heard again", async () => {
+    const directoryClock = new SimulatedClock();
+    // The poet's first call never ends (its node is as good as gone); once its node is back it answers.
+    const steps: ScriptStep[] = [{ hang: true }, { text: 'back' }];
+    const nodeReply = (): ScriptStep => steps.shift() ?? { text: 'no more' };
+    const { rt, hosts, directory } = await society({}, { 'node-a': ['poet'] }, { directoryClock, nodeReply });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    const asked = await rt.send(poet, 'write, slowly');
+    await agentsUntil(rt, () => hosts['node-a']?.host.hosted().length === 1, 'the poet to be hosted');
+    // Three heartbeats missed on the directory's clock: no real time decides it.
+    directoryClock.advance(3 * heartbeatMs);
+    expect(directory.node('node-a')?.status).toBe('unreachable');
+    const failed = await rt.waitForAnswer(asked, { timeoutMs: 60_000 });
+    expect(failed).toMatchObject({ status: 'failed', from: poet, error: { code: 'agent_unreachable' } });
+    expect(failed.error?.message).toContain('node-a is unreachable');
+    expect(rt.agent(poet)?.state).toBe('unreachable');
+    await expect(rt.send(poet, 'are you there?')).rejects.toMatchObject({ code: 'agent_unreachable' });
+    hosts['node-a']?.announce();
+    await until(() => rt.agent(poet)?.state === 'remote', 'the poet to be reachable again', 100_000);
+    expect(await rt.waitForAnswer(await rt.send(poet, 'again'), { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'back' } });
+  });
+
+  it('records the agents of a node that restarted (a new incarnation) terminated: they are gone', async () => {
+    const { rt, hosts, ownerLogger } = await society({ poet: [] }, { 'node-a': ['poet'] });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    hosts['node-a']?.announce('boot-2');
+    await until(() => rt.agent(poet)?.status === 'terminated', 'the poet to be recorded terminated', 100_000);
+    expect(ownerLogger.entries.map((entry) => entry.message)).toContain('node restarted: what it hosted before is gone');
+  });
+
+  it('fails the spawn with agent_unreachable, and records the agent terminated, when the node never confirms the placement', async () => {
+    const { rt, directory, ownerLogger } = await society({}, {});
+    const ghostBus = (await natsBus({ servers: natsServer().url, society: `placement-${societies}` })).bus;
+    // A node that announces a role but hosts nothing: no NodeHost answers its placements.
+    ghostBus.publish(
+      createTask(
+        {
+          from: 'node-ghost',
+          to: 'owner',
+          action: NodeActions.announce,
+          parameters: { node: 'node-ghost', roles: ['poet'], heartbeatMs: 60_000, incarnation: 'boot-1' },
+        },
+        { ids: randomIds, clock: systemClock },
+      ),
+    );
+    await until(() => directory.nodes().length === 1, 'the ghost node to be heard', 100_000);
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const refused = await rt.spawn({ role: 'poet' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'agent_unreachable' });
+    expect((refused as Error).message).toContain('node node-ghost did not confirm');
+    expect(
+      rt
+        .agents()
+        .filter((agent) => agent.roleName === 'poet')
+        .map((agent) => agent.status),
+    ).toEqual(['terminated']);
+    expect(ownerLogger.entries.some((entry) => entry.level === 'info' && entry.message === 'agent placed on a node')).toBe(false);
+  });
+
+  it('answers work sent from a node to an agent that is not live at once: unknown_agent, agent_terminated', async () => {
+    const { rt, hosts } = await society({}, { 'node-a': ['poet'] });
+    const bus = hosts['node-a']?.bus;
+    if (bus === undefined) throw new Error('no node');
+    const ask = (to: string) =>
+      bus.request(createTask({ from: 'someone', to, action: 'execute', parameters: { text: 'hi' } }, { ids: randomIds, clock: systemClock }), {
+        timeoutMs: 60_000,
+      });
+    expect(await ask('nobody-1')).toMatchObject({ status: 'failed', error: { code: 'unknown_agent' } });
+    await rt.createRole({ name: 'solo', prompt: 'local' });
+    const solo = await rt.spawn({ role: 'solo' });
+    await rt.terminate(solo, { by: 'user', mode: 'abort' });
+    expect(await ask(solo)).toMatchObject({ status: 'failed', error: { code: 'agent_terminated' } });
+  });
+});
