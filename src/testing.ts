@@ -12,6 +12,7 @@ export {
   type OpenAICompatibleServerOptions,
   type RecordedRequest,
   type ServerStep,
+  type ServerAnswer,
   type EmbeddingStep,
   type FailureStep,
 } from './llm/testing/openaiCompatibleServer.js';

@@ -3,7 +3,7 @@ import type { ChatRequest, ModelClient, ScriptReply } from '../../src/llm/index.
 export type RoleStep = ScriptReply | ((request: ChatRequest) => ScriptReply);
 
 /** The role of the agent making a request, read from its system prompt. */
-function roleOf(request: ChatRequest): string {
+export function roleOf(request: ChatRequest): string {
   const system = request.messages.find((message) => message.role === 'system');
   return /\(role ([^)]+)\)/.exec(system?.content ?? '')?.[1] ?? 'unknown';
 }

@@ -7,9 +7,9 @@ import type { ScriptReply } from '../scriptedReply.js';
 import { type ChatDeps, answerChat } from './chatCompletions.js';
 import { answerEmbeddings } from './embeddings.js';
 import { listen, maxBodyBytes, readBody, sendError, sendJson } from './http.js';
-import { type EmbeddingPlan, type EmbeddingStep, type ServerStep, embeddingPlanOf, planOf } from './serverSteps.js';
+import { type EmbeddingPlan, type EmbeddingStep, type ServerAnswer, type ServerStep, embeddingPlanOf, planOf } from './serverSteps.js';
 
-export type { EmbeddingStep, FailureStep, ServerStep } from './serverSteps.js';
+export type { EmbeddingStep, FailureStep, ServerAnswer, ServerStep } from './serverSteps.js';
 
 /** One HTTP request as the server received it; `body` is the parsed JSON, else the raw text (null when over the size limit). */
 export interface RecordedRequest {
@@ -45,8 +45,8 @@ export interface OpenAICompatibleServerOptions {
   /** 0 (the default) picks a free port. */
   readonly port?: number;
   readonly host?: string;
-  /** Answers chat calls when the script is empty; the offline playbook (`planReply`) by default. */
-  readonly fallback?: (request: ChatRequest) => ScriptReply;
+  /** Answers chat calls when the script is empty (with a reply, or a failure such as `{ hang: true }`); the offline playbook (`planReply`) by default. */
+  readonly fallback?: (request: ChatRequest) => ServerAnswer;
   /** Pause before each streamed chunk, to watch a stream arrive. */
   readonly chunkDelayMs?: number;
   readonly clock?: Clock;

@@ -19,13 +19,10 @@ export type FailureStep =
  * when not streaming), a stream that stalls after its first text chunk, or a valid stream of at
  * least `replyBytes` bytes.
  */
-export type ServerStep =
-  | ScriptReply
-  | ((request: ChatRequest) => ScriptReply)
-  | FailureStep
-  | { readonly malformedChunk: true }
-  | { readonly stallAfter: string }
-  | { readonly replyBytes: number };
+export type ServerStep = ServerAnswer | ((request: ChatRequest) => ServerAnswer);
+
+/** A step as the server carries it out; a function step computes one from the request (a reply, or a failure for some callers only). */
+export type ServerAnswer = ScriptReply | FailureStep | { readonly malformedChunk: true } | { readonly stallAfter: string } | { readonly replyBytes: number };
 
 /**
  * What the next embeddings call gets: a failure (see `FailureStep`), vectors of `dimension`
@@ -78,7 +75,7 @@ function failurePlanOf(step: object): FailurePlan | undefined {
 /** Turns a step into a plan; a computed reply that throws becomes a 500. */
 export function planOf(step: ServerStep, request: ChatRequest): Plan {
   try {
-    if (typeof step === 'function') return { kind: 'reply', reply: step(request) };
+    if (typeof step === 'function') return planOf(step(request), request);
     const failure = failurePlanOf(step);
     if (failure !== undefined) return failure;
     if ('malformedChunk' in step) return { kind: 'malformed' };
