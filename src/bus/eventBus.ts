@@ -1,9 +1,9 @@
 import { Observable, Subject, type Subscription } from 'rxjs';
 import { onAbort } from '../abort.js';
 import { type Clock, type TimerHandle, systemClock } from '../clock.js';
-import { RequestTimeoutError, TroupeError, describeError } from '../errors.js';
+import { RequestTimeoutError, TroupeError, describeError, errorCodeOf } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
-import { type Task, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
+import { type Task, finalStatuses, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
 import { DebugRing } from './debugRing.js';
 import { parsePattern, prefixesOf } from './pattern.js';
 import { InProcessTransport, type Transport } from './transport.js';
@@ -78,9 +78,19 @@ export class EventBus {
   /**
    * Sends a Task on its way (fire-and-forget). A value not made by `createTask`, `parseTask`
    * or `replyTo` is validated and a frozen copy is sent; an invalid one throws ValidationError.
+   * A final reply too large for the transport is replaced by a `failed` one saying so (logged):
+   * its asker learns now instead of waiting out its timeout for an answer that cannot travel.
    */
   publish(task: Task): void {
-    this.#transport.send(isParsedTask(task) ? task : parseTask(task));
+    const parsed = isParsedTask(task) ? task : parseTask(task);
+    try {
+      this.#transport.send(parsed);
+    } catch (error) {
+      if (errorCodeOf(error) !== 'task_too_large' || !finalStatuses.has(parsed.status)) throw error;
+      const message = `the answer could not be sent: ${describeError(error)}`;
+      this.#logger.warn({ taskId: parsed.id, from: parsed.from, to: parsed.to }, 'replaced a reply too large to send with a failure');
+      this.#transport.send(parseTask({ ...parsed, status: 'failed', result: null, error: { code: 'task_too_large', message } }));
+    }
   }
 
   /** Every Task whose action matches `*`, `prefix.*` or an exact action name. */

@@ -1,10 +1,10 @@
 import { firstValueFrom, take } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { connectNatsTransport } from '../../src/bus/index.js';
+import { type NatsTransportHandle, connectNatsTransport } from '../../src/bus/index.js';
 import { ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
-import { type Task, createTask } from '../../src/task/index.js';
+import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { troupeErrorOf } from '../support/busFixture.js';
 import { natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
@@ -29,6 +29,17 @@ describe('NATS transport limits', () => {
     const arrived = firstValueFrom(bus.to('poet').pipe(take(1)));
     bus.publish(taskOf(1000));
     await expect(arrived).resolves.toBeDefined();
+  });
+
+  it('answers an asker at once with task_too_large when the reply is too large to send, instead of leaving it to its timeout', async () => {
+    const server = await startServer({ max_payload: 4096 });
+    const asker = (await natsBus({ servers: server.url })).bus;
+    const answerer = (await natsBus({ servers: server.url })).bus;
+    answerer.serve('poet', (task) => replyTo(task, { status: 'completed', result: { text: 'y'.repeat(5000) } }, clock));
+    await (answerer.transport as NatsTransportHandle).flush();
+    const reply = await asker.request(taskOf(10), { timeoutMs: 60_000 });
+    expect(reply).toMatchObject({ status: 'failed', from: 'poet', result: null, error: { code: 'task_too_large' } });
+    expect(reply.error?.message).toMatch(/^the answer could not be sent: task \S+ is \d{4} bytes on the wire/);
   });
 
   it('refuses a Task larger than maxPayloadBytes when that is below the server’s limit', async () => {
