@@ -4,3 +4,4 @@ export { ToolRegistry } from './registry.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';
 export * from './metaTools.js';
+export { remoteTool, serveTools, toolCallAction, type ServeToolsOptions } from './remoteTools.js';

@@ -6,7 +6,7 @@ import { type IdGenerator, randomIds } from '../../ids.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { ModelClient, RetryPolicy } from '../../llm/index.js';
 import { Redactor, type Task, parseOrThrow, replyTo } from '../../task/index.js';
-import type { Tool } from '../../tools/index.js';
+import { type Tool, serveTools } from '../../tools/index.js';
 import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config.js';
 import { memoryJournal } from '../journal/journal.js';
 import { type MemoryOptions, memorySettings } from '../memory/memoryOptions.js';
@@ -33,6 +33,10 @@ export interface NodeHostOptions extends RuntimeConfigInput {
   readonly secrets?: readonly string[];
   /** How long its agents wait for the owner to answer a spawn, a termination or a new role (default 30 s). */
   readonly orgRequestTimeoutMs?: number;
+  /** Tools this node serves to agents anywhere in the society (`tools.call` to the node's id; see `remoteTool`). */
+  readonly servedTools?: readonly Tool[];
+  /** Served tool calls running at once (default 64); one more is refused with `mailbox_full`. */
+  readonly maxConcurrentToolCalls?: number;
 }
 
 /**
@@ -44,13 +48,29 @@ export interface NodeHostOptions extends RuntimeConfigInput {
 export class NodeHost {
   readonly #society: Society;
   readonly #memory: RuntimeMemory;
-  readonly #serving: Subscription;
+  readonly #serving: Subscription[];
   readonly #roles: ReadonlySet<string>;
   readonly #logger: Logger;
   readonly #clock: Clock;
 
   constructor(options: NodeHostOptions) {
-    const { bus, node, roles, model, retry, tools, memory, orgRequestTimeoutMs, secrets, logger: _l, clock: _c, ids: _i, ...settings } = options;
+    const {
+      bus,
+      node,
+      roles,
+      model,
+      retry,
+      tools,
+      memory,
+      orgRequestTimeoutMs,
+      secrets,
+      servedTools,
+      maxConcurrentToolCalls,
+      logger: _l,
+      clock: _c,
+      ids: _i,
+      ...settings
+    } = options;
     const config = parseOrThrow(RuntimeConfigSchema, settings);
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? silentLogger;
@@ -60,11 +80,16 @@ export class NodeHost {
       memoryJournal,
     );
     this.#memory = environment.memory;
-    this.#society = new Society(environment.deps, { portFor: (society) => new ForwardingPort(society, orgRequestTimeoutMs ?? 30_000) });
+    let port: ForwardingPort | undefined;
+    this.#society = new Society(environment.deps, { portFor: (society) => (port = new ForwardingPort(society, orgRequestTimeoutMs ?? 30_000)) });
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
-    this.#serving = bus.serve(node, (task) => this.#answer(task));
+    this.#serving = [bus.serve(node, (task) => this.#answer(task))];
+    if (servedTools !== undefined && port !== undefined) {
+      const served = { society: port, clock, logger, ...(maxConcurrentToolCalls === undefined ? {} : { maxConcurrentCalls: maxConcurrentToolCalls }) };
+      this.#serving.push(serveTools(bus, node, servedTools, served));
+    }
   }
 
   /** The agents running here. */
@@ -74,7 +99,7 @@ export class NodeHost {
 
   /** Stops every agent it hosts (their work in progress is answered `canceled`) and closes their memory. The bus is the caller's. */
   async close(): Promise<void> {
-    this.#serving.unsubscribe();
+    for (const subscription of this.#serving) subscription.unsubscribe();
     await this.#society.stopAll();
     this.#society.close();
     await this.#memory.close();
