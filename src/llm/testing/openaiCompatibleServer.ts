@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../../clock.js';
 import type { ChatRequest } from '../messages.js';
 import { planReply } from '../offlineModel.js';
-import type { ScriptReply } from '../scriptedReply.js';
 import { type ChatDeps, answerChat } from './chatCompletions.js';
 import { answerEmbeddings } from './embeddings.js';
 import { listen, maxBodyBytes, readBody, sendError, sendJson } from './http.js';
