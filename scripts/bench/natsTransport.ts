@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { NatsServer } from '../../test/support/natsServer.js';
 import { EventBus, type Task, connectNatsTransport, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
+import { startReadyProcess } from './readyProcess.js';
 import { type Row, duration, rate } from './report.js';
 
 // Issue 15: request/reply across processes through troupe's NATS transport against the raw NATS
@@ -11,29 +10,6 @@ import { type Row, duration, rate } from './report.js';
 const REQUESTS = 2_000;
 const TASKS = 20_000;
 const options = { warmup: 1, rounds: 5 };
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const compiled = import.meta.url.endsWith('.js');
-const workerScript = fileURLToPath(new URL(compiled ? 'natsWorker.js' : 'natsWorker.ts', import.meta.url));
-
-/** The worker process answering requests on both sides; resolves once it says it is ready. */
-function startWorker(url: string, society: string): Promise<() => Promise<void>> {
-  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), workerScript, url, society], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const stopped = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => reject(new Error(`the NATS bench worker exited with ${String(code)} before it was ready`)));
-    child.stdout.setEncoding('utf8').once('data', () =>
-      resolve(() => {
-        child.stdin.end();
-        return stopped;
-      }),
-    );
-  });
-}
 
 /** A round of `count` sequential requests, each one's latency kept (ms). */
 function sequentialRequests(count: number, ask: () => Promise<unknown>, latencies: number[]): Round<undefined> {
@@ -59,7 +35,7 @@ const kilobyteTask = (n: number): Task =>
   createTask({ from: 'bench', to: 'sink', action: 'node.message', parameters: { text: 'x'.repeat(1024), n } }, { ids, clock: systemClock });
 
 async function requestReply(url: string, society: string, raw: NatsConnection): Promise<Row[]> {
-  const stopWorker = await startWorker(url, society);
+  const stopWorker = await startReadyProcess('natsWorker', [url, society]);
   const bus = new EventBus({ transport: await connectNatsTransport({ servers: url, society, name: 'bench-asker' }) });
   // The asker holds its own mailbox subscription, as an agent does, so a request adds no SUB/UNSUB.
   bus.subscribe({ to: 'bench' }, () => undefined);

@@ -23,11 +23,12 @@ const options = { blocks: 6, warmup: 200, rounds: 50 };
 /**
  * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
  * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone;
- * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store.
+ * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store;
+ * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node).
  */
-export type Side = 'troupe' | 'troupe-disk' | 'hand' | 'hand-sse';
-const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-sse'];
-const isTroupe = (side: Side): boolean => side === 'troupe' || side === 'troupe-disk';
+export type Side = 'troupe' | 'troupe-disk' | 'troupe-remote' | 'hand' | 'hand-sse';
+const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-sse', 'troupe-remote'];
+const isTroupe = (side: Side): boolean => side.startsWith('troupe');
 
 /** The system and user messages troupe opens with, given to the hand-written loop. */
 export interface Opening {
@@ -108,7 +109,7 @@ export function openingOf(request: ChatRequest): Opening {
  * alternated troupe, hand, troupe, hand, … so drift in machine load reaches both alike.
  */
 export async function reactLoop(): Promise<Row[]> {
-  const blocks: Record<Side, WorkerReport[]> = { troupe: [], 'troupe-disk': [], hand: [], 'hand-sse': [] };
+  const blocks: Record<Side, WorkerReport[]> = { troupe: [], 'troupe-disk': [], 'troupe-remote': [], hand: [], 'hand-sse': [] };
   let reference: ChatRequest | undefined;
   for (let block = 1; block <= options.blocks; block++) {
     for (const side of sides) {
@@ -143,6 +144,7 @@ export async function reactLoop(): Promise<Row[]> {
   const cpu = (hand: Side, troupe: Side = 'troupe'): string =>
     `${troupe} ${cpuPerStep(troupe).toFixed(2)} ms, ${hand} ${cpuPerStep(hand).toFixed(2)} ms, ${times(cpuPerStep(troupe) / cpuPerStep(hand))}`;
   const diskRatio = msPerStep('troupe-disk') / msPerStep('hand');
+  const remoteRatio = msPerStep('troupe-remote') / msPerStep('hand');
 
   const ratio = msPerStep('troupe') / msPerStep('hand');
   const verdict = ratio <= GOAL ? `met in this run (${times(ratio)})` : `NOT met in this run (${times(ratio)})`;
@@ -153,7 +155,7 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-sse × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
     },
     {
       benchmark: 'ReAct loop: troupe overhead per step',
@@ -175,6 +177,13 @@ export async function reactLoop(): Promise<Row[]> {
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio: diskRatio,
       notes: `the troupe loop above with createRuntime({ dataDir }) (a fresh temp dir per process): every Task logged, every conversation step and waiting record kept durably in the org store; against the same hand-written loop (which keeps nothing): ${overhead('hand', 'troupe-disk')}, of which persistence ${overhead('troupe', 'troupe-disk')}; goal ≤ ${DISK_GOAL}×: ${diskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) troupe-disk ${blockMedians('troupe-disk')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk')}; rounds (ms/step) ${range('troupe-disk')}; process CPU time per step: ${cpu('hand', 'troupe-disk')}`,
+    },
+    {
+      benchmark: 'ReAct loop with its tool on another node (NATS)',
+      troupe: `${msPerStep('troupe-remote').toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
+      ratio: remoteRatio,
+      notes: `the troupe loop on a bus over a local nats-server, its echo a remoteTool served by serveTools in a NodeHost in another process: each tool step is a tools.call request and its reply across processes; against the hand-written loop calling echo in-process: ${overhead('hand', 'troupe-remote')}, of which the remote tool and NATS ${overhead('troupe', 'troupe-remote')}; block medians (ms/step) ${blockMedians('troupe-remote')}; ratio of each block pair ${pairRatios('hand', 'troupe-remote')}; process CPU time per step (the loop's process only): ${cpu('hand', 'troupe-remote')}`,
     },
   ];
 }

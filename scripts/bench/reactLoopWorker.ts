@@ -2,7 +2,7 @@
  * One side of the ReAct-loop benchmark, alone in its own process so it has the JIT, heap and GC
  * to itself, as in an application that runs one loop or the other, never both:
  *
- *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk <rounds> <warmup>
+ *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup>
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
@@ -12,6 +12,8 @@
  * and prints one JSON `WorkerReport` on stdout (nothing else goes there). `troupe-disk` is the
  * troupe loop with a data dir (a fresh temp dir, removed at the end). The hand-written loop
  * is given troupe's opening system and user messages, so both sides send the same first request.
+ * `troupe-remote` runs the troupe loop on a bus over a nats-server of its own, its `echo` served
+ * by a node in another process (`toolNodeWorker.ts`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,10 +21,12 @@ import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
 import { collect, elapsedMs } from './measure.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
-import { handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
+import { type LoopPlacement, echoDescription, echoParameters, handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
+import { startReadyProcess } from './readyProcess.js';
+import { NatsServer } from '../../test/support/natsServer.js';
 
-type Args =
-  { side: 'troupe' | 'troupe-disk'; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
+type TroupeSide = 'troupe' | 'troupe-disk' | 'troupe-remote';
+type Args = { side: TroupeSide; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   const count = (text: string | undefined, least: number): number => {
@@ -31,9 +35,22 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
     return value;
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
-  if (side === 'troupe' || side === 'troupe-disk') return { side, ...counts };
+  if (side === 'troupe' || side === 'troupe-disk' || side === 'troupe-remote') return { side, ...counts };
   if ((side === 'hand' || side === 'hand-sse') && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
-  throw new Error('usage: reactLoopWorker.ts troupe|troupe-disk <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'');
+  throw new Error(
+    'usage: reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'',
+  );
+}
+
+/** A nats-server, the node serving `echo` in its own process, and the loop's bus and remote `echo` (what they start is pushed on `stops`). */
+async function remotePlacement(stops: (() => Promise<void>)[]): Promise<LoopPlacement> {
+  const nats = await NatsServer.start();
+  stops.push(() => nats.dispose());
+  stops.push(await startReadyProcess('toolNodeWorker', [nats.url, 'bench']));
+  const transport = await thisBuild.connectNatsTransport({ servers: nats.url, society: 'bench', name: 'bench-react-loop' });
+  const bus = new thisBuild.EventBus({ transport });
+  const tool = thisBuild.remoteTool({ name: 'echo', description: echoDescription, parameters: echoParameters, provider: 'tool-node' });
+  return { bus, tool };
 }
 
 async function main(): Promise<void> {
@@ -44,11 +61,13 @@ async function main(): Promise<void> {
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
   const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
+  // What troupe-remote started (the node, the nats-server), stopped last first.
+  const stops: (() => Promise<void>)[] = [];
   try {
     const loop =
       args.side === 'hand' || args.side === 'hand-sse'
         ? handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse')
-        : await troupeLoop(server, thisBuild, dataDir);
+        : await troupeLoop(server, thisBuild, dataDir, args.side === 'troupe-remote' ? await remotePlacement(stops) : {});
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.
@@ -75,6 +94,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.close();
+    for (const stop of stops.reverse()) await stop();
     if (dataDir !== null) await rm(dataDir, { recursive: true, force: true });
   }
   const opening = firstRequest();

@@ -17,8 +17,25 @@ import { silentLogger } from './silentLogger.js';
 /** What the troupe loop takes from a build of troupe: this one, or another checkout's for an A/B. */
 export type TroupeBuild = Pick<typeof troupeEntry, 'createRuntime' | 'defineTool' | 'sequentialIds' | 'OpenAIModel'>;
 
-const echoDescription = 'Returns its argument.';
-const echoParameters = z.object({ n: z.number() });
+export const echoDescription = 'Returns its argument.';
+export const echoParameters = z.object({ n: z.number() });
+
+/** The loop's tool, as its runtime (or the node serving it) runs it. */
+export function echoTool(defineTool: TroupeBuild['defineTool']): troupeEntry.Tool {
+  return defineTool({
+    name: 'echo',
+    description: echoDescription,
+    parameters: echoParameters,
+    // The ToolResult jsonResult would make, written out: a baseline build need not export jsonResult.
+    execute: ({ n }) => Promise.resolve({ content: JSON.stringify({ n }), metadata: { n } }),
+  });
+}
+
+/** Where the troupe loop's runtime talks and where its `echo` runs: by default its own bus and `echoTool`. */
+export interface LoopPlacement {
+  readonly bus?: troupeEntry.EventBus;
+  readonly tool?: troupeEntry.Tool;
+}
 /** The JSON Schema troupe derives from `echoParameters`, written out by hand for the baseline (checked equal by the parent). */
 const echoJsonSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
 
@@ -70,16 +87,12 @@ export async function troupeLoop(
   server: OpenAICompatibleServer,
   { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild,
   dataDir: string | null = null,
+  placement: LoopPlacement = {},
 ): Promise<Loop> {
   const model = new OpenAIModel({ apiKey: 'bench', baseURL: server.baseURL, model: 'bench' });
-  const echoTool = defineTool({
-    name: 'echo',
-    description: echoDescription,
-    parameters: echoParameters,
-    // The ToolResult jsonResult would make, written out: a baseline build need not export jsonResult.
-    execute: ({ n }) => Promise.resolve({ content: JSON.stringify({ n }), metadata: { n } }),
-  });
-  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools: [echoTool], maxSteps: 30, dataDir });
+  const tools = [placement.tool ?? echoTool(defineTool)];
+  const bus = placement.bus === undefined ? {} : { bus: placement.bus };
+  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools, maxSteps: 30, dataDir, ...bus });
   // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
   await rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
   let agentId = '';
