@@ -26,7 +26,7 @@ import { type MemorySettings, memorySettings as memorySettingsOf } from './memor
 import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { Society } from './society.js';
 import { societyEnvironment } from './societyEnvironment.js';
-import { serveOrgRequests } from './nodes/orgRequests.js';
+import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
@@ -142,6 +142,8 @@ export class Runtime {
     this.#society = new Society(environment.deps, nodes ?? {});
     // The owner of a society on several nodes answers their agents' requests to change the organisation.
     this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
+    // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
+    if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });

@@ -40,8 +40,8 @@ export interface SocietyHosting {
   readonly portFor?: (society: Society) => SocietyPort;
 }
 
-/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS. */
-const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner']);
+/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS and its nodes' common address. */
+const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner', 'nodes']);
 
 /**
  * The registry of live agents and the organisation as data: roles, agent records (the tree, as

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { EventBus } from '../../bus/index.js';
+import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
 import { type IdGenerator, randomIds } from '../../ids.js';
@@ -14,7 +14,7 @@ import type { RuntimeMemory } from '../memory/runtimeMemory.js';
 import { Society } from '../society.js';
 import { societyEnvironment } from '../societyEnvironment.js';
 import { ForwardingPort } from './forwardingPort.js';
-import { HostAgentSchema, PlacementActions, StopHostedSchema } from './nodeProtocol.js';
+import { HostAgentSchema, PlacementActions, StopHostedSchema, everyNode } from './nodeProtocol.js';
 
 export interface NodeHostOptions extends RuntimeConfigInput {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */
@@ -85,7 +85,7 @@ export class NodeHost {
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
-    this.#serving = [bus.serve(node, (task) => this.#answer(task))];
+    this.#serving = [bus.serve(node, (task) => this.#answer(task)), bus.subscribe({ to: everyNode }, (task) => this.#ownerStarted(task), 'owner restarts')];
     if (servedTools !== undefined && port !== undefined) {
       const served = { society: port, clock, logger, ...(maxConcurrentToolCalls === undefined ? {} : { maxConcurrentCalls: maxConcurrentToolCalls }) };
       this.#serving.push(serveTools(bus, node, servedTools, served));
@@ -116,6 +116,20 @@ export class NodeHost {
       this.#logger.warn({ from: task.from, action: task.action, error: describeError(error) }, 'refused a placement request');
       return replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message: describeError(error) } }, this.#clock);
     }
+  }
+
+  /**
+   * A new owner process: what an earlier one placed here is its to restore now, so those agents
+   * stop as for a restart, without cancelling their work or announcing it (it is in the owner's
+   * store). Running them on would make two copies of each, one here and one at the owner.
+   */
+  async #ownerStarted(task: Task): Promise<void> {
+    if (task.action !== PlacementActions.reset || task.from !== ownerAgentId) return;
+    const hosted = this.#society.liveIds();
+    if (hosted.length === 0) return;
+    this.#logger.warn({ agents: hosted.length }, 'the owner restarted: stopping the agents it had placed here');
+    const reason = 'the owner restarted';
+    await Promise.all(hosted.map((agentId) => this.#society.stopHosted({ agentId, by: ownerAgentId, reason, resumable: true })));
   }
 
   #host(task: Task): void {

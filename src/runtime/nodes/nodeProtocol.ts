@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RoleRecordSchema } from '../../org/index.js';
+// From the schemas alone: the org store's module would load lmdb with the main entry.
+import { RoleRecordSchema } from '../../org/schemas.js';
 import { AgentIdSchema, TaskIdSchema, TerminationModeSchema } from '../../task/index.js';
 
 /**
@@ -13,7 +14,15 @@ export const PlacementActions = {
   host: 'nodes.spawn',
   /** Owner → node: stop this agent (its subtree was stopped in order, and recorded, by the owner). */
   stop: 'nodes.terminate',
+  /**
+   * Owner → every node (to `nodes`), as an owner starts: the agents placed by an earlier owner
+   * process stop, quietly, since the owner restores them from its store (their work included).
+   */
+  reset: 'nodes.reset',
 } as const;
+
+/** Where an owner's word to every node goes: each NodeHost listens on it. */
+export const everyNode = 'nodes';
 
 /** Node → owner: what an agent hosted on a node asks of the organisation, which only the owner changes. */
 export const OrgActions = {

@@ -2,9 +2,10 @@ import type { Subscription } from 'rxjs';
 import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { describeError, errorCodeOf } from '../../errors.js';
-import { type JsonValue, type Task, parseOrThrow, replyTo } from '../../task/index.js';
+import type { IdGenerator } from '../../ids.js';
+import { type JsonValue, type Task, createTask, parseOrThrow, replyTo } from '../../task/index.js';
 import type { Society } from '../society.js';
-import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema } from './nodeProtocol.js';
+import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema, PlacementActions, everyNode } from './nodeProtocol.js';
 
 /**
  * The owner's side of the nodes' org requests: an agent hosted on a node spawns, terminates and
@@ -23,6 +24,11 @@ export function serveOrgRequests(bus: EventBus, society: Society, clock: Clock):
       return replyTo(task, { status: 'failed', error: { code: errorCodeOf(error), message: describeError(error) } }, clock);
     }
   });
+}
+
+/** Tells every node that this owner process has started (`nodes.reset`): see `NodeHost`. */
+export function announceOwnerStart(bus: EventBus, ids: IdGenerator, clock: Clock): void {
+  bus.publish(createTask({ from: ownerAgentId, to: everyNode, action: PlacementActions.reset, parameters: {} }, { ids, clock }));
 }
 
 type Handler = (society: Society, task: Task) => Promise<JsonValue>;

@@ -185,4 +185,28 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
     await rt.terminate(solo, { by: 'user', mode: 'abort' });
     expect(await ask(solo)).toMatchObject({ status: 'failed', error: { code: 'agent_terminated' } });
   });
+
+  it('a new owner process makes the nodes let go, quietly, of the agents an earlier one placed (it restores them itself)', async () => {
+    const { rt, hosts } = await society({}, { 'node-a': ['poet'] });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    const node = hosts['node-a'];
+    if (node === undefined) throw new Error('no node');
+    expect(node.host.hosted()).toEqual([poet]);
+    const fromPoet: string[] = [];
+    node.bus.on('*').subscribe((task) => {
+      if (task.from === poet) fromPoet.push(`${task.action} ${task.status}`);
+    });
+    // The owner restarted (kill -9 and back): a new runtime on the society, made owner of its nodes.
+    const restartedBus = (await natsBus({ servers: natsServer().url, society: `placement-${societies}` })).bus;
+    const directory = new NodeDirectory(restartedBus, { clock: systemClock, logger: new MemoryLogger() });
+    const restarted = await createRuntime({ bus: restartedBus, nodes: { directory }, model: new ReplyingModel(() => ({ text: 'ok' })) });
+    later(async () => {
+      await restarted.shutdown({ drainTimeoutMs: 0 });
+      directory.close();
+    });
+    await until(() => node.host.hosted().length === 0, 'the node to let go of the poet', 100_000);
+    // Stopped as for a restart: nothing cancelled, nothing announced (its work is in the owner's store).
+    expect(fromPoet).toEqual([]);
+  });
 });
