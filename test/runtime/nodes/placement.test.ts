@@ -6,7 +6,7 @@ import { MemoryLogger } from '../../../src/logger.js';
 import { type Runtime, NodeHost, createRuntime } from '../../../src/runtime/index.js';
 import { SimulatedClock } from '../../../src/simulatedClock.js';
 import type { ChatRequest } from '../../../src/llm/index.js';
-import { createTask } from '../../../src/task/index.js';
+import { type JsonValue, createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { natsBusesAfterEach, natsServerForFile } from '../../support/natsBus.js';
@@ -169,6 +169,28 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
         .map((agent) => agent.status),
     ).toEqual(['terminated']);
     expect(ownerLogger.entries.some((entry) => entry.level === 'info' && entry.message === 'agent placed on a node')).toBe(false);
+  });
+
+  it("holds the society's rules for a node's agents: the owner refuses an org request that breaks one, and a malformed one, naming why", async () => {
+    const { rt, hosts } = await society({}, { 'node-a': ['poet'] });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const [first, second] = [await rt.spawn({ role: 'poet' }), await rt.spawn({ role: 'poet' })];
+    const bus = hosts['node-a']?.bus;
+    if (bus === undefined || first === undefined || second === undefined) throw new Error('no node');
+    const ask = (from: string, action: string, parameters: Record<string, JsonValue>) =>
+      bus.request(createTask({ from, to: 'owner', action, parameters }, { ids: randomIds, clock: systemClock }), { timeoutMs: 60_000 });
+    // Only a parent terminates: a sibling may not, nor may a child its parent.
+    expect(await ask(first, 'org.terminate', { agentId: second, reason: 'rivalry', mode: 'abort' })).toMatchObject({ status: 'failed', error: { code: 'not_parent' } });
+    expect(await ask(first, 'org.terminate', { agentId: 'root', reason: 'coup', mode: 'abort' })).toMatchObject({ status: 'failed', error: { code: 'not_parent' } });
+    expect(rt.agent(second)?.status).toBe('active');
+    const malformed = await ask(first, 'org.spawn', { role: 'poet', extra: 'x' });
+    expect(malformed).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
+    expect(malformed.error?.message).toContain('about');
+    // A spawn by a node's agent makes its child, recorded by the owner under it (and placed on the node announcing its role).
+    const spawned = await ask(first, 'org.spawn', { role: 'poet', about: null });
+    expect(spawned.status).toBe('completed');
+    const childId = String((spawned.result as { agentId?: unknown } | null)?.agentId);
+    expect(rt.agent(childId)).toMatchObject({ parentAgentId: first, state: 'remote' });
   });
 
   it('answers work sent from a node to an agent that is not live at once: unknown_agent, agent_terminated', async () => {
