@@ -176,12 +176,18 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
     await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
     const [first, second] = [await rt.spawn({ role: 'poet' }), await rt.spawn({ role: 'poet' })];
     const bus = hosts['node-a']?.bus;
-    if (bus === undefined || first === undefined || second === undefined) throw new Error('no node');
+    if (bus === undefined) throw new Error('no node');
     const ask = (from: string, action: string, parameters: Record<string, JsonValue>) =>
       bus.request(createTask({ from, to: 'owner', action, parameters }, { ids: randomIds, clock: systemClock }), { timeoutMs: 60_000 });
     // Only a parent terminates: a sibling may not, nor may a child its parent.
-    expect(await ask(first, 'org.terminate', { agentId: second, reason: 'rivalry', mode: 'abort' })).toMatchObject({ status: 'failed', error: { code: 'not_parent' } });
-    expect(await ask(first, 'org.terminate', { agentId: 'root', reason: 'coup', mode: 'abort' })).toMatchObject({ status: 'failed', error: { code: 'not_parent' } });
+    expect(await ask(first, 'org.terminate', { agentId: second, reason: 'rivalry', mode: 'abort' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'not_parent' },
+    });
+    expect(await ask(first, 'org.terminate', { agentId: 'root', reason: 'coup', mode: 'abort' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'not_parent' },
+    });
     expect(rt.agent(second)?.status).toBe('active');
     const malformed = await ask(first, 'org.spawn', { role: 'poet', extra: 'x' });
     expect(malformed).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
