@@ -199,6 +199,32 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
     expect(rt.agent(childId)).toMatchObject({ parentAgentId: first, state: 'remote' });
   });
 
+  it('a node refuses a malformed placement, a role it does not host and an agent it already hosts, naming why, and keeps working', async () => {
+    const { rt, hosts } = await society({}, { 'node-a': ['poet'] });
+    const node = hosts['node-a'];
+    if (node === undefined) throw new Error('no node');
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    const place = (parameters: Record<string, JsonValue>) =>
+      node.bus.request(createTask({ from: 'owner', to: 'node-a', action: 'nodes.spawn', parameters }, { ids: randomIds, clock: systemClock }), {
+        timeoutMs: 60_000,
+      });
+    const role = (name: string): Record<string, JsonValue> => ({ id: `role-${name}`, name, prompt: 'p', createdBy: 'user', createdAt: 1 });
+    const agent = (id: string): Record<string, JsonValue> => ({ id, roleId: 'role-x', parentAgentId: null, createdAt: 1 });
+    const garbled = await place({ agent: 'nobody', role: 7, about: null });
+    expect(garbled).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
+    expect(garbled.error?.message).toMatch(/parameters\.(agent|role)/);
+    const otherRole = await place({ agent: agent('critic-1'), role: role('critic'), about: null });
+    expect(otherRole).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
+    expect(otherRole.error?.message).toContain('does not host role "critic"');
+    const twice = await place({ agent: agent(poet), role: role('poet'), about: null });
+    expect(twice.error?.message).toContain('already hosted here');
+    expect(node.host.hosted()).toEqual([poet]);
+    // Still serving: the next placement lands.
+    const next = await rt.spawn({ role: 'poet' });
+    expect(node.host.hosted()).toEqual([poet, next]);
+  });
+
   it('answers work sent from a node to an agent that is not live at once: unknown_agent, agent_terminated', async () => {
     const { rt, hosts } = await society({}, { 'node-a': ['poet'] });
     const bus = hosts['node-a']?.bus;
