@@ -251,8 +251,11 @@ export class Society implements SocietyPort {
         release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
-        if (node !== undefined) placed = this.#remote.add(record, role, node);
-        else this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
+        if (node !== undefined) {
+          placed = this.#remote.add(record, role, node);
+          // Filled in from its node when it stops: model calls are counted where they are made.
+          this.#usage.track(record.id, placed.usage);
+        } else this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
         return true;
       });
     } catch (error) {
@@ -318,13 +321,17 @@ export class Society implements SocietyPort {
     this.#start(record, role, 'new').notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
   }
 
-  /** On a node: stops an agent it hosts, as the owner asked (its subtree's order is the owner's); one already gone is no error. */
-  async stopHosted(stop: StopHosted): Promise<void> {
+  /**
+   * On a node: stops an agent it hosts, as the owner asked (its subtree's order is the owner's),
+   * and gives its model usage, for the owner's ledger; one already gone is no error (no usage).
+   */
+  async stopHosted(stop: StopHosted): Promise<ModelUsage | undefined> {
     const agent = this.#agents.get(stop.agentId);
-    if (agent === undefined) return;
+    if (agent === undefined) return undefined;
     agent.terminate(stop.by, stop.reason, stop.resumable);
     await agent.stopped();
     this.#forget(agent, stop.resumable);
+    return { ...agent.usage };
   }
 
   /** Stops watching the society's nodes and their agents' work; after `stopAll`. */

@@ -109,8 +109,10 @@ export class NodeHost {
     if (task.status !== 'submitted') return undefined;
     try {
       if (task.action === PlacementActions.host) this.#host(task);
-      else if (task.action === PlacementActions.stop) await this.#society.stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
-      else return undefined;
+      else if (task.action === PlacementActions.stop) {
+        const usage = await this.#society.stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
+        return replyTo(task, { status: 'completed', result: usage === undefined ? null : { usage: { ...usage } } }, this.#clock);
+      } else return undefined;
       return replyTo(task, { status: 'completed' }, this.#clock);
     } catch (error) {
       this.#logger.warn({ from: task.from, action: task.action, error: describeError(error) }, 'refused a placement request');

@@ -49,6 +49,13 @@ export const HostAgentSchema = z
   .strict();
 export type HostAgent = z.infer<typeof HostAgentSchema>;
 
+const count = z.number().int().nonnegative();
+/** A node's answer to a stop: the agent's model usage, or null when it was gone already. */
+export const StoppedReplySchema = z
+  .object({ usage: z.object({ calls: count, promptTokens: count, completionTokens: count }).strict() })
+  .strict()
+  .nullable();
+
 export const StopHostedSchema = z.object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean() }).strict();
 export type StopHosted = z.infer<typeof StopHostedSchema>;
 

@@ -7,7 +7,7 @@ import type { AgentRecord, Role } from '../../org/index.js';
 import { type Task, createTask, replyTo } from '../../task/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { ModelUsage } from '../agent/index.js';
-import { type About, type HostAgent, PlacementActions, type StopHosted } from './nodeProtocol.js';
+import { type About, type HostAgent, PlacementActions, type StopHosted, StoppedReplySchema } from './nodeProtocol.js';
 
 /** The owner's id on the bus: what it asks nodes from. */
 const owner = 'owner';
@@ -130,6 +130,7 @@ export class RemoteAgent {
     }
     const stop: StopHosted = { agentId: this.id, by, reason, resumable };
     void this.#ask(PlacementActions.stop, stop, 'stopped')
+      .then((reply) => this.#takeUsage(reply))
       .catch((error: unknown) =>
         this.deps.logger.warn({ agentId: this.id, node: this.node, error: describeError(error) }, 'remote agent not confirmed stopped'),
       )
@@ -197,7 +198,13 @@ export class RemoteAgent {
     this.deps.activity.track(this.id, this.#inProgress.size > 0);
   }
 
-  async #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<void> {
+  /** The model usage its node reports as it stops it (each field checked: a node's word is not trusted blindly). */
+  #takeUsage(reply: Task): void {
+    const parsed = StoppedReplySchema.safeParse(reply.result);
+    if (parsed.success && parsed.data !== null) Object.assign(this.usage, parsed.data.usage);
+  }
+
+  async #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<Task> {
     const { bus, clock, ids, requestTimeoutMs } = this.deps;
     const request = createTask({ from: owner, to: this.node, action, parameters: { ...parameters } }, { ids, clock });
     let reply: Task;
@@ -215,5 +222,6 @@ export class RemoteAgent {
       const code = reply.error?.code ?? 'internal';
       throw new TroupeError(code, `node ${this.node} refused: ${reply.error?.message ?? reply.status}`, { context: { agentId: this.id, node: this.node } });
     }
+    return reply;
   }
 }

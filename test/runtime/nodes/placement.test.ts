@@ -108,6 +108,10 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
     await rt.terminate(spawned[0] ?? '', { by: 'user', mode: 'abort' });
     await until(() => hosts['node-a']?.host.hosted().length === 0 || hosts['node-b']?.host.hosted().length === 0, 'its node to stop it', 100_000);
     expect(rt.agent(spawned[0] ?? '')?.status).toBe('terminated');
+    // Model calls are counted on the node; the owner's ledger has them once the agent stops.
+    await rt.terminate(spawned[1] ?? '', { by: 'user', mode: 'abort' });
+    expect(rt.agent(spawned[1] ?? '')?.usage.calls).toBe(1);
+    expect(rt.usage().calls).toBe(1);
   });
 
   it("fails a Task in progress at once with agent_unreachable when its agent's node goes silent, and takes the agent back when it is heard again", async () => {
