@@ -1,41 +1,32 @@
 import type { Observable } from 'rxjs';
-import type { EventBus, NodeDirectory } from '../bus/index.js';
+import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
 import { Actions, type TerminationMode, type ToolPolicy } from '../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
-import { ActivityTracker } from './activity.js';
-import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from './agent/index.js';
-import { provideAgentMachine } from './agent/agentMachine.js';
+import type { Agent, AgentEnvironment, ModelUsage } from './agent/index.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { OrgTree } from './orgTree.js';
-import { Drains } from './drains.js';
-import { PendingAgents } from './pendingAgents.js';
+import { LiveAgents, type NodePlacement, type SocietyDeps } from './liveAgents.js';
+import type { PendingAgents } from './pendingAgents.js';
 import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
-import { UsageLedger } from './usageLedger.js';
+import { SubtreeStops } from './subtreeStops.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
 import type { About, HostAgent, StopHosted } from './nodes/nodeProtocol.js';
 import type { RemoteAgent } from './nodes/remoteAgent.js';
-import { RemoteAgents } from './nodes/remoteAgents.js';
 
-/** What a society is made with: every agent's environment but the society and its activity tracker. */
-export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
+export type { SocietyDeps } from './liveAgents.js';
 
 /**
  * Where a society's agents run. An owner given its society's `directory` places each new agent
  * whose role a node announced on that node; a node's own society acts on the organisation
  * through `portFor` (its requests to the owner) instead of itself.
  */
-export interface SocietyHosting {
-  readonly directory?: NodeDirectory;
-  /** How long a node has to confirm a placement or a stop (default 10 s). */
-  readonly nodeRequestTimeoutMs?: number;
-  /** What becomes of work given to an agent whose node is unreachable (default `fail`). */
-  readonly whileUnreachable?: 'fail' | 'wait';
+export interface SocietyHosting extends NodePlacement {
   /** The port the society's agents' meta-tools act through; the society itself by default. */
   readonly portFor?: (society: Society) => SocietyPort;
 }
@@ -44,55 +35,41 @@ export interface SocietyHosting {
 const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner', 'nodes']);
 
 /**
- * The registry of live agents and the organisation as data: roles, agent records (the tree, as
- * parent links) and terminations. It enforces the society's rules: only a parent terminates its
- * child, termination cascades, a terminated agent takes no more work or children. It is the port
- * the meta-tools act through. Tests reach it with `societyOf` (troupe/testing).
+ * The organisation as data, and its rules: roles, agent records (the tree, as parent links) and
+ * terminations. Only a parent terminates its child, termination cascades, a terminated agent
+ * takes no more work or children. Who runs where is `LiveAgents`; how a subtree stops is
+ * `SubtreeStops`. It is the port the meta-tools act through. Tests reach it with `societyOf`
+ * (troupe/testing).
  */
 export class Society implements SocietyPort {
   readonly roles: RoleBook;
   readonly #org: OrgTree;
-  readonly #agents = new Map<string, Agent>();
-  /** Usage of the agents in memory, and the sum of those gone, so the society's usage stays whole. */
-  readonly #usage = new UsageLedger();
-  readonly #activity = new ActivityTracker();
+  readonly #live: LiveAgents;
   /** Emits whenever an agent becomes busy or quiet. */
-  readonly activity$: Observable<void> = this.#activity.changes$;
+  readonly activity$: Observable<void>;
   readonly #env: AgentEnvironment;
-  readonly #machine: AgentMachine;
-  readonly #drains: Drains;
+  readonly #stops: SubtreeStops;
   readonly #limits: SpawnLimits;
-  /** Restored agents whose actors have not started yet: live in every count, started by the background restore or their first Task. */
-  readonly #pending: PendingAgents;
-  /** Agents of this organisation hosted on other nodes. */
-  readonly #remote: RemoteAgents;
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
     this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
-    this.#pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.#start(record, role, 'restored') });
-    this.#remote = new RemoteAgents({
-      ...deps,
-      activity: this.#activity,
-      directory: hosting.directory,
-      requestTimeoutMs: hosting.nodeRequestTimeoutMs ?? 10_000,
-      whileUnreachable: hosting.whileUnreachable ?? 'fail',
-      maxTracked: deps.config.mailboxLimit + deps.config.maxLanesPerAgent,
-      onLost: (agent, why) => void this.#lose(agent, why),
+    this.#live = new LiveAgents(deps, hosting, this.#org, {
+      port: hosting.portFor?.(this) ?? this,
+      lost: (agent, why) => void this.#stops.lose(agent, why),
       undeliverable: (agentId) => this.#undeliverable(agentId),
-      answered: (agentId, taskId) => deps.journal.answered(agentId, taskId),
     });
-    const { agents, pending, remote } = { agents: this.#agents, pending: this.#pending, remote: this.#remote };
+    const live = this.#live;
     this.#limits = new SpawnLimits(deps.config, {
       get liveCount() {
-        return agents.size + pending.size + remote.size;
+        return live.count;
       },
-      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => this.#isLive(id)).length,
+      liveChildren: (agentId) => [...this.#org.children(agentId)].filter((id) => live.has(id)).length,
       depthOf: (agentId) => this.#org.depthOf(agentId),
     });
-    this.#env = { ...deps, society: hosting.portFor?.(this) ?? this, activity: this.#activity };
-    this.#drains = new Drains(this.#activity, deps.clock);
-    this.#machine = provideAgentMachine((agentId) => this.#agents.get(agentId), deps.logger);
+    this.#env = live.env;
+    this.activity$ = live.activity$;
+    this.#stops = new SubtreeStops(this.#org, live);
   }
 
   get bus(): EventBus {
@@ -107,7 +84,7 @@ export class Society implements SocietyPort {
 
   /** The live agent `agentId`, if its actor runs (a restored agent not started yet has none: see `startRestored`). */
   agent(agentId: string): Agent | undefined {
-    return this.#agents.get(agentId);
+    return this.#live.local(agentId);
   }
 
   /**
@@ -115,17 +92,17 @@ export class Society implements SocietyPort {
    * background restore, with the Tasks it had waiting, so whatever it is given next queues behind them.
    */
   startRestored(agentId: string): Agent | undefined {
-    return this.#agents.get(agentId) ?? this.#pending.start(agentId);
+    return this.#live.startRestored(agentId);
   }
 
   /** The agent `agentId` if it is hosted on another node. */
   remoteAgent(agentId: string): RemoteAgent | undefined {
-    return this.#remote.get(agentId);
+    return this.#live.remote.get(agentId);
   }
 
   /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */
   get restoring(): PendingAgents {
-    return this.#pending;
+    return this.#live.pending;
   }
 
   /** An agent's record: from memory, else (a terminated agent that left memory) from the store. */
@@ -142,7 +119,7 @@ export class Society implements SocietyPort {
   }
 
   liveIds(): string[] {
-    return [...this.#agents.keys(), ...this.#remote.ids()];
+    return this.#live.ids();
   }
 
   parentOf(agentId: string): string | null {
@@ -151,14 +128,13 @@ export class Society implements SocietyPort {
 
   /** Whether `agentId` is live and not being terminated, so it may take new work and children (a restored agent not started yet may). */
   isActive(agentId: string): boolean {
-    if (this.#org.get(agentId)?.status !== 'active') return false;
-    return this.#agents.get(agentId)?.active === true || this.#pending.has(agentId) || this.#remote.get(agentId)?.active === true;
+    return this.#org.get(agentId)?.status === 'active' && this.#live.isActive(agentId);
   }
 
   requireLive(agentId: string): AgentRecord {
     const record = this.record(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
-    const remote = this.#remote.get(agentId);
+    const remote = this.#live.remote.get(agentId);
     if (remote?.reachable === false) {
       throw new TroupeError('agent_unreachable', `agent "${agentId}" is unreachable: its node ${remote.node} is silent`, {
         context: { agentId, node: remote.node },
@@ -193,17 +169,17 @@ export class Society implements SocietyPort {
 
   /** Model calls and tokens of an agent, live or terminated. */
   usageOf(agentId: string): ModelUsage | undefined {
-    return this.#usage.of(agentId);
+    return this.#live.usageOf(agentId);
   }
 
   /** Model calls and tokens of every agent so far, including those gone from memory. */
   totalUsage(): ModelUsage {
-    return this.#usage.total();
+    return this.#live.totalUsage();
   }
 
   /** How many live agents are working or have mail. */
   get busyCount(): number {
-    return this.#activity.busyCount;
+    return this.#live.activity.busyCount;
   }
 
   async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
@@ -242,7 +218,7 @@ export class Society implements SocietyPort {
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
     const progress = { recorded: false };
     // A node that announced the role hosts the agent; else this process does.
-    const node = this.#remote.hostFor(role);
+    const node = this.#live.remote.hostFor(role);
     let placed: RemoteAgent | undefined;
     let started: boolean;
     try {
@@ -251,11 +227,8 @@ export class Society implements SocietyPort {
         release();
         // The parent may have been terminated while the record was being written.
         if (input.parent !== null && !this.isActive(input.parent)) return false;
-        if (node !== undefined) {
-          placed = this.#remote.add(record, role, node);
-          // Filled in from its node when it stops: model calls are counted where they are made.
-          this.#usage.track(record.id, placed.usage);
-        } else this.#start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
+        if (node !== undefined) placed = this.#live.place(record, role, node);
+        else this.#live.start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
         return true;
       });
     } catch (error) {
@@ -272,7 +245,7 @@ export class Society implements SocietyPort {
         reason: 'parent terminated while spawning',
         mode: 'abort',
       });
-      this.#retire(this.#org.markTerminated(id, this.#env.clock.now()));
+      this.#live.retire(this.#org.markTerminated(id, this.#env.clock.now()));
       throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
     }
     if (placed !== undefined) await this.#place(placed, input.parentTask ?? null);
@@ -287,22 +260,8 @@ export class Society implements SocietyPort {
     } catch (error) {
       const why = `could not be placed on node ${agent.node}: ${describeError(error)}`;
       agent.lost(why);
-      await this.#lose(agent, why);
+      await this.#stops.lose(agent, why);
       throw error;
-    }
-  }
-
-  /**
-   * Records an agent gone with its node (never placed, restarted, left) terminated, and stops
-   * its subtree as a termination does: the rest of the organisation never waits on it.
-   */
-  async #lose(agent: RemoteAgent, why: string): Promise<void> {
-    const termination = { agentId: agent.id, terminatedBy: 'runtime', at: this.#env.clock.now(), reason: why, mode: 'abort' as const };
-    this.#org.recordTermination(termination);
-    try {
-      await this.#env.journal.terminated(termination);
-    } finally {
-      await this.#drains.track(this.#stopSubtree(agent.id, 'runtime', why, { why: 'terminate', mode: 'abort', drainTimeoutMs: 0 }));
     }
   }
 
@@ -313,12 +272,12 @@ export class Society implements SocietyPort {
    */
   host(input: HostAgent): void {
     const { agent: placed, role, about } = input;
-    if (this.#isLive(placed.id)) throw new TroupeError('invalid_input', `agent "${placed.id}" is already hosted here`, { context: { agentId: placed.id } });
+    if (this.#live.has(placed.id)) throw new TroupeError('invalid_input', `agent "${placed.id}" is already hosted here`, { context: { agentId: placed.id } });
     const { maxLiveAgents } = this.#env.config;
     if (this.liveIds().length >= maxLiveAgents) throw new TroupeError('agent_limit', `this node hosts ${maxLiveAgents} agents, its limit (maxLiveAgents)`);
     const record: AgentRecord = { ...placed, terminatedAt: null, status: 'active' };
     this.#org.add(record);
-    this.#start(record, role, 'new').notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
+    this.#live.start(record, role, 'new').notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
   }
 
   /**
@@ -326,23 +285,23 @@ export class Society implements SocietyPort {
    * and gives its model usage, for the owner's ledger; one already gone is no error (no usage).
    */
   async stopHosted(stop: StopHosted): Promise<ModelUsage | undefined> {
-    const agent = this.#agents.get(stop.agentId);
+    const agent = this.#live.local(stop.agentId);
     if (agent === undefined) return undefined;
     agent.terminate(stop.by, stop.reason, stop.resumable);
     await agent.stopped();
-    this.#forget(agent, stop.resumable);
+    this.#live.forget(agent, stop.resumable);
     return { ...agent.usage };
   }
 
   /** Stops watching the society's nodes and their agents' work; after `stopAll`. */
   close(): void {
-    this.#remote.close();
+    this.#live.close();
   }
 
   /** Puts back an organisation read from the journal; its active agents start in the background (`restoring`). Nothing is written. */
   restore(stored: StoredOrganisation): void {
     const { logger, config } = this.#env;
-    restoreOrganisation(stored, { roles: this.roles, org: this.#org, pending: this.#pending, logger, keepTerminated: config.terminatedAgentsInMemory });
+    restoreOrganisation(stored, { roles: this.roles, org: this.#org, pending: this.#live.pending, logger, keepTerminated: config.terminatedAgentsInMemory });
   }
 
   /**
@@ -358,58 +317,15 @@ export class Society implements SocietyPort {
         context: { agentId: input.agentId, by: input.by },
       });
     }
-    const drainTimeoutMs = input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs;
-    // Restored agents of the subtree not started yet start now, so their waiting Tasks are drained or cancelled as any agent's are.
-    for (const id of this.#org.subtree(input.agentId)) this.#pending.start(id);
-    await this.#drains.track(this.#stopSubtree(input.agentId, input.by, input.reason, { why: 'terminate', mode: input.mode, drainTimeoutMs }));
+    await this.#stops.terminate(input.agentId, input.by, input.reason, input.mode, input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs);
   }
 
   /**
    * Stops every live agent for a shutdown. When the journal keeps the organisation, they are only
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
-  async stopAll(): Promise<void> {
-    // Restored agents not started yet stay as the store holds them: their work is handed back on the next start.
-    this.#pending.close();
-    // Terminations draining now end now: what they had left is cancelled and they are recorded.
-    this.#drains.cutShort();
-    const live = new Set(this.liveIds());
-    const topLevel = [...live].filter((id) => !live.has(this.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.#stopSubtree(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0 })));
-    await this.#drains.settled();
-  }
-
-  /**
-   * Stops a subtree, parents first so no one starts new work, and waits for every actor to end.
-   * A drain first closes the subtree's intake and waits until none of it has work left (or the
-   * deadline), so children have drained before their parent is released; then it stops as an abort does.
-   */
-  async #stopSubtree(rootId: string, by: string, reason: string, stop: Stop): Promise<void> {
-    const resumable = stop.why === 'shutdown' && this.#env.journal.persistent;
-    const order = this.#org.subtree(rootId).filter((id) => this.#agents.has(id) || this.#remote.has(id));
-    // Those already draining or stopping (a concurrent terminate or shutdown) are that one's to stop: waited for below, recorded once.
-    const mine = order.flatMap((id): (Agent | RemoteAgent)[] => {
-      const agent = this.#agents.get(id);
-      if (agent !== undefined) return agent.active ? [agent] : [];
-      const remote = this.#remote.get(id);
-      return remote?.unclaimed === true ? [remote] : [];
-    });
-    const terminations = mine.map(({ id }) => {
-      const termination = { agentId: id, terminatedBy: id === rootId ? by : (this.parentOf(id) ?? by), at: this.#env.clock.now(), reason, mode: stop.mode };
-      this.#org.recordTermination(termination);
-      return termination;
-    });
-    const left = stop.mode === 'drain' ? await this.#drains.drain(mine, order, reason, stop.drainTimeoutMs) : reason;
-    for (const agent of mine) agent.terminate(by, left, resumable);
-    if (stop.why === 'terminate') await Promise.all(terminations.map((termination) => this.#env.journal.terminated(termination)));
-    await Promise.all(
-      order.map(async (id) => {
-        const agent = this.#agents.get(id) ?? this.#remote.get(id);
-        if (agent === undefined) return;
-        await agent.stopped();
-        this.#forget(agent, resumable);
-      }),
-    );
+  stopAll(): Promise<void> {
+    return this.#stops.stopAll();
   }
 
   /**
@@ -418,49 +334,9 @@ export class Society implements SocietyPort {
    * endpoints (the user, the owner, nodes, which the bus reaches by other ways).
    */
   #undeliverable(agentId: string): TroupeError | undefined {
-    if (reservedIds.has(agentId) || this.#isLive(agentId)) return undefined;
+    if (reservedIds.has(agentId) || this.#live.has(agentId)) return undefined;
     const record = this.#org.get(agentId) ?? this.#env.journal.agentRecord(agentId);
     if (record === undefined) return new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
     return new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
   }
-
-  /** Whether `agentId` runs here or on a node, or waits here to be restored. */
-  #isLive(agentId: string): boolean {
-    return this.#agents.has(agentId) || this.#pending.has(agentId) || this.#remote.has(agentId);
-  }
-
-  #start(record: AgentRecord, role: Role, origin: 'new' | 'restored'): Agent {
-    const agent = new Agent(this.#env, this.#machine, record, role, origin);
-    this.#usage.track(record.id, agent.usage);
-    // Registered before it starts, so everything its actor does finds it.
-    this.#agents.set(record.id, agent);
-    agent.start();
-    return agent;
-  }
-
-  #forget(agent: Agent | RemoteAgent, resumable: boolean): void {
-    if (agent instanceof Agent) {
-      if (this.#agents.get(agent.id) !== agent) return;
-      // Done by the machine's release step already, unless the actor stopped on an error first.
-      agent.release(resumable);
-      this.#agents.delete(agent.id);
-    } else {
-      if (this.#remote.get(agent.id) !== agent) return;
-      this.#remote.remove(agent.id);
-    }
-    this.#activity.track(agent.id, false);
-    this.#retire(this.#org.markTerminated(agent.id, this.#env.clock.now()));
-  }
-
-  /** Agents that left memory: their usage only counts in the total from now on. */
-  #retire(gone: readonly string[]): void {
-    for (const agentId of gone) this.#usage.retire(agentId);
-  }
-}
-
-/** Why a subtree stops, and how. */
-interface Stop {
-  readonly why: 'terminate' | 'shutdown';
-  readonly mode: TerminationMode;
-  readonly drainTimeoutMs: number;
 }

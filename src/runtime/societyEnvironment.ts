@@ -12,7 +12,7 @@ import { limitedModel } from './limitedModel.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
-import type { SocietyDeps } from './society.js';
+import type { SocietyDeps } from './liveAgents.js';
 
 /** What a society's environment is made from: a runtime's options, resolved. */
 export interface EnvironmentOptions {
