@@ -155,7 +155,7 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server in the same process, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
     },
     {
       benchmark: 'ReAct loop: troupe overhead per step',

@@ -6,7 +6,9 @@
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
- * that takes time to answer (what persistence's commits overlap with).
+ * that takes time to answer (what persistence's commits overlap with). BENCH_MODEL_PROCESS=1 runs
+ * the server in a process of its own (`modelServerWorker.ts`), as a real model is: its CPU is
+ * then not the loop's.
  *
  * Starts its own local OpenAI-compatible server, runs the warm-up rounds, then the measured ones,
  * and prints one JSON `WorkerReport` on stdout (nothing else goes there). `troupe-disk` is the
@@ -20,9 +22,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
 import { collect, elapsedMs } from './measure.js';
+import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { type LoopPlacement, echoDescription, echoParameters, handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
-import { startReadyProcess } from './readyProcess.js';
+import { startLineProcess, startReadyProcess } from './readyProcess.js';
 import { NatsServer } from '../../test/support/natsServer.js';
 
 type TroupeSide = 'troupe' | 'troupe-disk' | 'troupe-remote';
@@ -53,16 +56,43 @@ async function remotePlacement(stops: (() => Promise<void>)[]): Promise<LoopPlac
   return { bus, tool };
 }
 
+/** The model the loop talks to: its address, how many chat requests it has had and the first, and its stop. */
+interface LoopModel {
+  readonly baseURL: string;
+  stats(): Promise<{ calls: number; firstRequest: ChatRequest | undefined }>;
+  close(): Promise<void>;
+}
+
+/** The loop's model server, in this process or (`ownProcess`) in one of its own. */
+async function startLoopModel(chunkDelayMs: number, ownProcess: boolean): Promise<LoopModel> {
+  if (!ownProcess) {
+    const { server, firstRequest } = await startLoopServer(chunkDelayMs);
+    return { baseURL: server.baseURL, stats: () => Promise.resolve({ calls: server.chatCalls, firstRequest: firstRequest() }), close: () => server.close() };
+  }
+  const child = await startLineProcess('modelServerWorker', [String(chunkDelayMs)]);
+  const { baseURL } = JSON.parse(child.ready) as { baseURL: string };
+  return {
+    baseURL,
+    stats: async () => {
+      const { calls, firstRequest } = JSON.parse(await child.ask('stats')) as { calls: number; firstRequest: ChatRequest | null };
+      return { calls, firstRequest: firstRequest ?? undefined };
+    },
+    close: () => child.stop(),
+  };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const { side, rounds, warmup } = args;
   // BENCH_MODEL_DELAY_MS: a pause between streamed chunks, for a model that is not instant.
-  const { server, firstRequest } = await startLoopServer(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0));
+  const server = await startLoopModel(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0), process.env['BENCH_MODEL_PROCESS'] === '1');
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
   const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
   // What troupe-remote started (the node, the nats-server), stopped last first.
   const stops: (() => Promise<void>)[] = [];
+  let calls = 0;
+  let opening: ChatRequest | undefined;
   try {
     const loop =
       args.side === 'hand' || args.side === 'hand-sse'
@@ -73,7 +103,7 @@ async function main(): Promise<void> {
         // One full collection before the measured rounds, so they start from a clean heap.
         if (i === warmup) collect();
         await loop.setup();
-        const before = server.chatCalls;
+        const before = (await server.stats()).calls;
         const cpuStart = process.cpuUsage();
         const start = process.hrtime.bigint();
         const answer = await loop.run();
@@ -81,7 +111,7 @@ async function main(): Promise<void> {
         const cpu = process.cpuUsage(cpuStart);
         await loop.teardown();
         // Checked untimed, every round: 21 chat requests and the answer.
-        const made = server.chatCalls - before;
+        const made = (await server.stats()).calls - before;
         if (made !== CALLS) throw new Error(`${side} loop made ${made} model calls in round ${i + 1}, expected ${CALLS}`);
         if (answer !== 'done') throw new Error(`${side} loop answered ${JSON.stringify(answer)} in round ${i + 1}, expected "done"`);
         if (i < warmup) continue;
@@ -92,14 +122,14 @@ async function main(): Promise<void> {
     } finally {
       await loop.close();
     }
+    ({ calls, firstRequest: opening } = await server.stats());
   } finally {
     await server.close();
     for (const stop of stops.reverse()) await stop();
     if (dataDir !== null) await rm(dataDir, { recursive: true, force: true });
   }
-  const opening = firstRequest();
   if (opening === undefined) throw new Error(`${side} loop made no requests`);
-  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, calls: server.chatCalls, firstRequest: opening };
+  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, calls, firstRequest: opening };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

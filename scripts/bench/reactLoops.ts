@@ -84,7 +84,7 @@ export interface Loop {
  * waiting record written durably); without, it is memory-only.
  */
 export async function troupeLoop(
-  server: OpenAICompatibleServer,
+  server: { readonly baseURL: string },
   { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild,
   dataDir: string | null = null,
   placement: LoopPlacement = {},
@@ -121,7 +121,7 @@ export async function troupeLoop(
 export type HandReader = 'sdk' | 'sse';
 
 /** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does (body read as `reader` says). */
-export function handLoop(server: OpenAICompatibleServer, { system, user }: Opening, reader: HandReader = 'sdk'): Loop {
+export function handLoop(server: { readonly baseURL: string }, { system, user }: Opening, reader: HandReader = 'sdk'): Loop {
   const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
   const tools: ChatCompletionFunctionTool[] = [{ type: 'function', function: { name: 'echo', description: echoDescription, parameters: echoJsonSchema } }];
   return {
