@@ -1,6 +1,6 @@
 import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
-import { TroupeError } from '../../errors.js';
+import { RequestTimeoutError, TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import { type JsonValue, type Task, type TerminationMode, createTask } from '../../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../../tools/index.js';
@@ -68,7 +68,13 @@ export class ForwardingPort implements SocietyPort {
   /** Asks the owner on behalf of `from`; resolves with its result, rejects with its refusal (same code). */
   async #ask(from: string, action: string, parameters: Record<string, JsonValue>): Promise<JsonValue> {
     const request = createTask({ from, to: ownerAgentId, action, parameters }, this.local);
-    const reply = await this.bus.request(request, { timeoutMs: this.requestTimeoutMs });
+    const reply = await this.bus.request(request, { timeoutMs: this.requestTimeoutMs }).catch((error: unknown) => {
+      if (!(error instanceof RequestTimeoutError)) throw error;
+      throw new TroupeError('request_timeout', `the owner did not answer ${action} within ${this.requestTimeoutMs} ms (orgRequestTimeoutMs)`, {
+        context: { agentId: from, taskId: request.id, timeoutMs: this.requestTimeoutMs },
+        cause: error,
+      });
+    });
     if (reply.status !== 'completed') {
       throw new TroupeError(reply.error?.code ?? 'internal', reply.error?.message ?? `the owner answered ${action} ${reply.status}`, {
         context: { agentId: from },

@@ -30,7 +30,11 @@ const heartbeatMs = 60_000;
 async function society(
   script: Record<string, RoleStep[]>,
   nodes: Record<string, string[]>,
-  options: { directoryClock?: SimulatedClock; nodeReply?: (request: ChatRequest) => ScriptStep } = {},
+  options: {
+    directoryClock?: SimulatedClock;
+    nodeReply?: (request: ChatRequest) => ScriptStep;
+    owner?: { mailboxLimit?: number; maxLanesPerAgent?: number };
+  } = {},
 ) {
   const name = `placement-${++societies}`;
   const scripted = scriptByRole(script);
@@ -47,6 +51,7 @@ async function society(
     nodes: { directory, nodeRequestTimeoutMs: 5_000 },
     model: new ReplyingModel(scripted.reply),
     logger: ownerLogger,
+    ...options.owner,
   });
   const hosts: Record<string, { host: NodeHost; bus: EventBus; announce: (incarnation?: string) => void }> = {};
   for (const [node, roles] of Object.entries(nodes)) {
@@ -135,6 +140,38 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
     hosts['node-a']?.announce();
     await until(() => rt.agent(poet)?.state === 'remote', 'the poet to be reachable again', 100_000);
     expect(await rt.waitForAnswer(await rt.send(poet, 'again'), { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'back' } });
+  });
+
+  it('tracks at most mailboxLimit + maxLanesPerAgent Tasks in progress per remote agent: past it the oldest is forgotten, with a log line', async () => {
+    const directoryClock = new SimulatedClock();
+    const owner = { mailboxLimit: 1, maxLanesPerAgent: 1 };
+    const { rt, hosts, ownerLogger } = await society({}, { 'node-a': ['poet'] }, { directoryClock, nodeReply: () => ({ hang: true }), owner });
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    const node = hosts['node-a'];
+    if (node === undefined) throw new Error('no node');
+    // Three Tasks for the poet from an agent elsewhere in the society; its model never answers.
+    const cancel = new AbortController();
+    const asks = [1, 2, 3].map((n) =>
+      createTask({ from: 'someone', to: poet, action: 'execute', parameters: { text: `poem ${n}` } }, { ids: randomIds, clock: systemClock }),
+    );
+    const settled = new Set<string>();
+    const replies = asks.map((task) => node.bus.request(task, { timeoutMs: 600_000, signal: cancel.signal }).finally(() => settled.add(task.id)));
+    later(() => {
+      cancel.abort();
+      return Promise.allSettled(replies).then(() => undefined);
+    });
+    const forgot = (): unknown[] => ownerLogger.entries.filter((entry) => entry.message === 'remote agent: stopped tracking its oldest Task in progress');
+    await until(() => forgot().length === 1, 'the owner to stop tracking one Task', 100_000);
+    expect(forgot()[0]).toMatchObject({ fields: { agentId: poet, taskId: asks[0]?.id, maxTracked: 2 } });
+    // Its node falls silent: the two it still tracks are failed on the poet's behalf; the oldest is not the owner's to answer any more.
+    directoryClock.advance(3 * heartbeatMs);
+    const [, second, third] = replies;
+    expect(await second).toMatchObject({ status: 'failed', error: { code: 'agent_unreachable' } });
+    expect(await third).toMatchObject({ status: 'failed', error: { code: 'agent_unreachable' } });
+    expect(settled.has(asks[0]?.id ?? '')).toBe(false);
+    node.announce();
+    await until(() => rt.agent(poet)?.state === 'remote', 'the poet to be reachable again', 100_000);
   });
 
   it('records the agents of a node that restarted (a new incarnation) terminated: they are gone', async () => {
