@@ -3,9 +3,14 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The JavaScript of src/, machines/ and test/ for the processes tests spawn (see the file).
+    globalSetup: ['test/support/transpiledSources.ts'],
     // Integration tests spawn child processes and real servers; keep them honest, not hurried.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Test files in one worker share its module graph instead of importing it afresh each
+    // (about 15% of a run): no test relies on module state, and none stubs globals or modules.
+    isolate: false,
   },
 });

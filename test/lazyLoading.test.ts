@@ -2,12 +2,13 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { processArgs, transpiledPath } from './support/cliProcess.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The packages loading `module` pulls in, in a fresh Node process (with `env` added to its environment). */
 async function packagesLoadedBy(module: string, env: Record<string, string> = {}): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/loadedPackages.ts', module], {
+  const { stdout } = await promisify(execFile)(process.execPath, processArgs('test/support/loadedPackages.ts', [transpiledPath(module)]), {
     cwd: root,
     env: { ...process.env, ...env },
   });

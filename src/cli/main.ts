@@ -11,7 +11,7 @@ import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
 import { runRequirement } from './run.js';
 import { serveCommand } from './serve.js';
-import { troupeVersion } from './version.js';
+import { troupeVersion } from '../version.js';
 import { TaskIdSchema } from '../task/index.js';
 import { societyName } from './natsArguments.js';
 import { registerNodeCommand } from './node.js';

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { type Logger, logsAt, silentLogger } from '../logger.js';
@@ -16,6 +15,7 @@ import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { registerMemoryRoute } from './memoryRoute.js';
 import { openApiDocument } from './openapi.js';
+import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
 import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
@@ -66,17 +66,6 @@ function shutdownRefusal(url: string, phase: ShutdownPhase): HttpError | undefin
     return new HttpError('intake_closed', 'the server is shutting down: it takes no new requests or Tasks while work in flight finishes');
   }
   return undefined;
-}
-
-/** troupe's version, from the package.json above this file (one level further up once compiled to dist/). */
-function packageVersion(): string {
-  for (const up of ['../../package.json', '../../../package.json']) {
-    const url = new URL(up, import.meta.url);
-    if (!existsSync(url)) continue;
-    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'troupe' && pkg.version !== undefined) return pkg.version;
-  }
-  return '0.0.0';
 }
 
 /** Fastify's options: its limits, timeouts and refusals, all in our error format. */
@@ -167,7 +156,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
     return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
   });
-  const document = openApiDocument(packageVersion());
+  const document = openApiDocument(troupeVersion());
   app.get('/openapi.json', async () => document);
   answerOtherMethods();
 

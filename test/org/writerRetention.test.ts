@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+import { processArgs } from '../support/cliProcess.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tempDir = tempDirsAfterEach('troupe-writer-retention-');
@@ -13,7 +14,7 @@ const tempDir = tempDirsAfterEach('troupe-writer-retention-');
 describe("the org store's writer", () => {
   it('holds no heap for writes that have settled (measured over 20,000 writes)', { timeout: 120_000 }, async () => {
     const dir = await tempDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/org/writerRetention.ts', dir, '20000'], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', ...processArgs('test/org/writerRetention.ts', [dir, '20000'])], {
       cwd: root,
     });
     const { writes, bytesPerWrite } = JSON.parse(stdout) as { writes: number; bytesPerWrite: number };

@@ -10,6 +10,7 @@ import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { taskText } from '../../src/task/index.js';
 import { ledgerMarks, tallyTool } from '../support/tallyTool.js';
+import { processArgs } from '../support/cliProcess.js';
 
 // Issue 4: an agent killed (-9) in the middle of a turn resumes after a restart from its last
 // stored step: a tool whose result was stored is not run again, the interrupted call is
@@ -29,7 +30,7 @@ interface Interrupted {
 
 /** Runs resumeRuntime.ts on `dir` until it is mid-turn, then kill -9s it. */
 async function interruptMidTurn(dir: string, mode: 'after-tool' | 'in-tool', ledger: string): Promise<Interrupted> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/runtime/resumeRuntime.ts', dir, mode, ledger], {
+  const child = spawn(process.execPath, processArgs('test/runtime/resumeRuntime.ts', [dir, mode, ledger]), {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

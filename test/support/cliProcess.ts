@@ -8,13 +8,25 @@ import { fileURLToPath } from 'node:url';
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Node's arguments for `troupe <args>` from source. Node itself loads tsx (`--import`), rather
- * than the `tsx` command: that one runs the CLI in a second process and relays a signal to it
- * only after waiting 30 ms for it to say it got one, and on a loaded machine gives up, kills
- * it and exits 130, so a test's SIGINT could end the service before it shut down.
+ * Node's arguments for running the project's TypeScript file `script` (a path from the project's
+ * root) with `args`: its JavaScript, transpiled once for the whole run by the global setup
+ * (`transpiledSources.ts`), so the process pays for no transform of its own. Node runs it
+ * directly, never through the `tsx` command, which relays a signal to its child only after
+ * waiting 30 ms for it, and on a loaded machine gives up, kills it and exits 130.
  */
+export function processArgs(script: string, args: readonly string[] = []): string[] {
+  return [transpiledPath(script), ...args];
+}
+
+/** Where the global setup put the JavaScript of the project's TypeScript file `source` (a path from the project's root). */
+export function transpiledPath(source: string): string {
+  if (!source.endsWith('.ts')) throw new Error(`transpiledPath: ${source} is not a TypeScript file`);
+  return join('build', 'test', `${source.slice(0, -'.ts'.length)}.js`);
+}
+
+/** Node's arguments for `troupe <args>`, from the sources (see `processArgs`). */
 export function troupeArgs(args: readonly string[]): string[] {
-  return ['--import', 'tsx', 'src/cli/main.ts', ...args];
+  return processArgs('src/cli/main.ts', args);
 }
 
 export interface CliResult {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { processArgs } from './cliProcess.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,13 +21,13 @@ export function randomKillPoint(random: () => number, maxAcks: number): KillPoin
 }
 
 /**
- * Runs a writer script (`node --import tsx <script> <args>`) that prints `ready`, then one line
+ * Runs a writer script (`node <script> <args>`, transpiled: `processArgs`) that prints `ready`, then one line
  * per acknowledged write, forever; kills it with SIGKILL at `at`, and returns the complete
  * acknowledgement lines it printed before it died (at least `at.acks`). A writer that exits on
  * its own fails the test: the kill is what is under test.
  */
 export async function runUntilKilled(script: string, args: readonly string[], at: KillPoint): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, processArgs(script, args), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const state = { killed: false, scheduled: false };

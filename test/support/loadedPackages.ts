@@ -1,5 +1,5 @@
 /**
- * Run as `node --import tsx test/support/loadedPackages.ts <module>`: imports the module and prints
+ * Run as `node test/support/loadedPackages.js <module>` (transpiled: `processArgs`): imports the module and prints
  * (one JSON line) the packages under node_modules that loading it pulled in through Node's CJS
  * loader — which every CJS package and every native addon goes through, even when imported from ESM.
  */

@@ -6,9 +6,9 @@ import { z } from 'zod';
 const PackageSchema = z.object({ name: z.string(), version: z.string() });
 
 /**
- * troupe's version, from the package.json above this file: two levels up when run from the
- * sources (`src/cli`), three when run from the build (`dist/src/cli`), so it walks up to the
- * first package.json named troupe (a few levels at most).
+ * troupe's version, from the first package.json named troupe above this file: from the sources
+ * (`src/`), the build (`dist/src/`) or a test transpile (`build/test/src/`), it walks up a few
+ * levels at most.
  */
 export function troupeVersion(from: string = fileURLToPath(import.meta.url)): string {
   let dir = dirname(from);
