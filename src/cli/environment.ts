@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { NatsTransportOptions } from '../bus/index.js';
 import { ValidationError } from '../errors.js';
 import { type ModelClient, embeddingsFromEnv, modelFromEnv } from '../llm/index.js';
 import { type LogLevel, LogLevelSchema, logLevels } from '../logger.js';
@@ -47,7 +48,21 @@ export function readToken(env: CliEnv): string | undefined {
  */
 export function readSecrets(env: CliEnv): string[] {
   const listed = (valueOf(env, 'TROUPE_SECRETS') ?? '').split(',').map((secret) => secret.trim());
-  return [valueOf(env, 'OPENAI_API_KEY'), readToken(env), ...listed].filter((secret): secret is string => secret !== undefined && secret !== '');
+  const nats = [valueOf(env, 'TROUPE_NATS_TOKEN'), valueOf(env, 'TROUPE_NATS_PASSWORD')];
+  return [valueOf(env, 'OPENAI_API_KEY'), readToken(env), ...nats, ...listed].filter((secret): secret is string => secret !== undefined && secret !== '');
+}
+
+/**
+ * How `serve --nats` and `node --nats` log in to NATS and check its certificate:
+ * `TROUPE_NATS_TOKEN`, or `TROUPE_NATS_USER` and `TROUPE_NATS_PASSWORD`; `TROUPE_NATS_CA` (the
+ * authority's PEM file; TLS on), `TROUPE_NATS_CERT` and `TROUPE_NATS_KEY` (a client
+ * certificate, for mutual TLS). The transport checks the combination.
+ */
+export function readNatsLogin(env: CliEnv): Pick<NatsTransportOptions, 'token' | 'user' | 'password' | 'tls'> {
+  const [token, user, password] = ['TROUPE_NATS_TOKEN', 'TROUPE_NATS_USER', 'TROUPE_NATS_PASSWORD'].map((name) => valueOf(env, name));
+  const [caFile, certFile, keyFile] = ['TROUPE_NATS_CA', 'TROUPE_NATS_CERT', 'TROUPE_NATS_KEY'].map((name) => valueOf(env, name));
+  const tls = caFile === undefined && certFile === undefined && keyFile === undefined ? undefined : { caFile, certFile, keyFile };
+  return Object.fromEntries(Object.entries({ token, user, password, tls }).filter(([, value]) => value !== undefined));
 }
 
 /** What a command that starts a runtime (`run`, `serve`) reads from its flags and environment. */

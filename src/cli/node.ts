@@ -8,9 +8,9 @@ import type { Logger } from '../logger.js';
 import { NodeHost } from '../runtime/index.js';
 import { Redactor, createTask, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
+import { type RuntimeSettings, readNatsLogin, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
-import { societyName } from './natsArguments.js';
+import { natsUrlSecrets, societyName } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
 import { onStopSignals } from './stopSignals.js';
 
@@ -39,14 +39,15 @@ async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = syst
   } catch (error) {
     return reportFailure(io, error, 'bad settings in the environment');
   }
-  const secrets = readSecrets(io.env);
+  const secrets = [...readSecrets(io.env), ...natsUrlSecrets(options.nats)];
   const logger: Logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   const { announcement } = options;
   let bus: EventBus | undefined;
   let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
   let host: NodeHost;
   try {
-    transport = await connectNatsTransport({ servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
+    const login = readNatsLogin(io.env);
+    transport = await connectNatsTransport({ ...login, servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
     bus = new EventBus({ transport, logger });
     const { node, roles } = announcement;
     host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets });

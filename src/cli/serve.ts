@@ -7,7 +7,8 @@ import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings, readSecrets, readToken } from './environment.js';
+import { type RuntimeSettings, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
+import { natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
@@ -59,7 +60,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   }
   const { dataDir } = settings;
   const model = options.model ?? settings.model;
-  const secrets = readSecrets(io.env);
+  const secrets = [...readSecrets(io.env), ...(options.nats === undefined ? [] : natsUrlSecrets(options.nats.url))];
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
   let rt: Runtime;
@@ -68,7 +69,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   let nodes: NodeDirectory | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
-    bus = options.nats === undefined ? undefined : await natsBus(options.nats, logger);
+    bus = options.nats === undefined ? undefined : await natsBus(options.nats, readNatsLogin(io.env), logger);
     nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
     const runtimeOptions = { ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets };
     rt = await createRuntime(bus === undefined || nodes === undefined ? runtimeOptions : { ...runtimeOptions, bus, nodes: { directory: nodes } });
@@ -119,8 +120,8 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
 }
 
 /** A bus on NATS for the society named, shared with every process on it. */
-async function natsBus(nats: { readonly url: string; readonly society: string }, logger: Logger): Promise<EventBus> {
-  const transport = await connectNatsTransport({ servers: nats.url, society: nats.society, logger, name: `troupe serve (${nats.society})` });
+async function natsBus(nats: { readonly url: string; readonly society: string }, login: ReturnType<typeof readNatsLogin>, logger: Logger): Promise<EventBus> {
+  const transport = await connectNatsTransport({ ...login, servers: nats.url, society: nats.society, logger, name: `troupe serve (${nats.society})` });
   return new EventBus({ transport, logger });
 }
 

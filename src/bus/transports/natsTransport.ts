@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from '../../logger.js';
 import type { Task } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
+import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
 import { HeldMessages } from './heldMessages.js';
 import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
@@ -54,24 +55,17 @@ export class NatsTransport implements Transport {
     void this.#watchStatus();
   }
 
-  /** Connects to the server; refuses with `transport_unavailable`, naming the address, when none answers. */
+  /**
+   * Connects to the server; refuses with `transport_unavailable`, naming the address, when none
+   * answers or TLS fails, and with `unauthorized` when it refuses the credentials.
+   */
   static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger): Promise<NatsTransport> {
+    const options = connectOptionsOf(settings);
     let nc: NatsConnection;
     try {
-      nc = await connect({
-        servers: settings.servers,
-        noEcho: true,
-        timeout: settings.connectTimeoutMs,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: settings.reconnectWaitMs,
-        ...(settings.name === undefined ? {} : { name: settings.name }),
-      });
+      nc = await connect(options);
     } catch (error) {
-      const where = [settings.servers].flat().join(', ');
-      throw new TroupeError('transport_unavailable', `cannot connect to NATS at ${where}: ${describeError(error)}; is nats-server running there?`, {
-        cause: error,
-        context: { servers: where },
-      });
+      throw connectFailure(settings, error);
     }
     return new NatsTransport(nc, settings, logger);
   }

@@ -32,8 +32,28 @@ export const NatsTransportOptionsSchema = z
      * sends it once the connection is back; `fail` refuses it at once with `transport_unavailable`.
      */
     whileDisconnected: z.enum(['wait', 'fail']).default('wait'),
+    /** A token the server requires (its `authorization { token }`). A secret: never logged. */
+    token: z.string().min(1).optional(),
+    /** A user and password the server requires (its `authorization { users }`); both or neither. The password is a secret. */
+    user: z.string().min(1).optional(),
+    password: z.string().min(1).optional(),
+    /**
+     * Connect over TLS: `caFile` is the PEM of the authority that signed the server's certificate
+     * (the system's authorities without it); `certFile` and `keyFile`, both or neither, are this
+     * client's certificate and key, for a server that verifies its clients (mutual TLS).
+     */
+    tls: z
+      .object({ caFile: z.string().min(1).optional(), certFile: z.string().min(1).optional(), keyFile: z.string().min(1).optional() })
+      .strict()
+      .refine((tls) => (tls.certFile === undefined) === (tls.keyFile === undefined), { message: 'certFile and keyFile go together', path: ['keyFile'] })
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((options) => (options.user === undefined) === (options.password === undefined), { message: 'user and password go together', path: ['password'] })
+  .refine((options) => options.token === undefined || options.user === undefined, {
+    message: 'give a token or a user and password, not both',
+    path: ['token'],
+  });
 
 export type NatsTransportOptions = z.input<typeof NatsTransportOptionsSchema> & {
   /** Where dropped messages and connection changes are logged; nowhere when absent. */
