@@ -45,7 +45,7 @@ describe('a context per session', () => {
     await rt.shutdown();
   });
 
-  it('keeps at most sessionsInMemoryPerAgent contexts in memory; one let go is read back from the store on its next Task', async () => {
+  it('keeps at most sessionsInMemoryPerAgent contexts, in memory and in the store; one let go continues from memory on its next Task', async () => {
     const dir = await dataDir();
     const model = new ScriptedModel(answers(4, 'noted'));
     const rt = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger(), sessionsInMemoryPerAgent: 2 });
@@ -60,6 +60,11 @@ describe('a context per session', () => {
     expect(model.requests[3]?.messages.map((message) => message.content)).toContain('noted');
     expect(societyOf(rt).agent('root')?.sessionsInMemory).toBe(2);
     await rt.shutdown();
+    // Stored steps follow memory: the session let go last ('two') kept none, the two in memory their last turn.
+    const store = await openOrgStore({ dir });
+    const stored = sessions.map((session) => store.conversation(sessionConversationKey('root', session)).length);
+    await store.close();
+    expect(stored.map((steps) => steps > 0)).toEqual([true, false, true]);
   });
 
   it("memory only, a context let go loses only its turn's steps: the session's exchanges are in memory", async () => {

@@ -30,7 +30,8 @@ const add = defineTool({
 async function society(steps: ScriptStep[], serve: { maxConcurrentCalls?: number; tools?: Parameters<typeof serveTools>[2] } = {}) {
   const name = `tools-${++societies}`;
   const callerBus = (await natsBus({ servers: natsServer().url, society: name })).bus;
-  const providerBus = (await natsBus({ servers: natsServer().url, society: name })).bus;
+  const provider = await natsBus({ servers: natsServer().url, society: name });
+  const providerBus = provider.bus;
   const model = new ReplyingModel(() => steps.shift() ?? { text: 'no more steps' });
   const rt = await createRuntime({
     bus: callerBus,
@@ -51,6 +52,8 @@ async function society(steps: ScriptStep[], serve: { maxConcurrentCalls?: number
     serving.unsubscribe();
     await Promise.resolve();
   });
+  // The provider's subscription is on the server before any call is sent: core NATS drops a message nobody is subscribed to yet.
+  await provider.transport.flush();
   await rt.createRole({ name: 'adder', prompt: 'You add.', tools: { allow: ['add'] } });
   return { rt, model, providerBus };
 }

@@ -15,6 +15,8 @@ export interface TurnContext extends CompressibleConversation {
   begin(task: Task): Promise<void>;
   /** A turn a restart interrupted: its steps stay; L4 is searched for it again. */
   resume(task: Task): Promise<void>;
+  /** The session is idle and let go: its last turn's steps go, from memory and from the store (its exchanges are in the agent's memory). */
+  forget(): void;
   append(...messages: ChatMessage[]): void;
   /** What to tell the model before its next call: its turn is long enough to compress (null: nothing). */
   warning(maxMessages: number): string | null;
@@ -102,6 +104,11 @@ export class MemoryContext implements TurnContext {
 
   async resume(task: Task): Promise<void> {
     await this.#prepare(task);
+  }
+
+  forget(): void {
+    this.#steps = [];
+    this.#deps.sink.cleared();
   }
 
   append(...messages: ChatMessage[]): void {

@@ -36,9 +36,10 @@ export function sessionContexts(deps: SessionContextsDeps): SessionContexts {
 
 /**
  * A context per session, its turn's steps kept as appended steps under `agentId/sessionId`. At
- * most `limit` stay in memory, most recently used last; past it the oldest idle one is let go. It
- * stays reachable until what it wrote is durable, so reading it back from the store never misses
- * a step still on its way there (memory only, nothing is kept: an interrupted turn starts afresh).
+ * most `limit` stay in memory, most recently used last; past it the oldest idle one is let go,
+ * its last turn's steps cleared in memory and in the store, so stored steps stay bounded too. It
+ * stays reachable until that clear is durable, so reading it back from the store never finds the
+ * steps it dropped (memory only, nothing is kept: an interrupted turn starts afresh).
  */
 class ContextPerSession implements SessionContexts {
   readonly #deps: SessionContextsDeps;
@@ -95,6 +96,9 @@ class ContextPerSession implements SessionContexts {
       if (this.#live.size <= limit) return;
       if (inUse(sessionId)) continue;
       this.#live.delete(sessionId);
+      // Its turn is over: nothing of it is needed to resume, so the store keeps steps for no more
+      // sessions than memory does (the session's exchanges stay in the agent's memory, L1–L4).
+      context.forget();
       this.#leaving.set(sessionId, context);
       const gone = (): void => {
         if (this.#leaving.get(sessionId) === context) this.#leaving.delete(sessionId);
