@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { processArgs, transpiledPath } from './support/cliProcess.js';
@@ -14,6 +17,45 @@ async function packagesLoadedBy(module: string, env: Record<string, string> = {}
   });
   return JSON.parse(stdout) as string[];
 }
+
+/** The packages `troupe <args>` loaded by the time it exited (its exit code is not the point here). */
+async function packagesLoadedByCli(args: readonly string[]): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-loaded-'));
+  try {
+    const file = join(dir, 'packages.json');
+    const preload = pathToFileURL(join(root, transpiledPath('test/support/reportLoadedAtExit.ts'))).href;
+    await promisify(execFile)(process.execPath, ['--import', preload, transpiledPath('src/cli/main.ts'), ...args], {
+      cwd: root,
+      env: { ...process.env, LOADED_PACKAGES_FILE: file, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+    }).catch(() => undefined);
+    return JSON.parse(await readFile(file, 'utf8')) as string[];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// What goes through Node's CJS loader (ESM-only packages, such as openai, never show here).
+const heavy = /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|xstate)/;
+
+describe('what the CLI loads', () => {
+  it('loads a command when it runs: --version, --help and a refused command line load no store, runtime, HTTP server or NATS client', async () => {
+    for (const args of [['--version'], ['--help'], ['node', '--nats', 'nats://127.0.0.1:1'], ['memory', 'root', '--tier', 'l9']]) {
+      const loaded = await packagesLoadedByCli(args);
+      expect(loaded).toContain('commander');
+      expect(loaded.filter((name) => heavy.test(name))).toEqual([]);
+    }
+  });
+
+  it('a command that runs the society loads it all (so the check above can fail)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-loaded-run-'));
+    try {
+      const loaded = await packagesLoadedByCli(['run', 'write a haiku', '--data-dir', dataDir, '--no-status']);
+      expect(loaded).toEqual(expect.arrayContaining(['lmdb', 'xstate']));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 // `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib and the NATS client load only when used.
 describe('what importing troupe loads', () => {

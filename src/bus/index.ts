@@ -2,7 +2,7 @@ export { EventBus, type EventBusOptions, type BusFault, type Selector } from './
 export { parsePattern, matches, type ActionPattern } from './pattern.js';
 export { DebugRing } from './debugRing.js';
 export { InProcessTransport, type Transport, type Interest } from './transport.js';
-export { subjectOf, SocietyNameSchema } from './transports/natsSubjects.js';
+export { subjectOf } from './transports/natsSubjects.js';
 export { connectNatsTransport, type NatsTransportHandle } from './transports/connectNats.js';
 export type { NatsTransportOptions } from './transports/natsTransportOptions.js';
 export { NodeActions, NodeAnnouncementSchema, type NodeAnnouncement, maxRolesPerNode, ownerAgentId } from './nodeAnnouncement.js';

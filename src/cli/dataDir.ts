@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, createLogger } from '../logger.js';
-import { type OrgStore, openOrgStore } from '../org/index.js';
+import type { OrgStore } from '../org/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { readLogLevel, resolveDataDir } from './environment.js';
 import { ExitCode } from './exitCodes.js';
@@ -46,6 +46,8 @@ export async function withOrganisation(
   }
   let store: OrgStore;
   try {
+    // Loaded here, not with the CLI: only the commands that read an organisation need the store.
+    const { openOrgStore } = await import('../org/index.js');
     store = await openOrgStore({ dir, logger, onDamage: 'refuse' });
   } catch (error) {
     return reportFailure(io, error, `cannot read the organisation at ${dir}`);

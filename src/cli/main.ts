@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// Each command's implementation is imported when it runs: `troupe --help`, `--version` and a
+// refused command line load none of the runtime, its store, the HTTP server or the NATS client.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Redactor } from '../task/index.js';
 import { redactedIo, reportFailure } from './cliIo.js';
@@ -7,10 +9,7 @@ import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
 import { registerMemoryCommand } from './memoryCommand.js';
 import { registerMessagesCommand } from './messagesView.js';
-import { serveModel } from './modelServer.js';
 import { registerOrgCommand } from './orgView.js';
-import { runRequirement } from './run.js';
-import { serveCommand } from './serve.js';
 import { troupeVersion } from '../version.js';
 import { TaskIdSchema } from '../task/index.js';
 import { societyName } from './natsArguments.js';
@@ -120,6 +119,7 @@ run.action(
       strictStore: boolean;
     },
   ) => {
+    const { runRequirement } = await import('./run.js');
     process.exitCode = await runRequirement(
       requirement,
       {
@@ -146,6 +146,7 @@ program
   .option('--host <host>', 'interface to bind', '127.0.0.1')
   .option('--chunk-delay <ms>', 'pause between streamed chunks', nonNegativeNumber('--chunk-delay'), 0)
   .action(async (options: { port: number; host: string; chunkDelay: number }) => {
+    const { serveModel } = await import('./modelServer.js');
     process.exitCode = await serveModel({ port: options.port, host: options.host, chunkDelayMs: options.chunkDelay }, io);
   });
 
@@ -180,6 +181,7 @@ interface ServeFlags {
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
+  const { serveCommand } = await import('./serve.js');
   process.exitCode = await serveCommand(
     {
       port: options.port,

@@ -1,7 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { StoredMemory } from '../memory/index.js';
-import { type MemoryQuery, MemoryQuerySchema, type MemoryTier, type MemoryView } from '../runtime/index.js';
-import { memoryView } from '../runtime/memory/memoryView.js';
+import { type MemoryQuery, MemoryQuerySchema, type MemoryTier, type MemoryView } from '../runtime/memory/memoryQuery.js';
 import { AgentIdSchema, Redactor } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';
@@ -68,6 +66,8 @@ async function memoryCommand(agentId: string, options: MemoryCommandOptions, io:
       io.stderr.write(`troupe: no agent ${agentId} in ${dir}\n`);
       return ExitCode.usage;
     }
+    // Loaded when the command runs, with the store: agents' memory is not the CLI's to load.
+    const [{ StoredMemory }, { memoryView }] = await Promise.all([import('../memory/index.js'), import('../runtime/memory/memoryView.js')]);
     const reader = StoredMemory.read({ agentId, db: store.environment, logger, embedder: null });
     const redactor = new Redactor(readSecrets(io.env));
     const views: MemoryView[] = [];

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { SocietyNameSchema } from '../bus/index.js';
+import { SocietyNameSchema } from '../bus/transports/natsSubjects.js';
 
 /** A society's name, as its NATS subjects take it (`--society` of `serve` and `node`). */
 export function societyName(value: string): string {

@@ -16,7 +16,6 @@ export {
   MemoryViewSchema,
   MemoryTierSchema,
   type MemoryItem,
-  type MemoryQuery,
   type MemoryQueryInput,
   type MemoryTier,
   type MemoryView,

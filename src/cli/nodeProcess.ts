@@ -1,0 +1,80 @@
+import { EventBus, NodeActions, type NodeAnnouncement, connectNatsTransport, ownerAgentId } from '../bus/index.js';
+import { type Clock, type TimerHandle, systemClock } from '../clock.js';
+import { describeError } from '../errors.js';
+import { randomIds } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { NodeHost } from '../runtime/index.js';
+import { Redactor, createTask, redactingLogger } from '../task/index.js';
+import { type CliIo, reportFailure } from './cliIo.js';
+import { type RuntimeSettings, readNatsLogin, readRuntimeSettings, readSecrets } from './environment.js';
+import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { natsUrlSecrets } from './natsArguments.js';
+import { createServeLogger } from './serveLogger.js';
+import { onStopSignals } from './stopSignals.js';
+
+export interface NodeOptions {
+  readonly nats: string;
+  readonly society: string;
+  /** What the node says of itself: its id, the roles it hosts, how often it says so. */
+  readonly announcement: NodeAnnouncement;
+}
+
+/** `node` waits on signals to stop. */
+export type NodeIo = CliIo & Required<Pick<CliIo, 'signals'>>;
+
+/**
+ * `troupe node`: a worker process of a society on NATS. It joins the society's bus and announces
+ * itself to the owner (`nodes.announce` to `owner`: its id and roles) at once and every heartbeat
+ * interval, until SIGINT or SIGTERM; then it says `nodes.leave`, flushes and exits 0.
+ */
+export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = systemClock): Promise<ExitCode> {
+  let settings: RuntimeSettings;
+  try {
+    settings = readRuntimeSettings({ memory: true }, io.env, 'info');
+  } catch (error) {
+    return reportFailure(io, error, 'bad settings in the environment');
+  }
+  const secrets = [...readSecrets(io.env), ...natsUrlSecrets(options.nats)];
+  const logger: Logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
+  const { announcement } = options;
+  let bus: EventBus | undefined;
+  let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
+  let host: NodeHost;
+  try {
+    const login = readNatsLogin(io.env);
+    transport = await connectNatsTransport({ ...login, servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
+    bus = new EventBus({ transport, logger });
+    const { node, roles } = announcement;
+    host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets });
+  } catch (error) {
+    await bus?.close();
+    logger.error({ error: describeError(error) }, 'the node could not start');
+    return exitCodeOf(error);
+  }
+  const say = (action: string): void =>
+    bus.publish(createTask({ from: announcement.node, to: ownerAgentId, action, parameters: { ...announcement } }, { ids: randomIds, clock }));
+  // Listening before the first announcement: whoever hears the node may stop it at once.
+  const stopped = new Promise<string>((resolve) => {
+    const stopListening = onStopSignals(io.signals, (received) => {
+      stopListening();
+      resolve(received);
+    });
+  });
+  let timer: TimerHandle | undefined;
+  const heartbeat = (): void => {
+    say(NodeActions.announce);
+    timer = clock.setTimeout(heartbeat, announcement.heartbeatMs);
+  };
+  heartbeat();
+  logger.info({ nats: options.nats, society: options.society, model: settings.model.name, ...announcement }, 'node started');
+  const signal = await stopped;
+  if (timer !== undefined) clock.clearTimeout(timer);
+  // Its agents stop first (their work in progress answered canceled), then the owner hears it leave.
+  const hosted = host.hosted().length;
+  await host.close();
+  say(NodeActions.leave);
+  await transport.flush();
+  await bus.close();
+  logger.info({ signal, node: announcement.node, stoppedAgents: hosted }, 'troupe node stopped');
+  return ExitCode.ok;
+}
