@@ -17,6 +17,7 @@ export const limitVariables = {
   TROUPE_MAX_LANES_PER_AGENT: 'maxLanesPerAgent',
   TROUPE_SESSIONS_IN_MEMORY_PER_AGENT: 'sessionsInMemoryPerAgent',
   TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
+  TROUPE_MESSAGE_LOG_LIMIT: 'messageLogLimit',
 } as const;
 
 type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InFlightView } from './inFlight.js';
-import { showKey } from './keys.js';
+import { isSeq, showKey } from './keys.js';
 import { nextQuarantineSeq, quarantineEntry } from './quarantine.js';
 import type { SubDbs } from './types.js';
 import { messageKeyReason, waitingKeyReason } from './validators.js';
@@ -18,11 +18,13 @@ import type { DurableWriter } from './writer.js';
  * and never crashes the reader; the read that finds it skips it, and a durable write moves it to
  * the quarantine and reports it, as opening would have. Until then `quarantined()` does not list it.
  */
-export type CheckedOnRead = 'messages' | 'mailboxes';
+export type CheckedOnRead = 'messages' | 'messageOrder' | 'mailboxes';
 
 /** All that opening checks of the sub-dbs checked on read: their keys. */
 export const checkedOnReadKeys: Readonly<Record<CheckedOnRead, (key: unknown) => string | undefined>> = {
   messages: messageKeyReason,
+  // Read only by retention, which passes over a value it cannot use (its Task then outlives the limit).
+  messageOrder: (key) => (isSeq(key) ? undefined : 'key: expected a sequence number'),
   mailboxes: waitingKeyReason,
 };
 

@@ -12,6 +12,7 @@ export const subDbNames = [
   'children',
   'terminations',
   'messages',
+  'messageOrder',
   'conversations',
   'artifacts',
   'inbox',

@@ -1,12 +1,12 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type SubDbName, metaKey } from './keys.js';
+import { type SubDbName, isSeqKey, metaKey } from './keys.js';
 import { MetaRecordSchema } from './schemas.js';
 import { zodReason } from './validators.js';
 
 /** The organisation schema this troupe writes. */
-export const currentSchemaVersion = 1;
+export const currentSchemaVersion = 2;
 
 /** What a migration may do: read and rewrite raw records, inside the opening transaction. */
 export interface MigrationTxn {
@@ -25,8 +25,22 @@ export interface MigrationTxn {
 export type Migration = (txn: MigrationTxn) => void;
 export type Migrations = Readonly<Record<number, Migration>>;
 
-/** Migrations shipped with troupe: none yet, version 1 is the first. */
-export const orgMigrations: Migrations = {};
+/**
+ * Migrations shipped with troupe. Version 1 is the first. Version 2 adds the message log's order
+ * across sessions (`messageOrder`, what retention drops from): built here for the Tasks already
+ * logged, oldest first by their `createdAt`.
+ */
+export const orgMigrations: Migrations = {
+  2: (txn) => {
+    const logged = txn.entries('messages').flatMap(({ key, value }) => {
+      if (!isSeqKey(key)) return [];
+      const createdAt = (value as { task?: { createdAt?: unknown } } | null)?.task?.createdAt;
+      return [{ owner: key[0], seq: key[1], at: typeof createdAt === 'number' ? createdAt : 0 }];
+    });
+    logged.sort((a, b) => a.at - b.at || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : a.seq - b.seq));
+    logged.forEach(({ owner, seq }, n) => txn.put('messageOrder', n, { v: 1, owner, seq }));
+  },
+};
 
 /** What the meta record says: a version, nothing (a new or pre-versioned store), or garbage. */
 export type StoredVersion =

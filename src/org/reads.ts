@@ -25,6 +25,12 @@ export function sequencedTasks(db: Database<unknown>, page: Page): Task[] {
   return [...db.getRange(pageOptions(page))].map(({ value }) => parseTask((value as { task: unknown }).task));
 }
 
+/** The last `count` Tasks of a sub-db of `{ task }` records keyed by sequence number, in order. */
+export function latestTasks(db: Database<unknown>, count: number): Task[] {
+  if (count <= 0) return [];
+  return [...db.getRange({ reverse: true, limit: count })].reverse().map(({ value }) => parseTask((value as { task: unknown }).task));
+}
+
 /** An agent's conversation steps in order, without the record version. */
 export function conversationSteps(db: Database<unknown>, agentId: string): ChatMessage[] {
   return [...db.getRange(seqRange(agentId))].map(({ value }) => {

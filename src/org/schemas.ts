@@ -68,6 +68,12 @@ export const TerminationRecordSchema = z
 export const MessageRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 
 /**
+ * The `n`th Task logged, across every session: where it is in `messages` (`[owner, seq]`). The
+ * log's order, oldest first, which retention (`messageLogLimit`) drops from.
+ */
+export const MessageOrderRecordSchema = z.object({ v: v1, owner: z.string().min(1), seq: z.number().int().nonnegative() }).strict();
+
+/**
  * A Task an agent accepted and has not yet answered, kept under `[agentId, taskId]` so the
  * answer removes it without a search; `seq` keeps the order they arrived in.
  */

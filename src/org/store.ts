@@ -11,7 +11,7 @@ import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from 
 import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
-import { allValues, conversationSteps, ownedNames, sequencedTasks } from './reads.js';
+import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
 import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
@@ -137,7 +137,7 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
 
   return {
     environment: root,
-    ...storeWrites(write, clock),
+    ...storeWrites(write, clock, retention(write, options)),
     ...storeReads(dbs),
     messages: (rootTaskId, page = {}) => readMessages(checked, rootTaskId, page),
     waiting: (agentId) => readWaiting(checked, agentId),
@@ -151,15 +151,43 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   };
 }
 
+/** How many appends to the message log and the inbox go between two checks of their limit. */
+export const pruneEvery = 256;
+
+/**
+ * The message log's and the inbox's retention: `appended` is called after each append to
+ * either, and every `pruneEvery` appends queues a `checked` write that drops what is past
+ * `messageLogLimit` (see `pruneLogs`). A failed prune is logged; the next one catches up.
+ */
+function retention(write: QueueWrite, options: StoreSettings): { appended: () => void } {
+  const limit = options.messageLogLimit ?? 1_000_000;
+  let appends = 0;
+  return {
+    appended: () => {
+      if (++appends % pruneEvery !== 0) return;
+      void write('pruneLogs', true, () => (ctx) => w.pruneLogs(ctx, limit)).then(
+        (dropped) => {
+          if (dropped > 0) options.logger.debug({ dropped, messageLogLimit: limit }, 'message log and inbox: dropped the oldest Tasks past the limit');
+        },
+        (error: unknown) => options.logger.warn({ error: describeError(error) }, 'message log retention failed; the next check catches up'),
+      );
+    },
+  };
+}
+
 /** Runs `prepare` now (checking the input) and queues the staged write it returns on the durable writer. */
 type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>) => Promise<T>;
 
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
 type StoreQueries =
-  'conversation' | 'artifact' | 'inbox' | 'waitingCount' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
+  'conversation' | 'artifact' | 'inbox' | 'latestInbox' | 'waitingCount' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
 
 /** The store's writes: each validates its input, then stages its puts on the durable writer. */
-function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close' | 'environment'> {
+function storeWrites(
+  write: QueueWrite,
+  clock: Clock,
+  retained: { appended: () => void },
+): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close' | 'environment'> {
   return {
     createRole: (role) =>
       write('createRole', false, () => {
@@ -183,14 +211,14 @@ function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueri
         const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
         return (ctx) => w.terminate(ctx, record);
       }),
-    appendMessage: (rootTaskId, task) =>
-      write('appendMessage', false, () => {
+    appendMessage: (rootTaskId, task) => {
+      const appended = write('appendMessage', false, () => {
         const record = w.messageRecord(task);
-        return (ctx) => {
-          const staged = w.appendSeq(ctx, 'messages', rootTaskId, [record]);
-          return { ...staged, result: staged.result - 1 };
-        };
-      }),
+        return (ctx) => w.appendLogged(ctx, rootTaskId, record);
+      });
+      retained.appended();
+      return appended;
+    },
     appendConversation: (agentId, steps) =>
       write('appendConversation', false, () => {
         const records = w.stepRecords(steps);
@@ -203,11 +231,14 @@ function storeWrites(write: QueueWrite, clock: Clock): Omit<OrgStore, StoreQueri
         const { hash, record } = w.artifactRecord(artifact);
         return (ctx) => w.putArtifactRecord(ctx, hash, record);
       }),
-    appendInbox: (task) =>
-      write('appendInbox', false, () => {
+    appendInbox: (task) => {
+      const appended = write('appendInbox', false, () => {
         const record = w.inboxRecord(task);
         return (ctx) => w.appendInboxTask(ctx, record);
-      }),
+      });
+      retained.appended();
+      return appended;
+    },
     addWaiting: (agentId, task) =>
       write('addWaiting', false, () => {
         // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
@@ -224,6 +255,7 @@ function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
     artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
+    latestInbox: (count) => latestTasks(dbs.inbox, count),
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),

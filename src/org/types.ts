@@ -75,6 +75,12 @@ export interface OrgStoreOptions {
   /** Test seam: see `WriteFault`. */
   readonly writeFault?: WriteFault;
   /**
+   * The most Tasks the message log keeps across every session, and the most the user's inbox
+   * keeps; past it the oldest go (checked every `pruneEvery` appends, so either may run over by
+   * that many). Default 1,000,000.
+   */
+  readonly messageLogLimit?: number;
+  /**
    * A damaged store (a truncated or garbled data file, or one lmdb fails to read through):
    * `'reset'` (the default) moves its files into a `damaged-<time>` folder in `dir`, logs an
    * error naming the folder and opens empty; `'refuse'` rejects with `store_damaged` and
@@ -139,6 +145,8 @@ export interface OrgStore {
   /** Appends a Task to the user's inbox; resolves with its sequence number. */
   appendInbox(task: Task): Promise<number>;
   inbox(page?: Page): Task[];
+  /** The newest `count` Tasks of the user's inbox, oldest first (what a restart puts back, without reading the rest). */
+  latestInbox(count: number): Task[];
   role(roleId: string): RoleRecord | undefined;
   roles(): RoleRecord[];
   agent(agentId: string): StoredAgentRecord | undefined;

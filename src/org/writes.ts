@@ -174,11 +174,55 @@ export function clearAgentConversations({ dbs }: StageContext, agentId: string):
   );
 }
 
+/** The first or last number key of a sub-db keyed by sequence numbers, if it has any. */
+function endKey(db: Database<unknown>, end: 'first' | 'last'): number | undefined {
+  for (const key of db.getKeys({ reverse: end === 'last', limit: 1 })) if (typeof key === 'number') return key;
+  return undefined;
+}
+
+/** Appends a Task to `owner`'s message log and notes its place in the log's order across sessions; the result is its seq in `owner`'s log. */
+export function appendLogged(ctx: StageContext, owner: string, record: unknown): Staged<number> {
+  const { dbs, view } = ctx;
+  const logged = appendSeq(ctx, 'messages', owner, [record]);
+  const seq = logged.result - 1;
+  // Pinned: one number for the whole store, read from disk once.
+  const order = view.read(viewKey.orderSeq, () => (endKey(dbs.messageOrder, 'last') ?? -1) + 1);
+  return staged(
+    seq,
+    [...logged.ops, put(dbs.messageOrder, order, { v: 1, owner, seq })],
+    [...logged.updates, { key: viewKey.orderSeq, value: order + 1, pinned: true }],
+  );
+}
+
+/**
+ * Drops the oldest Tasks of the message log past `limit` (each with its place in the order) and
+ * the oldest of the user's inbox past `limit`. Staged only once every earlier write has
+ * committed (it is `checked`): it reads both logs' ends from disk. The result is how many went.
+ */
+export function pruneLogs({ dbs }: StageContext, limit: number): Staged<number> {
+  // Past the limit: the oldest keys of a log numbered without gaps (retention only ever drops its oldest).
+  const excess = (db: Database<unknown>): number[] => {
+    const [first, last] = [endKey(db, 'first'), endKey(db, 'last')];
+    if (first === undefined || last === undefined || last - first + 1 <= limit) return [];
+    return Array.from({ length: last - first + 1 - limit }, (_, i) => first + i);
+  };
+  const ops: Op[] = [];
+  let dropped = 0;
+  for (const n of excess(dbs.messageOrder)) {
+    dropped++;
+    const at = dbs.messageOrder.get(n) as { owner?: unknown; seq?: unknown } | undefined;
+    if (typeof at?.owner === 'string' && isSeq(at.seq)) ops.push(remove(dbs.messages, [at.owner, at.seq]));
+    ops.push(remove(dbs.messageOrder, n));
+  }
+  for (const n of excess(dbs.inbox)) {
+    ops.push(remove(dbs.inbox, n));
+    dropped++;
+  }
+  return staged(dropped, ops);
+}
+
 export function appendInboxTask({ dbs, view }: StageContext, record: unknown): Staged<number> {
-  const seq = view.read(viewKey.inboxSeq, () => {
-    for (const key of dbs.inbox.getKeys({ reverse: true, limit: 1 })) if (typeof key === 'number') return key + 1;
-    return 0;
-  });
+  const seq = view.read(viewKey.inboxSeq, () => (endKey(dbs.inbox, 'last') ?? -1) + 1);
   // Pinned: one number for the whole store, read from disk once.
   return staged(seq, [put(dbs.inbox, seq, record)], [{ key: viewKey.inboxSeq, value: seq + 1, pinned: true }]);
 }

@@ -18,11 +18,17 @@ export const RuntimeConfigSchema = z.object({
   /** Longest accepted user message, in characters. */
   maxInputChars: z.number().int().positive().default(100_000),
   /**
-   * Messages kept in the user's inbox in memory (oldest dropped first); the org store keeps them
-   * all. A window like the others kept in memory (terminated agents, the event replay buffer): a
+   * Messages kept in the user's inbox in memory (oldest dropped first); the org store keeps up to
+   * `messageLogLimit`. A window like the others kept in memory (terminated agents, the event replay buffer): a
    * service at 10 Tasks a second fills 1,000 in under two minutes, 10,000 only after seventeen.
    */
   inboxLimit: z.number().int().positive().default(1_000),
+  /**
+   * With a data dir: the most Tasks the message log keeps across every session, and the most the
+   * user's inbox keeps in the store; past it the oldest go, checked every 256 appends (so either
+   * may run over by that many). About 0.4–5 KB a Task on disk.
+   */
+  messageLogLimit: z.number().int().positive().default(1_000_000),
   /**
    * With a data dir: how long a record nobody waits for (a log entry, a conversation step) may be
    * held back so it commits with others in one transaction and one fsync. Whatever waits for

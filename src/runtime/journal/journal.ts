@@ -53,8 +53,8 @@ export interface Journal {
   clearConversations(agentId: string): void;
   /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
   durable(): Promise<void>;
-  /** The organisation written down before, or null when there is none yet. */
-  stored(): StoredOrganisation | null;
+  /** The organisation written down before (with the newest `inboxLimit` Tasks of the user's inbox), or null when there is none yet. */
+  stored(inboxLimit: number): StoredOrganisation | null;
   /** The Tasks `agentId` had accepted and not answered, oldest first. */
   storedWaiting(agentId: string): readonly Task[];
   /** How many Tasks `agentId` has waiting in the store, without reading them. */

@@ -11,10 +11,13 @@ import type { WriteBatchLimits } from './writeBatch.js';
  *
  * @internal
  */
-export async function openJournal(dataDir: string | null, deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits }): Promise<Journal> {
+export async function openJournal(
+  dataDir: string | null,
+  deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number },
+): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
   const { openOrgStore } = await import('../../org/store.js');
-  const store = await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock });
+  const store = await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock, messageLogLimit: deps.messageLogLimit });
   // Agents' L4 vector indexes: files beside the store, each a cache of vectors the store holds.
   return storeJournal(store, deps.logger, deps.batch, deps.clock, join(dataDir, 'memory-index'));
 }

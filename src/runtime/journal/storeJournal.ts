@@ -74,13 +74,13 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     }),
     clearConversations: (agentId) => queued(() => store.clearConversations(agentId), 'conversations', { agentId }),
     durable: () => awaited(() => store.flushed()),
-    stored: (): StoredOrganisation | null => {
+    stored: (inboxLimit): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
       return {
         roles: store.roles().map(strip),
         agents: store.agents().map(strip),
         terminations: store.terminations().map(strip),
-        inbox: store.inbox({ offset: 0, limit: Number.MAX_SAFE_INTEGER }),
+        inbox: store.latestInbox(inboxLimit),
       };
     },
     storedWaiting: (agentId) => store.waiting(agentId),
