@@ -13,6 +13,8 @@ export interface MigrationTxn {
   /** The version being migrated from; the hook brings the store to `from + 1`. */
   readonly from: number;
   entries(db: SubDbName): { key: Key; value: unknown }[];
+  /** The keys of `db` in order, read as they are iterated (none of its values is loaded). */
+  keys(db: SubDbName): Iterable<Key>;
   put(db: SubDbName, key: Key, value: unknown): void;
   remove(db: SubDbName, key: Key): void;
 }
@@ -28,17 +30,13 @@ export type Migrations = Readonly<Record<number, Migration>>;
 /**
  * Migrations shipped with troupe. Version 1 is the first. Version 2 adds the message log's order
  * across sessions (`messageOrder`, what retention drops from): built here for the Tasks already
- * logged, oldest first by their `createdAt`.
+ * logged, session by session in key order, all before any Task logged from now on. Keys only:
+ * a log of millions of Tasks is never loaded into memory to be ordered.
  */
 export const orgMigrations: Migrations = {
   2: (txn) => {
-    const logged = txn.entries('messages').flatMap(({ key, value }) => {
-      if (!isSeqKey(key)) return [];
-      const createdAt = (value as { task?: { createdAt?: unknown } } | null)?.task?.createdAt;
-      return [{ owner: key[0], seq: key[1], at: typeof createdAt === 'number' ? createdAt : 0 }];
-    });
-    logged.sort((a, b) => a.at - b.at || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : a.seq - b.seq));
-    logged.forEach(({ owner, seq }, n) => txn.put('messageOrder', n, { v: 1, owner, seq }));
+    let n = 0;
+    for (const key of txn.keys('messages')) if (isSeqKey(key)) txn.put('messageOrder', n++, { v: 1, owner: key[0], seq: key[1] });
   },
 };
 
@@ -75,6 +73,7 @@ export function migrate(
   const txn = (version: number): MigrationTxn => ({
     from: version,
     entries: (db) => [...dbs[db].getRange()].map(({ key, value }) => ({ key, value })),
+    keys: (db) => dbs[db].getKeys(),
     put: (db, key, value) => {
       dbs[db].putSync(key, value);
     },

@@ -64,7 +64,7 @@ describe('org store: the message log and the inbox keep at most messageLogLimit 
     expect(store.latestInbox(3).map((task) => taskText(task))).toEqual([`out ${pruneEvery - 3}`, `out ${pruneEvery - 2}`, `out ${pruneEvery - 1}`]);
   });
 
-  it('migrates a store of schema 1: the Tasks it had logged get their order, oldest first, so retention reaches them', async () => {
+  it('migrates a store of schema 1: the Tasks it had logged get their place in the order, before any logged since, so retention reaches them', async () => {
     const dir = await tempDir();
     const old = await openTestStore(dir, { schemaVersion: 1, messageLogLimit: 1_000_000 });
     await logRoundRobin(old.store, ['s-a', 's-b'], 0, 20);
