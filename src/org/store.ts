@@ -153,6 +153,8 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
 
 /** How many appends to the message log and the inbox go between two checks of their limit. */
 export const pruneEvery = 256;
+/** The most Tasks one check drops from each log: 16 times what comes in between two checks, so it catches up fast in small transactions. */
+export const maxDropsPerPrune = 16 * pruneEvery;
 
 /**
  * The message log's and the inbox's retention: `appended` is called after each append to
@@ -165,7 +167,7 @@ function retention(write: QueueWrite, options: StoreSettings): { appended: () =>
   return {
     appended: () => {
       if (++appends % pruneEvery !== 0) return;
-      void write('pruneLogs', true, () => (ctx) => w.pruneLogs(ctx, limit)).then(
+      void write('pruneLogs', true, () => (ctx) => w.pruneLogs(ctx, limit, maxDropsPerPrune)).then(
         (dropped) => {
           if (dropped > 0) options.logger.debug({ dropped, messageLogLimit: limit }, 'message log and inbox: dropped the oldest Tasks past the limit');
         },

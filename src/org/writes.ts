@@ -196,15 +196,17 @@ export function appendLogged(ctx: StageContext, owner: string, record: unknown):
 
 /**
  * Drops the oldest Tasks of the message log past `limit` (each with its place in the order) and
- * the oldest of the user's inbox past `limit`. Staged only once every earlier write has
- * committed (it is `checked`): it reads both logs' ends from disk. The result is how many went.
+ * the oldest of the user's inbox past `limit`, at most `maxDrops` of each, so one transaction
+ * stays small when the limit was lowered on a big store (the next checks catch up). Staged only
+ * once every earlier write has committed (it is `checked`): it reads both logs' ends from disk.
+ * The result is how many went.
  */
-export function pruneLogs({ dbs }: StageContext, limit: number): Staged<number> {
+export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number): Staged<number> {
   // Past the limit: the oldest keys of a log numbered without gaps (retention only ever drops its oldest).
   const excess = (db: Database<unknown>): number[] => {
     const [first, last] = [endKey(db, 'first'), endKey(db, 'last')];
     if (first === undefined || last === undefined || last - first + 1 <= limit) return [];
-    return Array.from({ length: last - first + 1 - limit }, (_, i) => first + i);
+    return Array.from({ length: Math.min(maxDrops, last - first + 1 - limit) }, (_, i) => first + i);
   };
   const ops: Op[] = [];
   let dropped = 0;

@@ -1,7 +1,7 @@
 import { open } from 'lmdb';
 import { describe, expect, it } from 'vitest';
 import { type OrgStore, currentSchemaVersion } from '../../src/org/index.js';
-import { pruneEvery } from '../../src/org/store.js';
+import { maxDropsPerPrune, pruneEvery } from '../../src/org/store.js';
 import { taskText } from '../../src/task/index.js';
 import { makeTask, orgHarness } from '../support/orgStoreFixture.js';
 
@@ -53,6 +53,20 @@ describe('org store: the message log and the inbox keep at most messageLogLimit 
     await logRoundRobin(store, sessions, 200, pruneEvery);
     // Nothing was dropped before the reopen (200 < pruneEvery); the check at this store's 256th append keeps the newest 50.
     expect(logOf(store, sessions)).toEqual(expected(sessions, 200 + pruneEvery - 50, 200 + pruneEvery));
+  });
+
+  it('drops at most maxDropsPerPrune Tasks in one check, and catches up at the next ones, when the limit was lowered on a big log', async () => {
+    const dir = await tempDir();
+    const sessions = ['s-a', 's-b', 's-c'];
+    const big = maxDropsPerPrune + 300;
+    const before = await openTestStore(dir);
+    await logRoundRobin(before.store, sessions, 0, big);
+    await before.store.close();
+    const { store } = await openTestStore(dir, { messageLogLimit: 10 });
+    await logRoundRobin(store, sessions, big, pruneEvery);
+    expect(logOf(store, sessions).flat()).toHaveLength(big + pruneEvery - maxDropsPerPrune);
+    await logRoundRobin(store, sessions, big + pruneEvery, pruneEvery);
+    expect(logOf(store, sessions)).toEqual(expected(sessions, big + 2 * pruneEvery - 10, big + 2 * pruneEvery));
   });
 
   it("drops the oldest of the user's inbox the same way; a restart reads only the newest", async () => {
