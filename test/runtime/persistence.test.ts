@@ -89,6 +89,27 @@ describe('the runtime on an organisation store', () => {
   });
 });
 
+describe('the message log on a data dir', () => {
+  it('keeps at most messageLogLimit Tasks: the oldest sessions lose theirs first, the newest keep theirs', async () => {
+    const dir = await dataDir();
+    const model = new ScriptedModel(Array.from({ length: 120 }, () => ({ text: 'ok' })));
+    const rt = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger(), messageLogLimit: 20 });
+    const sessions: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      sessions.push(await rt.submit(`question ${i}`));
+      await rt.waitForAnswer(sessions.at(-1) ?? '', { timeoutMs: 10_000 });
+    }
+    await rt.shutdown();
+    const store = await openOrgStore({ dir });
+    const logged = sessions.map((session) => store.messages(session, {}).length);
+    await store.close();
+    // Every submit logs its Tasks (more than 2): 120 of them pass the first check, at 256 appends, and what is left is bounded.
+    expect(logged[0]).toBe(0);
+    expect(logged.at(-1)).toBeGreaterThan(0);
+    expect(logged.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(20 + 256);
+  });
+});
+
 describe('conversations across a restart', () => {
   it('an agent continues its conversation where it stopped; a terminated agent leaves none behind', async () => {
     const dir = await dataDir();
