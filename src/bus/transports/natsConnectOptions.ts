@@ -12,6 +12,11 @@ function pem(option: string, file: string): string {
   }
 }
 
+/** `server` without a user and password (or token) written into its URL. */
+function withoutLogin(server: string): string {
+  return server.replace(/\/\/[^/@]*@/, '//');
+}
+
 /** Credentials written into a server's URL (`nats://token@host`, `nats://user:password@host`), which the NATS client would not send. */
 type UrlLogin = { readonly token: string } | { readonly user: string; readonly password: string };
 
@@ -28,7 +33,7 @@ function splitLogins(servers: string | readonly string[]): { servers: string[]; 
     if (url.username === '') return server;
     const user = decodeURIComponent(url.username);
     logins.add(JSON.stringify(url.password === '' ? { token: user } : { user, password: decodeURIComponent(url.password) }));
-    return server.replace(/\/\/[^/@]*@/, '//');
+    return withoutLogin(server);
   });
   if (logins.size > 1) throw new TroupeError('invalid_input', 'nats: servers: the URLs carry different credentials; give one login for all');
   const [login] = logins;
@@ -73,10 +78,7 @@ export function connectOptionsOf(settings: NatsTransportSettings): ConnectionOpt
 
 /** The servers as the user gave them, without any user and password written into a URL. */
 function serversShown(servers: string | readonly string[]): string {
-  return [servers]
-    .flat()
-    .map((server) => server.replace(/\/\/[^/@]*@/, '//'))
-    .join(', ');
+  return [servers].flat().map(withoutLogin).join(', ');
 }
 
 /** Why the first connection failed, as a TroupeError: refused credentials, a TLS failure, or no server there. */
