@@ -9,7 +9,7 @@
 //   node --import tsx scripts/soak.ts [minutes=20] [rate=10] [sessions=200] [every=30]
 
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -35,6 +35,15 @@ async function residentMb(pid: number): Promise<{ rss: number; anon: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const mb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
   return { rss: mb('VmRSS'), anon: mb('RssAnon') };
+}
+
+/** The size in MB of the org store's data files under `dir` (lmdb's `data.mdb`, and the L4 index files beside it). */
+async function storeMb(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return bytes / 1024 / 1024;
 }
 
 /** Root's memory tiers, as `GET /api/agents/root/memory` counts them. */
@@ -84,8 +93,8 @@ let refused = 0;
 let failed = 0;
 
 console.log(`soak: troupe serve pid ${pid} at ${url}, data dir ${dataDir}; ${rate} submits/s over ${sessions} sessions for ${minutes} min`);
-console.log('| minute | RSS (MB) | anonymous (MB) | live heap after GC (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| minute | RSS (MB) | anonymous (MB) | live heap after GC (MB) | data dir (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 
 const submit = async (n: number): Promise<void> => {
   const response = await fetch(`${url}/api/submit`, {
@@ -116,7 +125,8 @@ while (Date.now() < end) {
     const sample = { minute: (Date.now() - started) / 60_000, ...(await residentMb(pid)), heap: await liveHeapMb(inspector) };
     samples.push(sample);
     const tiers = await rootTiers(url).catch(() => '?');
-    const row = [sample.minute.toFixed(1), sample.rss.toFixed(0), sample.anon.toFixed(0), sample.heap.toFixed(0), sent, refused, tiers];
+    const onDisk = await storeMb(dataDir);
+    const row = [sample.minute.toFixed(1), sample.rss.toFixed(0), sample.anon.toFixed(0), sample.heap.toFixed(0), onDisk.toFixed(0), sent, refused, tiers];
     console.log(`| ${row.join(' | ')} |`);
     nextSample += every * 1000;
   }

@@ -69,13 +69,21 @@ async function makeStoreDir(dir: string): Promise<void> {
  */
 const memorySubDbs = 8;
 
+/**
+ * The address space mapped for the data file at open (virtual, not disk: the file grows as it
+ * fills). Without it lmdb starts small and maps the file again, larger, each time it outgrows the
+ * map, keeping the old maps; the pages touched through each stay resident, so a store of 100 MB
+ * held 300 MB of resident memory after a 5-minute soak. lmdb still grows past this if it must.
+ */
+const mapSizeBytes = 16 * 1024 ** 3;
+
 /** Opens the environment, migrates, validates every record and quarantines the invalid ones. */
 async function loadStore(settings: StoreSettings): Promise<OrgStore> {
   const { dir, logger, clock } = settings;
   let root: RootDatabase;
   try {
     // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
-    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs });
+    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs, mapSize: mapSizeBytes });
   } catch (error) {
     if (isLmdbFailure(error)) throw storeDamaged(dir, `lmdb cannot open it: ${describeError(error)}`, error);
     throw new TroupeError('internal', `cannot open the org store in ${dir}: ${describeError(error)}`, { cause: error });
