@@ -48,6 +48,7 @@ export {
   type NatsTransportHandle,
   type NatsTransportOptions,
   type Transport,
+  type DurableMailboxes,
   type Interest,
   type BusFault,
   type Selector,

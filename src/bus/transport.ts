@@ -4,6 +4,29 @@ import type { Task } from '../task/index.js';
 export type Interest = { readonly target: string } | { readonly pattern: string };
 
 /**
+ * Agents' mailboxes kept by a transport's server until their host acknowledges each Task, so
+ * they outlive the process hosting the agent (NATS JetStream). The owner opens an agent's
+ * mailbox before placing it on a node and removes it when the agent is terminated; the node
+ * hosting the agent holds it: its bus's interest in the agent is then served from the mailbox.
+ */
+export interface DurableMailboxes {
+  /** Creates the agent's mailbox (or finds it): from now on every Task to the agent is kept until acknowledged. */
+  open(agentId: string): Promise<void>;
+  /** Deletes the agent's mailbox and what it still holds. */
+  remove(agentId: string): Promise<void>;
+  /** Deletes every mailbox of the society (an owner starting over); resolves with how many there were. */
+  removeAll(): Promise<number>;
+  /**
+   * Serves this bus's interest in `agentId` from its mailbox until the returned function is
+   * called. A Task for which `awaitsAnswer` is true stays unacknowledged (its host keeps
+   * extending it) until the agent's final reply to it is sent through this transport; every
+   * other Task is acknowledged once delivered. Released, what is unacknowledged goes back to
+   * the mailbox at once, for the agent's next host.
+   */
+  hold(agentId: string, awaitsAnswer: (task: Task) => boolean): () => void;
+}
+
+/**
  * Moves Tasks between buses. The in-process transport hands them straight back; a network
  * transport (NATS) serialises them and subscribes only to the interests its bus declares,
  * on subjects derived from society, target and action (see `subjectOf`).
@@ -15,6 +38,8 @@ export interface Transport {
    * knows from its own subscribers whether anyone would see a Task.
    */
   readonly reachesOtherBuses: boolean;
+  /** Mailboxes that outlive their host, when this transport keeps them (NATS with `durableMailboxes`). */
+  readonly mailboxes?: DurableMailboxes;
   /** Where Tasks arriving for this bus go. Called once, by the bus. */
   attach(deliver: (task: Task) => void): void;
   /** Hands a Task over for delivery to every interested bus (including this one). */

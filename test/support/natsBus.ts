@@ -1,7 +1,7 @@
 import { EventBus, type EventBusOptions, type NatsTransportHandle, type NatsTransportOptions, connectNatsTransport } from '../../src/bus/index.js';
 import { afterAll, beforeAll } from 'vitest';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
-import { NatsServer, type NatsServerConfig } from './natsServer.js';
+import { NatsServer, type NatsServerConfig, type NatsServerOptions } from './natsServer.js';
 
 export interface NatsBus {
   readonly bus: EventBus;
@@ -20,10 +20,10 @@ export function natsBusesAfterEach(): (options: NatsTransportOptions, busOptions
 }
 
 /** Starts a nats-server for the test and stops it after, whatever the test's outcome. */
-export function natsServerAfterEach(): (config?: NatsServerConfig) => Promise<NatsServer> {
+export function natsServerAfterEach(): (config?: NatsServerConfig, options?: NatsServerOptions) => Promise<NatsServer> {
   const later = cleanupAfterEach();
-  return async (config) => {
-    const server = await NatsServer.start(config);
+  return async (config, options) => {
+    const server = await NatsServer.start(config, options);
     later(() => server.dispose());
     return server;
   };

@@ -7,6 +7,11 @@ import type { Readable } from 'node:stream';
 /** Settings written to the server's configuration file (`max_payload: 4096`). */
 export type NatsServerConfig = Readonly<Record<string, number | string>>;
 
+export interface NatsServerOptions {
+  /** Run with JetStream, storing in a directory of its own that outlives a restart (removed by `dispose`). */
+  readonly jetstream?: boolean;
+}
+
 /**
  * A real `nats-server` (Debian's package; `.ci/run` installs it) on a loopback port the server
  * picks itself, read back from its log, so parallel test files never fight over a port. Free of
@@ -17,10 +22,13 @@ export class NatsServer {
   #exited: Promise<void> = Promise.resolve();
   #port = -1;
 
-  private constructor(private readonly configFile: string | undefined) {}
+  private constructor(
+    private readonly configFile: string | undefined,
+    private readonly storeDir: string | undefined,
+  ) {}
 
   /** Starts a server; with `config`, from a configuration file holding those settings. */
-  static async start(config?: NatsServerConfig): Promise<NatsServer> {
+  static async start(config?: NatsServerConfig, options: NatsServerOptions = {}): Promise<NatsServer> {
     let configFile: string | undefined;
     if (config !== undefined) {
       const dir = await mkdtemp(join(tmpdir(), 'troupe-nats-'));
@@ -32,7 +40,8 @@ export class NatsServer {
           .join(''),
       );
     }
-    const server = new NatsServer(configFile);
+    const storeDir = options.jetstream === true ? await mkdtemp(join(tmpdir(), 'troupe-jetstream-')) : undefined;
+    const server = new NatsServer(configFile, storeDir);
     await server.#launch(-1);
     return server;
   }
@@ -61,10 +70,15 @@ export class NatsServer {
   async dispose(): Promise<void> {
     await this.stop();
     if (this.configFile !== undefined) await rm(join(this.configFile, '..'), { recursive: true, force: true });
+    if (this.storeDir !== undefined) await rm(this.storeDir, { recursive: true, force: true });
   }
 
   async #launch(port: number): Promise<void> {
-    const args = ['-a', '127.0.0.1', '-p', String(port), ...(this.configFile === undefined ? [] : ['-c', this.configFile])];
+    const args = [
+      ...['-a', '127.0.0.1', '-p', String(port)],
+      ...(this.configFile === undefined ? [] : ['-c', this.configFile]),
+      ...(this.storeDir === undefined ? [] : ['-js', '-sd', this.storeDir]),
+    ];
     const child = spawn('nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#child = child;
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));

@@ -15,6 +15,8 @@ export interface NatsTransportHandle extends Transport {
   readonly connection$: Observable<boolean>;
   /** The largest Task message this transport sends, in bytes. */
   readonly maxPayloadBytes: number;
+  /** Tasks the durable mailboxes' stream refused to keep (it was full); each logged, and work answered `mailbox_full`. */
+  readonly refusedByStream: number;
 }
 
 /**

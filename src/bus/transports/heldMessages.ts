@@ -1,6 +1,9 @@
+import type { Task } from '../../task/index.js';
+
 interface HeldMessage {
   readonly subject: string;
   readonly data: Uint8Array;
+  readonly task: Task;
 }
 
 /**
@@ -21,16 +24,16 @@ export class HeldMessages {
     return this.#messages.length;
   }
 
-  hold(subject: string, data: Uint8Array): void {
-    this.#messages.push({ subject, data });
+  hold(subject: string, data: Uint8Array, task: Task): void {
+    this.#messages.push({ subject, data, task });
     this.#bytes += data.byteLength;
   }
 
   /** Hands every held message to `send`, oldest first, and forgets them. */
-  release(send: (subject: string, data: Uint8Array) => void): void {
+  release(send: (subject: string, data: Uint8Array, task: Task) => void): void {
     const messages = this.#messages;
     this.#messages = [];
     this.#bytes = 0;
-    for (const { subject, data } of messages) send(subject, data);
+    for (const { subject, data, task } of messages) send(subject, data, task);
   }
 }

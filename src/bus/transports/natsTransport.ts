@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { type Msg, type NatsConnection, type Subscription, connect } from '@nats-io/transport-node';
+import { type Msg, type NatsConnection, connect } from '@nats-io/transport-node';
 import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import type { Task } from '../../task/index.js';
+import { systemClock } from '../../clock.js';
+import { type Task, replyTo } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
 import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
 import { HeldMessages } from './heldMessages.js';
+import { type MailboxWire, NatsMailboxes } from './natsMailboxes.js';
+import { StoreReceipts } from './storeReceipts.js';
 import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
@@ -17,7 +20,8 @@ import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
 const recentIdsKept = 4096;
 
 interface SharedSubscription {
-  readonly subscription: Subscription;
+  /** A core NATS subscription, or the reading of a durable mailbox. */
+  readonly subscription: { unsubscribe(): void };
   holders: number;
 }
 
@@ -46,12 +50,24 @@ export class NatsTransport implements Transport {
   #dropped = 0;
   #deliver: ((task: Task) => void) | undefined;
   #closed = false;
+  readonly #mailboxes: NatsMailboxes | undefined;
+  readonly #receipts: StoreReceipts | undefined;
+  readonly #wire: MailboxWire = {
+    read: (subject, payload) => this.#read(subject, payload),
+    deliver: (id, task) => this.#deliverOnce(id, task),
+  };
+  #refused = 0;
 
-  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger) {
+  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, mailboxes: NatsMailboxes | undefined) {
     this.#nc = nc;
     this.#settings = settings;
     this.#logger = logger;
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
+    this.#mailboxes = mailboxes;
+    if (mailboxes !== undefined) {
+      const prefix = `troupe.${settings.society}.receipts.${this.#sender}`;
+      this.#receipts = new StoreReceipts(nc, prefix, (task, reason) => this.#refusedByStream(task, reason));
+    }
     void this.#watchStatus();
   }
 
@@ -67,7 +83,24 @@ export class NatsTransport implements Transport {
     } catch (error) {
       throw connectFailure(settings, error);
     }
-    return new NatsTransport(nc, settings, logger);
+    const { durableMailboxes } = settings;
+    if (durableMailboxes === undefined) return new NatsTransport(nc, settings, logger, undefined);
+    try {
+      return new NatsTransport(nc, settings, logger, await NatsMailboxes.connect(nc, settings.society, durableMailboxes, logger));
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  /** The society's durable mailboxes, with `durableMailboxes` (JetStream); none without. */
+  get mailboxes(): NatsMailboxes | undefined {
+    return this.#mailboxes;
+  }
+
+  /** Tasks the society's stream refused to keep (full), each logged and, if it asked for work, answered `mailbox_full`. */
+  get refusedByStream(): number {
+    return this.#refused;
   }
 
   /** The society whose subjects this transport uses. */
@@ -111,13 +144,15 @@ export class NatsTransport implements Transport {
     const subject = subjectOf(task, this.#settings.society);
     // Published (or held) before it is delivered here, so a reply a local handler sends at once
     // can never reach another bus ahead of the Task it answers.
-    if (this.#connected.value) this.#publish(subject, data);
-    else if (this.#settings.whileDisconnected === 'wait') this.#held.hold(subject, data);
+    if (this.#connected.value) this.#publish(subject, data, task);
+    else if (this.#settings.whileDisconnected === 'wait') this.#held.hold(subject, data, task);
     else {
       throw new TroupeError('transport_unavailable', `task ${task.id} not sent: the connection to NATS is down (whileDisconnected: 'fail')`, {
         context: { taskId: task.id },
       });
     }
+    // After the reply is on the connection, so the work it answers is acknowledged after it.
+    this.#mailboxes?.sent(task);
     this.#deliver?.(task);
   }
 
@@ -133,7 +168,7 @@ export class NatsTransport implements Transport {
           { context: { subject } },
         );
       }
-      shared = { subscription: this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg) }), holders: 0 };
+      shared = { subscription: this.#subscribe(interest, subject), holders: 0 };
       this.#subscriptions.set(subject, shared);
     }
     shared.holders++;
@@ -159,6 +194,8 @@ export class NatsTransport implements Transport {
     this.#closed = true;
     this.#deliver = undefined;
     this.#subscriptions.clear();
+    this.#mailboxes?.close();
+    this.#receipts?.close();
     if (this.#held.count > 0) this.#logger.warn({ tasks: this.#held.count }, 'NATS transport closed with Tasks held for a lost connection; they are not sent');
     this.#connected.complete();
     if (this.#nc.isClosed()) return;
@@ -185,29 +222,60 @@ export class NatsTransport implements Transport {
     }
   }
 
+  /** A core subscription for `subject`, or, for an agent whose durable mailbox this bus holds, the reading of that mailbox. */
+  #subscribe(interest: Interest, subject: string): { unsubscribe(): void } {
+    if ('target' in interest && this.#mailboxes?.holds(interest.target) === true) {
+      return { unsubscribe: this.#mailboxes.bind(interest.target, this.#wire) };
+    }
+    return this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg) });
+  }
+
   #receive(error: Error | null, msg: Msg): void {
     if (error !== null) {
       this.#logger.warn({ error: describeError(error) }, 'NATS subscription failed');
       return;
     }
-    const arrived = decodeWireMessage(msg.subject, this.#settings.society, msg.string());
-    if (!arrived.ok) {
-      this.#dropped++;
-      this.#logger.warn({ subject: msg.subject, reason: arrived.reason }, 'dropped a message from NATS');
-      return;
-    }
-    if (!this.#recent.add(arrived.id)) return;
+    const arrived = this.#read(msg.subject, msg.string());
+    if (arrived !== undefined) this.#deliverOnce(arrived.id, arrived.task);
+  }
+
+  #read(subject: string, payload: string): { id: string; task: Task } | undefined {
+    const arrived = decodeWireMessage(subject, this.#settings.society, payload);
+    if (arrived.ok) return arrived;
+    this.#dropped++;
+    this.#logger.warn({ subject, reason: arrived.reason }, 'dropped a message from NATS');
+    return undefined;
+  }
+
+  #deliverOnce(id: string, task: Task): void {
+    if (!this.#recent.add(id)) return;
     try {
-      this.#deliver?.(arrived.task);
+      this.#deliver?.(task);
     } catch (thrown) {
       // The bus isolates its subscribers; this is a bug below it, kept from killing the connection's reader.
-      this.#logger.error({ subject: msg.subject, taskId: arrived.task.id, error: describeError(thrown) }, 'delivering a Task from NATS failed');
+      this.#logger.error({ taskId: task.id, error: describeError(thrown) }, 'delivering a Task from NATS failed');
     }
   }
 
-  #publish(subject: string, data: Uint8Array): void {
-    this.#nc.publish(subject, data);
+  #publish(subject: string, data: Uint8Array, task: Task): void {
+    // With durable mailboxes every agent subject is the stream's: ask for its receipt, to hear a refusal.
+    const reply = this.#receipts?.replySubjectFor(task);
+    this.#nc.publish(subject, data, reply === undefined ? undefined : { reply });
     this.#unconfirmed.add(data.byteLength);
+  }
+
+  /** The stream would not keep `task` (it is full): logged, and work is answered `mailbox_full` on its receiver's behalf. */
+  #refusedByStream(task: Task, reason: string): void {
+    this.#refused++;
+    this.#logger.warn({ taskId: task.id, to: task.to, action: task.action, reason }, 'the durable mailboxes refused a Task');
+    if (task.status !== 'submitted' || this.#closed) return;
+    const limits = this.#settings.durableMailboxes;
+    const message = `agent "${task.to}"'s durable mailbox refused task ${task.id}: ${reason} (maxStoredTasks ${limits?.maxStoredTasks}, maxStoredBytes ${limits?.maxStoredBytes})`;
+    try {
+      this.send(replyTo(task, { status: 'failed', error: { code: 'mailbox_full', message } }, systemClock));
+    } catch (error) {
+      this.#logger.warn({ taskId: task.id, error: describeError(error) }, 'could not answer a refused Task');
+    }
   }
 
   async #watchStatus(): Promise<void> {
@@ -218,7 +286,7 @@ export class NatsTransport implements Transport {
       } else if (status.type === 'reconnect') {
         this.#logger.warn({ server: status.server, held: this.#held.count }, 'NATS reconnected');
         // Held Tasks go first, in order, before anything sent from now on.
-        this.#held.release((subject, data) => this.#publish(subject, data));
+        this.#held.release((subject, data, task) => this.#publish(subject, data, task));
         this.#connected.next(true);
       }
     }

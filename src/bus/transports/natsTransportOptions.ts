@@ -4,6 +4,30 @@ import { SocietyNameSchema } from './natsSubjects.js';
 
 const MiB = 1024 * 1024;
 
+const positive = z.number().int().positive();
+
+/**
+ * Agents' mailboxes kept by JetStream until their host acknowledges each Task (see
+ * `DurableMailboxes`); every bound has a default (README, "Durable mailboxes").
+ */
+export const DurableMailboxOptionsSchema = z
+  .object({
+    /** How long a host may hold a Task unacknowledged before JetStream gives it to the next host; a live host extends it while the agent works. */
+    ackWaitMs: positive.min(1_000).default(30_000),
+    /** Tasks the society's stream keeps at once, over every mailbox; one more is refused (`mailbox_full`). */
+    maxStoredTasks: positive.default(1_000_000),
+    /** Bytes the stream keeps at once; one more Task is refused (`mailbox_full`). */
+    maxStoredBytes: positive.default(1024 * MiB),
+    /** How long a Task may wait in a mailbox before JetStream drops it. */
+    maxAgeMs: positive.default(7 * 24 * 3600_000),
+    /** Tasks one mailbox hands its host before the host acknowledges any (JetStream's `max_ack_pending`). */
+    maxUnacknowledged: positive.default(1_000),
+    /** Deliveries of one Task before JetStream gives up on it (a Task that kills every host it reaches). */
+    maxDeliveries: positive.default(5),
+  })
+  .strict();
+export type DurableMailboxSettings = z.output<typeof DurableMailboxOptionsSchema>;
+
 /** How a NATS transport connects and what it may hold; every bound has a default (README, "NATS transport"). */
 export const NatsTransportOptionsSchema = z
   .object({
@@ -32,6 +56,15 @@ export const NatsTransportOptionsSchema = z
      * sends it once the connection is back; `fail` refuses it at once with `transport_unavailable`.
      */
     whileDisconnected: z.enum(['wait', 'fail']).default('wait'),
+    /**
+     * Keep agents' mailboxes in JetStream (the server must run with it: `nats-server -js`), so
+     * the Tasks of an agent whose node dies wait for the node that takes the agent over.
+     * `true` for the defaults.
+     */
+    durableMailboxes: z
+      .union([z.literal(true), DurableMailboxOptionsSchema])
+      .optional()
+      .transform((value) => (value === true ? DurableMailboxOptionsSchema.parse({}) : value)),
     /** A token the server requires (its `authorization { token }`). A secret: never logged. */
     token: z.string().min(1).optional(),
     /** A user and password the server requires (its `authorization { users }`); both or neither. The password is a secret. */

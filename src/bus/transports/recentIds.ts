@@ -12,6 +12,10 @@ export class RecentIds {
     this.#order = new Array<string>(capacity).fill('');
   }
 
+  has(id: string): boolean {
+    return this.#ids.has(id);
+  }
+
   /** Remembers `id`; false when it was already remembered (a copy). */
   add(id: string): boolean {
     if (this.#ids.has(id)) return false;
