@@ -58,6 +58,8 @@ export class EventBus {
   // Tasks published while another is being delivered wait here, so every observer sees
   // Tasks in publish order even when handlers publish replies synchronously.
   readonly #queue: Task[] = [];
+  // Tasks a transport hands over for their target only: its observers saw them already (see `Transport.attach`).
+  readonly #targetOnly = new WeakSet<Task>();
   #delivering = false;
 
   /** Subscribers that threw. Without an observer here, faults go to the bus's logger. */
@@ -68,7 +70,10 @@ export class EventBus {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#ring = new DebugRing(options.debugRing ?? 64);
-    this.#transport.attach((task) => this.#enqueue(task));
+    this.#transport.attach((task, only) => {
+      if (only === 'target') this.#targetOnly.add(task);
+      this.#enqueue(task);
+    });
   }
 
   get transport(): Transport {
@@ -242,14 +247,7 @@ export class EventBus {
   }
 
   #deliver(task: Task): void {
-    this.#ring.push(task);
-    // Observers by action first, so a log sees a request before any reply it provokes.
-    this.#exact.get(task.action)?.next(task);
-    if (this.#prefixes.size > 0) {
-      for (const prefix of this.#prefixesOf(task.action)) this.#prefixes.get(prefix)?.next(task);
-    }
-    if (this.#all.observed) this.#all.next(task);
-
+    if (!this.#targetOnly.has(task)) this.#observe(task);
     const pending = this.#pending.get(task.id);
     if (pending !== undefined && pending.to === task.from && isReplyStatus(task.status)) {
       pending.settle();
@@ -257,6 +255,16 @@ export class EventBus {
       return;
     }
     this.#targets.get(task.to)?.next(task);
+  }
+
+  #observe(task: Task): void {
+    this.#ring.push(task);
+    // Observers by action first, so a log sees a request before any reply it provokes.
+    this.#exact.get(task.action)?.next(task);
+    if (this.#prefixes.size > 0) {
+      for (const prefix of this.#prefixesOf(task.action)) this.#prefixes.get(prefix)?.next(task);
+    }
+    if (this.#all.observed) this.#all.next(task);
   }
 
   // Actions are few and repeat, so their prefixes are worked out once each (bounded, in case they don't).

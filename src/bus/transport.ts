@@ -40,8 +40,12 @@ export interface Transport {
   readonly reachesOtherBuses: boolean;
   /** Mailboxes that outlive their host, when this transport keeps them (NATS with `durableMailboxes`). */
   readonly mailboxes?: DurableMailboxes;
-  /** Where Tasks arriving for this bus go. Called once, by the bus. */
-  attach(deliver: (task: Task) => void): void;
+  /**
+   * Where Tasks arriving for this bus go. Called once, by the bus. `only: 'target'` hands a Task
+   * to its target alone: a copy this bus's observers saw already, reaching the target later (from
+   * a durable mailbox, for an agent hosted here since).
+   */
+  attach(deliver: (task: Task, only?: 'target') => void): void;
   /** Hands a Task over for delivery to every interested bus (including this one). */
   send(task: Task): void;
   /** Declares an interest; the returned function withdraws it. */

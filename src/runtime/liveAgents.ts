@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { NodeDirectory } from '../bus/index.js';
-import type { TroupeError } from '../errors.js';
+import { TroupeError } from '../errors.js';
 import type { AgentRecord, Role } from '../org/index.js';
 import type { SocietyPort } from '../tools/index.js';
 import { ActivityTracker } from './activity.js';
@@ -20,7 +20,11 @@ export interface NodePlacement {
   readonly directory?: NodeDirectory;
   /** How long a node has to confirm a placement or a stop (default 10 s). */
   readonly nodeRequestTimeoutMs?: number;
-  /** What becomes of work given to an agent whose node is unreachable (default `fail`). */
+  /**
+   * What becomes of work given to an agent whose node is unreachable: `fail` answers it at once,
+   * `wait` leaves it to its callers' timeouts (default `fail`; with durable mailboxes, where the
+   * work waits for the agent's next node, only `wait`, the default there).
+   */
   readonly whileUnreachable?: 'fail' | 'wait';
 }
 
@@ -58,12 +62,21 @@ export class LiveAgents {
   ) {
     this.env = { ...deps, society: rules.port, activity: this.activity };
     this.pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.start(record, role, 'restored') });
+    // Durable mailboxes serve agents on nodes; without a directory every agent runs here.
+    const mailboxes = placement.directory === undefined ? undefined : deps.bus.transport.mailboxes;
+    if (mailboxes !== undefined && placement.whileUnreachable === 'fail') {
+      throw new TroupeError(
+        'invalid_input',
+        "nodes.whileUnreachable 'fail' would answer work that the durable mailboxes keep for the agent's next node; use 'wait' (their default)",
+      );
+    }
     this.remote = new RemoteAgents({
       ...deps,
       activity: this.activity,
       directory: placement.directory,
+      mailboxes,
       requestTimeoutMs: placement.nodeRequestTimeoutMs ?? 10_000,
-      whileUnreachable: placement.whileUnreachable ?? 'fail',
+      whileUnreachable: placement.whileUnreachable ?? (mailboxes === undefined ? 'fail' : 'wait'),
       maxTracked: deps.config.mailboxLimit + deps.config.maxLanesPerAgent,
       onLost: rules.lost,
       undeliverable: rules.undeliverable,

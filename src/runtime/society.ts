@@ -135,7 +135,8 @@ export class Society implements SocietyPort {
     const record = this.record(agentId);
     if (record === undefined) throw new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
     const remote = this.#live.remote.get(agentId);
-    if (remote?.reachable === false) {
+    // With durable mailboxes its Tasks wait for its next node instead.
+    if (remote?.reachable === false && !remote.movable) {
       throw new TroupeError('agent_unreachable', `agent "${agentId}" is unreachable: its node ${remote.node} is silent`, {
         context: { agentId, node: remote.node },
       });
@@ -277,7 +278,9 @@ export class Society implements SocietyPort {
     if (this.liveIds().length >= maxLiveAgents) throw new TroupeError('agent_limit', `this node hosts ${maxLiveAgents} agents, its limit (maxLiveAgents)`);
     const record: AgentRecord = { ...placed, terminatedAt: null, status: 'active' };
     this.#org.add(record);
-    this.#live.start(record, role, 'new').notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
+    const agent = this.#live.start(record, role, 'new');
+    // A moved agent's parent heard of it when it was first spawned.
+    if (input.moved !== true) agent.notify(Actions.spawned, { agentId: record.id, roleId: role.id, role: role.name }, about);
   }
 
   /**

@@ -30,12 +30,12 @@ export class MailboxAcks {
    */
   taken(agentId: string, task: Task, msg: JsMsg, awaitsAnswer: boolean): boolean {
     if (!awaitsAnswer) {
-      msg.ack();
+      tell(msg, 'ack');
       return true;
     }
     const key = keyOf(agentId, task.id);
     if (this.#answered.has(key)) {
-      msg.ack();
+      tell(msg, 'ack');
       return false;
     }
     const inProgress = this.#pending.has(key);
@@ -45,15 +45,19 @@ export class MailboxAcks {
     return !inProgress;
   }
 
-  /** A Task going out: when it is an agent's final reply to work from its mailbox, that work is acknowledged. */
+  /**
+   * A Task going out: when it is an agent's final reply to work from its mailbox, that work is
+   * acknowledged. Remembered either way, since the mailbox's copy of the work may come after the
+   * answer (the agent took an earlier copy, through an observer's subscription).
+   */
   sent(task: Task): void {
-    if (!finalStatuses.has(task.status) || this.#pending.size === 0) return;
+    if (!finalStatuses.has(task.status)) return;
     const key = keyOf(task.from, task.id);
+    this.#answered.add(key);
     const msg = this.#pending.get(key);
     if (msg === undefined) return;
-    msg.ack();
+    tell(msg, 'ack');
     this.#pending.delete(key);
-    this.#answered.add(key);
     this.#stopWhenIdle();
   }
 
@@ -62,7 +66,7 @@ export class MailboxAcks {
     const prefix = keyOf(agentId, '');
     for (const [key, msg] of this.#pending) {
       if (!key.startsWith(prefix)) continue;
-      msg.nak();
+      tell(msg, 'nak');
       this.#pending.delete(key);
     }
     this.#stopWhenIdle();
@@ -75,13 +79,25 @@ export class MailboxAcks {
   }
 
   #extend(): void {
-    for (const msg of this.#pending.values()) msg.working();
+    for (const msg of this.#pending.values()) tell(msg, 'working');
   }
 
   #stopWhenIdle(): void {
     if (this.#pending.size > 0 || this.#heartbeat === undefined) return;
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
+  }
+}
+
+/**
+ * Tells JetStream what became of a message. On a connection that has closed meanwhile this
+ * throws, and there is nothing to do: the server hands the message out again after `ackWaitMs`.
+ */
+function tell(msg: JsMsg, what: 'ack' | 'nak' | 'working'): void {
+  try {
+    msg[what]();
+  } catch {
+    // The connection is gone; see above.
   }
 }
 

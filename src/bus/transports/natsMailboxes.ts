@@ -50,6 +50,7 @@ export class NatsMailboxes implements DurableMailboxes {
   readonly #bound = new Map<string, () => void>();
   readonly #acks: MailboxAcks;
   readonly #stream: string;
+  #closed = false;
 
   private constructor(
     private readonly jsm: JetStreamManager,
@@ -94,6 +95,16 @@ export class NatsMailboxes implements DurableMailboxes {
       await jsm.streams.update(config.name, config);
     }
     return new NatsMailboxes(jsm, jetstream(nc), society, settings, logger);
+  }
+
+  /**
+   * How long one pull for a mailbox's Tasks stays open at the server. A host that dies leaves its
+   * open pulls behind until they expire, and JetStream may hand them the dead host's own Tasks
+   * again (each a delivery, counted against `maxDeliveries`): so they last no longer than the
+   * wait for an acknowledgement, and a Task reaches a live host within about two `ackWaitMs`.
+   */
+  get #pullExpiresMs(): number {
+    return Math.max(1_000, Math.min(this.settings.ackWaitMs, 30_000));
   }
 
   /** Work taken from mailboxes here and not answered yet. */
@@ -157,15 +168,15 @@ export class NatsMailboxes implements DurableMailboxes {
     let stopped = false;
     void this.js.consumers
       .get(this.#stream, consumerPrefix + agentId)
-      .then((consumer) => consumer.consume({ callback: (msg) => this.#take(agentId, msg, wire) }))
+      .then((consumer) => consumer.consume({ callback: (msg) => this.#take(agentId, msg, wire), expires: this.#pullExpiresMs }))
       .then((reading) => {
         messages = reading;
-        if (stopped) void reading.close();
+        if (stopped) closeQuietly(reading);
       })
       .catch((error: unknown) => this.logger.error({ agentId, error: describeError(error) }, 'cannot read a durable mailbox'));
     const stop = (): void => {
       stopped = true;
-      if (messages !== undefined) void messages.close();
+      if (messages !== undefined) closeQuietly(messages);
       if (this.#bound.get(agentId) === stop) this.#bound.delete(agentId);
     };
     this.#bound.set(agentId, stop);
@@ -179,11 +190,14 @@ export class NatsMailboxes implements DurableMailboxes {
 
   /** Stops reading every mailbox; unacknowledged work goes to another host once its `ackWaitMs` runs out. */
   close(): void {
+    this.#closed = true;
     for (const stop of [...this.#bound.values()]) stop();
     this.#acks.close();
   }
 
   #take(agentId: string, msg: JsMsg, wire: MailboxWire): void {
+    // Closing (the connection drains): what still arrives is left to expire, for the next host.
+    if (this.#closed) return;
     const arrived = wire.read(msg.subject, msg.string());
     if (arrived === undefined) {
       // Malformed for good: never delivered again.
@@ -198,6 +212,11 @@ export class NatsMailboxes implements DurableMailboxes {
     }
     if (this.#acks.taken(agentId, arrived.task, msg, awaitsAnswer(arrived.task))) wire.deliver(arrived.id, arrived.task);
   }
+}
+
+/** Stops reading a mailbox; on a connection already closed there is nothing left to stop. */
+function closeQuietly(messages: ConsumerMessages): void {
+  messages.close().catch(() => undefined);
 }
 
 /** The society's stream: its name holds only the society's own alphabet. */

@@ -48,14 +48,16 @@ export class NatsTransport implements Transport {
   readonly #sender = randomBytes(6).toString('base64url');
   #sent = 0;
   #dropped = 0;
-  #deliver: ((task: Task) => void) | undefined;
+  #deliver: ((task: Task, only?: 'target') => void) | undefined;
   #closed = false;
   readonly #mailboxes: NatsMailboxes | undefined;
   readonly #receipts: StoreReceipts | undefined;
   readonly #wire: MailboxWire = {
     read: (subject, payload) => this.#read(subject, payload),
-    deliver: (id, task) => this.#deliverOnce(id, task),
+    deliver: (id, task) => this.#deliverFromMailbox(id, task),
   };
+  // Sendings whose Task reached an agent whose mailbox this bus holds: a copy from the mailbox is not handed to it again.
+  readonly #reachedHeld = new RecentIds(recentIdsKept);
   #refused = 0;
 
   private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, mailboxes: NatsMailboxes | undefined) {
@@ -133,7 +135,7 @@ export class NatsTransport implements Transport {
     return Math.min(this.#settings.maxPayloadBytes ?? Infinity, this.#nc.info?.max_payload ?? Infinity);
   }
 
-  attach(deliver: (task: Task) => void): void {
+  attach(deliver: (task: Task, only?: 'target') => void): void {
     this.#deliver = deliver;
   }
 
@@ -249,8 +251,24 @@ export class NatsTransport implements Transport {
 
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
+    if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(id);
+    this.#handOver(task);
+  }
+
+  /**
+   * A Task from an agent's mailbox: handed to the agent unless a copy reached it already (through
+   * an observer's subscription here); to the agent alone when only observers saw a copy, before
+   * the agent was hosted here.
+   */
+  #deliverFromMailbox(id: string, task: Task): void {
+    if (this.#reachedHeld.has(id)) return;
+    this.#reachedHeld.add(id);
+    this.#handOver(task, this.#recent.add(id) ? undefined : 'target');
+  }
+
+  #handOver(task: Task, only?: 'target'): void {
     try {
-      this.#deliver?.(task);
+      this.#deliver?.(task, only);
     } catch (thrown) {
       // The bus isolates its subscribers; this is a bug below it, kept from killing the connection's reader.
       this.#logger.error({ taskId: task.id, error: describeError(thrown) }, 'delivering a Task from NATS failed');

@@ -11,10 +11,12 @@ import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config.js';
 import { memoryJournal } from '../journal/journal.js';
 import { type MemoryOptions, memorySettings } from '../memory/memoryOptions.js';
 import type { RuntimeMemory } from '../memory/runtimeMemory.js';
+import { asksForWork } from '../agent/agent.js';
+import type { ModelUsage } from '../agent/index.js';
 import { Society } from '../society.js';
 import { societyEnvironment } from '../societyEnvironment.js';
 import { ForwardingPort } from './forwardingPort.js';
-import { HostAgentSchema, PlacementActions, StopHostedSchema, everyNode } from './nodeProtocol.js';
+import { HostAgentSchema, PlacementActions, type StopHosted, StopHostedSchema, everyNode } from './nodeProtocol.js';
 
 export interface NodeHostOptions extends RuntimeConfigInput {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */
@@ -52,6 +54,9 @@ export class NodeHost {
   readonly #roles: ReadonlySet<string>;
   readonly #logger: Logger;
   readonly #clock: Clock;
+  readonly #bus: EventBus;
+  /** Agents whose durable mailboxes this node reads, each with how to let go of it. */
+  readonly #held = new Map<string, () => void>();
 
   constructor(options: NodeHostOptions) {
     const {
@@ -85,6 +90,7 @@ export class NodeHost {
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
+    this.#bus = bus;
     this.#serving = [bus.serve(node, (task) => this.#answer(task)), bus.subscribe({ to: everyNode }, (task) => this.#ownerStarted(task), 'owner restarts')];
     if (servedTools !== undefined && port !== undefined) {
       const served = { society: port, clock, logger, ...(maxConcurrentToolCalls === undefined ? {} : { maxConcurrentCalls: maxConcurrentToolCalls }) };
@@ -97,9 +103,15 @@ export class NodeHost {
     return this.#society.liveIds();
   }
 
-  /** Stops every agent it hosts (their work in progress is answered `canceled`) and closes their memory. The bus is the caller's. */
+  /**
+   * Stops every agent it hosts and closes their memory. Work in progress is answered `canceled`,
+   * except an agent's with a durable mailbox: that work goes back to the mailbox, for the node
+   * the owner moves the agent to. The bus is the caller's.
+   */
   async close(): Promise<void> {
     for (const subscription of this.#serving) subscription.unsubscribe();
+    const reason = 'its node is closing';
+    await Promise.all([...this.#held.keys()].map((agentId) => this.#stopHosted({ agentId, by: ownerAgentId, reason, resumable: true })));
     await this.#society.stopAll();
     this.#society.close();
     await this.#memory.close();
@@ -110,7 +122,7 @@ export class NodeHost {
     try {
       if (task.action === PlacementActions.host) this.#host(task);
       else if (task.action === PlacementActions.stop) {
-        const usage = await this.#society.stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
+        const usage = await this.#stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
         return replyTo(task, { status: 'completed', result: usage === undefined ? null : { usage: { ...usage } } }, this.#clock);
       } else return undefined;
       return replyTo(task, { status: 'completed' }, this.#clock);
@@ -131,7 +143,17 @@ export class NodeHost {
     if (hosted.length === 0) return;
     this.#logger.warn({ agents: hosted.length }, 'the owner restarted: stopping the agents it had placed here');
     const reason = 'the owner restarted';
-    await Promise.all(hosted.map((agentId) => this.#society.stopHosted({ agentId, by: ownerAgentId, reason, resumable: true })));
+    await Promise.all(hosted.map((agentId) => this.#stopHosted({ agentId, by: ownerAgentId, reason, resumable: true })));
+  }
+
+  /** Stops a hosted agent, then lets go of its durable mailbox: what it did not answer goes back there. */
+  async #stopHosted(stop: StopHosted): Promise<ModelUsage | undefined> {
+    try {
+      return await this.#society.stopHosted(stop);
+    } finally {
+      this.#held.get(stop.agentId)?.();
+      this.#held.delete(stop.agentId);
+    }
   }
 
   #host(task: Task): void {
@@ -139,7 +161,26 @@ export class NodeHost {
     if (!this.#roles.has(placement.role.name)) {
       throw new TroupeError('invalid_input', `this node does not host role "${placement.role.name}" (it hosts ${[...this.#roles].join(', ')})`);
     }
-    this.#society.host(placement);
+    // Held before the agent subscribes to its Tasks, so its bus reads them from the mailbox.
+    const release = placement.durable === true ? this.#holdMailbox(placement.agent.id) : undefined;
+    try {
+      this.#society.host(placement);
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+    if (release !== undefined) this.#held.set(placement.agent.id, release);
     this.#logger.info({ agentId: placement.agent.id, role: placement.role.name, parent: placement.agent.parentAgentId }, 'hosting an agent');
+  }
+
+  #holdMailbox(agentId: string): () => void {
+    const { mailboxes } = this.#bus.transport;
+    if (mailboxes === undefined) {
+      throw new TroupeError(
+        'invalid_input',
+        `agent "${agentId}" has a durable mailbox, and this node's transport keeps none (connect it with durableMailboxes: troupe node --durable-mailboxes)`,
+      );
+    }
+    return mailboxes.hold(agentId, asksForWork);
   }
 }

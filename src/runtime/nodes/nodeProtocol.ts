@@ -45,6 +45,10 @@ export const HostAgentSchema = z
     role: RoleRecordSchema.omit({ v: true }),
     /** The Task the spawn was made for: the agent's `agent.spawned` notice joins its tree. */
     about: AboutSchema.nullable(),
+    /** Its Tasks wait in a durable mailbox (JetStream), which the node reads instead of the agent's subject. */
+    durable: z.boolean().optional(),
+    /** Moved here from a lost node: it starts again, without a second `agent.spawned` notice. */
+    moved: z.boolean().optional(),
   })
   .strict();
 export type HostAgent = z.infer<typeof HostAgentSchema>;

@@ -1,4 +1,4 @@
-import type { EventBus } from '../../bus/index.js';
+import type { DurableMailboxes, EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
@@ -27,6 +27,8 @@ export interface RemoteAgentDeps {
   readonly whileUnreachable: 'fail' | 'wait';
   /** A Task it was given is answered: the owner's store stops keeping it as waiting (the user's are kept there on intake). */
   readonly answered: (agentId: string, taskId: string) => void;
+  /** Where its Tasks wait for it, when the society keeps durable mailboxes: opened before it is placed, removed when it is gone. */
+  readonly mailboxes: DurableMailboxes | undefined;
 }
 
 type Phase = 'placing' | 'running' | 'draining' | 'stopping' | 'gone';
@@ -47,12 +49,14 @@ export class RemoteAgent {
   readonly #inProgress = new Map<string, Task>();
   readonly #gone: Promise<void>;
   #markGone: () => void = () => undefined;
+  /** A node it was moved away from while that node was unreachable: if heard again, its stale copy is stopped there. */
+  #leftOn: string | undefined;
 
   constructor(
     readonly record: AgentRecord,
     readonly role: Role,
-    /** The node hosting it. */
-    readonly node: string,
+    /** The node hosting it (another, once moved). */
+    public node: string,
     private readonly deps: RemoteAgentDeps,
   ) {
     this.id = record.id;
@@ -61,22 +65,67 @@ export class RemoteAgent {
     });
   }
 
-  /** Asks the node to start the agent; rejects with the node's refusal, or `agent_unreachable` when it does not answer in time. */
+  /**
+   * Asks the node to start the agent (opening its durable mailbox first, if the society keeps
+   * them); rejects with the node's refusal, or `agent_unreachable` when it does not answer in time.
+   */
   async place(about: About | null): Promise<void> {
     const { record, role } = this;
+    const { mailboxes } = this.deps;
+    await mailboxes?.open(this.id);
     const parameters: HostAgent = {
       agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
       role: { ...role },
       // Only what the notice needs: the Task itself may be any size, and the node checks the shape strictly.
       about: about === null ? null : { id: about.id, sessionId: about.sessionId },
+      ...(mailboxes === undefined ? {} : { durable: true }),
     };
     await this.#ask(PlacementActions.host, parameters, 'placed');
     if (this.#phase === 'placing') this.#phase = 'running';
   }
 
-  /** Taking new work: placed, not draining or stopping, its node reachable. */
+  /**
+   * Places the agent again, on `node`, after its node was lost or went silent: its durable
+   * mailbox kept its Tasks, which the new node takes over (work its old node had not answered
+   * included, once JetStream's wait for that node runs out). Rejects as `place` does; the agent
+   * then stays unreachable until another node with its role is heard.
+   */
+  async moveTo(node: string): Promise<void> {
+    const from = this.node;
+    if (!this.#reachable && from !== node) this.#leftOn = from;
+    this.node = node;
+    this.#reachable = false;
+    const { record, role } = this;
+    const parameters: HostAgent = {
+      agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
+      role: { ...role },
+      about: null,
+      durable: true,
+      moved: true,
+    };
+    await this.#ask(PlacementActions.host, parameters, 'placed');
+    this.#reachable = true;
+    this.#trackActivity();
+  }
+
+  /** Whether it can move (the society keeps durable mailboxes) and is not being stopped. */
+  get movable(): boolean {
+    return this.deps.mailboxes !== undefined && (this.#phase === 'running' || this.#phase === 'draining');
+  }
+
+  /** A node heard again: if it holds a copy of this agent left behind by a move, that copy stops there, quietly (its work stays in the mailbox). */
+  heardFrom(node: string): void {
+    if (this.#leftOn !== node) return;
+    this.#leftOn = undefined;
+    const stop: StopHosted = { agentId: this.id, by: owner, reason: `moved to node ${this.node}`, resumable: true };
+    void this.#askNode(node, PlacementActions.stop, stop, 'stopped').catch((error: unknown) =>
+      this.deps.logger.warn({ agentId: this.id, node, error: describeError(error) }, 'a moved agent’s old copy was not confirmed stopped'),
+    );
+  }
+
+  /** Taking new work: placed, not draining or stopping, its node reachable (or its work waits in a durable mailbox). */
   get active(): boolean {
-    return this.#phase === 'running' && this.#reachable;
+    return this.#phase === 'running' && (this.#reachable || this.deps.mailboxes !== undefined);
   }
 
   /** Still working (a draining agent is). */
@@ -152,11 +201,14 @@ export class RemoteAgent {
     this.#reachable = true;
   }
 
-  /** The agent is gone with its node (restarted, left, or stopped): its work in progress fails. */
+  /** The agent is gone with its node (restarted, left, or stopped): its work in progress fails, and its durable mailbox goes. */
   lost(why: string): void {
     this.#failAll(why);
     this.#phase = 'gone';
     this.#markGone();
+    void this.deps.mailboxes
+      ?.remove(this.id)
+      .catch((error: unknown) => this.deps.logger.warn({ agentId: this.id, error: describeError(error) }, 'could not remove a durable mailbox'));
   }
 
   /** Work for it on the bus (a new `execute` or message): tracked until it answers, or failed at once while its node is unreachable under `fail`. */
@@ -204,23 +256,27 @@ export class RemoteAgent {
     if (parsed.success && parsed.data !== null) Object.assign(this.usage, parsed.data.usage);
   }
 
-  async #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<Task> {
+  #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<Task> {
+    return this.#askNode(this.node, action, parameters, done);
+  }
+
+  async #askNode(node: string, action: string, parameters: HostAgent | StopHosted, done: string): Promise<Task> {
     const { bus, clock, ids, requestTimeoutMs } = this.deps;
-    const request = createTask({ from: owner, to: this.node, action, parameters: { ...parameters } }, { ids, clock });
+    const request = createTask({ from: owner, to: node, action, parameters: { ...parameters } }, { ids, clock });
     let reply: Task;
     try {
       reply = await bus.request(request, { timeoutMs: requestTimeoutMs });
     } catch (error) {
       const code = errorCodeOf(error);
       if (code !== 'request_timeout' && code !== 'transport_unavailable') throw error;
-      throw new TroupeError('agent_unreachable', `node ${this.node} did not confirm agent "${this.id}" ${done} within ${requestTimeoutMs} ms`, {
-        context: { agentId: this.id, node: this.node },
+      throw new TroupeError('agent_unreachable', `node ${node} did not confirm agent "${this.id}" ${done} within ${requestTimeoutMs} ms`, {
+        context: { agentId: this.id, node },
         cause: error,
       });
     }
     if (reply.status !== 'completed') {
       const code = reply.error?.code ?? 'internal';
-      throw new TroupeError(code, `node ${this.node} refused: ${reply.error?.message ?? reply.status}`, { context: { agentId: this.id, node: this.node } });
+      throw new TroupeError(code, `node ${node} refused: ${reply.error?.message ?? reply.status}`, { context: { agentId: this.id, node } });
     }
     return reply;
   }
