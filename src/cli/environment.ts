@@ -65,6 +65,21 @@ export function readNatsLogin(env: CliEnv): Pick<NatsTransportOptions, 'token' |
   return Object.fromEntries(Object.entries({ token, user, password, tls }).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * The durable mailboxes' settings for `--durable-mailboxes`: `TROUPE_NATS_ACK_WAIT`, the seconds
+ * a node may hold a Task unacknowledged before JetStream hands it to another (give every process
+ * of the society the same). Throws a ValidationError naming the variable.
+ */
+export function readDurableMailboxes(env: CliEnv): { readonly ackWaitMs?: number } {
+  const value = valueOf(env, 'TROUPE_NATS_ACK_WAIT');
+  if (value === undefined) return {};
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) {
+    throw new ValidationError('TROUPE_NATS_ACK_WAIT', `must be a number of seconds from 1 to 86400; got "${value}"`);
+  }
+  return { ackWaitMs: Math.round(seconds * 1000) };
+}
+
 /** What a command that starts a runtime (`run`, `serve`) reads from its flags and environment. */
 export interface RuntimeSettings {
   readonly logLevel: LogLevel;

@@ -163,7 +163,8 @@ const serve = program
   )
   .option('--no-console', 'do not read lines from stdin')
   .option('--nats <url>', "run the society's bus over this NATS server (nats://host:port), shared with every process on it")
-  .option('--society <name>', 'the society to join on --nats (default: "default")', societyName);
+  .option('--society <name>', 'the society to join on --nats (default: "default")', societyName)
+  .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
 for (const option of dataDirOptions()) serve.addOption(option);
 interface ServeFlags {
   cors?: string[];
@@ -178,9 +179,11 @@ interface ServeFlags {
   console: boolean;
   nats?: string;
   society?: string;
+  durableMailboxes?: boolean;
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
+  if (options.durableMailboxes === true && options.nats === undefined) serve.error('error: --durable-mailboxes needs --nats <url>');
   const { serveCommand } = await import('./serve.js');
   process.exitCode = await serveCommand(
     {
@@ -194,7 +197,9 @@ serve.action(async (options: ServeFlags) => {
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),
       corsOrigins: options.cors ?? [],
       console: options.console,
-      ...(options.nats === undefined ? {} : { nats: { url: options.nats, society: options.society ?? 'default' } }),
+      ...(options.nats === undefined
+        ? {}
+        : { nats: { url: options.nats, society: options.society ?? 'default', durableMailboxes: options.durableMailboxes === true } }),
     },
     io,
   );

@@ -23,3 +23,10 @@ export function natsUrlSecrets(url: string): string[] {
   const secret = parsed.password !== '' ? parsed.password : parsed.username;
   return secret === '' ? [] : [...new Set([secret, decodeURIComponent(secret)])];
 }
+
+/** Where a process finds its society on NATS, from `--nats`, `--society` and `--durable-mailboxes`. */
+export interface NatsSociety {
+  readonly url: string;
+  readonly society: string;
+  readonly durableMailboxes?: boolean;
+}

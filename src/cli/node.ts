@@ -24,6 +24,7 @@ interface NodeFlags {
   roles: string[];
   name?: string;
   heartbeat: number;
+  durableMailboxes?: boolean;
 }
 
 export function registerNodeCommand(program: Command, io: NodeIo): void {
@@ -34,7 +35,8 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
     .option('--society <name>', 'the society to join', societyName, 'default')
     .requiredOption('--roles <roles>', 'comma-separated names of the roles this node hosts', roleList)
     .option('--name <id>', "this node's id on the bus (default: node-<random>)")
-    .option('--heartbeat <seconds>', 'how often the node announces itself to the owner', heartbeatSeconds, defaultHeartbeatSeconds);
+    .option('--heartbeat <seconds>', 'how often the node announces itself to the owner', heartbeatSeconds, defaultHeartbeatSeconds)
+    .option('--durable-mailboxes', "read the agents' Tasks from JetStream mailboxes (the owner's --durable-mailboxes)");
   node.action(async (flags: NodeFlags) => {
     // Loaded when the command runs: the node's runtime and NATS client are not `troupe --help`'s to load.
     const [{ NodeAnnouncementSchema }, { nodeCommand }] = await Promise.all([import('../bus/nodeAnnouncement.js'), import('./nodeProcess.js')]);
@@ -51,6 +53,7 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
       node.error(`error: ${option}: ${issue?.message ?? 'invalid'}`);
       return;
     }
-    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, announcement: checked.data }, io);
+    const durableMailboxes = flags.durableMailboxes === true;
+    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, durableMailboxes, announcement: checked.data }, io);
   });
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { NodeHost } from '../runtime/index.js';
 import { Redactor, createTask, redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readNatsLogin, readRuntimeSettings, readSecrets } from './environment.js';
+import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { natsUrlSecrets } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
@@ -15,6 +15,8 @@ import { onStopSignals } from './stopSignals.js';
 export interface NodeOptions {
   readonly nats: string;
   readonly society: string;
+  /** `--durable-mailboxes`: read agents' Tasks from JetStream, as the owner placing them asks. */
+  readonly durableMailboxes?: boolean;
   /** What the node says of itself: its id, the roles it hosts, how often it says so. */
   readonly announcement: NodeAnnouncement;
 }
@@ -42,7 +44,14 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   let host: NodeHost;
   try {
     const login = readNatsLogin(io.env);
-    transport = await connectNatsTransport({ ...login, servers: options.nats, society: options.society, logger, name: `troupe node ${announcement.node}` });
+    transport = await connectNatsTransport({
+      ...login,
+      servers: options.nats,
+      society: options.society,
+      logger,
+      name: `troupe node ${announcement.node}`,
+      ...(options.durableMailboxes === true ? { durableMailboxes: readDurableMailboxes(io.env) } : {}),
+    });
     bus = new EventBus({ transport, logger });
     const { node, roles } = announcement;
     host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets });

@@ -6,9 +6,9 @@ import type { ModelClient } from '../llm/index.js';
 import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
-import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
-import { natsUrlSecrets } from './natsArguments.js';
+import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
+import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
+import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
@@ -35,8 +35,11 @@ export interface ServeOptions {
   readonly console: boolean;
   /** A model the host brings instead of the one `OPENAI_*` names (a test's scripted model); the CLI gives none. */
   readonly model?: ModelClient;
-  /** `--nats <url> --society <name>`: the society's bus travels over this NATS server, shared with every process on it. */
-  readonly nats?: { readonly url: string; readonly society: string };
+  /**
+   * `--nats <url> --society <name>`: the society's bus travels over this NATS server, shared with
+   * every process on it; `--durable-mailboxes` keeps its agents' Tasks on nodes in JetStream.
+   */
+  readonly nats?: NatsSociety;
 }
 
 /** `serve` reads the console from stdin, stops on signals and may exit at once on a second one. */
@@ -69,7 +72,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   let nodes: NodeDirectory | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
-    bus = options.nats === undefined ? undefined : await natsBus(options.nats, readNatsLogin(io.env), logger);
+    bus = options.nats === undefined ? undefined : await natsBus(options.nats, io.env, logger);
     nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
     const runtimeOptions = { ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets };
     rt = await createRuntime(bus === undefined || nodes === undefined ? runtimeOptions : { ...runtimeOptions, bus, nodes: { directory: nodes } });
@@ -120,8 +123,15 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
 }
 
 /** A bus on NATS for the society named, shared with every process on it. */
-async function natsBus(nats: { readonly url: string; readonly society: string }, login: ReturnType<typeof readNatsLogin>, logger: Logger): Promise<EventBus> {
-  const transport = await connectNatsTransport({ ...login, servers: nats.url, society: nats.society, logger, name: `troupe serve (${nats.society})` });
+async function natsBus(nats: NatsSociety, env: CliEnv, logger: Logger): Promise<EventBus> {
+  const transport = await connectNatsTransport({
+    ...readNatsLogin(env),
+    servers: nats.url,
+    society: nats.society,
+    logger,
+    name: `troupe serve (${nats.society})`,
+    ...(nats.durableMailboxes === true ? { durableMailboxes: readDurableMailboxes(env) } : {}),
+  });
   return new EventBus({ transport, logger });
 }
 

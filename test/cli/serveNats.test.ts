@@ -62,4 +62,18 @@ describe('troupe serve --nats (child process and a real nats-server)', () => {
     expect(dotted.code).toBe(2);
     expect(dotted.stderr).toContain('--society must be 1–64 letters, digits, "_" or "-", got "a.b"');
   });
+
+  it('refuses --durable-mailboxes without --nats, on a server without JetStream, and a malformed TROUPE_NATS_ACK_WAIT (exit 2)', async () => {
+    const alone = await runCli(['serve', '--durable-mailboxes', '--port', '0', '--memory', '--no-console']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--durable-mailboxes needs --nats <url>');
+    const noJetStream = served(['--nats', natsServer().url, '--durable-mailboxes']);
+    expect(await noJetStream.done).toBe(2);
+    expect(String((await noJetStream.log('the runtime could not start'))['error'])).toContain('durable mailboxes need JetStream');
+    const badWait = new ServeProcess(['--port', '0', '--memory', '--no-console', '--nats', natsServer().url, '--durable-mailboxes'], {
+      TROUPE_NATS_ACK_WAIT: 'soon',
+    });
+    expect(await badWait.done).toBe(2);
+    expect(String((await badWait.log('the runtime could not start'))['error'])).toContain('TROUPE_NATS_ACK_WAIT');
+  });
 });

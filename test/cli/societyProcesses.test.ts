@@ -39,8 +39,8 @@ afterAll(() => model.close());
 const later = cleanupAfterEach();
 const natsServer = natsServerAfterEach();
 
-function child(command: 'serve' | 'node', args: readonly string[]): ServeProcess {
-  const process = new ServeProcess(args, { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'troupe-test' }, command);
+function child(command: 'serve' | 'node', args: readonly string[], env: Record<string, string> = {}): ServeProcess {
+  const process = new ServeProcess(args, { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'troupe-test', ...env }, command);
   later(async () => {
     process.signal('SIGKILL');
     await process.done;
@@ -48,23 +48,22 @@ function child(command: 'serve' | 'node', args: readonly string[]): ServeProcess
   return process;
 }
 
-/** The owner and one node per entry (its roles), all joined; resolves with the owner's URL. */
-async function society(nats: string, nodes: Record<string, { roles: string; heartbeat?: string }>, store: readonly string[] = ['--memory']) {
-  const owner = child('serve', ['--port', '0', ...store, '--no-console', '--drain-timeout', '0', '--nats', nats, '--society', 'three']);
+/** The owner and one node per entry (its roles), all joined, each given `extra` flags and `env`; resolves with the owner's URL. */
+async function society(
+  nats: string,
+  nodes: Record<string, { roles: string; heartbeat?: string }>,
+  store: readonly string[] = ['--memory'],
+  { extra = [], env = {} }: { extra?: readonly string[]; env?: Record<string, string> } = {},
+) {
+  const owner = child('serve', ['--port', '0', ...store, '--no-console', '--drain-timeout', '0', '--nats', nats, '--society', 'three', ...extra], env);
   const url = await owner.url();
   const hosts: Record<string, ServeProcess> = {};
   for (const [name, { roles, heartbeat }] of Object.entries(nodes)) {
-    hosts[name] = child('node', [
-      '--nats',
-      nats,
-      '--society',
-      'three',
-      '--roles',
-      roles,
-      '--name',
-      name,
-      ...(heartbeat === undefined ? [] : ['--heartbeat', heartbeat]),
-    ]);
+    hosts[name] = child(
+      'node',
+      ['--nats', nats, '--society', 'three', '--roles', roles, '--name', name, ...(heartbeat === undefined ? [] : ['--heartbeat', heartbeat]), ...extra],
+      env,
+    );
     await owner.until(() => owner.logs.find((line) => line.msg === 'node joined' && line['node'] === name), `${name} to join`);
   }
   return { owner, url, hosts };
@@ -198,5 +197,55 @@ describe('a society over three processes and a real nats-server', () => {
     expect(second.status).toBe('completed');
     expect(JSON.stringify(second.result)).toContain('snow');
     expect(owner.logs.filter((line) => line.msg === 'agent placed on a node').map((line) => line['node'])).toEqual(['node-a', 'node-a']);
+  });
+});
+
+describe('durable mailboxes over three processes and a nats-server with JetStream', () => {
+  it('a node killed mid-task (SIGKILL) loses no work: its agent moves to the other node, which answers root', { timeout: 180_000 }, async () => {
+    const nats = await natsServer(undefined, { jetstream: true });
+    // The worker's first call never ends (its node is killed while it waits); its next, on the other node, answers.
+    let workerCalls = 0;
+    let workerCalled = (): void => undefined;
+    const workerWaits = new Promise<void>((resolve) => {
+      workerCalled = resolve;
+    });
+    const script = byRole(
+      {
+        root: [
+          { toolCalls: [{ name: 'create_role', arguments: { name: 'worker', prompt: 'You work.' } }] },
+          { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'worker' } }] },
+          (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'work' } }] }),
+          (request) => ({ text: `the worker says ${JSON.stringify(lastToolResult(request))}` }),
+        ],
+      },
+      {},
+    );
+    const byRoot = answer;
+    answer = (request) => {
+      if (roleOf(request) !== 'worker') return byRoot(request);
+      workerCalls++;
+      workerCalled();
+      return workerCalls === 1 ? { hang: true } : { text: 'the work is done' };
+    };
+    const durable = { extra: ['--durable-mailboxes'], env: { TROUPE_NATS_ACK_WAIT: '1' } };
+    const nodes = { 'node-a': { roles: 'worker', heartbeat: '1' }, 'node-b': { roles: 'worker', heartbeat: '1' } };
+    const { owner, url, hosts } = await society(nats.url, nodes, ['--memory'], durable);
+    const events = await eventsOf(url);
+    const taskId = await submit(url, 'get it done');
+    await workerWaits;
+    const placed = owner.logs.find((line) => line.msg === 'agent placed on a node')?.['node'];
+    const [doomed, survivor] = placed === 'node-a' ? ['node-a', 'node-b'] : ['node-b', 'node-a'];
+    hosts[doomed]?.signal('SIGKILL');
+    const done = await answerOf(events, taskId);
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.result)).toContain('the work is done');
+    expect(script.remaining()).toEqual({ root: 0 });
+    expect(owner.logs.find((line) => line.msg === 'agent moved to another node')?.['node']).toBe(survivor);
+    const agents = ((await (await fetch(`${url}/api/agents`)).json()) as { agents: { roleName: string; state: string }[] }).agents;
+    expect(agents.find((agent) => agent.roleName === 'worker')?.state).toBe('remote');
+    hosts[survivor]?.signal('SIGTERM');
+    expect(await hosts[survivor]?.done).toBe(0);
+    owner.signal('SIGTERM');
+    expect(await owner.done).toBe(0);
   });
 });

@@ -15,8 +15,24 @@ export class MailboxAcks {
   readonly #pending = new Map<string, JsMsg>();
   readonly #answered = new RecentIds(answeredKept);
   #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #everyMs: number;
 
-  constructor(private readonly ackWaitMs: number) {}
+  constructor(ackWaitMs: number) {
+    this.#everyMs = Math.floor(ackWaitMs / 3);
+  }
+
+  /**
+   * A mailbox waits `ackWaitMs` for its acknowledgements (set by the owner that opened it): when
+   * that is shorter than this host's own setting, work is marked in progress often enough for it.
+   */
+  heed(ackWaitMs: number): void {
+    const everyMs = Math.floor(ackWaitMs / 3);
+    if (everyMs <= 0 || everyMs >= this.#everyMs) return;
+    this.#everyMs = everyMs;
+    if (this.#heartbeat === undefined) return;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => this.#extend(), everyMs).unref();
+  }
 
   /** Work held unacknowledged now. */
   get pending(): number {
@@ -41,7 +57,7 @@ export class MailboxAcks {
     const inProgress = this.#pending.has(key);
     // The newest delivery is the one JetStream tracks: acknowledge that one.
     this.#pending.set(key, msg);
-    this.#heartbeat ??= setInterval(() => this.#extend(), Math.floor(this.ackWaitMs / 3)).unref();
+    this.#heartbeat ??= setInterval(() => this.#extend(), this.#everyMs).unref();
     return !inProgress;
   }
 

@@ -168,7 +168,12 @@ export class NatsMailboxes implements DurableMailboxes {
     let stopped = false;
     void this.js.consumers
       .get(this.#stream, consumerPrefix + agentId)
-      .then((consumer) => consumer.consume({ callback: (msg) => this.#take(agentId, msg, wire), expires: this.#pullExpiresMs }))
+      .then(async (consumer) => {
+        // The owner that opened the mailbox set its wait: work here is marked in progress within it.
+        const { ack_wait: ackWaitNanos } = (await consumer.info(true)).config;
+        if (ackWaitNanos !== undefined) this.#acks.heed(ackWaitNanos / 1_000_000);
+        return consumer.consume({ callback: (msg) => this.#take(agentId, msg, wire), expires: this.#pullExpiresMs });
+      })
       .then((reading) => {
         messages = reading;
         if (stopped) closeQuietly(reading);
