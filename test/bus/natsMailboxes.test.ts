@@ -27,7 +27,9 @@ function work(text: string, to = 'poet'): Task {
   return createTask({ from: 'user', to, action: 'execute', parameters: { text } }, { ids, clock });
 }
 
-async function society(options: { maxStoredTasks?: number } = {}): Promise<{ server: NatsServer; owner: NatsBus; jsm: JetStreamManager }> {
+async function society(
+  options: { maxStoredTasks?: number; maxDeliveries?: number } = {},
+): Promise<{ server: NatsServer; owner: NatsBus; jsm: JetStreamManager }> {
   const server = await startServer(undefined, { jetstream: true });
   const owner = await natsBus({ servers: server.url, durableMailboxes: { ackWaitMs, ...options }, logger: new MemoryLogger() });
   const nc = await connect({ servers: server.url });
@@ -140,6 +142,23 @@ describe('durable mailboxes (NATS JetStream)', () => {
     expect(failed.error).toMatchObject({ code: 'mailbox_full' });
     expect(failed.error?.message).toContain('maxStoredTasks 2');
     expect(owner.transport.refusedByStream).toBe(1);
+  });
+
+  it('answers work JetStream gave up on (delivered maxDeliveries times, never answered) agent_unreachable, and drops it', async () => {
+    const { server, owner, jsm } = await society({ maxDeliveries: 2 });
+    await mailboxesOf(owner).open('poet');
+    const refusal = firstValueFrom(owner.bus.to('user').pipe(filter((task) => task.status === 'failed')));
+    const sent = work('a poem no host survives');
+    owner.bus.publish(sent);
+    for (let delivery = 1; delivery <= 2; delivery++) {
+      const doomed = await host(server);
+      expect((await doomed.next()).id).toBe(sent.id);
+      doomed.release();
+    }
+    const failed = await refusal;
+    expect(failed).toMatchObject({ id: sent.id, from: 'poet', error: { code: 'agent_unreachable' } });
+    expect(failed.error?.message).toContain('delivered 2 times (maxDeliveries)');
+    expect((await jsm.streams.info('troupe-default')).state.messages).toBe(0);
   });
 
   it('keeps a mailbox across a nats-server restart', async () => {

@@ -13,7 +13,7 @@ import {
   jetstream,
   jetstreamManager,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Task } from '../../task/index.js';
@@ -51,8 +51,11 @@ export class NatsMailboxes implements DurableMailboxes {
   readonly #acks: MailboxAcks;
   readonly #stream: string;
   #closed = false;
+  #givenUp: { readonly wire: MailboxWire; readonly hear: (task: Task, deliveries: number) => void } | undefined;
+  #advisories: Subscription | undefined;
 
   private constructor(
+    private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly js: JetStreamClient,
     private readonly society: string,
@@ -94,7 +97,7 @@ export class NatsMailboxes implements DurableMailboxes {
       if (!(error instanceof JetStreamApiError && error.code === streamExistsOtherwise)) throw error;
       await jsm.streams.update(config.name, config);
     }
-    return new NatsMailboxes(jsm, jetstream(nc), society, settings, logger);
+    return new NatsMailboxes(nc, jsm, jetstream(nc), society, settings, logger);
   }
 
   /**
@@ -112,7 +115,17 @@ export class NatsMailboxes implements DurableMailboxes {
     return this.#acks.pending;
   }
 
+  /**
+   * Where a Task goes that JetStream gave up on (delivered `maxDeliveries` times, never
+   * answered): the process that opens mailboxes (the owner) hears of each, once, and the Task
+   * leaves the stream. `wire` reads it as any message from the wire.
+   */
+  whenGivenUp(wire: MailboxWire, givenUp: (task: Task, deliveries: number) => void): void {
+    this.#givenUp = { wire, hear: givenUp };
+  }
+
   async open(agentId: string): Promise<void> {
+    this.#watchGivenUp();
     const config: Partial<ConsumerConfig> = {
       durable_name: consumerPrefix + agentId,
       filter_subject: `troupe.${this.society}.agent.${agentId}.action.>`,
@@ -196,8 +209,33 @@ export class NatsMailboxes implements DurableMailboxes {
   /** Stops reading every mailbox; unacknowledged work goes to another host once its `ackWaitMs` runs out. */
   close(): void {
     this.#closed = true;
+    this.#advisories?.unsubscribe();
     for (const stop of [...this.#bound.values()]) stop();
     this.#acks.close();
+  }
+
+  /** Listens, once, for JetStream's word that a mailbox gave up on a Task. */
+  #watchGivenUp(): void {
+    if (this.#advisories !== undefined || this.#givenUp === undefined) return;
+    this.#advisories = this.nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${this.#stream}.*`, {
+      callback: (error, msg) => {
+        if (error === null) void this.#gaveUp(msg.string());
+      },
+    });
+  }
+
+  async #gaveUp(advisory: string): Promise<void> {
+    try {
+      const { stream_seq: seq, deliveries } = JSON.parse(advisory) as { stream_seq?: unknown; deliveries?: unknown };
+      if (typeof seq !== 'number') return;
+      const stored = await this.jsm.streams.getMessage(this.#stream, { seq });
+      // Out of the stream, so it waits for no one any more.
+      await this.jsm.streams.deleteMessage(this.#stream, seq);
+      const arrived = stored === null ? undefined : this.#givenUp?.wire.read(stored.subject, stored.string());
+      if (arrived !== undefined) this.#givenUp?.hear(arrived.task, typeof deliveries === 'number' ? deliveries : this.settings.maxDeliveries);
+    } catch (error) {
+      this.logger.warn({ error: describeError(error) }, 'could not read a Task JetStream gave up on');
+    }
   }
 
   #take(agentId: string, msg: JsMsg, wire: MailboxWire): void {

@@ -69,6 +69,7 @@ export class NatsTransport implements Transport {
     if (mailboxes !== undefined) {
       const prefix = `troupe.${settings.society}.receipts.${this.#sender}`;
       this.#receipts = new StoreReceipts(nc, prefix, (task, reason) => this.#refusedByStream(task, reason));
+      mailboxes.whenGivenUp(this.#wire, (task, deliveries) => this.#givenUp(task, deliveries));
     }
     void this.#watchStatus();
   }
@@ -286,13 +287,23 @@ export class NatsTransport implements Transport {
   #refusedByStream(task: Task, reason: string): void {
     this.#refused++;
     this.#logger.warn({ taskId: task.id, to: task.to, action: task.action, reason }, 'the durable mailboxes refused a Task');
-    if (task.status !== 'submitted' || this.#closed) return;
     const limits = this.#settings.durableMailboxes;
-    const message = `agent "${task.to}"'s durable mailbox refused task ${task.id}: ${reason} (maxStoredTasks ${limits?.maxStoredTasks}, maxStoredBytes ${limits?.maxStoredBytes})`;
+    const why = `${reason} (maxStoredTasks ${limits?.maxStoredTasks}, maxStoredBytes ${limits?.maxStoredBytes})`;
+    this.#answerOnBehalf(task, 'mailbox_full', `agent "${task.to}"'s durable mailbox refused task ${task.id}: ${why}`);
+  }
+
+  /** JetStream gave up on `task` (its nodes never answered it): logged, and work is answered `agent_unreachable` on its receiver's behalf. */
+  #givenUp(task: Task, deliveries: number): void {
+    this.#logger.warn({ taskId: task.id, to: task.to, action: task.action, deliveries }, 'a durable mailbox gave up on a Task');
+    this.#answerOnBehalf(task, 'agent_unreachable', `agent "${task.to}" never answered task ${task.id}: delivered ${deliveries} times (maxDeliveries)`);
+  }
+
+  #answerOnBehalf(task: Task, code: 'mailbox_full' | 'agent_unreachable', message: string): void {
+    if (task.status !== 'submitted' || this.#closed) return;
     try {
-      this.send(replyTo(task, { status: 'failed', error: { code: 'mailbox_full', message } }, systemClock));
+      this.send(replyTo(task, { status: 'failed', error: { code, message } }, systemClock));
     } catch (error) {
-      this.#logger.warn({ taskId: task.id, error: describeError(error) }, 'could not answer a refused Task');
+      this.#logger.warn({ taskId: task.id, error: describeError(error) }, 'could not answer a Task on its receiver’s behalf');
     }
   }
 
