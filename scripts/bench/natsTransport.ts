@@ -37,24 +37,7 @@ const kilobyteTask = (n: number): Task =>
 async function requestReply(url: string, society: string, raw: NatsConnection): Promise<Row[]> {
   const stopWorker = await startReadyProcess('natsWorker', [url, society]);
   const bus = new EventBus({ transport: await connectNatsTransport({ servers: url, society, name: 'bench-asker' }) });
-  // The asker holds its own mailbox subscription, as an agent does, so a request adds no SUB/UNSUB.
-  bus.subscribe({ to: 'bench' }, () => undefined);
-  await bus.transport.flush();
-  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, id: 'x', task: echoTask() }));
-  const troupeLatencies: number[] = [];
-  const rawLatencies: number[] = [];
-  let timings: [Timing, Timing];
-  try {
-    timings = await compare(
-      sequentialRequests(REQUESTS, () => bus.request(echoTask(), { timeoutMs: 10_000 }), troupeLatencies),
-      sequentialRequests(REQUESTS, () => raw.request('bench.raw.echo', payload, { timeout: 10_000 }), rawLatencies),
-      options,
-    );
-  } finally {
-    await bus.close();
-    await stopWorker();
-  }
-  const [troupe, bare] = timings;
+  const [troupe, bare, troupeLatencies, rawLatencies] = await requestRounds(bus, raw, stopWorker);
   const perSecond = (timing: Timing): number => opsPerSecond(REQUESTS, timing.medianMs);
   const p50p99 = (samples: readonly number[]): string => `p50 ${duration(percentile(samples, 50))} · p99 ${duration(percentile(samples, 99))}`;
   return [
@@ -73,6 +56,44 @@ async function requestReply(url: string, society: string, raw: NatsConnection): 
       notes: 'the same requests, every round; ratio of p50s',
     },
   ];
+}
+
+/** The same requests to an `echo` that reads its durable mailbox (JetStream), against the raw client's core request: the price of durability. */
+async function durableRequestReply(url: string, society: string, raw: NatsConnection): Promise<Row> {
+  const transport = await connectNatsTransport({ servers: url, society, name: 'bench-asker', durableMailboxes: true });
+  await transport.mailboxes?.open('echo');
+  const stopWorker = await startReadyProcess('natsWorker', [url, society, 'durable']);
+  const bus = new EventBus({ transport });
+  const [troupe, bare, troupeLatencies] = await requestRounds(bus, raw, stopWorker);
+  return {
+    benchmark: 'NATS request/reply, durable mailbox',
+    troupe: `${rate(opsPerSecond(REQUESTS, troupe.medianMs), 'req')} · p50 ${duration(percentile(troupeLatencies, 50))}`,
+    raw: rate(opsPerSecond(REQUESTS, bare.medianMs), 'req'),
+    ratio: troupe.medianMs / bare.medianMs,
+    notes: `as above, the server's Tasks stored by JetStream (file storage), read from its mailbox and acknowledged with each reply; raw = core nc.request (nothing stored): the ratio is the price of durability`,
+  };
+}
+
+/** Sequential request rounds through `bus` and through the raw client; the worker is stopped and the bus closed after. */
+async function requestRounds(bus: EventBus, raw: NatsConnection, stopWorker: () => Promise<void>): Promise<[Timing, Timing, number[], number[]]> {
+  // The asker holds its own mailbox subscription, as an agent does, so a request adds no SUB/UNSUB.
+  bus.subscribe({ to: 'bench' }, () => undefined);
+  await bus.transport.flush();
+  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, id: 'x', task: echoTask() }));
+  const troupeLatencies: number[] = [];
+  const rawLatencies: number[] = [];
+  let timings: [Timing, Timing];
+  try {
+    timings = await compare(
+      sequentialRequests(REQUESTS, () => bus.request(echoTask(), { timeoutMs: 10_000 }), troupeLatencies),
+      sequentialRequests(REQUESTS, () => raw.request('bench.raw.echo', payload, { timeout: 10_000 }), rawLatencies),
+      options,
+    );
+  } finally {
+    await bus.close();
+    await stopWorker();
+  }
+  return [...timings, troupeLatencies, rawLatencies];
 }
 
 /** A round publishing `TASKS` messages on one connection that ends when another has received them all. */
@@ -136,10 +157,14 @@ async function kilobyteThroughput(url: string, society: string, raw: NatsConnect
 
 /** Issue 15's rows: troupe's NATS transport against the raw NATS client, on a nats-server started for it. */
 export async function natsTransport(): Promise<Row[]> {
-  const server = await NatsServer.start();
+  const server = await NatsServer.start(undefined, { jetstream: true });
   const raw = await connect({ servers: server.url, name: 'bench-raw' });
   try {
-    return [...(await requestReply(server.url, 'bench', raw)), await kilobyteThroughput(server.url, 'bench-throughput', raw)];
+    return [
+      ...(await requestReply(server.url, 'bench', raw)),
+      await durableRequestReply(server.url, 'bench-durable', raw),
+      await kilobyteThroughput(server.url, 'bench-throughput', raw),
+    ];
   } finally {
     await raw.close();
     await server.dispose();

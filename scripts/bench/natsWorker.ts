@@ -2,16 +2,19 @@
  * The far side of the NATS benchmark, in a process of its own: a troupe bus on NATS serving
  * `echo` (each request answered `completed` with its own text) and a raw NATS subscription on
  * `bench.raw.echo` answering each request with its own bytes. Prints `{"ready":true}` once both
- * are in place on the server, and exits when its stdin closes.
- * Usage: natsWorker <nats url> <society>
+ * are in place on the server, and exits when its stdin closes. With `durable`, `echo` reads its
+ * Tasks from its durable mailbox (JetStream; the asker opens it first), as an agent on a node does.
+ * Usage: natsWorker <nats url> <society> [durable]
  */
 import { connect } from '@nats-io/transport-node';
 import { EventBus, connectNatsTransport, replyTo, systemClock } from '../../src/index.js';
 
-const [url, society] = process.argv.slice(2);
-if (url === undefined || society === undefined) throw new Error('usage: natsWorker <nats url> <society>');
+const [url, society, mode] = process.argv.slice(2);
+if (url === undefined || society === undefined) throw new Error('usage: natsWorker <nats url> <society> [durable]');
 
-const transport = await connectNatsTransport({ servers: url, society, name: 'bench-worker' });
+const durable = mode === 'durable';
+const transport = await connectNatsTransport({ servers: url, society, name: 'bench-worker', ...(durable ? { durableMailboxes: true } : {}) });
+transport.mailboxes?.hold('echo', (task) => task.status === 'submitted');
 const bus = new EventBus({ transport });
 bus.serve('echo', (task) => replyTo(task, { status: 'completed', result: task.parameters['text'] ?? null }, systemClock));
 

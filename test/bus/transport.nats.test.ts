@@ -20,3 +20,18 @@ describeTransportContract('NATS', async () => {
   const receiver = await natsBus({ servers: server.url, society, name: 'receiver' });
   return { sender: sender.bus, receiver: receiver.bus };
 });
+
+// The same contract with durable mailboxes on (JetStream): Tasks to agents without a mailbox
+// travel as before, each publish now asking the stream for its receipt.
+let jetStreamServer: NatsServer;
+beforeAll(async () => {
+  jetStreamServer = await NatsServer.start(undefined, { jetstream: true });
+});
+afterAll(() => jetStreamServer.dispose());
+
+describeTransportContract('NATS with durable mailboxes', async () => {
+  const society = `contract-durable-${++societies}`;
+  const sender = await natsBus({ servers: jetStreamServer.url, society, name: 'sender', durableMailboxes: true });
+  const receiver = await natsBus({ servers: jetStreamServer.url, society, name: 'receiver', durableMailboxes: true });
+  return { sender: sender.bus, receiver: receiver.bus };
+});
