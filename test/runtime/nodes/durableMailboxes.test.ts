@@ -1,3 +1,5 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { type EventBus, NodeActions, NodeDirectory } from '../../../src/bus/index.js';
 import { systemClock } from '../../../src/clock.js';
@@ -64,7 +66,7 @@ async function society(directoryClock: SimulatedClock) {
     await until(() => directory.node(name)?.status === 'up', `${name} to be heard`, 100_000);
     return { host, bus, announce };
   };
-  return { rt, node, ownerLogger, directory };
+  return { rt, node, ownerLogger, directory, server };
 }
 
 const moves = (logger: MemoryLogger): unknown[] =>
@@ -168,6 +170,33 @@ describe('durable mailboxes across nodes (JetStream)', () => {
       code: 'invalid_input',
       message: expect.stringContaining('--durable-mailboxes') as unknown,
     });
+  });
+
+  it("removes an earlier owner process's mailboxes as a new one starts: it restores their agents itself", async () => {
+    const { rt, node, server } = await society(new SimulatedClock());
+    await node('node-a', ['poet'], () => ({ text: 'ok' }));
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    await rt.spawn({ role: 'poet' });
+    const nc = await connect({ servers: server.url });
+    later(() => nc.close());
+    const jsm = await jetstreamManager(nc);
+    const mailboxes = async (): Promise<number> => (await jsm.consumers.list('troupe-durable').next()).length;
+    expect(await mailboxes()).toBe(1);
+    // The owner restarted (kill -9 and back): a new runtime on the society, made owner of its nodes.
+    const { bus } = await natsBus({ servers: server.url, society: 'durable', durableMailboxes });
+    const logger = new MemoryLogger();
+    const directory = new NodeDirectory(bus, { clock: new SimulatedClock(), logger });
+    const restarted = await createRuntime({ bus, nodes: { directory }, model: new ReplyingModel(() => ({ text: 'ok' })), logger });
+    later(async () => {
+      await restarted.shutdown({ drainTimeoutMs: 0 });
+      directory.close();
+    });
+    await until(
+      () => logger.entries.some((entry) => entry.message === "removed an earlier owner process's durable mailboxes"),
+      'the old mailboxes to go',
+      100_000,
+    );
+    expect(await mailboxes()).toBe(0);
   });
 
   it("refuses whileUnreachable 'fail' with durable mailboxes: it would answer work the mailboxes keep", async () => {
