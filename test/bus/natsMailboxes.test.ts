@@ -1,6 +1,6 @@
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom, skipWhile } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { DurableMailboxes } from '../../src/bus/index.js';
 import { sequentialIds } from '../../src/ids.js';
@@ -170,6 +170,23 @@ describe('durable mailboxes (NATS JetStream)', () => {
     await server.restart();
     const poet = await host(server);
     expect((await poet.next()).id).toBe(sent.id);
+  });
+
+  it('goes on reading a mailbox across a nats-server restart', async () => {
+    const { server, owner } = await society();
+    await mailboxesOf(owner).open('poet');
+    const poet = await host(server);
+    const before = work('before');
+    owner.bus.publish(before);
+    expect((await poet.next()).id).toBe(before.id);
+    // Back once each connection has dropped and returned (watched from before the restart, so neither is missed).
+    const back = (bus: NatsBus): Promise<boolean> => firstValueFrom(bus.transport.connection$.pipe(skipWhile(Boolean), filter(Boolean)));
+    const bothBack = Promise.all([back(owner), back(poet.bus)]);
+    await server.restart();
+    await bothBack;
+    const after = work('after');
+    owner.bus.publish(after);
+    expect((await poet.next()).id).toBe(after.id);
   });
 
   it('drops a malformed message from a mailbox for good, and goes on with the next', async () => {
