@@ -50,21 +50,22 @@ async function society(directoryClock: SimulatedClock) {
     const bus = await connect(options.durable ?? true);
     const host = new NodeHost({ bus, node: name, roles, model: new ReplyingModel(reply), logger: new MemoryLogger() });
     hosts.push(host);
-    const announce = (): void =>
+    const say = (action: string): void =>
       bus.publish(
         createTask(
-          {
-            from: name,
-            to: 'owner',
-            action: NodeActions.announce,
-            parameters: { node: name, roles, heartbeatMs, incarnation: options.incarnation ?? 'boot-1' },
-          },
+          { from: name, to: 'owner', action, parameters: { node: name, roles, heartbeatMs, incarnation: options.incarnation ?? 'boot-1' } },
           { ids: randomIds, clock: systemClock },
         ),
       );
+    const announce = (): void => say(NodeActions.announce);
+    /** Leaves as `troupe node` does on SIGTERM: its agents stop, then the owner hears it go. */
+    const leave = async (): Promise<void> => {
+      await host.close();
+      say(NodeActions.leave);
+    };
     announce();
     await until(() => directory.node(name)?.status === 'up', `${name} to be heard`, 100_000);
-    return { host, bus, announce };
+    return { host, bus, announce, leave };
   };
   return { rt, node, ownerLogger, directory, server };
 }
@@ -127,6 +128,22 @@ describe('durable mailboxes across nodes (JetStream)', () => {
     silent.announce();
     await until(() => !silent.host.hosted().includes(poet), "node-a's copy of the poet to stop", 100_000);
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'rain' } });
+  });
+
+  it('hands the work of a node that leaves (SIGTERM) back to the mailbox: the agent moves and its new node answers it', async () => {
+    const { rt, node, ownerLogger } = await society(new SimulatedClock());
+    const model = hanging();
+    const leaving = await node('node-a', ['poet'], model.reply);
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    await until(() => leaving.host.hosted().includes(poet), 'the poet to be hosted on node-a', 100_000);
+    await node('node-b', ['poet'], () => ({ text: 'sleet' }));
+    const asked = await rt.send(poet, 'write a poem');
+    await until(model.called, 'node-a to take the work', 100_000);
+    await leaving.leave();
+    // Not canceled: answered by the node the poet moved to.
+    expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'sleet' } });
+    expect(moves(ownerLogger)).toEqual(['node-b']);
   });
 
   it('gives a restarted node (a new incarnation) its agents back: their mailboxes kept the work it had not answered', async () => {
