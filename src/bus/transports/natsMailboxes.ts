@@ -51,6 +51,8 @@ export class NatsMailboxes implements DurableMailboxes {
   readonly #acks: MailboxAcks;
   readonly #stream: string;
   #closed = false;
+  #holds = 0;
+  readonly #holdNumbers = new Map<string, number>();
   #givenUp: { readonly wire: MailboxWire; readonly hear: (task: Task, deliveries: number) => void } | undefined;
   #advisories: Subscription | undefined;
 
@@ -158,9 +160,11 @@ export class NatsMailboxes implements DurableMailboxes {
 
   hold(agentId: string, awaitsAnswer: (task: Task) => boolean): () => void {
     this.#held.set(agentId, awaitsAnswer);
+    this.#holdNumbers.set(agentId, ++this.#holds);
     return () => {
       if (this.#held.get(agentId) !== awaitsAnswer) return;
       this.#held.delete(agentId);
+      this.#holdNumbers.delete(agentId);
       // Stop reading first: work handed back while this host still pulls could come straight back here.
       this.#bound.get(agentId)?.();
       this.#acks.release(agentId);
@@ -170,6 +174,14 @@ export class NatsMailboxes implements DurableMailboxes {
   /** Whether this bus's interest in `agentId` is served from its mailbox. */
   holds(agentId: string): boolean {
     return this.#held.has(agentId);
+  }
+
+  /**
+   * Which hold of `agentId` is current, as a token: what reached one copy of the agent did not
+   * reach the copy a later hold serves (the agent moved away and back, a new start).
+   */
+  holdOf(agentId: string): string {
+    return `${agentId}@${this.#holdNumbers.get(agentId) ?? 0}`;
   }
 
   /**

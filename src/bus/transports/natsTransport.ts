@@ -56,7 +56,7 @@ export class NatsTransport implements Transport {
     read: (subject, payload) => this.#read(subject, payload),
     deliver: (id, task) => this.#deliverFromMailbox(id, task),
   };
-  // Sendings whose Task reached an agent whose mailbox this bus holds: a copy from the mailbox is not handed to it again.
+  // Sendings whose Task reached an agent whose mailbox this bus holds, by hold: a copy from the mailbox is not handed to that copy of the agent again.
   readonly #reachedHeld = new RecentIds(recentIdsKept);
   #refused = 0;
 
@@ -252,7 +252,7 @@ export class NatsTransport implements Transport {
 
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
-    if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(id);
+    if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(`${this.#mailboxes.holdOf(task.to)} ${id}`);
     this.#handOver(task);
   }
 
@@ -262,8 +262,9 @@ export class NatsTransport implements Transport {
    * the agent was hosted here.
    */
   #deliverFromMailbox(id: string, task: Task): void {
-    if (this.#reachedHeld.has(id)) return;
-    this.#reachedHeld.add(id);
+    const reached = `${this.#mailboxes?.holdOf(task.to) ?? ''} ${id}`;
+    if (this.#reachedHeld.has(reached)) return;
+    this.#reachedHeld.add(reached);
     this.#handOver(task, this.#recent.add(id) ? undefined : 'target');
   }
 

@@ -49,8 +49,10 @@ export class RemoteAgent {
   readonly #inProgress = new Map<string, Task>();
   readonly #gone: Promise<void>;
   #markGone: () => void = () => undefined;
-  /** A node it was moved away from while that node was unreachable: if heard again, its stale copy is stopped there. */
-  #leftOn: string | undefined;
+  /** Nodes it was moved away from while they were unreachable: each may still run a stale copy, stopped there once heard again. */
+  readonly #leftOn = new Set<string>();
+  /** Stops of such copies under way, by node: a move back onto that node waits for its stop. */
+  readonly #dropping = new Map<string, Promise<void>>();
 
   constructor(
     readonly record: AgentRecord,
@@ -92,9 +94,12 @@ export class RemoteAgent {
    */
   async moveTo(node: string): Promise<void> {
     const from = this.node;
-    if (!this.#reachable && from !== node) this.#leftOn = from;
+    if (!this.#reachable && from !== node) this.#leftOn.add(from);
     this.node = node;
     this.#reachable = false;
+    // Back onto a node that may still run a stale copy: that copy stops first, or the node would refuse a second.
+    this.heardFrom(node);
+    await this.#dropping.get(node);
     const { record, role } = this;
     const parameters: HostAgent = {
       agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
@@ -115,12 +120,16 @@ export class RemoteAgent {
 
   /** A node heard again: if it holds a copy of this agent left behind by a move, that copy stops there, quietly (its work stays in the mailbox). */
   heardFrom(node: string): void {
-    if (this.#leftOn !== node) return;
-    this.#leftOn = undefined;
+    if (!this.#leftOn.delete(node)) return;
     const stop: StopHosted = { agentId: this.id, by: owner, reason: `moved to node ${this.node}`, resumable: true };
-    void this.#askNode(node, PlacementActions.stop, stop, 'stopped').catch((error: unknown) =>
-      this.deps.logger.warn({ agentId: this.id, node, error: describeError(error) }, 'a moved agent’s old copy was not confirmed stopped'),
+    const dropped = this.#askNode(node, PlacementActions.stop, stop, 'stopped').then(
+      () => undefined,
+      (error: unknown) => this.deps.logger.warn({ agentId: this.id, node, error: describeError(error) }, 'a moved agent’s old copy was not confirmed stopped'),
     );
+    this.#dropping.set(node, dropped);
+    void dropped.finally(() => {
+      if (this.#dropping.get(node) === dropped) this.#dropping.delete(node);
+    });
   }
 
   /** Taking new work: placed, not draining or stopping, its node reachable (or its work waits in a durable mailbox). */

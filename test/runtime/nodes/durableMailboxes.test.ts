@@ -130,6 +130,31 @@ describe('durable mailboxes across nodes (JetStream)', () => {
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'rain' } });
   });
 
+  it('moves an agent back onto a silent node once it is heard again, after the stale copy there stops', async () => {
+    const directoryClock = new SimulatedClock();
+    const { rt, node, ownerLogger } = await society(directoryClock);
+    // node-a's first call hangs (its copy of the poet goes stale); its next, after the move back, answers.
+    let calls = 0;
+    const silent = await node('node-a', ['poet'], () => (++calls === 1 ? { hang: true } : { text: 'dew' }));
+    await rt.createRole({ name: 'poet', prompt: 'You write poems.' });
+    const poet = await rt.spawn({ role: 'poet' });
+    await until(() => silent.host.hosted().includes(poet), 'the poet to be hosted on node-a', 100_000);
+    const other = await node('node-b', ['poet'], () => ({ hang: true }));
+    const asked = await rt.send(poet, 'write a poem');
+    await until(() => calls === 1, 'node-a to take the work', 100_000);
+    directoryClock.advance(3 * heartbeatMs);
+    other.announce();
+    await until(() => moves(ownerLogger).length === 1, 'the poet to move to node-b', 100_000);
+    // node-b dies too; with no node up, the poet waits for one.
+    await other.bus.close();
+    directoryClock.advance(3 * heartbeatMs);
+    await until(() => rt.agent(poet)?.state === 'unreachable', 'the poet to wait for a node', 100_000);
+    silent.announce();
+    expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'dew' } });
+    expect(moves(ownerLogger)).toEqual(['node-b', 'node-a']);
+    expect(silent.host.hosted()).toEqual([poet]);
+  });
+
   it('hands the work of a node that leaves (SIGTERM) back to the mailbox: the agent moves and its new node answers it', async () => {
     const { rt, node, ownerLogger } = await society(new SimulatedClock());
     const model = hanging();
