@@ -60,6 +60,8 @@ export class EventBus {
   readonly #queue: Task[] = [];
   // Tasks a transport hands over for their target only: its observers saw them already (see `Transport.attach`).
   readonly #targetOnly = new WeakSet<Task>();
+  // Only a bus holding durable mailboxes ever gets one: every other bus skips the lookup.
+  #anyTargetOnly = false;
   #delivering = false;
 
   /** Subscribers that threw. Without an observer here, faults go to the bus's logger. */
@@ -71,7 +73,10 @@ export class EventBus {
     this.#logger = options.logger ?? silentLogger;
     this.#ring = new DebugRing(options.debugRing ?? 64);
     this.#transport.attach((task, only) => {
-      if (only === 'target') this.#targetOnly.add(task);
+      if (only === 'target') {
+        this.#targetOnly.add(task);
+        this.#anyTargetOnly = true;
+      }
       this.#enqueue(task);
     });
   }
@@ -247,7 +252,7 @@ export class EventBus {
   }
 
   #deliver(task: Task): void {
-    if (!this.#targetOnly.has(task)) this.#observe(task);
+    if (!this.#anyTargetOnly || !this.#targetOnly.has(task)) this.#observe(task);
     const pending = this.#pending.get(task.id);
     if (pending !== undefined && pending.to === task.from && isReplyStatus(task.status)) {
       pending.settle();

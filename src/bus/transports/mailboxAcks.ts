@@ -34,11 +34,6 @@ export class MailboxAcks {
     this.#heartbeat = setInterval(() => this.#extend(), everyMs).unref();
   }
 
-  /** Work held unacknowledged now. */
-  get pending(): number {
-    return this.#pending.size;
-  }
-
   /**
    * A mailbox message for `agentId` carrying `task`: whether to hand the Task to the bus. Work
    * (`awaitsAnswer`) is held until answered; a redelivery of work in progress here or answered

@@ -112,11 +112,6 @@ export class NatsMailboxes implements DurableMailboxes {
     return Math.max(1_000, Math.min(this.settings.ackWaitMs, 30_000));
   }
 
-  /** Work taken from mailboxes here and not answered yet. */
-  get unacknowledged(): number {
-    return this.#acks.pending;
-  }
-
   /**
    * Where a Task goes that JetStream gave up on (delivered `maxDeliveries` times, never
    * answered): the process that opens mailboxes (the owner) hears of each, once, and the Task

@@ -72,17 +72,11 @@ export class RemoteAgent {
    * them); rejects with the node's refusal, or `agent_unreachable` when it does not answer in time.
    */
   async place(about: About | null): Promise<void> {
-    const { record, role } = this;
     const { mailboxes } = this.deps;
     await mailboxes?.open(this.id);
-    const parameters: HostAgent = {
-      agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
-      role: { ...role },
-      // Only what the notice needs: the Task itself may be any size, and the node checks the shape strictly.
-      about: about === null ? null : { id: about.id, sessionId: about.sessionId },
-      ...(mailboxes === undefined ? {} : { durable: true }),
-    };
-    await this.#ask(PlacementActions.host, parameters, 'placed');
+    // Only what the notice needs: the Task itself may be any size, and the node checks the shape strictly.
+    const notice = about === null ? null : { id: about.id, sessionId: about.sessionId };
+    await this.#ask(PlacementActions.host, this.#hosting(notice, mailboxes === undefined ? {} : { durable: true }), 'placed');
     if (this.#phase === 'placing') this.#phase = 'running';
   }
 
@@ -100,15 +94,7 @@ export class RemoteAgent {
     // Back onto a node that may still run a stale copy: that copy stops first, or the node would refuse a second.
     this.heardFrom(node);
     await this.#dropping.get(node);
-    const { record, role } = this;
-    const parameters: HostAgent = {
-      agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
-      role: { ...role },
-      about: null,
-      durable: true,
-      moved: true,
-    };
-    await this.#ask(PlacementActions.host, parameters, 'placed');
+    await this.#ask(PlacementActions.host, this.#hosting(null, { durable: true, moved: true }), 'placed');
     this.#reachable = true;
     this.#trackActivity();
   }
@@ -263,6 +249,17 @@ export class RemoteAgent {
   #takeUsage(reply: Task): void {
     const parsed = StoppedReplySchema.safeParse(reply.result);
     if (parsed.success && parsed.data !== null) Object.assign(this.usage, parsed.data.usage);
+  }
+
+  /** What a node is asked to host: the agent's record and role, and how. */
+  #hosting(about: About | null, how: Pick<HostAgent, 'durable' | 'moved'>): HostAgent {
+    const { record, role } = this;
+    return {
+      agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
+      role: { ...role },
+      about,
+      ...how,
+    };
   }
 
   #ask(action: string, parameters: HostAgent | StopHosted, done: string): Promise<Task> {
