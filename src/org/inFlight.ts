@@ -60,6 +60,7 @@ export const viewKey = {
   seq: (db: 'messages' | 'conversations', owner: string): string => `seq\u0000${db}\u0000${owner}`,
   inboxSeq: 'seq\u0000inbox',
   orderSeq: 'seq\u0000messageOrder',
+  terminationSeq: 'seq\u0000terminationOrder',
   waitingSeq: 'seq\u0000waiting',
   waiting: (agentId: string, taskId: string): string => `waiting\u0000${agentId}\u0000${taskId}`,
   agent: (agentId: string): string => `agent\u0000${agentId}`,

@@ -11,6 +11,7 @@ export const subDbNames = [
   'agents',
   'children',
   'terminations',
+  'terminationOrder',
   'messages',
   'messageOrder',
   'conversations',

@@ -2,11 +2,11 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type SubDbName, isSeqKey, metaKey } from './keys.js';
-import { MetaRecordSchema } from './schemas.js';
+import { AgentRecordSchema, MetaRecordSchema } from './schemas.js';
 import { zodReason } from './validators.js';
 
 /** The organisation schema this troupe writes. */
-export const currentSchemaVersion = 2;
+export const currentSchemaVersion = 3;
 
 /** What a migration may do: read and rewrite raw records, inside the opening transaction. */
 export interface MigrationTxn {
@@ -31,12 +31,22 @@ export type Migrations = Readonly<Record<number, Migration>>;
  * Migrations shipped with troupe. Version 1 is the first. Version 2 adds the message log's order
  * across sessions (`messageOrder`, what retention drops from): built here for the Tasks already
  * logged, session by session in key order, all before any Task logged from now on. Keys only:
- * a log of millions of Tasks is never loaded into memory to be ordered.
+ * a log of millions of Tasks is never loaded into memory to be ordered. Version 3 adds the order
+ * agents were terminated in (`terminationOrder`, what `terminatedAgentsKept` forgets from), built
+ * from the terminated agents' records by `terminatedAt` (then id), before any terminated from now on.
  */
 export const orgMigrations: Migrations = {
   2: (txn) => {
     let n = 0;
     for (const key of txn.keys('messages')) if (isSeqKey(key)) txn.put('messageOrder', n++, { v: 1, owner: key[0], seq: key[1] });
+  },
+  3: (txn) => {
+    const ended = txn
+      .entries('agents')
+      .map(({ value }) => AgentRecordSchema.safeParse(value))
+      .flatMap((parsed) => (parsed.success && parsed.data.terminatedAt !== null ? [{ id: parsed.data.id, at: parsed.data.terminatedAt }] : []))
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    ended.forEach(({ id }, n) => txn.put('terminationOrder', n, { v: 1, agentId: id }));
   },
 };
 

@@ -62,3 +62,9 @@ export function entries(db: Database<unknown>, range: { start?: Key; end?: Key; 
     });
   }
 }
+
+/** The first or last number key of a sub-db keyed by sequence numbers, if it has any. */
+export function endKey(db: Database<unknown>, end: 'first' | 'last'): number | undefined {
+  for (const key of db.getKeys({ reverse: end === 'last', limit: 1 })) if (typeof key === 'number') return key;
+  return undefined;
+}

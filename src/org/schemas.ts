@@ -64,6 +64,12 @@ export const TerminationRecordSchema = z
   })
   .strict();
 
+/**
+ * The `n`th agent terminated: the order retention (`terminatedAgentsKept`) forgets terminated
+ * agents in, oldest first.
+ */
+export const TerminationOrderRecordSchema = z.object({ v: v1, agentId: AgentIdSchema }).strict();
+
 /** One Task of a task tree's message log. TaskSchema is strict, so the Task is wrapped. */
 export const MessageRecordSchema = z.object({ v: v1, task: TaskSchema }).strict();
 

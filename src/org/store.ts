@@ -19,6 +19,7 @@ import { checkedOnReadKeys } from './checkedOnRead.js';
 import { InFlightView } from './inFlight.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
+import * as retain from './retention.js';
 import type { StageContext, Staged } from './writes.js';
 
 /**
@@ -146,7 +147,7 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   return {
     environment: root,
     ...storeWrites(write, clock, retention(write, options)),
-    ...storeReads(dbs),
+    ...storeReads(dbs, options.terminatedAgentsKept ?? 10_000),
     messages: (rootTaskId, page = {}) => readMessages(checked, rootTaskId, page),
     waiting: (agentId) => readWaiting(checked, agentId),
     flushed: () => writer.flushed(),
@@ -175,7 +176,7 @@ function retention(write: QueueWrite, options: StoreSettings): { appended: () =>
   return {
     appended: () => {
       if (++appends % pruneEvery !== 0) return;
-      void write('pruneLogs', true, () => (ctx) => w.pruneLogs(ctx, limit, maxDropsPerPrune)).then(
+      void write('pruneLogs', true, () => (ctx) => retain.pruneLogs(ctx, limit, maxDropsPerPrune)).then(
         (dropped) => {
           if (dropped > 0) options.logger.debug({ dropped, messageLogLimit: limit }, 'message log and inbox: dropped the oldest Tasks past the limit');
         },
@@ -190,7 +191,19 @@ type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: Stag
 
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
 type StoreQueries =
-  'conversation' | 'artifact' | 'inbox' | 'latestInbox' | 'waitingCount' | 'role' | 'roles' | 'agent' | 'agents' | 'children' | 'terminations' | 'quarantined';
+  | 'conversation'
+  | 'artifact'
+  | 'inbox'
+  | 'latestInbox'
+  | 'waitingCount'
+  | 'role'
+  | 'roles'
+  | 'agent'
+  | 'agents'
+  | 'children'
+  | 'terminations'
+  | 'terminatedPastRetention'
+  | 'quarantined';
 
 /** The store's writes: each validates its input, then stages its puts on the durable writer. */
 function storeWrites(
@@ -256,11 +269,16 @@ function storeWrites(
         return (ctx) => w.putWaiting(ctx, agentId, task);
       }),
     removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
+    forgetTerminated: (agents) =>
+      write('forgetTerminated', true, () => {
+        const checked = retain.retiredAgents(agents);
+        return (ctx) => retain.forgetTerminated(ctx, checked);
+      }),
   };
 }
 
 /** The store's plain reads. */
-function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
+function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, StoreQueries> {
   return {
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
     artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
@@ -273,6 +291,7 @@ function storeReads(dbs: SubDbs): Pick<OrgStore, StoreQueries> {
     agents: () => allValues<StoredAgentRecord>(dbs.agents),
     children: (agentId) => ownedNames(dbs.children, agentId),
     terminations: () => allValues<TerminationRecord>(dbs.terminations),
+    terminatedPastRetention: (max) => retain.terminatedPastRetention(dbs, terminatedAgentsKept, max),
     quarantined: () => listQuarantine(dbs.quarantine),
   };
 }

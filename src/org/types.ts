@@ -54,6 +54,12 @@ export interface NewArtifact {
   readonly content: ArtifactContent;
 }
 
+/** A terminated agent past retention, with its place in the order agents were terminated in. */
+export interface RetiredAgent {
+  readonly order: number;
+  readonly agentId: string;
+}
+
 /** What `openOrgStore` does with a damaged store: set it aside and start empty, or refuse to open it. */
 export type OnDamage = 'reset' | 'refuse';
 
@@ -80,6 +86,12 @@ export interface OrgStoreOptions {
    * that many). Default 1,000,000.
    */
   readonly messageLogLimit?: number;
+  /**
+   * The most terminated agents the store keeps, newest first; past it `terminatedPastRetention`
+   * names the oldest, for whoever keeps more of them (their memories) to erase them before
+   * `forgetTerminated` forgets them. Default 10,000.
+   */
+  readonly terminatedAgentsKept?: number;
   /**
    * A damaged store (a truncated or garbled data file, or one lmdb fails to read through):
    * `'reset'` (the default) moves its files into a `damaged-<time>` folder in `dir`, logs an
@@ -154,6 +166,17 @@ export interface OrgStore {
   /** Ids of the agents whose parent is `agentId`. */
   children(agentId: string): string[];
   terminations(): TerminationRecord[];
+  /**
+   * The oldest terminated agents past `terminatedAgentsKept` (at most `max`), oldest first: what
+   * `forgetTerminated` would forget next.
+   */
+  terminatedPastRetention(max: number): RetiredAgent[];
+  /**
+   * Forgets terminated agents named by `terminatedPastRetention`: their records, terminations,
+   * parent and child links, conversations and waiting Tasks, in one transaction. A live agent is
+   * refused with `invalid_input`. Resolves with how many agents went.
+   */
+  forgetTerminated(agents: readonly RetiredAgent[]): Promise<number>;
   /** Records moved aside on open because they failed validation. */
   quarantined(): QuarantineEntry[];
   /**

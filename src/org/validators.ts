@@ -12,6 +12,7 @@ import {
   MessageOrderRecordSchema,
   MessageRecordSchema,
   RoleRecordSchema,
+  TerminationOrderRecordSchema,
   TerminationRecordSchema,
 } from './schemas.js';
 
@@ -52,6 +53,7 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   agents: shaped(AgentRecordSchema, (key, agent) => keyIs(agent.id, key)),
   children: shaped(ChildLinkRecordSchema, (key) => (isNameKey(key) ? undefined : 'key: expected [parentAgentId, childAgentId]')),
   terminations: shaped(TerminationRecordSchema, (key, termination) => keyIs(termination.agentId, key)),
+  terminationOrder: shaped(TerminationOrderRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   messages: shaped(MessageRecordSchema, (key) => messageKeyReason(key)),
   messageOrder: shaped(MessageOrderRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),

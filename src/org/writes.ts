@@ -1,7 +1,7 @@
 import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
 import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
-import { entries } from './reads.js';
+import { endKey, entries } from './reads.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
 import { isNameKey, isSeq, isSeqKey, nameRange, seqRange, sessionConversationsRange } from './keys.js';
 import {
@@ -48,12 +48,12 @@ export interface StageContext {
   readonly view: InFlightView;
 }
 
-const put = (db: Database<unknown>, key: Key, value: unknown): Op => ({ db, key, value });
-const remove = (db: Database<unknown>, key: Key): Op => ({ db, key, remove: true });
-const staged = <T>(result: T, ops: readonly Op[], updates: readonly ViewUpdate[] = []): Staged<T> => ({ ops, updates, result });
+export const put = (db: Database<unknown>, key: Key, value: unknown): Op => ({ db, key, value });
+export const remove = (db: Database<unknown>, key: Key): Op => ({ db, key, remove: true });
+export const staged = <T>(result: T, ops: readonly Op[], updates: readonly ViewUpdate[] = []): Staged<T> => ({ ops, updates, result });
 
 /** An agent as every issued write left it. */
-const readAgent = ({ dbs, view }: StageContext, id: string): StoredAgentRecord | undefined =>
+export const readAgent = ({ dbs, view }: StageContext, id: string): StoredAgentRecord | undefined =>
   view.read(viewKey.agent(id), () => dbs.agents.get(id) as StoredAgentRecord | undefined);
 
 /** The agent record `record` puts, remembered in the view until it is committed. */
@@ -125,10 +125,21 @@ export function terminate(ctx: StageContext, termination: TerminationRecord): St
   const ended: StoredAgentRecord = { ...agent, status: 'terminated', terminatedAt: termination.at };
   // A terminated agent answers nothing more: what waited for it is cancelled, never handed back.
   const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
+  // Pinned: one number for the whole store, read from disk once.
+  const order = ctx.view.read(viewKey.terminationSeq, () => (endKey(dbs.terminationOrder, 'last') ?? -1) + 1);
   return staged(
     termination,
-    [put(dbs.agents, agent.id, ended), put(dbs.terminations, termination.agentId, termination), ...waiting.map((key) => remove(dbs.mailboxes, key))],
-    [agentUpdate(ended), ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false }))],
+    [
+      put(dbs.agents, agent.id, ended),
+      put(dbs.terminations, termination.agentId, termination),
+      put(dbs.terminationOrder, order, { v: 1, agentId: agent.id }),
+      ...waiting.map((key) => remove(dbs.mailboxes, key)),
+    ],
+    [
+      agentUpdate(ended),
+      { key: viewKey.terminationSeq, value: order + 1, pinned: true },
+      ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false })),
+    ],
   );
 }
 
@@ -174,12 +185,6 @@ export function clearAgentConversations({ dbs }: StageContext, agentId: string):
   );
 }
 
-/** The first or last number key of a sub-db keyed by sequence numbers, if it has any. */
-function endKey(db: Database<unknown>, end: 'first' | 'last'): number | undefined {
-  for (const key of db.getKeys({ reverse: end === 'last', limit: 1 })) if (typeof key === 'number') return key;
-  return undefined;
-}
-
 /** Appends a Task to `owner`'s message log and notes its place in the log's order across sessions; the result is its seq in `owner`'s log. */
 export function appendLogged(ctx: StageContext, owner: string, record: unknown): Staged<number> {
   const { dbs, view } = ctx;
@@ -192,35 +197,6 @@ export function appendLogged(ctx: StageContext, owner: string, record: unknown):
     [...logged.ops, put(dbs.messageOrder, order, { v: 1, owner, seq })],
     [...logged.updates, { key: viewKey.orderSeq, value: order + 1, pinned: true }],
   );
-}
-
-/**
- * Drops the oldest Tasks of the message log past `limit` (each with its place in the order) and
- * the oldest of the user's inbox past `limit`, at most `maxDrops` of each, so one transaction
- * stays small when the limit was lowered on a big store (the next checks catch up). Staged only
- * once every earlier write has committed (it is `checked`): it reads both logs' ends from disk.
- * The result is how many went.
- */
-export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number): Staged<number> {
-  // Past the limit: the oldest keys of a log numbered without gaps (retention only ever drops its oldest).
-  const excess = (db: Database<unknown>): number[] => {
-    const [first, last] = [endKey(db, 'first'), endKey(db, 'last')];
-    if (first === undefined || last === undefined || last - first + 1 <= limit) return [];
-    return Array.from({ length: Math.min(maxDrops, last - first + 1 - limit) }, (_, i) => first + i);
-  };
-  const ops: Op[] = [];
-  let dropped = 0;
-  for (const n of excess(dbs.messageOrder)) {
-    dropped++;
-    const at = dbs.messageOrder.get(n) as { owner?: unknown; seq?: unknown } | undefined;
-    if (typeof at?.owner === 'string' && isSeq(at.seq)) ops.push(remove(dbs.messages, [at.owner, at.seq]));
-    ops.push(remove(dbs.messageOrder, n));
-  }
-  for (const n of excess(dbs.inbox)) {
-    ops.push(remove(dbs.inbox, n));
-    dropped++;
-  }
-  return staged(dropped, ops);
 }
 
 export function appendInboxTask({ dbs, view }: StageContext, record: unknown): Staged<number> {

@@ -93,6 +93,6 @@ describe('org store: the message log and the inbox keep at most messageLogLimit 
     await logRoundRobin(store, ['s-a', 's-b'], 20, pruneEvery);
     // The 20 older Tasks were ordered by the migration and went first, with the oldest of the new ones.
     expect(logOf(store, ['s-a', 's-b'])).toEqual(expected(['s-a', 's-b'], 20 + pruneEvery - 5, 20 + pruneEvery));
-    expect(currentSchemaVersion).toBe(2);
+    expect(currentSchemaVersion).toBeGreaterThanOrEqual(2);
   });
 });
