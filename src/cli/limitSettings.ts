@@ -18,6 +18,7 @@ export const limitVariables = {
   TROUPE_SESSIONS_IN_MEMORY_PER_AGENT: 'sessionsInMemoryPerAgent',
   TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
   TROUPE_MESSAGE_LOG_LIMIT: 'messageLogLimit',
+  TROUPE_TERMINATED_AGENTS_KEPT: 'terminatedAgentsKept',
 } as const;
 
 type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];

@@ -11,3 +11,4 @@ export { type MemoryLimitsInput } from './limits.js';
 export { remembers } from './remembers.js';
 export type { MemoryReader } from './memoryReader.js';
 export { StoredMemory } from './storedMemory.js';
+export { eraseStoredMemories } from './erasedMemory.js';

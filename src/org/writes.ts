@@ -48,7 +48,7 @@ export interface StageContext {
   readonly view: InFlightView;
 }
 
-export const put = (db: Database<unknown>, key: Key, value: unknown): Op => ({ db, key, value });
+const put = (db: Database<unknown>, key: Key, value: unknown): Op => ({ db, key, value });
 export const remove = (db: Database<unknown>, key: Key): Op => ({ db, key, remove: true });
 export const staged = <T>(result: T, ops: readonly Op[], updates: readonly ViewUpdate[] = []): Staged<T> => ({ ops, updates, result });
 

@@ -30,6 +30,12 @@ export const RuntimeConfigSchema = z.object({
    */
   messageLogLimit: z.number().int().positive().default(1_000_000),
   /**
+   * With a data dir: the most terminated agents the store keeps, newest first; past it the oldest
+   * are forgotten (their records, conversations and memories), checked every 16 terminations. A
+   * service that spawns a worker per request otherwise grows its store by each one, about 3.5 KB.
+   */
+  terminatedAgentsKept: z.number().int().nonnegative().default(10_000),
+  /**
    * With a data dir: how long a record nobody waits for (a log entry, a conversation step) may be
    * held back so it commits with others in one transaction and one fsync. Whatever waits for
    * durability (an accepted Task, the next tool, an answer) commits everything held at once.

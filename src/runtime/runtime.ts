@@ -110,13 +110,16 @@ export class Runtime {
     const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
     const clock = options.clock ?? systemClock;
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
-    const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit: config.messageLogLimit });
+    const { messageLogLimit, terminatedAgentsKept } = config;
+    const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
     const runtime = new Runtime({ ...options, logger, clock, redactor, memorySettings }, config, journal);
     const stored = journal.stored(config.inboxLimit);
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
     // The agents of a stored organisation start from here on, a slice at a time, while the runtime is already in use.
     runtime.#restore.start();
+    // Terminated agents past the limit (it may have been lowered since) are forgotten in the background.
+    runtime.#memory.retention.check();
     return runtime;
   }
 

@@ -47,12 +47,30 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const model = options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
-  const memory = new RuntimeMemory({ bus, clock, logger, store: journal.memoryStore, settings: memorySettings, model, config, inspect });
+  const memory = new RuntimeMemory({
+    bus,
+    clock,
+    logger,
+    store: journal.memoryStore,
+    settings: memorySettings,
+    model,
+    config,
+    inspect,
+    forgetRetired: (max, erase) => journal.forgetRetired(max, erase),
+  });
+  // Each termination recorded counts towards the next check of `terminatedAgentsKept`.
+  const recording: Journal = {
+    ...journal,
+    terminated: async (termination) => {
+      await journal.terminated(termination);
+      memory.retention.terminated();
+    },
+  };
   return {
     bus,
     model,
     tools,
     memory,
-    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal, redactor, memory: memory.hub, memorySettings },
+    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings },
   };
 }

@@ -10,7 +10,7 @@ const factSubDbs = { facts: 'memory-facts', vectors: 'memory-vectors', meta: 'me
 
 type SubDb = keyof typeof factSubDbs;
 
-interface FactDbs {
+export interface FactDbs {
   readonly root: RootDatabase;
   readonly facts: Database<unknown>;
   readonly vectors: Database<unknown>;
@@ -20,7 +20,7 @@ interface FactDbs {
 // One set of handles per environment, however many agents open a store in it.
 const opened = new WeakMap<RootDatabase, FactDbs>();
 
-function dbsOf(root: RootDatabase): FactDbs {
+export function factDbsOf(root: RootDatabase): FactDbs {
   let dbs = opened.get(root);
   if (dbs === undefined) {
     const open = (name: string): Database<unknown> => root.openDB<unknown>({ name });
@@ -64,7 +64,7 @@ export class FactRecords {
   readonly #logger: Logger;
 
   constructor(db: RootDatabase | null, agentId: string, logger: Logger) {
-    this.#dbs = db === null ? null : dbsOf(db);
+    this.#dbs = db === null ? null : factDbsOf(db);
     this.#agentId = agentId;
     this.#logger = logger;
   }

@@ -51,6 +51,12 @@ export interface Journal {
   conversation(owner: string): ConversationSink;
   /** Forgets every conversation of `agentId` (all its sessions'): the agent is gone. */
   clearConversations(agentId: string): void;
+  /**
+   * Forgets the oldest terminated agents past `terminatedAgentsKept`, at most `max`: runs `erase`
+   * with their ids first (what else is kept of them), then forgets their records. Resolves with
+   * the ids forgotten; none when nothing is kept.
+   */
+  forgetRetired(max: number, erase: (agentIds: readonly string[]) => Promise<void>): Promise<readonly string[]>;
   /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
   durable(): Promise<void>;
   /** The organisation written down before (with the newest `inboxLimit` Tasks of the user's inbox), or null when there is none yet. */
@@ -101,6 +107,7 @@ export const memoryJournal: Journal = {
   answered: () => undefined,
   conversation: () => keepNothing,
   clearConversations: () => undefined,
+  forgetRetired: () => Promise.resolve([]),
   durable: () => done,
   stored: () => null,
   storedWaiting: () => [],

@@ -13,11 +13,12 @@ import type { WriteBatchLimits } from './writeBatch.js';
  */
 export async function openJournal(
   dataDir: string | null,
-  deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number },
+  deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number; terminatedAgentsKept: number },
 ): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
   const { openOrgStore } = await import('../../org/store.js');
-  const store = await openOrgStore({ dir: dataDir, logger: deps.logger, clock: deps.clock, messageLogLimit: deps.messageLogLimit });
+  const { logger, clock, messageLogLimit, terminatedAgentsKept } = deps;
+  const store = await openOrgStore({ dir: dataDir, logger, clock, messageLogLimit, terminatedAgentsKept });
   // Agents' L4 vector indexes: files beside the store, each a cache of vectors the store holds.
   return storeJournal(store, deps.logger, deps.batch, deps.clock, join(dataDir, 'memory-index'));
 }

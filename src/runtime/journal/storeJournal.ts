@@ -73,6 +73,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       cleared: () => queued(() => store.clearConversation(owner), 'conversation', { owner }),
     }),
     clearConversations: (agentId) => queued(() => store.clearConversations(agentId), 'conversations', { agentId }),
+    forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),
     durable: () => awaited(() => store.flushed()),
     stored: (inboxLimit): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
@@ -94,4 +95,19 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     messageLog: (rootTaskId, page) => store.messages(rootTaskId, page),
     close: () => awaited(() => store.close()),
   };
+}
+
+/** The store journal's `forgetRetired`: erase first, then forget, so a crash never leaves a memory nobody owns. */
+async function forgetRetired(
+  store: OrgStore,
+  max: number,
+  erase: (agentIds: readonly string[]) => Promise<void>,
+  awaited: <T>(write: () => Promise<T>) => Promise<T>,
+): Promise<readonly string[]> {
+  const past = store.terminatedPastRetention(max);
+  if (past.length === 0) return [];
+  const agentIds = past.map(({ agentId }) => agentId).filter((id) => id !== '');
+  await erase(agentIds);
+  await awaited(() => store.forgetTerminated(past));
+  return agentIds;
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
-import { AgentMemory, type MemoryReader, StoredMemory, remembers } from '../../memory/index.js';
+import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemorySettings } from './memoryOptions.js';
 
@@ -115,6 +115,19 @@ export class MemoryHub {
     if (store === null) return null;
     await this.#closingOf.get(agentId);
     return { memory: StoredMemory.read({ agentId, db: store.db, logger, embedder: settings.embedder, limits: settings.facts }), source: 'store' };
+  }
+
+  /**
+   * Erases what the memories of `agentIds` keep in the store (entries, facts, vectors, index
+   * files): agents the organisation forgets. A memory still open is closed first, and one closing
+   * is waited for, so nothing it writes late outlives the erasure. Nothing to do in memory only.
+   */
+  async erase(agentIds: readonly string[]): Promise<void> {
+    const { store } = this.#deps;
+    if (store === null || agentIds.length === 0) return;
+    for (const agentId of agentIds) this.close(agentId);
+    await Promise.all(agentIds.map((agentId) => this.#closingOf.get(agentId) ?? Promise.resolve()));
+    await eraseStoredMemories(store.db, store.indexDir, agentIds);
   }
 
   /** Stops feeding memories and closes every one; resolves once all are closed (before the store closes). */

@@ -9,6 +9,8 @@ import { MemoryHub, type MemoryStore } from './memoryHub.js';
 import type { MemorySettings } from './memoryOptions.js';
 import type { MemoryQueryInput, MemoryView } from './memoryQuery.js';
 import { readMemory } from './readMemory.js';
+import type { Journal } from '../journal/journal.js';
+import { TerminatedRetention } from '../terminatedRetention.js';
 
 export interface RuntimeMemoryDeps {
   readonly bus: EventBus;
@@ -22,6 +24,8 @@ export interface RuntimeMemoryDeps {
   /** The runtime's config: the compactor takes its own keys from it. */
   readonly config: CompactorConfigInput;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** The journal's `forgetRetired`: what forgets terminated agents past the limit once their memories are erased. */
+  readonly forgetRetired: Journal['forgetRetired'];
 }
 
 /**
@@ -32,11 +36,14 @@ export interface RuntimeMemoryDeps {
  */
 export class RuntimeMemory {
   readonly hub: MemoryHub;
+  /** Forgets the oldest terminated agents past `terminatedAgentsKept`, erasing their memories first. */
+  readonly retention: TerminatedRetention;
   readonly #compactor: Compactor;
 
   constructor(deps: RuntimeMemoryDeps) {
     const { bus, clock, logger, store, settings, inspect } = deps;
     this.hub = new MemoryHub({ bus, clock, logger, store, settings, onDue: (id) => this.#compactor.due(id) });
+    this.retention = new TerminatedRetention({ journal: { forgetRetired: deps.forgetRetired }, erase: (ids) => this.hub.erase(ids), logger });
     this.#compactor = startCompactor({
       memoryOf: (id) => this.hub.memoryOf(id),
       liveMemories: () => this.hub.live(),
@@ -53,8 +60,9 @@ export class RuntimeMemory {
     return readMemory({ hub: this.hub, known }, agentId, query, redactor);
   }
 
-  /** Drains the compactor (its batch in progress finishes), then closes every memory once written. */
+  /** Lets a retention round finish, drains the compactor (its batch in progress finishes), then closes every memory once written. */
   async close(): Promise<void> {
+    await this.retention.settled();
     await this.#compactor.drain();
     await this.hub.closeAll();
   }
