@@ -5,7 +5,7 @@ import type { Journal } from './journal/journal.js';
 /** How many terminations go between two checks of `terminatedAgentsKept`. */
 export const retentionCheckEvery = 16;
 /** The most terminated agents one round forgets: rounds follow each other until none is past the limit. */
-const maxForgottenPerRound = 256;
+export const maxForgottenPerRound = 256;
 
 export interface TerminatedRetentionDeps {
   readonly journal: Pick<Journal, 'forgetRetired'>;
