@@ -87,6 +87,14 @@ export const RuntimeConfigSchema = z.object({
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+
+/**
+ * Terminated agents whose records stay in memory: `terminatedAgentsInMemory`, but with a store
+ * never more than it keeps (`terminatedAgentsKept`), so memory never shows an agent the store forgot.
+ */
+export function terminatedInMemory(config: RuntimeConfig, persistent: boolean): number {
+  return persistent ? Math.min(config.terminatedAgentsInMemory, config.terminatedAgentsKept) : config.terminatedAgentsInMemory;
+}
 export type RuntimeConfigInput = z.input<typeof RuntimeConfigSchema>;
 
 export const UserTextSchema = z.string().trim().min(1, 'must not be empty');

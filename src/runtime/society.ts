@@ -8,6 +8,7 @@ import { Actions, type TerminationMode, type ToolPolicy } from '../task/index.js
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from './agent/index.js';
 import type { StoredOrganisation } from './journal/journal.js';
+import { terminatedInMemory } from './config.js';
 import { OrgTree } from './orgTree.js';
 import { LiveAgents, type NodePlacement, type SocietyDeps } from './liveAgents.js';
 import type { PendingAgents } from './pendingAgents.js';
@@ -53,7 +54,7 @@ export class Society implements SocietyPort {
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
-    this.#org = new OrgTree(deps.config.terminatedAgentsInMemory);
+    this.#org = new OrgTree(terminatedInMemory(deps.config, deps.journal.persistent));
     this.#live = new LiveAgents(deps, hosting, this.#org, {
       port: hosting.portFor?.(this) ?? this,
       lost: (agent, why) => void this.#stops.lose(agent, why),
@@ -304,7 +305,13 @@ export class Society implements SocietyPort {
   /** Puts back an organisation read from the journal; its active agents start in the background (`restoring`). Nothing is written. */
   restore(stored: StoredOrganisation): void {
     const { logger, config } = this.#env;
-    restoreOrganisation(stored, { roles: this.roles, org: this.#org, pending: this.#live.pending, logger, keepTerminated: config.terminatedAgentsInMemory });
+    restoreOrganisation(stored, {
+      roles: this.roles,
+      org: this.#org,
+      pending: this.#live.pending,
+      logger,
+      keepTerminated: terminatedInMemory(config, this.#env.journal.persistent),
+    });
   }
 
   /**

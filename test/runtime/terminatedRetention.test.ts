@@ -8,7 +8,7 @@ import { entriesDbName } from '../../src/memory/index.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { type Runtime, createRuntime } from '../../src/runtime/index.js';
 import { retentionCheckEvery } from '../../src/runtime/terminatedRetention.js';
-import { MemoryLogger } from '../../src/testing.js';
+import { MemoryLogger, societyOf } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { rejectedCode } from '../support/runtimeFixture.js';
 
@@ -23,8 +23,8 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-const runtimeOn = (dataDir: string, kept: number): Promise<Runtime> =>
-  createRuntime({ dataDir, model: new OfflineModel(), logger: new MemoryLogger(), terminatedAgentsKept: kept, terminatedAgentsInMemory: 0 });
+const runtimeOn = (dataDir: string, kept: number, inMemory = 0): Promise<Runtime> =>
+  createRuntime({ dataDir, model: new OfflineModel(), logger: new MemoryLogger(), terminatedAgentsKept: kept, terminatedAgentsInMemory: inMemory });
 
 /** Submits `n` requirements one after another; the workers spawned for them, in order. */
 async function drive(rt: Runtime, n: number): Promise<string[]> {
@@ -75,5 +75,17 @@ describe('terminated agents past terminatedAgentsKept are forgotten, with their 
     expect(afterRestart.agents.sort()).toEqual(['root', ...workers.slice(-3)].sort());
     for (const gone of workers.slice(0, -3)) expect(afterRestart.withMemory.has(gone)).toBe(false);
     expect(afterRestart.withMemory.has('root')).toBe(true);
+  });
+
+  it('keeps in memory no more terminated agents than the store keeps, so memory never shows one the store forgot', async () => {
+    const dir = await tempDir();
+    const rt = await runtimeOn(dir, 2, 1_000);
+    const workers = await drive(rt, 5);
+    const inMemory = societyOf(rt)
+      .records()
+      .filter(({ status }) => status === 'terminated')
+      .map(({ id }) => id);
+    expect(inMemory).toEqual(workers.slice(-2));
+    await rt.shutdown();
   });
 });
