@@ -42,14 +42,14 @@ export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number
 
 /**
  * The oldest terminated agents past the newest `kept`, at most `max` of them, oldest first, with
- * their place in the termination order. The order is numbered without gaps (only its oldest are
- * ever forgotten), so its ends say how many there are.
+ * their place in the termination order. Counted, not read from the order's ends: a record
+ * quarantined on open leaves a gap in its numbering.
  */
 export function terminatedPastRetention(dbs: SubDbs, kept: number, max: number): RetiredAgent[] {
-  const [first, last] = [endKey(dbs.terminationOrder, 'first'), endKey(dbs.terminationOrder, 'last')];
-  if (first === undefined || last === undefined || last - first + 1 <= kept) return [];
+  const excess = dbs.terminationOrder.getKeysCount() - kept;
+  if (excess <= 0) return [];
   const past: RetiredAgent[] = [];
-  for (const { key, value } of dbs.terminationOrder.getRange({ start: first, limit: Math.min(max, last - first + 1 - kept) })) {
+  for (const { key, value } of dbs.terminationOrder.getRange({ limit: Math.min(max, excess) })) {
     const agentId = (value as { agentId?: unknown } | null)?.agentId;
     // A record that cannot name its agent is forgotten all the same (its agent's records then outlive the limit).
     if (typeof key === 'number') past.push({ order: key, agentId: typeof agentId === 'string' ? agentId : '' });

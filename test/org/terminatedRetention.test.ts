@@ -94,4 +94,24 @@ describe('org store: terminated agents past terminatedAgentsKept are forgotten, 
     await terminate(store, [workers[2] ?? ''], 5);
     expect(store.terminatedPastRetention(10).map(({ agentId }) => agentId)).toEqual(['worker-1', 'worker-0']);
   });
+
+  it('a damaged record of the order is quarantined on open, and the newest are still kept', async () => {
+    const dir = await tempDir();
+    const before = await openTestStore(dir, { terminatedAgentsKept: 2 });
+    const workers = await society(before.store, 4);
+    await terminate(before.store, workers);
+    await before.store.close();
+    const root = openRaw(dir);
+    // 0xc1 is never valid msgpack.
+    await root.openDB({ name: 'terminationOrder', encoding: 'binary' }).put(1, Buffer.from([0xc1, 0xff]));
+    await root.close();
+
+    const { store } = await openTestStore(dir, { terminatedAgentsKept: 2 });
+    expect(store.quarantined().map(({ db, key }) => [db, key])).toEqual([['terminationOrder', 1]]);
+    // Three left in the order, one past the limit: worker-1's place went with the damage, so its records outlive the limit.
+    const past = store.terminatedPastRetention(10);
+    expect(past.map(({ agentId }) => agentId)).toEqual(['worker-0']);
+    await store.forgetTerminated(past);
+    expect(store.agents().map(({ id }) => id)).toEqual(['lead', 'worker-1', 'worker-2', 'worker-3']);
+  });
 });
