@@ -15,7 +15,7 @@ import { randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 // moments: no memory outlives its agent's record (memories are erased before records are
 // forgotten), nothing acknowledged is lost, and a clean start brings the store back to the limit.
 
-const rounds = 10;
+const rounds = 6;
 
 /** Agents that own something in the memory sub-dbs or the index dir, and agents the store has. */
 async function owners(dir: string): Promise<{ withMemory: Set<string>; agents: Set<string>; terminated: number }> {
