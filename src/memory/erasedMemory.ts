@@ -4,9 +4,12 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { entriesDb } from './entryStore.js';
 import { factDbsOf } from './facts/factRecords.js';
 
-/** Every key of `db` that starts with `agentId` (`[agentId, …]`); ids sort below `~`. */
+/**
+ * Every key of `db` that starts with `agentId`: `[agentId, seq]` entries and `[agentId, factId]`
+ * facts alike, since lmdb's key encoding sorts numbers before strings and ids sort below `~`.
+ */
 function keysOf(db: Database<unknown>, agentId: string): Key[] {
-  return [...db.getKeys({ start: [agentId], end: [agentId, '~'] }), ...db.getKeys({ start: [agentId, 0], end: [agentId, Number.MAX_SAFE_INTEGER] })];
+  return [...db.getKeys({ start: [agentId], end: [agentId, '~'] })];
 }
 
 /**
