@@ -52,7 +52,7 @@ export function moveAside(deps: CheckedReadDeps, db: CheckedOnRead, key: Key, re
           { db: dbs[db], key, remove: true },
         ],
         updates: [
-          { key: 'seq\u0000quarantine', value: seq + 1, pinned: true },
+          { key: 'seq\u0000quarantine', value: seq + 1, keep: 'pinned' },
           { key: pending, value: true },
         ],
         result: undefined,

@@ -151,6 +151,8 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
     messages: (rootTaskId, page = {}) => readMessages(checked, rootTaskId, page),
     waiting: (agentId) => readWaiting(checked, agentId),
     flushed: () => writer.flushed(),
+    // lmdb-js queued its commit with setImmediate as the writes were issued: this one runs after it.
+    committing: () => new Promise<void>((resolve) => setImmediate(resolve)),
     close: () =>
       (closing ??= (async () => {
         await writer.close();
@@ -210,7 +212,7 @@ function storeWrites(
   write: QueueWrite,
   clock: Clock,
   retained: { appended: () => void },
-): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'close' | 'environment'> {
+): Omit<OrgStore, StoreQueries | 'messages' | 'waiting' | 'flushed' | 'committing' | 'close' | 'environment'> {
   return {
     createRole: (role) =>
       write('createRole', false, () => {

@@ -185,6 +185,12 @@ export interface OrgStore {
    * is in flight. What to await before an effect that must not be repeated after a crash.
    */
   flushed(): Promise<void>;
+  /**
+   * Resolves once lmdb has begun committing the writes issued so far. lmdb-js starts the commit
+   * of one event turn's writes in the next check phase of the event loop, so work begun after
+   * this runs alongside the commit instead of ahead of it.
+   */
+  committing(): Promise<void>;
   /** Waits for queued writes, flushes and closes; later calls reject. */
   close(): Promise<void>;
 }

@@ -93,7 +93,7 @@ export function createDurableWriter(root: RootDatabase, view: InFlightView, logg
   }
 
   async function write(pending: Pending, staged: Staged<unknown>): Promise<void> {
-    for (const update of staged.updates) view.set(update.key, update.value, update.pinned);
+    for (const update of staged.updates) view.set(update.key, update.value, update.keep);
     uncommitted += 1;
     let released = false;
     const release = (): void => {

@@ -137,7 +137,7 @@ export function terminate(ctx: StageContext, termination: TerminationRecord): St
     ],
     [
       agentUpdate(ended),
-      { key: viewKey.terminationSeq, value: order + 1, pinned: true },
+      { key: viewKey.terminationSeq, value: order + 1, keep: 'pinned' },
       ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false })),
     ],
   );
@@ -151,7 +151,7 @@ export function appendSeq({ dbs, view }: StageContext, name: 'messages' | 'conve
   return staged(
     first + values.length,
     values.map((value, i) => put(db, [owner, first + i], value)),
-    [{ key, value: first + values.length }],
+    [{ key, value: first + values.length, keep: 'recent' }],
   );
 }
 
@@ -165,7 +165,7 @@ export function clearSeq({ dbs, view }: StageContext, name: 'conversations', own
   return staged(
     undefined,
     keys.map((key) => remove(db, key)),
-    [{ key: viewKey.seq(name, owner), value: 0 }],
+    [{ key: viewKey.seq(name, owner), value: 0, keep: 'recent' }],
   );
 }
 
@@ -181,7 +181,7 @@ export function clearAgentConversations({ dbs }: StageContext, agentId: string):
   return staged(
     owners.size,
     keys.map((key) => remove(db, key)),
-    [...owners].map((owner) => ({ key: viewKey.seq('conversations', owner), value: 0 })),
+    [...owners].map((owner) => ({ key: viewKey.seq('conversations', owner), value: 0, keep: 'recent' as const })),
   );
 }
 
@@ -195,14 +195,14 @@ export function appendLogged(ctx: StageContext, owner: string, record: unknown):
   return staged(
     seq,
     [...logged.ops, put(dbs.messageOrder, order, { v: 1, owner, seq })],
-    [...logged.updates, { key: viewKey.orderSeq, value: order + 1, pinned: true }],
+    [...logged.updates, { key: viewKey.orderSeq, value: order + 1, keep: 'pinned' }],
   );
 }
 
 export function appendInboxTask({ dbs, view }: StageContext, record: unknown): Staged<number> {
   const seq = view.read(viewKey.inboxSeq, () => (endKey(dbs.inbox, 'last') ?? -1) + 1);
   // Pinned: one number for the whole store, read from disk once.
-  return staged(seq, [put(dbs.inbox, seq, record)], [{ key: viewKey.inboxSeq, value: seq + 1, pinned: true }]);
+  return staged(seq, [put(dbs.inbox, seq, record)], [{ key: viewKey.inboxSeq, value: seq + 1, keep: 'pinned' }]);
 }
 
 /** One past the highest `seq` of any waiting Task (0 when none): where the next one goes. */
@@ -227,7 +227,7 @@ export function putWaiting({ dbs, view }: StageContext, agentId: string, task: T
     [put(dbs.mailboxes, [agentId, task.id], waitingRecord(seq, task))],
     [
       { key, value: true },
-      { key: viewKey.waitingSeq, value: seq + 1, pinned: true },
+      { key: viewKey.waitingSeq, value: seq + 1, keep: 'pinned' },
     ],
   );
 }

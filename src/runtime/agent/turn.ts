@@ -221,6 +221,9 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
         if (stopped()) return false;
         await act(agent, turn, input.task, signal);
         stepWritten = journal.durable();
+        // The commit starts in the event loop's next check phase: let it, before the model call
+        // whose request would otherwise go first and push it back by the request's work.
+        await journal.committing();
         if (stopped()) return false;
         report({ type: 'turn.observed', sessionId, step });
         return !stopped();

@@ -59,6 +59,12 @@ export interface Journal {
   forgetRetired(max: number, erase: (agentIds: readonly string[]) => Promise<void>): Promise<readonly string[]>;
   /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
   durable(): Promise<void>;
+  /**
+   * Resolves once the store has begun committing what was written so far (at once when nothing
+   * is kept): a turn waits for it before its next model call, so the step's commit overlaps that
+   * call instead of starting behind it.
+   */
+  committing(): Promise<void>;
   /** The organisation written down before (with the newest `inboxLimit` Tasks of the user's inbox), or null when there is none yet. */
   stored(inboxLimit: number): StoredOrganisation | null;
   /** The Tasks `agentId` had accepted and not answered, oldest first. */
@@ -109,6 +115,7 @@ export const memoryJournal: Journal = {
   clearConversations: () => undefined,
   forgetRetired: () => Promise.resolve([]),
   durable: () => done,
+  committing: () => done,
   stored: () => null,
   storedWaiting: () => [],
   storedWaitingCount: () => 0,

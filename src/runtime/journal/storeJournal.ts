@@ -75,6 +75,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     clearConversations: (agentId) => queued(() => store.clearConversations(agentId), 'conversations', { agentId }),
     forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),
     durable: () => awaited(() => store.flushed()),
+    committing: () => store.committing(),
     stored: (inboxLimit): StoredOrganisation | null => {
       if (store.agent('root') === undefined) return null;
       return {
