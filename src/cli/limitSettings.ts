@@ -33,8 +33,13 @@ export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
   for (const [variable, setting] of Object.entries(limitVariables) as [keyof typeof limitVariables, LimitSetting][]) {
     const value = env[variable]?.trim();
     if (value === undefined || value === '') continue;
-    const parsed = RuntimeConfigSchema.shape[setting].safeParse(/^\d+$/.test(value) ? Number(value) : value);
-    if (!parsed.success) throw new ValidationError(variable, `must be a whole number allowed for ${setting}; got "${value}"`);
+    if (!/^\d+$/.test(value)) throw new ValidationError(variable, `must be a whole number for ${setting}; got "${value}"`);
+    const parsed = RuntimeConfigSchema.shape[setting].safeParse(Number(value));
+    if (!parsed.success) {
+      // zod says which bound was crossed ("Too small: expected number to be >0").
+      const reason = parsed.error.issues[0]?.message ?? 'invalid';
+      throw new ValidationError(variable, `must be a whole number allowed for ${setting} (${reason}); got "${value}"`);
+    }
     limits[setting] = parsed.data;
   }
   return limits;

@@ -26,6 +26,11 @@ describe('limits from the environment', () => {
     }
     expect(thrown).toBeInstanceOf(ValidationError);
     expect((thrown as ValidationError).field).toBe('TROUPE_MAX_SPAWN_DEPTH');
-    expect((thrown as ValidationError).message).toContain(`maxSpawnDepth; got "${value}"`);
+    expect((thrown as ValidationError).message).toContain('maxSpawnDepth');
+    expect((thrown as ValidationError).message).toContain(`got "${value}"`);
+  });
+
+  it('says which bound a whole number crossed', () => {
+    expect(() => readLimits({ TROUPE_MAX_SPAWN_DEPTH: '0' })).toThrow(/maxSpawnDepth \(Too small: expected number to be >0\); got "0"/);
   });
 });
