@@ -21,7 +21,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
-import { collect, elapsedMs } from './measure.js';
+import { collect, elapsedMs, mainThreadCpuMs } from './measure.js';
 import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { type LoopPlacement, echoDescription, echoParameters, handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
@@ -93,6 +93,10 @@ async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let calls = 0;
   let opening: ChatRequest | undefined;
+  // CPU over all measured rounds, setup and teardown included (the main thread's is counted in
+  // clock ticks, too coarse for one round): the main thread's and the whole process's.
+  let threadCpu: { main: number; all: number } | null = null;
+  let cpuFrom: { main: number | null; all: NodeJS.CpuUsage } | undefined;
   try {
     const loop =
       args.side === 'hand' || args.side === 'hand-sse'
@@ -101,7 +105,10 @@ async function main(): Promise<void> {
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.
-        if (i === warmup) collect();
+        if (i === warmup) {
+          collect();
+          cpuFrom = { main: mainThreadCpuMs(), all: process.cpuUsage() };
+        }
         await loop.setup();
         const before = (await server.stats()).calls;
         const cpuStart = process.cpuUsage();
@@ -119,6 +126,11 @@ async function main(): Promise<void> {
         // Process CPU time (ms), GC threads and the in-process server included.
         cpuPerStepSamples.push((cpu.user + cpu.system) / 1000 / CALLS);
       }
+      const mainTo = mainThreadCpuMs();
+      if (cpuFrom !== undefined && cpuFrom.main !== null && mainTo !== null) {
+        const all = process.cpuUsage(cpuFrom.all);
+        threadCpu = { main: mainTo - cpuFrom.main, all: (all.user + all.system) / 1000 };
+      }
     } finally {
       await loop.close();
     }
@@ -129,7 +141,9 @@ async function main(): Promise<void> {
     if (dataDir !== null) await rm(dataDir, { recursive: true, force: true });
   }
   if (opening === undefined) throw new Error(`${side} loop made no requests`);
-  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, calls, firstRequest: opening };
+  const steps = rounds * CALLS;
+  const threadCpuPerStep = threadCpu === null ? null : { main: threadCpu.main / steps, others: Math.max(0, threadCpu.all - threadCpu.main) / steps };
+  const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, threadCpuPerStep, calls, firstRequest: opening };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 
