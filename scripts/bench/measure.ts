@@ -113,17 +113,24 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** What the scheduler says of the main thread so far (ms): time on a CPU, and time ready to run but waiting for one. */
+export interface MainThreadTimes {
+  readonly cpuMs: number;
+  readonly waitMs: number;
+}
+
 /**
- * CPU time (user + system, ms) the main thread has used so far, from /proc (Linux; null
- * elsewhere). Against the process's own `process.cpuUsage()` it says how much work ran on other
- * threads: lmdb's write thread, the kernel's fsync on its behalf, V8's GC helpers.
+ * The main thread's scheduler times, from /proc (Linux with schedstats; null elsewhere), in
+ * nanoseconds unlike its tick-counted utime and stime. Against the process's `process.cpuUsage()`
+ * the CPU time says how much work ran on other threads (lmdb's write thread, the kernel's fsync
+ * on its behalf, V8's GC helpers); the wait says how long the main thread was held up by them
+ * or by anything else on the machine.
  */
-export function mainThreadCpuMs(): number | null {
+export function mainThreadTimes(): MainThreadTimes | null {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th, in clock ticks (100 a second on Linux).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const [onCpu, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    if (onCpu === undefined || waiting === undefined || !Number.isFinite(onCpu) || !Number.isFinite(waiting)) return null;
+    return { cpuMs: onCpu / 1e6, waitMs: waiting / 1e6 };
   } catch {
     return null;
   }

@@ -43,10 +43,11 @@ export interface WorkerReport {
   /** Process CPU time (user + system, GC threads and the in-process server included) of each measured round ÷ CALLS (ms). */
   readonly cpuPerStepSamples: number[];
   /**
-   * CPU time of the measured rounds, setup and teardown included, ÷ (rounds × CALLS) (ms per step):
-   * the main thread's and the other threads' (null without /proc).
+   * Process CPU time of the measured rounds' timed part ÷ (rounds × CALLS) (ms per step), split:
+   * the main thread's and the other threads'; and the time the main thread was ready to run but
+   * waited for a CPU (null without /proc schedstats).
    */
-  readonly threadCpuPerStep: { readonly main: number; readonly others: number } | null;
+  readonly threadCpuPerStep: { readonly main: number; readonly others: number; readonly mainWaiting: number } | null;
   /** Chat requests the worker's server received over all rounds, warm-ups included. */
   readonly calls: number;
   /**
@@ -148,13 +149,13 @@ export async function reactLoop(): Promise<Row[]> {
   };
   const cpu = (hand: Side, troupe: Side = 'troupe'): string =>
     `${troupe} ${cpuPerStep(troupe).toFixed(2)} ms, ${hand} ${cpuPerStep(hand).toFixed(2)} ms, ${times(cpuPerStep(troupe) / cpuPerStep(hand))}`;
-  // Where a side's CPU goes, per step over whole rounds: the main thread, and every other thread
+  // Where a side's CPU goes, per step: the main thread, and every other thread
   // (for troupe-disk, lmdb's write thread and the kernel's fsync on its behalf, besides V8's GC helpers).
   const threads = (side: Side): string => {
     const split = blocks[side].map((report) => report.threadCpuPerStep);
     if (split.some((one) => one === null)) return `${side} n/a (no /proc)`;
-    const part = (which: 'main' | 'others'): string => median(split.map((one) => one?.[which] ?? Number.NaN)).toFixed(2);
-    return `${side} ${part('main')} ms main thread + ${part('others')} ms other threads`;
+    const part = (which: 'main' | 'others' | 'mainWaiting'): string => median(split.map((one) => one?.[which] ?? Number.NaN)).toFixed(2);
+    return `${side} ${part('main')} ms main thread + ${part('others')} ms other threads, the main thread waiting ${part('mainWaiting')} ms for a CPU`;
   };
   const diskRatio = msPerStep('troupe-disk') / msPerStep('hand');
   const remoteRatio = msPerStep('troupe-remote') / msPerStep('hand');
@@ -189,7 +190,7 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe-disk').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio: diskRatio,
-      notes: `the troupe loop above with createRuntime({ dataDir }) (a fresh temp dir per process): every Task logged, every conversation step and waiting record kept durably in the org store; against the same hand-written loop (which keeps nothing): ${overhead('hand', 'troupe-disk')}, of which persistence ${overhead('troupe', 'troupe-disk')}; goal ≤ ${DISK_GOAL}×: ${diskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) troupe-disk ${blockMedians('troupe-disk')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk')}; rounds (ms/step) ${range('troupe-disk')}; process CPU time per step: ${cpu('hand', 'troupe-disk')}; CPU per step over whole rounds (spawn and terminate included), by thread: ${threads('troupe-disk')}, ${threads('troupe')}`,
+      notes: `the troupe loop above with createRuntime({ dataDir }) (a fresh temp dir per process): every Task logged, every conversation step and waiting record kept durably in the org store; against the same hand-written loop (which keeps nothing): ${overhead('hand', 'troupe-disk')}, of which persistence ${overhead('troupe', 'troupe-disk')}; goal ≤ ${DISK_GOAL}×: ${diskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) troupe-disk ${blockMedians('troupe-disk')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk')}; rounds (ms/step) ${range('troupe-disk')}; process CPU time per step: ${cpu('hand', 'troupe-disk')}; the same by thread: ${threads('troupe-disk')}, ${threads('troupe')}`,
     },
     {
       benchmark: 'ReAct loop with its tool on another node (NATS)',

@@ -21,7 +21,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
-import { collect, elapsedMs, mainThreadCpuMs } from './measure.js';
+import { type MainThreadTimes, collect, elapsedMs, mainThreadTimes } from './measure.js';
 import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
 import { type LoopPlacement, echoDescription, echoParameters, handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
@@ -93,10 +93,8 @@ async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let calls = 0;
   let opening: ChatRequest | undefined;
-  // CPU over all measured rounds, setup and teardown included (the main thread's is counted in
-  // clock ticks, too coarse for one round): the main thread's and the whole process's.
-  let threadCpu: { main: number; all: number } | null = null;
-  let cpuFrom: { main: number | null; all: NodeJS.CpuUsage } | undefined;
+  // The main thread's scheduler times in the timed part of the measured rounds, summed (null without /proc).
+  let main: MainThreadTimes | null = { cpuMs: 0, waitMs: 0 };
   try {
     const loop =
       args.side === 'hand' || args.side === 'hand-sse'
@@ -105,17 +103,16 @@ async function main(): Promise<void> {
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.
-        if (i === warmup) {
-          collect();
-          cpuFrom = { main: mainThreadCpuMs(), all: process.cpuUsage() };
-        }
+        if (i === warmup) collect();
         await loop.setup();
         const before = (await server.stats()).calls;
+        const mainStart = mainThreadTimes();
         const cpuStart = process.cpuUsage();
         const start = process.hrtime.bigint();
         const answer = await loop.run();
         const wallMs = elapsedMs(start);
         const cpu = process.cpuUsage(cpuStart);
+        const mainEnd = mainThreadTimes();
         await loop.teardown();
         // Checked untimed, every round: 21 chat requests and the answer.
         const made = (await server.stats()).calls - before;
@@ -125,11 +122,10 @@ async function main(): Promise<void> {
         msPerStepSamples.push(wallMs / CALLS);
         // Process CPU time (ms), GC threads and the in-process server included.
         cpuPerStepSamples.push((cpu.user + cpu.system) / 1000 / CALLS);
-      }
-      const mainTo = mainThreadCpuMs();
-      if (cpuFrom !== undefined && cpuFrom.main !== null && mainTo !== null) {
-        const all = process.cpuUsage(cpuFrom.all);
-        threadCpu = { main: mainTo - cpuFrom.main, all: (all.user + all.system) / 1000 };
+        main =
+          main === null || mainStart === null || mainEnd === null
+            ? null
+            : { cpuMs: main.cpuMs + mainEnd.cpuMs - mainStart.cpuMs, waitMs: main.waitMs + mainEnd.waitMs - mainStart.waitMs };
       }
     } finally {
       await loop.close();
@@ -142,7 +138,9 @@ async function main(): Promise<void> {
   }
   if (opening === undefined) throw new Error(`${side} loop made no requests`);
   const steps = rounds * CALLS;
-  const threadCpuPerStep = threadCpu === null ? null : { main: threadCpu.main / steps, others: Math.max(0, threadCpu.all - threadCpu.main) / steps };
+  const allCpuMs = cpuPerStepSamples.reduce((sum, perStep) => sum + perStep * CALLS, 0);
+  const threadCpuPerStep =
+    main === null ? null : { main: main.cpuMs / steps, others: Math.max(0, allCpuMs - main.cpuMs) / steps, mainWaiting: main.waitMs / steps };
   const report: WorkerReport = { msPerStepSamples, cpuPerStepSamples, threadCpuPerStep, calls, firstRequest: opening };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
