@@ -4,7 +4,7 @@ import { cosine } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
-import { type CompressionReport, type Fact, groupOf, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, type FactMeta, groupOf, labelOf } from './factSchema.js';
 import type { FactSet } from './factSet.js';
 import type { GroupedVectors } from './groupedVectors.js';
 import { mergeText } from './mergeText.js';
@@ -101,10 +101,16 @@ export function boundedOrigins(origins: readonly string[], max: number): string[
   return max === 0 ? [] : origins.slice(-max);
 }
 
+/** What a compression changed, to be written: parts each all-or-nothing (see FactRecords.writeInParts), and the bookkeeping. */
+export interface FactChanges {
+  readonly parts: readonly FactChange[];
+  readonly meta: FactMeta | undefined;
+}
+
 /**
  * Applies the passed merges whose facts are all still stored (a merge on add or a search may have
  * changed them meanwhile, never their text or vector): each merged fact replaces its originals in
- * `set`, and the returned change writes exactly that.
+ * `set`, and the returned parts (one a merge) write exactly that.
  */
 export function applyMerges(
   set: FactSet,
@@ -112,41 +118,35 @@ export function applyMerges(
   index: VectorIndex,
   embedder: string,
   limits: FactLimits,
-): { change: FactChange; merged: number } {
-  const putFacts: Fact[] = [];
-  const putVectors: { id: string; embedder: string; vector: Float32Array }[] = [];
-  const removeFacts: string[] = [];
+): FactChanges & { merged: number } {
+  const parts: FactChange[] = [];
   for (const plan of plans) {
     const members = plan.members.map((fact) => set.get(fact.id));
     if (!members.every((member): member is Fact => member !== undefined)) continue;
     const merged = mergedFact({ ...plan, members }, set.takeId(), embedder, limits);
-    for (const member of members) {
-      set.remove(member, index);
-      removeFacts.push(member.id);
-    }
+    for (const member of members) set.remove(member, index);
     set.insert(merged, plan.vector, index);
-    putFacts.push(merged);
-    putVectors.push({ id: merged.id, embedder, vector: plan.vector });
+    parts.push({ putFacts: [merged], putVectors: [{ id: merged.id, embedder, vector: plan.vector }], removeFacts: members.map((member) => member.id) });
   }
-  if (putFacts.length > 0) set.bumpGeneration();
-  return { change: { putFacts, putVectors, removeFacts, meta: set.meta }, merged: putFacts.length };
+  if (parts.length > 0) set.bumpGeneration();
+  return { parts, meta: set.meta, merged: parts.length };
 }
 
 /**
  * All but the `keepTopN` facts of highest effective importance leave `set` (and `index`, whose
- * vectors then change generation); the change removes them. Stale facts make room: importance
- * halves every `halfLifeMs` and rises with each retrieval.
+ * vectors then change generation); the parts remove them, one a fact. Stale facts make room:
+ * importance halves every `halfLifeMs` and rises with each retrieval.
  */
-export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): { change: FactChange; dropped: number } {
+export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): FactChanges & { dropped: number } {
   const dropped = set
     .all()
     .sort((a, b) => mostImportantFirst(a, b, now, limits))
     .slice(limits.keepTopN);
   for (const fact of dropped) set.remove(fact, index);
-  const removeFacts = dropped.map((fact) => fact.id);
-  if (index === null || dropped.length === 0) return { change: { removeFacts }, dropped: dropped.length };
+  const parts = dropped.map((fact) => ({ removeFacts: [fact.id] }));
+  if (index === null || dropped.length === 0) return { parts, meta: undefined, dropped: dropped.length };
   set.bumpGeneration();
-  return { change: { removeFacts, meta: set.meta }, dropped: dropped.length };
+  return { parts, meta: set.meta, dropped: dropped.length };
 }
 
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */

@@ -29,7 +29,7 @@ export const FactLimitsSchema = z
     fidelityThreshold: unit.default(0.85),
     /** Above this many facts, `needsCompression()` says so. */
     compressAbove: z.number().int().positive().default(10_000),
-    /** Compression keeps this many facts, the most important, without an embedder or when merging clusters left more than compressAbove. */
+    /** A compression that was due keeps this many facts, the most important, when merging clusters left more, and always without an embedder. */
     keepTopN: z.number().int().positive().default(8000),
     /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */
     clusterNeighbours: z.number().int().positive().max(1000).default(10),

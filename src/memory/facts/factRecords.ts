@@ -38,6 +38,24 @@ export interface FactChange {
   readonly meta?: FactMeta;
 }
 
+/** Records (facts and vectors put or removed) one transaction of `writeInParts` holds at most, unless one part alone is larger. */
+export const recordsPerTransaction = 512;
+
+/** Records `change` puts or removes (a removed fact takes its vector with it). */
+function recordsOf(change: FactChange): number {
+  return (change.putFacts?.length ?? 0) + (change.putVectors?.length ?? 0) + 2 * (change.removeFacts?.length ?? 0);
+}
+
+/** `changes` as one change, with `meta`. */
+function joined(changes: readonly FactChange[], meta: FactMeta | undefined): FactChange {
+  return {
+    putFacts: changes.flatMap((change) => change.putFacts ?? []),
+    putVectors: changes.flatMap((change) => change.putVectors ?? []),
+    removeFacts: changes.flatMap((change) => change.removeFacts ?? []),
+    ...(meta === undefined ? {} : { meta }),
+  };
+}
+
 /** A vector read back from `memory-vectors`. */
 export interface StoredVector {
   readonly id: string;
@@ -97,6 +115,29 @@ export class FactRecords {
       const record = this.#valid('vectors', key, VectorRecordSchema, value);
       return record === undefined ? undefined : { id: key[1], embedder: record.embedder, vector: vectorFromBytes(record.vector) };
     });
+  }
+
+  /**
+   * Writes `parts` (each one all-or-nothing: a merge with the removal of its originals) in
+   * transactions of at most `recordsPerTransaction` records each, one after another, each with
+   * `meta`. A part larger than that is one transaction of its own. Why not one transaction: LMDB
+   * holds a write transaction's dirty pages in memory and keeps those pages for later
+   * transactions, so a compression that removed thousands of facts at once left the process tens
+   * of megabytes larger for good.
+   */
+  async writeInParts(parts: readonly FactChange[], meta: FactMeta | undefined): Promise<void> {
+    let batch: FactChange[] = [];
+    let records = 0;
+    for (const part of parts) {
+      const size = recordsOf(part);
+      if (batch.length > 0 && records + size > recordsPerTransaction) {
+        await this.write(joined(batch, meta));
+        [batch, records] = [[], 0];
+      }
+      batch.push(part);
+      records += size;
+    }
+    if (batch.length > 0 || meta !== undefined) await this.write(joined(batch, meta));
   }
 
   /**

@@ -66,7 +66,7 @@ export interface CompressionReport {
   readonly merged: number;
   /** Clusters whose merge failed the fidelity check: their facts were kept as they were. */
   readonly keptForFidelity: number;
-  /** Facts removed without merging: all but the top `keepTopN` by effective importance, without an embedder or when merging left more than `compressAbove`. */
+  /** Facts removed without merging: all but the top `keepTopN` by effective importance, without an embedder or when merging left more in a compression that was due. */
   readonly dropped: number;
   readonly before: number;
   readonly after: number;

@@ -8,7 +8,18 @@ import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImpo
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, groupOf, groupsVisibleTo, oldestFirst, visibleTo } from './factSchema.js';
+import {
+  type CompressionReport,
+  type Fact,
+  type FactHit,
+  type FactMeta,
+  type NewFact,
+  factIdOf,
+  groupOf,
+  groupsVisibleTo,
+  oldestFirst,
+  visibleTo,
+} from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -280,11 +291,13 @@ export class FactStore {
     const clusters = await findClusters(this.#set, index, this.#limits);
     const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits: this.#limits, now: this.#clock.now() });
     while (this.#saving !== undefined) await this.#saving;
-    const { change, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
-    if (merged > 0) await this.#write(change);
+    const { parts, meta, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
+    if (merged > 0) await this.#writeParts(parts, meta);
     const counts = { clusters: clusters.length, merged, keptForFidelity: failed };
-    // What merging left above the threshold makes room as facts do without an embedder: the least important go.
-    if (this.#set.size <= this.#limits.compressAbove) return report(before, this.#set.size, counts);
+    // A compression that was due and whose merges left more than keepTopN makes room as one
+    // without an embedder does: the least important go. Down to keepTopN, not just below
+    // compressAbove: else each later add would start another whole compression that frees one slot.
+    if (before <= this.#limits.compressAbove || this.#set.size <= this.#limits.keepTopN) return report(before, this.#set.size, counts);
     const { dropped } = await this.#dropLeastImportant(index);
     return report(before, this.#set.size, { ...counts, dropped });
   }
@@ -292,14 +305,23 @@ export class FactStore {
   async #dropLeastImportant(index: VectorIndex | null): Promise<CompressionReport> {
     const before = this.#set.size;
     while (this.#saving !== undefined) await this.#saving;
-    const { change, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
-    if (dropped > 0) await this.#write(change);
+    const { parts, meta, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
+    if (dropped > 0) await this.#writeParts(parts, meta);
     return report(before, this.#set.size, { dropped });
   }
 
-  /** Writes a change, tracked so that `close` waits for it; a failed write is logged and rethrown. */
-  async #write(change: FactChange): Promise<void> {
-    const write = this.#records.write(change).catch((error: unknown) => {
+  /** Writes a change (one transaction), tracked so that `close` waits for it; a failed write is logged and rethrown. */
+  #write(change: FactChange): Promise<void> {
+    return this.#tracked(this.#records.write(change));
+  }
+
+  /** Writes a compression's changes in bounded transactions (see FactRecords.writeInParts), tracked as #write is. */
+  #writeParts(parts: readonly FactChange[], meta: FactMeta | undefined): Promise<void> {
+    return this.#tracked(this.#records.writeInParts(parts, meta));
+  }
+
+  async #tracked(writing: Promise<void>): Promise<void> {
+    const write = writing.catch((error: unknown) => {
       this.#logger.error({ agentId: this.#agentId, error: describeError(error) }, 'an L4 memory write failed; memory holds what the disk may not');
       throw new TroupeError('internal', `could not store agent ${this.#agentId}'s L4 facts: ${describeError(error)}`, { cause: error });
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
 import { cosine } from '../../../src/memory/embedding/vectors.js';
+import { recordsPerTransaction } from '../../../src/memory/facts/factRecords.js';
 import { fact, factHarness } from '../../support/factStoreFixture.js';
 
 // L4 compression: clusters of close facts (cosine + union-find over k-NN neighbours) merged when
@@ -68,6 +69,40 @@ describe('L4 compression with an embedder', () => {
     expect(store.list().map((kept) => kept.text)).toEqual(['Carol manages the billing team.']);
     // The dropped facts' vectors left the index too: a search finds only what is kept.
     expect((await store.search(unrelated[0] ?? '', 5, { sessionId: 's1' })).map((hit) => hit.fact.text)).toEqual(['Carol manages the billing team.']);
+  });
+});
+
+describe('L4 compression that was due', () => {
+  it('drops the least important down to keepTopN when merging left more, so the next add does not start another compression', async () => {
+    const { store } = await openStore(await place(), { limits: { ...noMergeOnAdd, compressAbove: 5, keepTopN: 3 } });
+    for (const text of darkMode) await store.add(fact(text, { importance: 0.9 }));
+    for (const [i, text] of [...unrelated, 'Carol manages the billing team.'].entries()) await store.add(fact(text, { importance: 0.1 + i / 10 }));
+    expect(store.needsCompression()).toBe(true);
+    // The merge leaves 4 (one merged fact and three unrelated): above keepTopN, so the least important goes.
+    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 1, before: 6, after: 3 });
+    expect(store.list().map((kept) => kept.text)).not.toContain(unrelated[0]);
+    expect(store.needsCompression()).toBe(false);
+  });
+
+  it('asked for before it is due, merges but drops nothing', async () => {
+    const { store } = await openStore(await place(), { limits: { ...noMergeOnAdd, compressAbove: 6, keepTopN: 3 } });
+    for (const text of [...darkMode, ...unrelated, 'Carol manages the billing team.']) await store.add(fact(text));
+    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 0, before: 6, after: 4 });
+  });
+
+  it('writes what it removes in bounded transactions, each merge whole, and a reopen finds exactly what it kept', async () => {
+    const at = await place();
+    const { store } = await openStore(at, { embedder: null, limits: { compressAbove: 700, keepTopN: 100 } });
+    await Promise.all(Array.from({ length: 701 }, (_, i) => store.add(fact(`fact number ${i} about topic ${i}`, { importance: (i % 100) / 100 }))));
+    const transactions = (): number => (at.db.getStats() as { lastTxnId: number }).lastTxnId;
+    const before = transactions();
+    expect(await store.compress()).toMatchObject({ dropped: 601, after: 100 });
+    // 601 facts, each a fact and a vector record: at most 512 records a transaction, so at least three.
+    expect(transactions() - before).toBeGreaterThanOrEqual(Math.ceil((601 * 2) / recordsPerTransaction));
+    const kept = store.list().map((stored) => stored.id);
+    await store.close();
+    const { store: reopened } = await openStore(await reopenEnv(at), { embedder: null, limits: { compressAbove: 700, keepTopN: 100 } });
+    expect(reopened.list().map((stored) => stored.id)).toEqual(kept);
   });
 });
 
