@@ -1,10 +1,10 @@
 import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
-import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
+import type { AgentContext, AgentEvent, AgentInput, TaskRef, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 export type { ResumeAt } from './agentLanes.js';
-export type { AgentContext, AgentEvent, AgentInput, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
+export type { AgentContext, AgentEvent, AgentInput, TaskRef, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);
@@ -81,7 +81,10 @@ const agentSetup = setup({
       for (const lane of context.lanes) enqueue.stopChild(laneId(lane.sessionId));
     }),
     clearWork: assign({ mailbox: [], lanes: [] }),
-    markResumable: assign({ resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable }),
+    noteStop: assign({
+      resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable,
+      stoppedFor: ({ event }) => (event.type === 'agent.terminate' ? event.about : null),
+    }),
     closeIntake: assign({ draining: true }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
@@ -91,7 +94,7 @@ const agentSetup = setup({
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => undefined,
     refuseTask: (_, _params: { agentId: string; task: Task; reason: Refusal }) => undefined,
     reportSpawnFailure: (_, _params: { agentId: string; error: unknown }) => undefined,
-    announceTerminated: (_, _params: { agentId: string; resumable: boolean }) => undefined,
+    announceTerminated: (_, _params: { agentId: string; resumable: boolean; about: TaskRef | null }) => undefined,
   },
   guards: {
     mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
@@ -157,6 +160,7 @@ export const agentMachine = agentSetup
       lanes: [],
       resume: input.resume ?? [],
       resumable: false,
+      stoppedFor: null,
       draining: false,
     }),
     initial: 'spawning',
@@ -217,7 +221,7 @@ export const agentMachine = agentSetup
       stopping: {
         // No lane gets another model call; every lane's Task and every queued one is answered `canceled` (unless resumable).
         entry: [
-          'markResumable',
+          'noteStop',
           {
             type: 'cancelPending',
             params: ({ context, event }) => ({
@@ -247,7 +251,10 @@ export const agentMachine = agentSetup
       },
       terminated: {
         type: 'final',
-        entry: { type: 'announceTerminated', params: ({ context }) => ({ agentId: context.agentId, resumable: context.resumable }) },
+        entry: {
+          type: 'announceTerminated',
+          params: ({ context }) => ({ agentId: context.agentId, resumable: context.resumable, about: context.stoppedFor }),
+        },
       },
     },
   });

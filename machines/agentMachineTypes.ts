@@ -3,6 +3,12 @@ import type { Lane, ResumeAt } from './agentLanes.js';
 
 // The agent machine's input, context and events (agent.machine.ts), apart from the machine so it reads as a chart.
 
+/** A Task named by its id and session: what a notice is about. */
+export interface TaskRef {
+  readonly id: string;
+  readonly sessionId: string;
+}
+
 /** What an agent starts with; the organisation tree is data (`parentId`), not XState's actor tree. */
 export interface AgentInput {
   readonly agentId: string;
@@ -33,6 +39,11 @@ export interface AgentContext extends AgentInput {
    * organisation is kept, so its work is handed back on restart instead of being cancelled.
    */
   readonly resumable: boolean;
+  /**
+   * Set when told to stop: the Task of the turn that asked for it (a parent's `terminate_agent`),
+   * whose session the `agent.terminated` notice joins; null when no turn asked (the user, a shutdown).
+   */
+  readonly stoppedFor: TaskRef | null;
   /**
    * Set by `agent.drain`: intake is closed (new Tasks are refused) but the lanes in progress and
    * the queued Tasks still run. A flag rather than a state so no lane is interrupted: leaving
@@ -77,5 +88,5 @@ export type AgentEvent =
   /** Close intake and work through the lanes and what is queued; the society sends `agent.terminate` once drained (or at the deadline). */
   | { type: 'agent.drain' }
   /** Stop now: every lane is stopped, what is left is cancelled (or kept for a restart when `resumable`) and the agent is released. */
-  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean }
+  | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean; about: TaskRef | null }
   | TurnEvent;

@@ -291,7 +291,7 @@ export class Society implements SocietyPort {
   async stopHosted(stop: StopHosted): Promise<ModelUsage | undefined> {
     const agent = this.#live.local(stop.agentId);
     if (agent === undefined) return undefined;
-    agent.terminate(stop.by, stop.reason, stop.resumable);
+    agent.terminate(stop.by, stop.reason, stop.resumable, stop.about ?? null);
     await agent.stopped();
     this.#live.forget(agent, stop.resumable);
     return { ...agent.usage };
@@ -319,7 +319,15 @@ export class Society implements SocietyPort {
    * agent). `drain` lets the subtree finish its work first, for up to `drainTimeoutMs` (the
    * runtime's `drainTimeoutMs` by default); `abort` cancels it at once.
    */
-  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; drainTimeoutMs?: number }): Promise<void> {
+  async terminate(input: {
+    agentId: string;
+    by: string;
+    reason: string;
+    mode: TerminationMode;
+    drainTimeoutMs?: number;
+    /** The turn asking, whose session the `agent.terminated` notices join. */
+    parentTask?: About | null;
+  }): Promise<void> {
     const record = this.requireLive(input.agentId);
     const allowed = record.parentAgentId ?? 'user';
     if (input.by !== allowed) {
@@ -327,7 +335,12 @@ export class Society implements SocietyPort {
         context: { agentId: input.agentId, by: input.by },
       });
     }
-    await this.#stops.terminate(input.agentId, input.by, input.reason, input.mode, input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs);
+    const asking = input.parentTask ?? null;
+    await this.#stops.terminate(input.agentId, input.by, input.reason, {
+      mode: input.mode,
+      drainTimeoutMs: input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs,
+      about: asking === null ? null : { id: asking.id, sessionId: asking.sessionId },
+    });
   }
 
   /**

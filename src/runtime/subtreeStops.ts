@@ -1,4 +1,5 @@
 import type { TerminationMode } from '../task/index.js';
+import type { About } from './nodes/nodeProtocol.js';
 import type { Agent } from './agent/index.js';
 import { Drains } from './drains.js';
 import type { LiveAgents } from './liveAgents.js';
@@ -10,6 +11,8 @@ interface Stop {
   readonly why: 'terminate' | 'shutdown';
   readonly mode: TerminationMode;
   readonly drainTimeoutMs: number;
+  /** The turn that asked (a parent's), whose session the `agent.terminated` notices join; null when none did. */
+  readonly about: About | null;
 }
 
 /**
@@ -28,10 +31,10 @@ export class SubtreeStops {
   }
 
   /** Terminates `rootId` and every descendant, draining first for up to `drainTimeoutMs` when `mode` is `drain`. */
-  async terminate(rootId: string, by: string, reason: string, mode: TerminationMode, drainTimeoutMs: number): Promise<void> {
+  async terminate(rootId: string, by: string, reason: string, how: Omit<Stop, 'why'>): Promise<void> {
     // Restored agents of the subtree not started yet start now, so their waiting Tasks are drained or cancelled as any agent's are.
     for (const id of this.org.subtree(rootId)) this.live.pending.start(id);
-    await this.#drains.track(this.#stop(rootId, by, reason, { why: 'terminate', mode, drainTimeoutMs }));
+    await this.#drains.track(this.#stop(rootId, by, reason, { why: 'terminate', ...how }));
   }
 
   /**
@@ -45,7 +48,7 @@ export class SubtreeStops {
     try {
       await journal.terminated(termination);
     } finally {
-      await this.#drains.track(this.#stop(agent.id, 'runtime', why, { why: 'terminate', mode: 'abort', drainTimeoutMs: 0 }));
+      await this.#drains.track(this.#stop(agent.id, 'runtime', why, { why: 'terminate', mode: 'abort', drainTimeoutMs: 0, about: null }));
     }
   }
 
@@ -60,7 +63,7 @@ export class SubtreeStops {
     this.#drains.cutShort();
     const live = new Set(this.live.ids());
     const topLevel = [...live].filter((id) => !live.has(this.org.parentOf(id) ?? ''));
-    await Promise.all(topLevel.map((id) => this.#stop(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0 })));
+    await Promise.all(topLevel.map((id) => this.#stop(id, 'runtime', 'shutdown', { why: 'shutdown', mode: 'abort', drainTimeoutMs: 0, about: null })));
     await this.#drains.settled();
   }
 
@@ -80,7 +83,7 @@ export class SubtreeStops {
       return termination;
     });
     const left = stop.mode === 'drain' ? await this.#drains.drain(mine, order, reason, stop.drainTimeoutMs) : reason;
-    for (const agent of mine) agent.terminate(by, left, resumable);
+    for (const agent of mine) agent.terminate(by, left, resumable, stop.about);
     if (stop.why === 'terminate') await Promise.all(terminations.map((termination) => journal.terminated(termination)));
     await Promise.all(
       order.map(async (id) => {

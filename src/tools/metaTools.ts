@@ -84,8 +84,8 @@ const terminateAgentTool = defineTool({
     reason: z.string().max(500).optional(),
     mode: TerminationModeSchema.default('drain'),
   }),
-  execute: async (args, { agentId, society }) => {
-    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent', mode: args.mode });
+  execute: async (args, { agentId, society, task }) => {
+    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent', mode: args.mode, parentTask: task });
     return jsonResult({ ok: true, terminatedAgentId: args.agentId, mode: args.mode });
   },
 });

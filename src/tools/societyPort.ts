@@ -58,8 +58,11 @@ export interface SocietyPort {
   createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
   /** Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s tree. */
   spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }>;
-  /** Terminates `agentId` and its descendants, draining them first or not; only its parent may. */
-  terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode }): Promise<void>;
+  /**
+   * Terminates `agentId` and its descendants, draining them first or not; only its parent may.
+   * `parentTask`: the turn asking, whose session the `agent.terminated` notice joins.
+   */
+  terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<void>;
   /** Throws `unknown_agent` or `agent_terminated` unless `agentId` is live and not being terminated: it may take new work. */
   requireLive(agentId: string): void;
   /** Throws as `requireLive` unless `agentId` still runs turns: live and not stopping (a draining agent still works). */

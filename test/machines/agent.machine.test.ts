@@ -40,8 +40,9 @@ const turnReports = (sessionId: string): ModelEvent[] => [
 const events: readonly ModelEvent[] = [
   ...Object.values(tasks).map((task): ModelEvent => ({ type: 'task.received', task })),
   { type: 'agent.drain' },
-  { type: 'agent.terminate', by: 'user', reason: 'no longer needed', resumable: false },
-  { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true },
+  // Asked for by a parent's turn in session P: the notice that it terminated joins that session.
+  { type: 'agent.terminate', by: 'parent', reason: 'no longer needed', resumable: false, about: { id: 'parent-turn', sessionId: 'P' } },
+  { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true, about: null },
   { type: 'xstate.done.actor.prepare', output: undefined },
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
   ...turnReports('A'),
@@ -169,7 +170,11 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     default:
       event satisfies never;
   }
-  if (next.status === 'done') actions.push({ type: 'announceTerminated', params: { agentId, resumable: next.context.resumable } });
+  if (next.status === 'done') {
+    // The Task it was stopped for: the final terminate's, none for a shutdown or a failed spawn.
+    const about = next.context.resumable || next.context.stoppedFor === null ? null : { id: 'parent-turn', sessionId: 'P' };
+    actions.push({ type: 'announceTerminated', params: { agentId, resumable: next.context.resumable, about } });
+  }
   return { actions, invoked };
 }
 

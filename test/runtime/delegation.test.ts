@@ -32,6 +32,10 @@ describe('delegation, end to end', () => {
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(seen[delegated]?.parentId).toBe(taskId);
+    // Both notices about the child belong to the user's session, as the root's turn that spawned and let it go.
+    const sessionId = seen[delegated]?.sessionId;
+    expect(seen[spawned]).toMatchObject({ sessionId, parentId: taskId });
+    expect(seen[childGone]).toMatchObject({ sessionId, parentId: taskId });
     expect(rt.agent(child)).toMatchObject({ status: 'terminated', state: 'terminated' });
     expect(societyOf(rt).terminations()).toEqual([expect.objectContaining({ agentId: child, terminatedBy: 'root', reason: 'task done' })]);
 

@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor, toPromise } from 'xstate';
-import type { agentMachine } from '../../../machines/agent.machine.js';
+import type { TaskRef, agentMachine } from '../../../machines/agent.machine.js';
 import { queuedStarts } from '../../../machines/agentLanes.js';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
@@ -234,8 +234,8 @@ export class Agent {
    *
    * @internal
    */
-  terminate(by: string, reason: string, resumable: boolean): void {
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.terminate', by, reason, resumable });
+  terminate(by: string, reason: string, resumable: boolean, about: TaskRef | null = null): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.terminate', by, reason, resumable, about });
   }
 
   /**
@@ -269,7 +269,7 @@ export class Agent {
    *
    * @internal
    */
-  notify(action: string, parameters: Record<string, string | number>, about: { readonly id: string; readonly sessionId: string } | null): void {
+  notify(action: string, parameters: Record<string, string | number>, about: TaskRef | null): void {
     this.env.bus.publish(
       createTask(
         {

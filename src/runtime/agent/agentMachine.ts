@@ -1,5 +1,5 @@
 import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
-import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
+import { type TaskRef, type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { Actions, type Task, type TaskError, replyTo } from '../../task/index.js';
@@ -90,8 +90,8 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
       reportSpawnFailure: guarded('reportSpawnFailure', (agent, { error }: { agentId: string; error: unknown }) => {
         agent.env.logger.error({ agentId: agent.id, error: describeError(error) }, 'agent failed to spawn');
       }),
-      announceTerminated: guarded('announceTerminated', (agent, { resumable }: { agentId: string; resumable: boolean }) => {
-        if (!resumable) agent.notify(Actions.terminated, { agentId: agent.id }, null);
+      announceTerminated: guarded('announceTerminated', (agent, { resumable, about }: { agentId: string; resumable: boolean; about: TaskRef | null }) => {
+        if (!resumable) agent.notify(Actions.terminated, { agentId: agent.id }, about);
       }),
     },
   });

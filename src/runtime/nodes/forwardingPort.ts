@@ -41,8 +41,9 @@ export class ForwardingPort implements SocietyPort {
     return { agentId: field(result, 'agentId'), roleId: field(result, 'roleId') };
   }
 
-  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode }): Promise<void> {
-    await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode });
+  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<void> {
+    const about = input.parentTask === undefined ? null : { id: input.parentTask.id, sessionId: input.parentTask.sessionId };
+    await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode, about });
   }
 
   requireLive(agentId: string): void {

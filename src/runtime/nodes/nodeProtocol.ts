@@ -60,9 +60,12 @@ export const StoppedReplySchema = z
   .strict()
   .nullable();
 
-export const StopHostedSchema = z.object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean() }).strict();
+/** `about`: the Task of the turn that asked for the stop (its `agent.terminated` notice joins that session); absent from older owners. */
+export const StopHostedSchema = z
+  .object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean(), about: AboutSchema.nullable().optional() })
+  .strict();
 export type StopHosted = z.infer<typeof StopHostedSchema>;
 
 export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: AboutSchema.nullable() }).strict();
-export const OrgTerminateSchema = z.object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema }).strict();
+export const OrgTerminateSchema = z.object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: AboutSchema.nullable().optional() }).strict();
 export const OrgCreateRoleSchema = z.object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000) }).strict();

@@ -39,8 +39,8 @@ const handlers: Partial<Record<string, Handler>> = {
     return { ...(await society.spawn({ role, parent: task.from, ...(about === null ? {} : { parentTask: about }) })) };
   },
   [OrgActions.terminate]: async (society, task) => {
-    const { agentId, reason, mode } = parseOrThrow(OrgTerminateSchema, task.parameters, 'parameters');
-    await society.terminate({ agentId, by: task.from, reason, mode });
+    const { agentId, reason, mode, about } = parseOrThrow(OrgTerminateSchema, task.parameters, 'parameters');
+    await society.terminate({ agentId, by: task.from, reason, mode, parentTask: about ?? null });
     return { agentId, terminated: true };
   },
   [OrgActions.createRole]: async (society, task) => {

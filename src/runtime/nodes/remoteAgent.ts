@@ -165,14 +165,14 @@ export class RemoteAgent {
    * Tells its node to stop it (the agent answers its work `canceled` there); `stopped()` resolves
    * once the node confirms, cannot be reached, or does not answer within the request timeout.
    */
-  terminate(by: string, reason: string, resumable: boolean): void {
+  terminate(by: string, reason: string, resumable: boolean, about: About | null = null): void {
     if (this.#phase === 'stopping' || this.#phase === 'gone') return;
     this.#phase = 'stopping';
     if (!this.#reachable) {
       this.lost(`its node ${this.node} is unreachable`);
       return;
     }
-    const stop: StopHosted = { agentId: this.id, by, reason, resumable };
+    const stop: StopHosted = { agentId: this.id, by, reason, resumable, about };
     void this.#ask(PlacementActions.stop, stop, 'stopped')
       .then((reply) => this.#takeUsage(reply))
       .catch((error: unknown) =>
