@@ -2,9 +2,10 @@
 // second over HTTP for `minutes`, with its resident memory printed every `every` seconds. Users
 // come back: each submit continues one of `sessions` sessions (round robin), so per-session
 // memory and context are exercised as a chat service would. The offline model answers unless
-// OPENAI_* points at a real one. Each sample gives the RSS, its anonymous part, and the live heap
-// after a full GC (read through the server's inspector, on a loopback port of its own). Ends with
-// a verdict for each: flat once warm means the value at the end is within 20% of minute 2's.
+// OPENAI_* points at a real one. Each sample gives the RSS, the store file's pages in it and the
+// RSS without them, its anonymous part, and the live heap after a full GC (read through the
+// server's inspector, on a loopback port of its own). Ends with a verdict for each: flat once
+// warm means the value at the end is within 20% of minute 2's.
 //
 //   node --import tsx scripts/soak.ts [minutes=20] [rate=10] [sessions=200] [every=30]
 
@@ -26,15 +27,24 @@ const [minutes, rate, sessions, every] = [20, 10, 200, 30].map((fallback, i) => 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Resident memory of a process in MB, from /proc: all of it, and its anonymous part (heap and
- * native allocations). The rest is file pages, mostly the org store's memory-mapped data file,
- * which grows with the message log on disk and which the kernel drops under pressure: it can
- * never run the machine out of memory, so the verdict is given for both.
+ * Resident memory of a process in MB, from /proc: all of it, its anonymous part (heap and native
+ * allocations), and the pages of the org store's memory-mapped data file (`data.mdb`). Those
+ * pages are the store on disk read through the map: they grow with the store up to its limits
+ * (the message log's above all), are clean (lmdb writes with pwrite, not through the map), and the
+ * kernel drops them under pressure, so they can never run the machine out of memory. The verdict
+ * is given for RSS, for RSS without them, and for the anonymous part.
  */
-async function residentMb(pid: number): Promise<{ rss: number; anon: number }> {
+async function residentMb(pid: number): Promise<{ rss: number; anon: number; storeFile: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const mb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-  return { rss: mb('VmRSS'), anon: mb('RssAnon') };
+  let mapping = '';
+  let storeKb = 0;
+  for (const line of (await readFile(`/proc/${pid}/smaps`, 'utf8')).split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header !== null) mapping = header[1] ?? '';
+    else if (mapping.endsWith('/data.mdb') && line.startsWith('Rss:')) storeKb += Number(/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return { rss: mb('VmRSS'), anon: mb('RssAnon'), storeFile: storeKb / 1024 };
 }
 
 /** The size in MB of the org store's data files under `dir` (lmdb's `data.mdb`, and the L4 index files beside it). */
@@ -87,14 +97,16 @@ const dataDir = await mkdtemp(join(tmpdir(), 'troupe-soak-'));
 const { child, url, inspector } = await startServe(dataDir);
 const pid = child.pid ?? 0;
 const started = Date.now();
-const samples: { minute: number; rss: number; anon: number; heap: number }[] = [];
+const samples: { minute: number; rss: number; anon: number; storeFile: number; withoutStoreFile: number; heap: number }[] = [];
 let sent = 0;
 let refused = 0;
 let failed = 0;
 
 console.log(`soak: troupe serve pid ${pid} at ${url}, data dir ${dataDir}; ${rate} submits/s over ${sessions} sessions for ${minutes} min`);
-console.log('| minute | RSS (MB) | anonymous (MB) | live heap after GC (MB) | data dir (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(
+  '| minute | RSS (MB) | store file pages (MB) | RSS without them (MB) | anonymous (MB) | live heap after GC (MB) | data dir (MB) | submits | refused (429/503) | root L1 / L2 / L3 / L4 |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 
 const submit = async (n: number): Promise<void> => {
   const response = await fetch(`${url}/api/submit`, {
@@ -122,11 +134,18 @@ while (Date.now() < end) {
     void request.finally(() => inFlight.delete(request));
   }
   if (Date.now() >= nextSample) {
-    const sample = { minute: (Date.now() - started) / 60_000, ...(await residentMb(pid)), heap: await liveHeapMb(inspector) };
+    const resident = await residentMb(pid);
+    const sample = {
+      minute: (Date.now() - started) / 60_000,
+      ...resident,
+      withoutStoreFile: resident.rss - resident.storeFile,
+      heap: await liveHeapMb(inspector),
+    };
     samples.push(sample);
     const tiers = await rootTiers(url).catch(() => '?');
     const onDisk = await storeMb(dataDir);
-    const row = [sample.minute.toFixed(1), sample.rss.toFixed(0), sample.anon.toFixed(0), sample.heap.toFixed(0), onDisk.toFixed(0), sent, refused, tiers];
+    const sizes = [sample.rss, sample.storeFile, sample.withoutStoreFile, sample.anon, sample.heap, onDisk].map((mb) => mb.toFixed(0));
+    const row = [sample.minute.toFixed(1), ...sizes, sent, refused, tiers];
     console.log(`| ${row.join(' | ')} |`);
     nextSample += every * 1000;
   }
@@ -140,8 +159,8 @@ await rm(dataDir, { recursive: true, force: true });
 const warm = samples.find((sample) => sample.minute >= Math.min(2, minutes / 2));
 const last = samples.at(-1);
 if (warm !== undefined && last !== undefined && last !== warm) {
-  const names = { rss: 'RSS', anon: 'anonymous memory', heap: 'live heap after GC' } as const;
-  for (const part of ['rss', 'anon', 'heap'] as const) {
+  const names = { rss: 'RSS', withoutStoreFile: "RSS without the store file's pages", anon: 'anonymous memory', heap: 'live heap after GC' } as const;
+  for (const part of ['rss', 'withoutStoreFile', 'anon', 'heap'] as const) {
     const growth = (last[part] - warm[part]) / warm[part];
     console.log(
       `soak: ${names[part]} ${warm[part].toFixed(0)} MB at minute ${warm.minute.toFixed(1)} → ${last[part].toFixed(0)} MB at minute ${last.minute.toFixed(1)} ` +
