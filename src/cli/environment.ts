@@ -5,7 +5,7 @@ import { type ModelClient, embeddingsFromEnv, modelFromEnv } from '../llm/index.
 import { type LogLevel, LogLevelSchema, logLevels } from '../logger.js';
 import type { CliEnv } from './cliIo.js';
 import type { MemoryOptions } from '../runtime/index.js';
-import { readContextTokens, readLimits } from './limitSettings.js';
+import { readContextTokens, readFactLimits, readLimits } from './limitSettings.js';
 
 // The CLI's reading of its environment, in one place: the library reads none of it, so these
 // are what turn `TROUPE_*` variables into the options `createRuntime` and the server are given.
@@ -111,9 +111,14 @@ export function readRuntimeSettings(
   };
 }
 
-/** The embedder (see `embeddingsFromEnv`) and the context's token budget (`TROUPE_CONTEXT_TOKENS`). */
+/** The embedder (see `embeddingsFromEnv`), the context's token budget (`TROUPE_CONTEXT_TOKENS`) and L4's size (`TROUPE_L4_*`). */
 function memoryFromEnv(env: CliEnv): MemoryOptions {
   const embedder = embeddingsFromEnv(env);
   const tokens = readContextTokens(env);
-  return { ...(embedder === undefined ? {} : { embedder }), ...(tokens === undefined ? {} : { context: { tokens } }) };
+  const facts = readFactLimits(env);
+  return {
+    ...(embedder === undefined ? {} : { embedder }),
+    ...(tokens === undefined ? {} : { context: { tokens } }),
+    ...(Object.keys(facts).length === 0 ? {} : { facts }),
+  };
 }

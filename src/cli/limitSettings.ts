@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { ContextBudgetSchema } from '../context/contextBudget.js';
+import { FactLimitsSchema } from '../memory/facts/factLimits.js';
 import { RuntimeConfigSchema } from '../runtime/config.js';
 import type { CliEnv } from './cliIo.js';
 
@@ -29,18 +30,58 @@ type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];
  * ValidationError naming the variable.
  */
 export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
-  const limits: Partial<Record<LimitSetting, number>> = {};
+  const limits = wholeNumbers(env, limitVariables);
   for (const [variable, setting] of Object.entries(limitVariables) as [keyof typeof limitVariables, LimitSetting][]) {
+    const value = limits[setting];
+    if (value === undefined) continue;
+    const parsed = RuntimeConfigSchema.shape[setting].safeParse(value);
+    // zod says which bound was crossed ("Too small: expected number to be >0").
+    if (!parsed.success) throw outOfRange(env, variable, setting, parsed.error.issues[0]?.message);
+  }
+  return limits;
+}
+
+/** The whole numbers set in `env` for `variables`, by setting; any other value is a ValidationError naming its variable. */
+function wholeNumbers<S extends string>(env: CliEnv, variables: Readonly<Record<string, S>>): Partial<Record<S, number>> {
+  const numbers: Partial<Record<S, number>> = {};
+  for (const [variable, setting] of Object.entries(variables)) {
     const value = env[variable]?.trim();
     if (value === undefined || value === '') continue;
     if (!/^\d+$/.test(value)) throw new ValidationError(variable, `must be a whole number for ${setting}; got "${value}"`);
-    const parsed = RuntimeConfigSchema.shape[setting].safeParse(Number(value));
-    if (!parsed.success) {
-      // zod says which bound was crossed ("Too small: expected number to be >0").
-      const reason = parsed.error.issues[0]?.message ?? 'invalid';
-      throw new ValidationError(variable, `must be a whole number allowed for ${setting} (${reason}); got "${value}"`);
-    }
-    limits[setting] = parsed.data;
+    numbers[setting] = Number(value);
+  }
+  return numbers;
+}
+
+function outOfRange(env: CliEnv, variable: string, setting: string, reason: string | undefined): ValidationError {
+  return new ValidationError(variable, `must be a whole number allowed for ${setting} (${reason ?? 'invalid'}); got "${env[variable]?.trim() ?? ''}"`);
+}
+
+/** The size of each agent's L4 the CLI takes from the environment, each variable beside its setting (`memory.facts`). */
+export const factLimitVariables = {
+  TROUPE_L4_COMPRESS_ABOVE: 'compressAbove',
+  TROUPE_L4_KEEP_TOP_N: 'keepTopN',
+} as const;
+
+type FactLimitSetting = (typeof factLimitVariables)[keyof typeof factLimitVariables];
+
+/** keepTopN's share of compressAbove when only compressAbove is set: what a compression keeps of what made it due. */
+const keptShare = 0.8;
+
+/**
+ * The L4 limits set in the environment, checked with L4's own schema; with only
+ * `TROUPE_L4_COMPRESS_ABOVE`, `keepTopN` is 80% of it. A value that is not a whole number, or a
+ * pair L4 refuses (`keepTopN` above `compressAbove`), is a ValidationError naming the variable.
+ */
+export function readFactLimits(env: CliEnv): Partial<Record<FactLimitSetting, number>> {
+  const limits = wholeNumbers(env, factLimitVariables);
+  if (limits.compressAbove !== undefined && limits.keepTopN === undefined) limits.keepTopN = Math.max(1, Math.floor(limits.compressAbove * keptShare));
+  const parsed = FactLimitsSchema.safeParse(limits);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const setting = issue?.path[0];
+    const variable = Object.entries(factLimitVariables).find(([, name]) => name === setting)?.[0] ?? 'TROUPE_L4_COMPRESS_ABOVE';
+    throw outOfRange(env, variable, String(setting), issue?.message);
   }
   return limits;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitVariables, readLimits } from '../../src/cli/limitSettings.js';
+import { limitVariables, readFactLimits, readLimits } from '../../src/cli/limitSettings.js';
 import { ValidationError } from '../../src/errors.js';
 
 describe('limits from the environment', () => {
@@ -32,5 +32,28 @@ describe('limits from the environment', () => {
 
   it('says which bound a whole number crossed', () => {
     expect(() => readLimits({ TROUPE_MAX_SPAWN_DEPTH: '0' })).toThrow(/maxSpawnDepth \(Too small: expected number to be >0\); got "0"/);
+  });
+});
+
+describe('the size of L4 from the environment', () => {
+  it('reads compressAbove and keepTopN; keepTopN is 80% of compressAbove when only that is set', () => {
+    expect(readFactLimits({})).toEqual({});
+    expect(readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: '1000' })).toEqual({ compressAbove: 1000, keepTopN: 800 });
+    expect(readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: '1000', TROUPE_L4_KEEP_TOP_N: ' 500 ' })).toEqual({ compressAbove: 1000, keepTopN: 500 });
+  });
+
+  it('refuses what L4 refuses, naming the variable', () => {
+    expect(() => readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: 'lots' })).toThrow(/must be a whole number for compressAbove; got "lots"/);
+    const thrown = (() => {
+      try {
+        return readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: '100', TROUPE_L4_KEEP_TOP_N: '200' });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect((thrown as ValidationError).field).toBe('TROUPE_L4_KEEP_TOP_N');
+    expect((thrown as ValidationError).message).toMatch(/keepTopN \(must be at most compressAbove\); got "200"/);
+    expect(() => readFactLimits({ TROUPE_L4_KEEP_TOP_N: '0' })).toThrow(/TROUPE_L4_KEEP_TOP_N|keepTopN/);
   });
 });

@@ -27,10 +27,15 @@ export const FactLimitsSchema = z
     clusterThreshold: unit.default(0.8),
     /** A cluster is merged only when the merged fact's vector has at least this cosine to every original. */
     fidelityThreshold: unit.default(0.85),
-    /** Above this many facts, `needsCompression()` says so. */
-    compressAbove: z.number().int().positive().default(10_000),
+    /**
+     * Above this many facts, `needsCompression()` says so. Every fact an agent holds costs memory
+     * while the agent lives (about 3.5 KB with 384 dimensions: hnswlib's copy of the vector and its
+     * links, the JS copy searches within a session use, the record) and about 4.3 KB of store file
+     * (scripts/factFootprint.ts): 4,000 facts are about 14 MB and 17 MB an agent at the most.
+     */
+    compressAbove: z.number().int().positive().default(4000),
     /** A compression that was due keeps this many facts, the most important, when merging clusters left more, and always without an embedder. */
-    keepTopN: z.number().int().positive().default(8000),
+    keepTopN: z.number().int().positive().default(3200),
     /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */
     clusterNeighbours: z.number().int().positive().max(1000).default(10),
     /** Origins a fact's `mergedFrom` keeps (the newest). */
