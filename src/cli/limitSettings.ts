@@ -58,7 +58,7 @@ function outOfRange(env: CliEnv, variable: string, setting: string, reason: stri
 }
 
 /** The size of each agent's L4 the CLI takes from the environment, each variable beside its setting (`memory.facts`). */
-export const factLimitVariables = {
+const factLimitVariables = {
   TROUPE_L4_COMPRESS_ABOVE: 'compressAbove',
   TROUPE_L4_KEEP_TOP_N: 'keepTopN',
 } as const;
