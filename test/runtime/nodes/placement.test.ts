@@ -6,7 +6,7 @@ import { MemoryLogger } from '../../../src/logger.js';
 import { type Runtime, NodeHost, createRuntime } from '../../../src/runtime/index.js';
 import { SimulatedClock } from '../../../src/simulatedClock.js';
 import type { ChatRequest } from '../../../src/llm/index.js';
-import { type JsonValue, createTask } from '../../../src/task/index.js';
+import { Actions, type JsonValue, type Task, createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { natsBusesAfterEach, natsServerForFile } from '../../support/natsBus.js';
@@ -86,7 +86,10 @@ async function agentsUntil(rt: Runtime, condition: (states: Record<string, strin
 describe('agents placed on the nodes of a society on NATS (owner and node hosts on a real nats-server)', () => {
   it('root delegates to a manager on one node, which delegates to a worker on another; spawns and terminations go through the owner', async () => {
     const { rt, hosts, scripted } = await society(delegationChain(), { 'node-a': ['manager'], 'node-b': ['worker'] });
-    const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 60_000 });
+    const notices: Task[] = [];
+    const watching = rt.bus.on(Actions.terminated).subscribe((task) => notices.push(task));
+    const taskId = await rt.submit('what is the number?');
+    const answer = await rt.waitForAnswer(taskId, { timeoutMs: 60_000 });
     expect(answer).toMatchObject({ status: 'completed', result: { text: 'The number is 42.' } });
     expect(scripted.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
     // The owner recorded every agent of the tree, wherever it ran, and their terminations.
@@ -98,6 +101,11 @@ describe('agents placed on the nodes of a society on NATS (owner and node hosts 
       ['manager', 'terminated', 'root'],
       ['worker', 'terminated', 'manager'],
     ]);
+    // The manager, on its node, said it terminated in the user's session: root's turn asked for it across NATS.
+    const manager = agents.find((agent) => agent.roleName === 'manager')?.id;
+    await until(() => notices.some((notice) => notice.from === manager), 'the manager to say it terminated', 100_000);
+    watching.unsubscribe();
+    expect(notices.find((notice) => notice.from === manager)).toMatchObject({ to: 'root', sessionId: answer.sessionId, parentId: taskId });
     await until(() => hosts['node-a']?.host.hosted().length === 0 && hosts['node-b']?.host.hosted().length === 0, 'the nodes to stop their agents', 100_000);
   });
 
