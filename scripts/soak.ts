@@ -119,6 +119,23 @@ const submit = async (n: number): Promise<void> => {
   else if (response.status !== 201) failed++;
 };
 
+/** Prints a row: the server's memory now, its store on disk, what was sent, root's tiers. */
+async function takeSample(): Promise<void> {
+  const resident = await residentMb(pid);
+  const sample = {
+    minute: (Date.now() - started) / 60_000,
+    ...resident,
+    withoutStoreFile: resident.rss - resident.storeFile,
+    heap: await liveHeapMb(inspector),
+  };
+  samples.push(sample);
+  const tiers = await rootTiers(url).catch(() => '?');
+  const onDisk = await storeMb(dataDir);
+  const sizes = [sample.rss, sample.storeFile, sample.withoutStoreFile, sample.anon, sample.heap, onDisk].map((mb) => mb.toFixed(0));
+  const row = [sample.minute.toFixed(1), ...sizes, sent, refused, tiers];
+  console.log(`| ${row.join(' | ')} |`);
+}
+
 // Submits are paced on the wall clock (this is a measurement, not a test) and not awaited in
 // series, so a slow answer never lowers the rate; at most `rate * 10` are in flight.
 const inFlight = new Set<Promise<void>>();
@@ -134,24 +151,14 @@ while (Date.now() < end) {
     void request.finally(() => inFlight.delete(request));
   }
   if (Date.now() >= nextSample) {
-    const resident = await residentMb(pid);
-    const sample = {
-      minute: (Date.now() - started) / 60_000,
-      ...resident,
-      withoutStoreFile: resident.rss - resident.storeFile,
-      heap: await liveHeapMb(inspector),
-    };
-    samples.push(sample);
-    const tiers = await rootTiers(url).catch(() => '?');
-    const onDisk = await storeMb(dataDir);
-    const sizes = [sample.rss, sample.storeFile, sample.withoutStoreFile, sample.anon, sample.heap, onDisk].map((mb) => mb.toFixed(0));
-    const row = [sample.minute.toFixed(1), ...sizes, sent, refused, tiers];
-    console.log(`| ${row.join(' | ')} |`);
+    await takeSample();
     nextSample += every * 1000;
   }
   await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
 }
 await Promise.all(inFlight);
+// The last sample at the end of the run, whenever the last periodic one fell.
+await takeSample();
 child.kill('SIGTERM');
 await new Promise((resolve) => child.on('exit', resolve));
 await rm(dataDir, { recursive: true, force: true });
