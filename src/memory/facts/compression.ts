@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../embedding/embedder.js';
-import { cosine } from '../embedding/vectors.js';
+import { cosine, halfPrecision } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
@@ -61,7 +61,8 @@ export async function planMerges(
       limits.maxFactChars,
     ),
   );
-  const vectors = texts.length === 0 ? [] : await embedder.embed(texts);
+  // At the precision vectors are stored at (see halfPrecision), so the fidelity is the stored vectors'.
+  const vectors = texts.length === 0 ? [] : (await embedder.embed(texts)).map(halfPrecision);
   const passed: MergePlan[] = [];
   for (const [i, members] of ordered.entries()) {
     const vector = vectors[i];

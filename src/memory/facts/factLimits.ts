@@ -29,9 +29,9 @@ export const FactLimitsSchema = z
     fidelityThreshold: unit.default(0.85),
     /**
      * Above this many facts, `needsCompression()` says so. Every fact an agent holds costs memory
-     * while the agent lives (about 3.5 KB with 384 dimensions: hnswlib's copy of the vector and its
-     * links, the JS copy searches within a session use, the record) and about 4.3 KB of store file
-     * (scripts/factFootprint.ts): 4,000 facts are about 14 MB and 17 MB an agent at the most.
+     * while the agent lives (about 4 KB with 384 dimensions: hnswlib's copy of the vector and its
+     * links, the JS copy searches within a session use, the record) and about 2 KB of store file
+     * (scripts/factFootprint.ts): 4,000 facts are about 16 MB and 8 MB an agent at the most.
      */
     compressAbove: z.number().int().positive().default(4000),
     /** A compression that was due keeps this many facts, the most important, when merging clusters left more, and always without an embedder. */

@@ -2,7 +2,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import type { z } from 'zod';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { vectorBytes, vectorFromBytes } from '../embedding/vectors.js';
+import { halfPrecisionBytes, vectorFromFloatBytes, vectorFromHalfBytes } from '../embedding/vectors.js';
 import { type Fact, type FactMeta, FactMetaSchema, FactSchema, type VectorRecord, VectorRecordSchema } from './factSchema.js';
 
 /** The sub-databases of L4 in the shared LMDB environment; keys start with the agent id, so one environment holds every agent. */
@@ -113,7 +113,9 @@ export class FactRecords {
   vectors(): StoredVector[] {
     return this.#each('vectors', (key, value) => {
       const record = this.#valid('vectors', key, VectorRecordSchema, value);
-      return record === undefined ? undefined : { id: key[1], embedder: record.embedder, vector: vectorFromBytes(record.vector) };
+      if (record === undefined) return undefined;
+      const vector = record.v === 1 ? vectorFromFloatBytes(record.vector) : vectorFromHalfBytes(record.vector);
+      return { id: key[1], embedder: record.embedder, vector };
     });
   }
 
@@ -155,7 +157,7 @@ export class FactRecords {
     }
     for (const fact of change.putFacts ?? []) committed = facts.put([this.#agentId, fact.id], fact);
     for (const { id, embedder, vector } of change.putVectors ?? []) {
-      const record: VectorRecord = { v: 1, embedder, vector: vectorBytes(vector) };
+      const record: VectorRecord = { v: 2, embedder, vector: halfPrecisionBytes(vector) };
       committed = vectors.put([this.#agentId, id], record);
     }
     if (change.meta !== undefined) committed = meta.put(this.#agentId, change.meta);

@@ -72,13 +72,15 @@ export interface CompressionReport {
   readonly after: number;
 }
 
-/** A fact's vector in `memory-vectors`: the source of truth an index is rebuilt from. */
-export const VectorRecordSchema = z.object({
-  v: z.literal(1),
-  embedder: z.string().min(1),
-  /** Little-endian float32s. */
-  vector: z.instanceof(Uint8Array),
-});
+/**
+ * A fact's vector in `memory-vectors`: the source of truth an index is rebuilt from. `v: 2`, the
+ * one written: little-endian float16s (see `halfPrecision`); `v: 1`, written before: float32s,
+ * still read as they are.
+ */
+export const VectorRecordSchema = z.discriminatedUnion('v', [
+  z.object({ v: z.literal(1), embedder: z.string().min(1), vector: z.instanceof(Uint8Array) }),
+  z.object({ v: z.literal(2), embedder: z.string().min(1), vector: z.instanceof(Uint8Array) }),
+]);
 export type VectorRecord = z.infer<typeof VectorRecordSchema>;
 
 /** One agent's L4 bookkeeping in `memory-meta`. */

@@ -4,6 +4,7 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { halfPrecision } from '../embedding/vectors.js';
 import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
@@ -111,7 +112,9 @@ export class FactStore {
   async add(input: NewFact): Promise<{ fact: Fact; merged: boolean }> {
     this.#refuseWhenClosed();
     const fact = checkNewFact(input, this.#limits);
-    const vector = await this.#embedOne(fact.text);
+    // Kept at the precision it is stored at, so the index and a rebuild of it from the store agree.
+    const embedded = await this.#embedOne(fact.text);
+    const vector = embedded === null ? null : halfPrecision(embedded);
     const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
     while (this.#saving !== undefined) await this.#saving;
     this.#refuseWhenClosed();

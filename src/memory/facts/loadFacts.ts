@@ -1,6 +1,7 @@
 import { TroupeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { halfPrecision } from '../embedding/vectors.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactRecords } from './factRecords.js';
 import { type Fact, type FactMeta, labelOf } from './factSchema.js';
@@ -117,7 +118,7 @@ async function rebuild(
 ): Promise<LoadedFacts> {
   const vectors = storedVectors(deps, embedder, facts);
   const missing = [...facts.values()].filter((fact) => !vectors.has(fact.id));
-  const made = missing.length === 0 ? [] : await embedder.embed(missing.map((fact) => fact.text));
+  const made = missing.length === 0 ? [] : (await embedder.embed(missing.map((fact) => fact.text))).map(halfPrecision);
   const putVectors = missing.map((fact, i) => ({ id: fact.id, embedder: embedder.id, vector: made[i] ?? new Float32Array(embedder.dimension) }));
   for (const { id, vector } of putVectors) vectors.set(id, vector);
   // A new generation: no index file saved before this rebuild may pass for it.

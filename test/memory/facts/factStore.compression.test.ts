@@ -31,7 +31,8 @@ describe('L4 compression with an embedder', () => {
     expect(merged).toMatchObject({ id: 'f5', text: 'The user prefers dark mode in the code editor.', importance: 0.9, mergedFrom: ['f0', 'f1', 'f2'] });
     const [vector] = await embedder.embed([merged?.text ?? '']);
     const fidelities = await Promise.all(darkMode.map(async (text) => cosine(vector ?? [], (await embedder.embed([text]))[0] ?? [])));
-    expect(merged?.fidelity).toBeCloseTo(Math.min(...fidelities), 5);
+    // Vectors are kept at half precision: cosines move by about 1e-5 here.
+    expect(merged?.fidelity).toBeCloseTo(Math.min(...fidelities), 4);
     expect(merged?.fidelity).toBeGreaterThanOrEqual(0.85);
     expect((await store.search('dark mode', 5, { sessionId: 's1' }))[0]?.fact.id).toBe('f5');
     await store.close();

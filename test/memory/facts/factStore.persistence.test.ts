@@ -95,11 +95,34 @@ describe('L4 persistence', () => {
         fields: { agentId: 'root', reason: 'the index file is missing', vectors: 10, reembedded: 0 },
       },
     ]);
-    expect((await answers(reopened)).map((hits) => hits.map((hit) => hit.split(' ')[0]))).toEqual(before.map((hits) => hits.map((hit) => hit.split(' ')[0])));
+    // The vectors in memory are those stored (half precision): the rebuilt index is the lost one, similarities and all.
+    expect(await answers(reopened)).toEqual(before);
     await reopened.close();
     // Saved again on the rebuild: the next open reads it.
     const { logger: third } = await openStore(await reopenEnv(at));
     expect(rebuilds(third)).toEqual([]);
+  });
+
+  it('stores vectors in half precision (2 bytes a number), and reads vectors an earlier version stored as float32', async () => {
+    const at = await place();
+    const store = await filled(at);
+    const before = await answers(store);
+    await store.close();
+    const vectors = at.db.openDB<{ v: number; embedder: string; vector: Uint8Array }>({ name: 'memory-vectors' });
+    const stored = [...vectors.getRange({ start: ['root'], end: ['root', '~'] })];
+    expect(stored).toHaveLength(sentences.length);
+    expect(stored.map(({ value }) => [value.v, value.vector.byteLength])).toEqual(stored.map(() => [2, 2 * new HashedNgramEmbedder().dimension]));
+    // As an earlier version wrote them: every vector as float32s (`v: 1`), and no index file, so open rebuilds from them.
+    for (const { key, value } of stored) {
+      const halves = new DataView(value.vector.buffer, value.vector.byteOffset, value.vector.byteLength);
+      const floats = new DataView(new ArrayBuffer(value.vector.byteLength * 2));
+      for (let i = 0; i < value.vector.byteLength / 2; i++) floats.setFloat32(i * 4, halfToNumber(halves.getUint16(i * 2, true)), true);
+      await vectors.put(key, { v: 1, embedder: value.embedder, vector: new Uint8Array(floats.buffer) });
+    }
+    for (const file of await indexFiles(at)) await rm(join(at.indexDir, file));
+    const { store: reopened, logger } = await openStore(await reopenEnv(at));
+    expect(rebuildReasons(logger)).toEqual(['the index file is missing']);
+    expect(await answers(reopened)).toEqual(before);
   });
 
   it('rebuilds an index older than the stored vectors (a crash between the LMDB write and the index save)', async () => {
@@ -224,3 +247,11 @@ describe('L4 persistence', () => {
     await expect(openStore(null, { indexDir: '/tmp/anywhere' })).rejects.toThrow(/indexDir: needs db/);
   });
 });
+
+/** The number float16 `bits` stand for (normal and subnormal numbers; what unit vectors hold). */
+function halfToNumber(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  return exponent === 0 ? sign * mantissa * 2 ** -24 : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}

@@ -63,18 +63,18 @@ describe('the memory compactor and L4', () => {
     // Facts far apart: no cluster forms, so a compression keeps the 20 most important and drops the rest.
     const people = ['Alice', 'Bob', 'Carla', 'Dmitri', 'Eve', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena'];
     const things = ['violin', 'kayak', 'greenhouse', 'telescope', 'bakery', 'motorbike', 'aquarium', 'library', 'vineyard', 'sawmill', 'chessboard'];
-    const texts = Array.from({ length: 22 }, (_, i) => `${people[i % people.length] ?? ''} owns a ${things[i % things.length] ?? ''} number ${i * 7919}.`);
+    const texts = Array.from({ length: 23 }, (_, i) => `${people[i % people.length] ?? ''} owns a ${things[i % things.length] ?? ''} number ${i * 7919}.`);
     for (const text of texts.slice(0, 21)) await memory.remember(fact(text));
     const compactor = start();
     compactor.due('a1');
     await untilIdle(compactor);
     expect(memory.counts().l4).toBe(20);
     // One more fact: past compressAbove, but not yet a tenth more than the 20 the last compression left.
-    await memory.remember(fact(texts[20] ?? ''));
+    await memory.remember(fact(texts[21] ?? ''));
     compactor.due('a1');
     await untilIdle(compactor);
     expect(memory.counts().l4).toBe(21);
-    await memory.remember(fact(texts[21] ?? ''));
+    await memory.remember(fact(texts[22] ?? ''));
     compactor.due('a1');
     await untilIdle(compactor);
     expect(memory.counts().l4).toBe(20);
