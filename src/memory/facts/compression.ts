@@ -4,7 +4,7 @@ import { cosine, halfPrecision } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactMeta, groupOf, labelOf } from './factSchema.js';
+import { type CompressionReport, type Fact, groupOf, labelOf } from './factSchema.js';
 import type { FactSet } from './factSet.js';
 import type { GroupedVectors } from './groupedVectors.js';
 import { mergeText } from './mergeText.js';
@@ -102,10 +102,10 @@ export function boundedOrigins(origins: readonly string[], max: number): string[
   return max === 0 ? [] : origins.slice(-max);
 }
 
-/** What a compression changed, to be written: parts each all-or-nothing (see FactRecords.writeInParts), and the bookkeeping. */
+/** What a compression changed, to be written: parts each all-or-nothing (see FactRecords.writeInParts), and whether the bookkeeping changed too. */
 export interface FactChanges {
   readonly parts: readonly FactChange[];
-  readonly meta: FactMeta | undefined;
+  readonly bookkeeping: boolean;
 }
 
 /**
@@ -130,7 +130,7 @@ export function applyMerges(
     parts.push({ putFacts: [merged], putVectors: [{ id: merged.id, embedder, vector: plan.vector }], removeFacts: members.map((member) => member.id) });
   }
   if (parts.length > 0) set.bumpGeneration();
-  return { parts, meta: set.meta, merged: parts.length };
+  return { parts, bookkeeping: parts.length > 0, merged: parts.length };
 }
 
 /**
@@ -145,9 +145,9 @@ export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limi
     .slice(limits.keepTopN);
   for (const fact of dropped) set.remove(fact, index);
   const parts = dropped.map((fact) => ({ removeFacts: [fact.id] }));
-  if (index === null || dropped.length === 0) return { parts, meta: undefined, dropped: dropped.length };
+  if (index === null || dropped.length === 0) return { parts, bookkeeping: false, dropped: dropped.length };
   set.bumpGeneration();
-  return { parts, meta: set.meta, dropped: dropped.length };
+  return { parts, bookkeeping: true, dropped: dropped.length };
 }
 
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */

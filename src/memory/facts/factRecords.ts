@@ -122,24 +122,27 @@ export class FactRecords {
   /**
    * Writes `parts` (each one all-or-nothing: a merge with the removal of its originals) in
    * transactions of at most `recordsPerTransaction` records each, one after another, each with
-   * `meta`. A part larger than that is one transaction of its own. Why not one transaction: LMDB
-   * holds a write transaction's dirty pages in memory and keeps those pages for later
-   * transactions, so a compression that removed thousands of facts at once left the process tens
-   * of megabytes larger for good.
+   * the bookkeeping `meta()` gives when it is issued. A part larger than that is one transaction
+   * of its own. Why not one transaction: LMDB holds a write transaction's dirty pages in memory
+   * and keeps those pages for later transactions, so a compression that removed thousands of
+   * facts at once left the process tens of megabytes larger for good. Why `meta` is read for each:
+   * an add between two transactions takes the next id and writes it; a later transaction writing
+   * the bookkeeping as it was before would hand that id out again after a restart.
    */
-  async writeInParts(parts: readonly FactChange[], meta: FactMeta | undefined): Promise<void> {
+  async writeInParts(parts: readonly FactChange[], meta: () => FactMeta | undefined): Promise<void> {
     let batch: FactChange[] = [];
     let records = 0;
     for (const part of parts) {
       const size = recordsOf(part);
       if (batch.length > 0 && records + size > recordsPerTransaction) {
-        await this.write(joined(batch, meta));
+        await this.write(joined(batch, meta()));
         [batch, records] = [[], 0];
       }
       batch.push(part);
       records += size;
     }
-    if (batch.length > 0 || meta !== undefined) await this.write(joined(batch, meta));
+    const last = meta();
+    if (batch.length > 0 || last !== undefined) await this.write(joined(batch, last));
   }
 
   /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
 import { cosine } from '../../../src/memory/embedding/vectors.js';
-import { recordsPerTransaction } from '../../../src/memory/facts/factRecords.js';
+import { FactRecords, recordsPerTransaction } from '../../../src/memory/facts/factRecords.js';
+import { MemoryLogger } from '../../../src/logger.js';
 import { fact, factHarness } from '../../support/factStoreFixture.js';
 
 // L4 compression: clusters of close facts (cosine + union-find over k-NN neighbours) merged when
@@ -136,5 +137,22 @@ describe('L4 compression without an embedder', () => {
         .map((stored) => stored.text)
         .sort(),
     ).toEqual(kept.sort());
+  });
+});
+
+describe('a compression written in several transactions', () => {
+  it('writes with each one the bookkeeping as it is then, so an id an add took meanwhile is never handed out again', async () => {
+    const at = await place();
+    const records = new FactRecords(at.db, 'root', new MemoryLogger());
+    const parts = Array.from({ length: 3 * recordsPerTransaction }, (_, i) => ({ removeFacts: [`f${i}`] }));
+    let nextId = 100;
+    const asked: number[] = [];
+    // Each transaction asks for the bookkeeping when it is issued; an add between two of them took an id.
+    await records.writeInParts(parts, () => {
+      asked.push(nextId);
+      return { v: 1, embedder: null, dimension: null, generation: 1, nextId: nextId++ };
+    });
+    expect(asked.length).toBeGreaterThanOrEqual(6);
+    expect(records.meta()).toMatchObject({ nextId: asked.at(-1) });
   });
 });
