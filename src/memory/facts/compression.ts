@@ -102,12 +102,6 @@ export function boundedOrigins(origins: readonly string[], max: number): string[
   return max === 0 ? [] : origins.slice(-max);
 }
 
-/** What a compression changed, to be written: parts each all-or-nothing (see FactRecords.writeInParts), and whether the bookkeeping changed too. */
-export interface FactChanges {
-  readonly parts: readonly FactChange[];
-  readonly bookkeeping: boolean;
-}
-
 /**
  * Applies the passed merges whose facts are all still stored (a merge on add or a search may have
  * changed them meanwhile, never their text or vector): each merged fact replaces its originals in
@@ -119,7 +113,7 @@ export function applyMerges(
   index: VectorIndex,
   embedder: string,
   limits: FactLimits,
-): FactChanges & { merged: number } {
+): { parts: FactChange[]; merged: number } {
   const parts: FactChange[] = [];
   for (const plan of plans) {
     const members = plan.members.map((fact) => set.get(fact.id));
@@ -130,7 +124,7 @@ export function applyMerges(
     parts.push({ putFacts: [merged], putVectors: [{ id: merged.id, embedder, vector: plan.vector }], removeFacts: members.map((member) => member.id) });
   }
   if (parts.length > 0) set.bumpGeneration();
-  return { parts, bookkeeping: parts.length > 0, merged: parts.length };
+  return { parts, merged: parts.length };
 }
 
 /**
@@ -138,16 +132,14 @@ export function applyMerges(
  * vectors then change generation); the parts remove them, one a fact. Stale facts make room:
  * importance halves every `halfLifeMs` and rises with each retrieval.
  */
-export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): FactChanges & { dropped: number } {
+export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): { parts: FactChange[]; dropped: number } {
   const dropped = set
     .all()
     .sort((a, b) => mostImportantFirst(a, b, now, limits))
     .slice(limits.keepTopN);
   for (const fact of dropped) set.remove(fact, index);
-  const parts = dropped.map((fact) => ({ removeFacts: [fact.id] }));
-  if (index === null || dropped.length === 0) return { parts, bookkeeping: false, dropped: dropped.length };
-  set.bumpGeneration();
-  return { parts, bookkeeping: true, dropped: dropped.length };
+  if (index !== null && dropped.length > 0) set.bumpGeneration();
+  return { parts: dropped.map((fact) => ({ removeFacts: [fact.id] })), dropped: dropped.length };
 }
 
 /** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */

@@ -47,12 +47,12 @@ function recordsOf(change: FactChange): number {
 }
 
 /** `changes` as one change, with `meta`. */
-function joined(changes: readonly FactChange[], meta: FactMeta | undefined): FactChange {
+function joined(changes: readonly FactChange[], meta: FactMeta): FactChange {
   return {
     putFacts: changes.flatMap((change) => change.putFacts ?? []),
     putVectors: changes.flatMap((change) => change.putVectors ?? []),
     removeFacts: changes.flatMap((change) => change.removeFacts ?? []),
-    ...(meta === undefined ? {} : { meta }),
+    meta,
   };
 }
 
@@ -129,7 +129,7 @@ export class FactRecords {
    * an add between two transactions takes the next id and writes it; a later transaction writing
    * the bookkeeping as it was before would hand that id out again after a restart.
    */
-  async writeInParts(parts: readonly FactChange[], meta: () => FactMeta | undefined): Promise<void> {
+  async writeInParts(parts: readonly FactChange[], meta: () => FactMeta): Promise<void> {
     let batch: FactChange[] = [];
     let records = 0;
     for (const part of parts) {
@@ -141,8 +141,7 @@ export class FactRecords {
       batch.push(part);
       records += size;
     }
-    const last = meta();
-    if (batch.length > 0 || last !== undefined) await this.write(joined(batch, last));
+    await this.write(joined(batch, meta()));
   }
 
   /**

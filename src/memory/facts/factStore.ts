@@ -283,8 +283,8 @@ export class FactStore {
     const clusters = await findClusters(this.#set, index, this.#limits);
     const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits: this.#limits, now: this.#clock.now() });
     while (this.#saving !== undefined) await this.#saving;
-    const { parts, bookkeeping, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
-    if (merged > 0) await this.#writeParts(parts, bookkeeping);
+    const { parts, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
+    if (merged > 0) await this.#writeParts(parts);
     const counts = { clusters: clusters.length, merged, keptForFidelity: failed };
     // A compression that was due and whose merges left more than keepTopN makes room as one
     // without an embedder does: the least important go. Down to keepTopN, not just below
@@ -297,8 +297,8 @@ export class FactStore {
   async #dropLeastImportant(index: VectorIndex | null): Promise<CompressionReport> {
     const before = this.#set.size;
     while (this.#saving !== undefined) await this.#saving;
-    const { parts, bookkeeping, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
-    if (dropped > 0) await this.#writeParts(parts, bookkeeping);
+    const { parts, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
+    if (dropped > 0) await this.#writeParts(parts);
     return report(before, this.#set.size, { dropped });
   }
 
@@ -307,12 +307,9 @@ export class FactStore {
     return this.#tracked(this.#records.write(change));
   }
 
-  /**
-   * Writes a compression's changes in bounded transactions (see FactRecords.writeInParts), tracked
-   * as #write is; `bookkeeping`: each with the bookkeeping as it is when that transaction is issued.
-   */
-  #writeParts(parts: readonly FactChange[], bookkeeping: boolean): Promise<void> {
-    return this.#tracked(this.#records.writeInParts(parts, () => (bookkeeping ? this.#set.meta : undefined)));
+  /** Writes a compression's changes in bounded transactions (see FactRecords.writeInParts), each with the bookkeeping as it is then; tracked as #write is. */
+  #writeParts(parts: readonly FactChange[]): Promise<void> {
+    return this.#tracked(this.#records.writeInParts(parts, () => this.#set.meta));
   }
 
   async #tracked(writing: Promise<void>): Promise<void> {
