@@ -1,6 +1,6 @@
 import type { ChatMessage, Task } from '../task/index.js';
 import { type Allotted, allocateShares } from './allocateShares.js';
-import { type ContextBudgetInput, type SharedSource, contextBudget, sharedSources } from './contextBudget.js';
+import { type ContextBudget, type ContextBudgetInput, type SharedSource, contextBudget, sharedSources } from './contextBudget.js';
 import { type ContextSources, checkSources } from './contextSources.js';
 import type { Fitted } from './fitted.js';
 import { fitInherited } from './inheritedContext.js';
@@ -8,7 +8,7 @@ import { type FilterCounts, type SessionItems, sessionItems } from './sessionFil
 import { isReceivedRequest } from './taskMessage.js';
 import { type TaskTier, fitTaskTier, messageOf } from './taskWindow.js';
 import { type TextBlock, fitTextBlock } from './textBlock.js';
-import { type TokenCounter, replyPrimingTokens, sharedTokenCounter } from './tokenCounter.js';
+import { type TokenCounter, frameOf, replyPrimingTokens, sharedTokenCounter } from './tokenCounter.js';
 
 /** What one shared source put into the context. */
 export interface SourceReport {
@@ -70,11 +70,20 @@ export interface BuildContextOptions {
  */
 export function buildContext(sources: ContextSources, budget: ContextBudgetInput = {}, options: BuildContextOptions = {}): BuiltContext {
   checkSources(sources);
-  const { tokens: limit, shares } = contextBudget(budget);
-  const counter = options.counter ?? sharedTokenCounter;
+  return assembleContext(sources, contextBudget(budget), options.counter ?? sharedTokenCounter);
+}
 
+/**
+ * `buildContext` on sources and a budget already checked: what the runtime calls before every
+ * model call, on its own memory's Tasks and its turn's steps. Checking them again each call
+ * would cost more than a step's context grows by (the turn's steps are all checked again).
+ * @internal
+ */
+export function assembleContext(sources: ContextSources, budget: ContextBudget, counter: TokenCounter = sharedTokenCounter): BuiltContext {
+  const { tokens: limit, shares } = budget;
   const rolePrompt: ChatMessage = { role: 'system', content: sources.rolePrompt };
-  const rolePromptTokens = counter.message(rolePrompt);
+  // Counted by its text: the message is made anew each call, the prompt is the same.
+  const rolePromptTokens = frameOf('system') + counter.text(sources.rolePrompt);
   let turnTokens = 0;
   for (const step of sources.turn) turnTokens += counter.message(step);
   const mandatory = replyPrimingTokens + rolePromptTokens + turnTokens;

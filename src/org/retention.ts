@@ -91,5 +91,6 @@ export function forgetTerminated(ctx: StageContext, agents: readonly RetiredAgen
   return staged(forgotten, ops, updates);
 }
 
-export const retiredAgents = (input: readonly RetiredAgent[]): RetiredAgent[] =>
-  parseOrThrow(z.array(z.object({ order: z.number().int().nonnegative(), agentId: z.string() }).strict()), input, 'agents');
+const RetiredAgentsSchema = z.array(z.object({ order: z.number().int().nonnegative(), agentId: z.string() }).strict());
+
+export const retiredAgents = (input: readonly RetiredAgent[]): RetiredAgent[] => parseOrThrow(RetiredAgentsSchema, input, 'agents');

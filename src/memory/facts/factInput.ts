@@ -26,17 +26,16 @@ export function checkNewFact(input: unknown, limits: FactLimits): NewFact {
 }
 
 const FilterSchema = z.object({ sessionId: TaskIdSchema.nullable() });
+// Made once: a zod schema costs far more to make than to check a value with (every turn searches).
+const QueryTextSchema = z.string().refine((value) => value.trim() !== '', 'must not be blank');
+const ResultCountSchema = z.number().int().positive();
 
 /** A valid search (text, k, filter) within the limits, or a ValidationError naming what is wrong. */
 export function checkSearch(text: unknown, k: unknown, filter: unknown, limits: FactLimits): { text: string; k: number; sessionId: string | null } {
-  const query = parseOrThrow(
-    z.string().refine((value) => value.trim() !== '', 'must not be blank'),
-    text,
-    'text',
-  );
+  const query = parseOrThrow(QueryTextSchema, text, 'text');
   if (query.length > limits.maxQueryChars)
     throw new ValidationError('text', `is ${query.length} characters, more than maxQueryChars (${limits.maxQueryChars})`);
-  const count = parseOrThrow(z.number().int().positive(), k, 'k');
+  const count = parseOrThrow(ResultCountSchema, k, 'k');
   if (count > limits.maxSearchResults) throw new ValidationError('k', `is ${count}, more than maxSearchResults (${limits.maxSearchResults})`);
   return { text: query, k: count, sessionId: parseOrThrow(FilterSchema, filter, 'filter').sessionId };
 }

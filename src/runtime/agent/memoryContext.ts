@@ -1,4 +1,4 @@
-import { type ContextBudget, type ContextReport, buildContext, compressTurnSteps, contextWarning } from '../../context/index.js';
+import { type ContextBudget, type ContextReport, assembleContext, compressTurnSteps, contextWarning } from '../../context/index.js';
 import type { AgentMemory, FactHit } from '../../memory/index.js';
 import { type ChatMessage, type Task, taskAsPrompt, taskText } from '../../task/index.js';
 import type { CompressibleConversation } from '../../tools/index.js';
@@ -76,7 +76,7 @@ export class MemoryContext implements TurnContext {
     const recent = memory?.l1(session).map((entry) => entry.task) ?? [];
     const important = memory?.l2(session).map((entry) => entry.task) ?? [];
     const shown = beforeTheTurn(agentId, currentTaskId, recent, important);
-    const built = buildContext(
+    const built = assembleContext(
       {
         agentId,
         sessionId,

@@ -1,4 +1,4 @@
-import { type ContextBudget, buildContext } from '../../context/index.js';
+import { type ContextBudget, assembleContext, contextBudget } from '../../context/index.js';
 import type { AgentMemory } from '../../memory/index.js';
 import type { ChatMessage } from '../../task/index.js';
 
@@ -16,7 +16,10 @@ export function parentContext(parent: AgentMemory | undefined, sessionId: string
   const summaries = parent.l3(session).map((entry) => ({ text: entry.summary, sessionId: entry.sessionId }));
   if (recent.length + important.length + summaries.length === 0) return null;
   const tokens = Math.max(64, Math.floor(budget.tokens * budget.shares.inherited));
-  const { messages } = buildContext({ agentId: parent.agentId, sessionId, rolePrompt: '', recent, important, summaries, turn: [] }, { tokens });
+  const { messages } = assembleContext(
+    { agentId: parent.agentId, sessionId, rolePrompt: '', recent, important, summaries, turn: [] },
+    contextBudget({ tokens }),
+  );
   // Its first message is the (empty) role prompt: the sub-agent has its own.
   return messages.slice(1);
 }
