@@ -77,7 +77,6 @@ export function buildContext(sources: ContextSources, budget: ContextBudgetInput
  * `buildContext` on sources and a budget already checked: what the runtime calls before every
  * model call, on its own memory's Tasks and its turn's steps. Checking them again each call
  * would cost more than a step's context grows by (the turn's steps are all checked again).
- * @internal
  */
 export function assembleContext(sources: ContextSources, budget: ContextBudget, counter: TokenCounter = sharedTokenCounter): BuiltContext {
   const { tokens: limit, shares } = budget;
