@@ -1,10 +1,11 @@
 import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
-import type { AgentContext, AgentEvent, AgentInput, TaskRef, TurnEvent, TurnInput } from './agentMachineTypes.js';
+import type { TaskRef } from '../src/task/schema.js';
+import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 export type { ResumeAt } from './agentLanes.js';
-export type { AgentContext, AgentEvent, AgentInput, TaskRef, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
+export type { AgentContext, AgentEvent, AgentInput, ThinkOutput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 function missing(name: string): never {
   throw new Error(`agent machine: the '${name}' actor is supplied by the runtime (createRuntime)`);

@@ -1,13 +1,7 @@
-import type { Task } from '../src/task/schema.js';
+import type { Task, TaskRef } from '../src/task/schema.js';
 import type { Lane, ResumeAt } from './agentLanes.js';
 
 // The agent machine's input, context and events (agent.machine.ts), apart from the machine so it reads as a chart.
-
-/** A Task named by its id and session: what a notice is about. */
-export interface TaskRef {
-  readonly id: string;
-  readonly sessionId: string;
-}
 
 /** What an agent starts with; the organisation tree is data (`parentId`), not XState's actor tree. */
 export interface AgentInput {

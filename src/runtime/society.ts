@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
-import { Actions, type TerminationMode, type ToolPolicy } from '../task/index.js';
+import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from './agent/index.js';
 import type { StoredOrganisation } from './journal/journal.js';
@@ -17,7 +17,7 @@ import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { SubtreeStops } from './subtreeStops.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
-import type { About, HostAgent, StopHosted } from './nodes/nodeProtocol.js';
+import type { HostAgent, StopHosted } from './nodes/nodeProtocol.js';
 import type { RemoteAgent } from './nodes/remoteAgent.js';
 
 export type { SocietyDeps } from './liveAgents.js';
@@ -206,7 +206,7 @@ export class Society implements SocietyPort {
    * rejects. `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins
    * its tree. With nothing to write, the agent is started before this returns.
    */
-  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: About }): Promise<{ agentId: string; roleId: string }> {
+  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: TaskRef }): Promise<{ agentId: string; roleId: string }> {
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
@@ -255,7 +255,7 @@ export class Society implements SocietyPort {
   }
 
   /** Starts an agent already recorded on its node; one its node refuses or never confirms is recorded terminated, and the spawn fails. */
-  async #place(agent: RemoteAgent, about: About | null): Promise<void> {
+  async #place(agent: RemoteAgent, about: TaskRef | null): Promise<void> {
     try {
       await agent.place(about);
       this.#env.logger.info({ agentId: agent.id, node: agent.node, role: agent.role.name }, 'agent placed on a node');
@@ -326,7 +326,7 @@ export class Society implements SocietyPort {
     mode: TerminationMode;
     drainTimeoutMs?: number;
     /** The turn asking, whose session the `agent.terminated` notices join. */
-    parentTask?: About | null;
+    parentTask?: TaskRef | null;
   }): Promise<void> {
     const record = this.requireLive(input.agentId);
     const allowed = record.parentAgentId ?? 'user';
@@ -335,11 +335,10 @@ export class Society implements SocietyPort {
         context: { agentId: input.agentId, by: input.by },
       });
     }
-    const asking = input.parentTask ?? null;
     await this.#stops.terminate(input.agentId, input.by, input.reason, {
       mode: input.mode,
       drainTimeoutMs: input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs,
-      about: asking === null ? null : { id: asking.id, sessionId: asking.sessionId },
+      about: refTo(input.parentTask),
     });
   }
 

@@ -1,5 +1,4 @@
-import type { TerminationMode } from '../task/index.js';
-import type { About } from './nodes/nodeProtocol.js';
+import type { TaskRef, TerminationMode } from '../task/index.js';
 import type { Agent } from './agent/index.js';
 import { Drains } from './drains.js';
 import type { LiveAgents } from './liveAgents.js';
@@ -12,7 +11,7 @@ interface Stop {
   readonly mode: TerminationMode;
   readonly drainTimeoutMs: number;
   /** The turn that asked (a parent's), whose session the `agent.terminated` notices join; null when none did. */
-  readonly about: About | null;
+  readonly about: TaskRef | null;
 }
 
 /**

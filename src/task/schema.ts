@@ -6,6 +6,15 @@ export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 
 
 export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
+/** A Task named by its id and session: what a notice, a spawn or a stop is about. */
+export const TaskRefSchema = z.object({ id: TaskIdSchema, sessionId: TaskIdSchema }).strict();
+export type TaskRef = z.infer<typeof TaskRefSchema>;
+
+/** Only the id and session of `task` (a whole Task may be any size; a reference goes on the wire and in machine context). */
+export function refTo(task: TaskRef | null | undefined): TaskRef | null {
+  return task === null || task === undefined ? null : { id: task.id, sessionId: task.sessionId };
+}
+
 /** Dotted lower-case names: `execute`, `node.message`, `agent.spawned`. */
 const ActionSchema = z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'must be dotted lower-case words like "node.message"');
 

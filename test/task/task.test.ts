@@ -15,7 +15,9 @@ import {
   deepFreeze,
   isParsedTask,
   observationTask,
+  TaskRefSchema,
   parseTask,
+  refTo,
   replyTo,
 } from '../../src/task/index.js';
 
@@ -320,6 +322,22 @@ const initArb = fc.record(
   },
   { requiredKeys: ['from', 'to', 'action'] },
 );
+
+describe('refTo', () => {
+  it('keeps only the id and session of a whole Task, which the strict TaskRefSchema then accepts', () => {
+    const task = makeTask({ parameters: { text: 'x'.repeat(10_000) }, sessionId: 'chat-7' });
+    const ref = refTo(task);
+    expect(ref).toEqual({ id: task.id, sessionId: task.sessionId });
+    expect(TaskRefSchema.parse(ref)).toEqual(ref);
+    // The whole Task is refused where a reference is expected: it carries far more than the two fields.
+    expect(() => TaskRefSchema.parse(task)).toThrow();
+  });
+
+  it('is null for no Task', () => {
+    expect(refTo(null)).toBeNull();
+    expect(refTo(undefined)).toBeNull();
+  });
+});
 
 describe('Task laws', () => {
   it('a Task from createTask round-trips through JSON and parseTask to an equal value', () => {

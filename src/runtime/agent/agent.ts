@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { type Actor, type InspectionEvent, createActor, toPromise } from 'xstate';
-import type { TaskRef, agentMachine } from '../../../machines/agent.machine.js';
+import type { agentMachine } from '../../../machines/agent.machine.js';
 import { queuedStarts } from '../../../machines/agentLanes.js';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, Role } from '../../org/index.js';
-import { Actions, type Task, createTask, turnActions } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, createTask, turnActions } from '../../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';

@@ -1,8 +1,8 @@
 import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
-import { type TaskRef, type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
+import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type Task, type TaskError, replyTo } from '../../task/index.js';
+import { Actions, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
 

@@ -2,7 +2,7 @@ import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { RequestTimeoutError, TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
-import { type JsonValue, type Task, type TerminationMode, createTask } from '../../task/index.js';
+import { type JsonValue, type Task, type TerminationMode, createTask, refTo } from '../../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../../tools/index.js';
 import type { Society } from '../society.js';
 import { OrgActions } from './nodeProtocol.js';
@@ -36,13 +36,13 @@ export class ForwardingPort implements SocietyPort {
   }
 
   async spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
-    const about = input.parentTask === undefined ? null : { id: input.parentTask.id, sessionId: input.parentTask.sessionId };
+    const about = refTo(input.parentTask);
     const result = await this.#ask(input.parent, OrgActions.spawn, { role: input.role, about });
     return { agentId: field(result, 'agentId'), roleId: field(result, 'roleId') };
   }
 
   async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<void> {
-    const about = input.parentTask === undefined ? null : { id: input.parentTask.id, sessionId: input.parentTask.sessionId };
+    const about = refTo(input.parentTask);
     await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode, about });
   }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // From the schemas alone: the org store's module would load lmdb with the main entry.
 import { RoleRecordSchema } from '../../org/schemas.js';
-import { AgentIdSchema, TaskIdSchema, TerminationModeSchema } from '../../task/index.js';
+import { AgentIdSchema, TaskRefSchema, TerminationModeSchema } from '../../task/index.js';
 
 /**
  * The Tasks by which an owner (the process with the user endpoint and the org store) and the
@@ -31,10 +31,6 @@ export const OrgActions = {
   createRole: 'org.role',
 } as const;
 
-/** Where a spawn notice or a Task belongs: the Task (and session) it was made for. */
-export const AboutSchema = z.object({ id: TaskIdSchema, sessionId: TaskIdSchema }).strict();
-export type About = z.infer<typeof AboutSchema>;
-
 const reason = z.string().max(2000);
 
 export const HostAgentSchema = z
@@ -44,7 +40,7 @@ export const HostAgentSchema = z
       .strict(),
     role: RoleRecordSchema.omit({ v: true }),
     /** The Task the spawn was made for: the agent's `agent.spawned` notice joins its tree. */
-    about: AboutSchema.nullable(),
+    about: TaskRefSchema.nullable(),
     /** Its Tasks wait in a durable mailbox (JetStream), which the node reads instead of the agent's subject. */
     durable: z.boolean().optional(),
     /** Moved here from a lost node: it starts again, without a second `agent.spawned` notice. */
@@ -62,10 +58,12 @@ export const StoppedReplySchema = z
 
 /** `about`: the Task of the turn that asked for the stop (its `agent.terminated` notice joins that session); absent from older owners. */
 export const StopHostedSchema = z
-  .object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean(), about: AboutSchema.nullable().optional() })
+  .object({ agentId: AgentIdSchema, by: AgentIdSchema, reason, resumable: z.boolean(), about: TaskRefSchema.nullable().optional() })
   .strict();
 export type StopHosted = z.infer<typeof StopHostedSchema>;
 
-export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: AboutSchema.nullable() }).strict();
-export const OrgTerminateSchema = z.object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: AboutSchema.nullable().optional() }).strict();
+export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: TaskRefSchema.nullable() }).strict();
+export const OrgTerminateSchema = z
+  .object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: TaskRefSchema.nullable().optional() })
+  .strict();
 export const OrgCreateRoleSchema = z.object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000) }).strict();

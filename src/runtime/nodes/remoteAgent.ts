@@ -4,10 +4,10 @@ import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { AgentRecord, Role } from '../../org/index.js';
-import { type Task, createTask, replyTo } from '../../task/index.js';
+import { type Task, type TaskRef, createTask, refTo, replyTo } from '../../task/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { ModelUsage } from '../agent/index.js';
-import { type About, type HostAgent, PlacementActions, type StopHosted, StoppedReplySchema } from './nodeProtocol.js';
+import { type HostAgent, PlacementActions, type StopHosted, StoppedReplySchema } from './nodeProtocol.js';
 
 /** The owner's id on the bus: what it asks nodes from. */
 const owner = 'owner';
@@ -71,11 +71,11 @@ export class RemoteAgent {
    * Asks the node to start the agent (opening its durable mailbox first, if the society keeps
    * them); rejects with the node's refusal, or `agent_unreachable` when it does not answer in time.
    */
-  async place(about: About | null): Promise<void> {
+  async place(about: TaskRef | null): Promise<void> {
     const { mailboxes } = this.deps;
     await mailboxes?.open(this.id);
     // Only what the notice needs: the Task itself may be any size, and the node checks the shape strictly.
-    const notice = about === null ? null : { id: about.id, sessionId: about.sessionId };
+    const notice = refTo(about);
     await this.#ask(PlacementActions.host, this.#hosting(notice, mailboxes === undefined ? {} : { durable: true }), 'placed');
     if (this.#phase === 'placing') this.#phase = 'running';
   }
@@ -165,7 +165,7 @@ export class RemoteAgent {
    * Tells its node to stop it (the agent answers its work `canceled` there); `stopped()` resolves
    * once the node confirms, cannot be reached, or does not answer within the request timeout.
    */
-  terminate(by: string, reason: string, resumable: boolean, about: About | null = null): void {
+  terminate(by: string, reason: string, resumable: boolean, about: TaskRef | null = null): void {
     if (this.#phase === 'stopping' || this.#phase === 'gone') return;
     this.#phase = 'stopping';
     if (!this.#reachable) {
@@ -252,7 +252,7 @@ export class RemoteAgent {
   }
 
   /** What a node is asked to host: the agent's record and role, and how. */
-  #hosting(about: About | null, how: Pick<HostAgent, 'durable' | 'moved'>): HostAgent {
+  #hosting(about: TaskRef | null, how: Pick<HostAgent, 'durable' | 'moved'>): HostAgent {
     const { record, role } = this;
     return {
       agent: { id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt },
