@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { type ChatDelta, type Logger, type ModelClient, createRuntime } from '../../src/index.js';
+import { type ChatDelta, type ModelClient, createRuntime } from '../../src/index.js';
 import { createHttpServer } from '../../src/server/index.js';
 import { silentLogger } from './silentLogger.js';
 
@@ -30,11 +30,10 @@ const instantModel: ModelClient = {
 async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
   const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
   // At `troupe serve`'s default level (info: no line per request), and dropped: the figure is the API's, not the log's.
-  const logger: Logger = { ...silentLogger, isLevelEnabled: (level) => level !== 'debug' && level !== 'trace' };
-  const rt = await createRuntime({ model: instantModel, logger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
+  const rt = await createRuntime({ model: instantModel, logger: silentLogger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
   const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
   for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });
-  const server = createHttpServer(rt, { logger });
+  const server = createHttpServer(rt, { logger: silentLogger });
   const url = await server.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,

