@@ -195,5 +195,5 @@ function givenCounts(sources: ContextSources, items: SessionItems): Record<Share
 }
 
 function sourceReport(given: number, fitted: Allotted): SourceReport {
-  return { given, kept: fitted.kept, leftOut: fitted.leftOut, cut: fitted.cut === true, tokens: fitted.tokens, allotted: fitted.allotted };
+  return { given, kept: fitted.kept, leftOut: fitted.leftOut, cut: fitted.cut, tokens: fitted.tokens, allotted: fitted.allotted };
 }
