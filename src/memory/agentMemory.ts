@@ -140,6 +140,11 @@ export class AgentMemory {
     return 'kept';
   }
 
+  /** Goes up with every change to L1–L3 (what `l1`, `l2` and `l3` return), so a view built from them knows when to build again. */
+  get version(): number {
+    return this.#tiers?.version ?? 0;
+  }
+
   /** L1: recent full Tasks, oldest first. */
   l1(filter?: SessionFilter): TaskEntry[] {
     return inSession(this.#tiers?.l1, filter);

@@ -38,6 +38,12 @@ export class Tiers {
   readonly pending: PendingFacts[] = [];
   /** Tasks `observe` refused because L1 was at its hard bound. */
   refused = 0;
+  #version = 0;
+
+  /** Goes up with every change to any tier, so a view made of them can tell it is still current. */
+  get version(): number {
+    return this.#version;
+  }
 
   static of(entries: Iterable<StoredEntry>): Tiers {
     const tiers = new Tiers();
@@ -48,13 +54,16 @@ export class Tiers {
   /** Puts an entry in the tier its record names, frozen: the query API hands entries out as they are. */
   add(entry: StoredEntry): void {
     insertSorted(this.#list(entry.tier), deepFreeze(entry));
+    this.#version++;
   }
 
   /** Takes the entry with this seq out of `tier`; returns it, or undefined when it is not there. */
   remove(tier: Tier, seq: number): StoredEntry | undefined {
     const list = this.#list(tier);
     const at = list.findIndex((entry) => entry.seq === seq);
-    return at === -1 ? undefined : list.splice(at, 1)[0];
+    if (at === -1) return undefined;
+    this.#version++;
+    return list.splice(at, 1)[0];
   }
 
   /** The entry with this seq in `tier`, if it is there. */

@@ -1,4 +1,4 @@
-import { type ContextBudget, type ContextReport, assembleContext, compressTurnSteps, contextWarning } from '../../context/index.js';
+import { type ContextBudget, type ContextReport, type SessionSummary, assembleContext, compressTurnSteps, contextWarning } from '../../context/index.js';
 import type { AgentMemory, FactHit } from '../../memory/index.js';
 import { type ChatMessage, type Task, taskAsPrompt, taskText } from '../../task/index.js';
 import type { CompressibleConversation } from '../../tools/index.js';
@@ -40,6 +40,17 @@ export interface MemoryContextDeps {
   readonly stored: readonly ChatMessage[];
 }
 
+/** A session's share of an agent's memory, as of one version of it. */
+interface SessionView {
+  readonly memory: AgentMemory | undefined;
+  readonly version: number;
+  readonly recent: readonly Task[];
+  readonly important: readonly Task[];
+  readonly summaries: readonly SessionSummary[];
+}
+
+const emptyView: SessionView = { memory: undefined, version: 0, recent: [], important: [], summaries: [] };
+
 /**
  * One session's context of one agent. Only the turn's own steps are kept here (and in the store,
  * for a resume); everything before the turn comes from memory each time the model is called:
@@ -54,6 +65,7 @@ export class MemoryContext implements TurnContext {
   #hits: readonly FactHit[] = [];
   #inherited: readonly ChatMessage[] | null = null;
   #report: ContextReport | undefined;
+  #view: SessionView | undefined;
 
   constructor(deps: MemoryContextDeps) {
     this.#deps = deps;
@@ -70,11 +82,8 @@ export class MemoryContext implements TurnContext {
 
   get messages(): readonly ChatMessage[] {
     const { agentId, sessionId, rolePrompt, budget } = this.#deps;
-    const memory = this.#memory;
-    const session = { sessionId };
     const currentTaskId = this.#task?.id ?? null;
-    const recent = memory?.l1(session).map((entry) => entry.task) ?? [];
-    const important = memory?.l2(session).map((entry) => entry.task) ?? [];
+    const { recent, important, summaries } = this.#sessionView();
     const shown = beforeTheTurn(agentId, currentTaskId, recent, important);
     const built = assembleContext(
       {
@@ -84,7 +93,7 @@ export class MemoryContext implements TurnContext {
         rolePrompt,
         inherited: this.#inherited,
         retrieval: this.#hits,
-        summaries: memory?.l3(session).map((entry) => ({ text: entry.summary, sessionId: entry.sessionId })) ?? [],
+        summaries,
         important: important.filter(shown),
         recent: recent.filter(shown),
         turn: this.#steps,
@@ -93,6 +102,28 @@ export class MemoryContext implements TurnContext {
     );
     this.#report = built.report;
     return built.messages;
+  }
+
+  /**
+   * This session's L1, L2 and L3, made again only when memory changed since: finding a session's
+   * entries walks every entry of the agent (L3 holds 500 by default), and a turn reads them before
+   * every model call while they seldom change.
+   */
+  #sessionView(): SessionView {
+    const memory = this.#memory;
+    if (memory === undefined) return emptyView;
+    const view = this.#view;
+    if (view !== undefined && view.memory === memory && view.version === memory.version) return view;
+    const session = { sessionId: this.#deps.sessionId };
+    const made: SessionView = {
+      memory,
+      version: memory.version,
+      recent: memory.l1(session).map((entry) => entry.task),
+      important: memory.l2(session).map((entry) => entry.task),
+      summaries: memory.l3(session).map((entry) => ({ text: entry.summary, sessionId: entry.sessionId })),
+    };
+    this.#view = made;
+    return made;
   }
 
   async begin(task: Task): Promise<void> {
