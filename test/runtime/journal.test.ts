@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
-import type { OrgStore } from '../../src/org/index.js';
+import type { OrgStore, OrgStoreOptions } from '../../src/org/index.js';
 import { sessionConversationKey } from '../../src/org/index.js';
 import { Conversation } from '../../src/runtime/agent/conversation.js';
 import type { Journal } from '../../src/runtime/journal/journal.js';
@@ -13,9 +13,12 @@ import { makeTask, orgHarness } from '../support/orgStoreFixture.js';
 const { tempDir, openTestStore } = orgHarness();
 
 /** A journal on a fresh store with one agent, `poet-1`, whose held records wait for `clock`. */
-async function journalOnStore(limits = { delayMs: 10, maxWrites: 100 }): Promise<{ journal: Journal; store: OrgStore; clock: SimulatedClock; dir: string }> {
+async function journalOnStore(
+  limits = { delayMs: 10, maxWrites: 100 },
+  storeOptions: Partial<OrgStoreOptions> = {},
+): Promise<{ journal: Journal; store: OrgStore; clock: SimulatedClock; dir: string }> {
   const dir = await tempDir();
-  const { store } = await openTestStore(dir);
+  const { store } = await openTestStore(dir, storeOptions);
   await store.createRole({ id: 'role-1', name: 'poet', prompt: 'Write poems.', createdBy: 'user' });
   await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
   const clock = new SimulatedClock(1_000);
@@ -67,9 +70,49 @@ describe('the store journal holds records nobody waits for and commits them toge
     sink.appended([step(2)]);
     await store.flushed();
     expect(store.conversation('poet-1')).toEqual([]);
-    sink.appended([step(3)]);
+    // Two records joining the held write reach the limit: everything held is issued.
+    sink.appended([step(3), step(4)]);
     await store.flushed();
-    expect(store.conversation('poet-1')).toEqual([step(1), step(2), step(3)]);
+    expect(store.conversation('poet-1')).toEqual([step(1), step(2), step(3), step(4)]);
+  });
+
+  it("stages a conversation's appends held together as one write, in order, whatever is held between them", async () => {
+    const staged: string[] = [];
+    const { journal, store } = await journalOnStore({ delayMs: 10, maxWrites: 100 }, { writeFault: (label) => void staged.push(label) });
+    // A ReAct step: the model's reply, the tool-call log entry, the tool's result; another session's step meanwhile.
+    journal.conversation('poet-1/s1').appended([step(1)]);
+    journal.waiting('poet-1', makeTask({ id: 'between' }));
+    journal.conversation('poet-1/s2').appended([step(10)]);
+    journal.conversation('poet-1/s1').appended([step(2), step(3)]);
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual([step(1), step(2), step(3)]);
+    expect(store.conversation('poet-1/s2')).toEqual([step(10)]);
+    expect(staged.filter((label) => label === 'appendConversation')).toHaveLength(2);
+    // Once issued, the next append is a write of its own.
+    journal.conversation('poet-1/s1').appended([step(4)]);
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual([step(1), step(2), step(3), step(4)]);
+    expect(staged.filter((label) => label === 'appendConversation')).toHaveLength(3);
+  });
+
+  it('never joins an append to one held before a clear or a rewrite of its conversation', async () => {
+    const { journal, store } = await journalOnStore();
+    const sink = journal.conversation('poet-1/s1');
+    sink.appended([step(1)]);
+    sink.cleared();
+    sink.appended([step(2)]);
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual([step(2)]);
+    sink.appended([step(3)]);
+    sink.replaced([step(4)]);
+    sink.appended([step(5)]);
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual([step(4), step(5)]);
+    sink.appended([step(6)]);
+    journal.clearConversations('poet-1');
+    sink.appended([step(7)]);
+    await journal.durable();
+    expect(store.conversation('poet-1/s1')).toEqual([step(7)]);
   });
 
   it('commits what is held when it closes', async () => {

@@ -3,8 +3,8 @@ import type { Clock } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { OrgStore } from '../../org/index.js';
-import { Actions, type Task } from '../../task/index.js';
-import type { Journal, StoredOrganisation } from './journal.js';
+import { Actions, type ChatMessage, type Task } from '../../task/index.js';
+import type { ConversationSink, Journal, StoredOrganisation } from './journal.js';
 import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
 
 /**
@@ -19,14 +19,15 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
   // Fire-and-forget writes: a failure is logged (the store already retried it once) and costs
   // only what the write would have kept for a restart.
   const batch = new WriteBatch(limits, clock);
-  const queued = (write: () => Promise<unknown>, what: string, fields: Record<string, unknown>): void => {
-    batch.add(() => void write().catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`)));
+  const queued = (write: () => Promise<unknown>, what: string, fields: Record<string, unknown>, records = 1): void => {
+    batch.add(() => void write().catch((error: unknown) => logger.error({ ...fields, error: describeError(error) }, `${what} write failed`)), records);
   };
   // Writes someone waits for go after everything queued before them, in the same transaction.
   const awaited = <T>(write: () => Promise<T>): Promise<T> => {
     batch.issue();
     return write();
   };
+  const conversations = heldConversations(store, batch, queued);
   const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
 
   return {
@@ -64,15 +65,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
     answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
-    conversation: (owner) => ({
-      appended: (messages) => queued(() => store.appendConversation(owner, messages), 'conversation', { owner }),
-      replaced: (messages) => {
-        queued(() => store.clearConversation(owner), 'conversation', { owner });
-        queued(() => store.appendConversation(owner, messages), 'conversation', { owner });
-      },
-      cleared: () => queued(() => store.clearConversation(owner), 'conversation', { owner }),
-    }),
-    clearConversations: (agentId) => queued(() => store.clearConversations(agentId), 'conversations', { agentId }),
+    conversation: (owner) => conversations.sink(owner),
+    clearConversations: (agentId) => conversations.clearAgent(agentId),
     forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),
     durable: () => awaited(() => store.flushed()),
     committing: () => store.committing(),
@@ -111,4 +105,49 @@ async function forgetRetired(
   await erase(agentIds);
   await awaited(() => store.forgetTerminated(past));
   return agentIds;
+}
+
+type Queue = (write: () => Promise<unknown>, what: string, fields: Record<string, unknown>, records?: number) => void;
+
+/**
+ * Conversations' writes through the batch. Appends to a conversation held since its last write
+ * was issued join that write: a ReAct step's reply and its tool results (the tool-call log entry
+ * held between them) are staged once, not once each. A clear or a rewrite ends the run, so
+ * nothing appended after it joins a write issued before it.
+ */
+function heldConversations(store: OrgStore, batch: WriteBatch, queued: Queue): { sink(owner: string): ConversationSink; clearAgent(agentId: string): void } {
+  const held = new Map<string, ChatMessage[]>();
+  const append = (owner: string, messages: readonly ChatMessage[]): void => {
+    const run = held.get(owner);
+    if (run !== undefined) {
+      run.push(...messages);
+      batch.joined(messages.length);
+      return;
+    }
+    const started = [...messages];
+    held.set(owner, started);
+    const write = (): Promise<unknown> => {
+      if (held.get(owner) === started) held.delete(owner);
+      return store.appendConversation(owner, started);
+    };
+    queued(write, 'conversation', { owner }, started.length);
+  };
+  const clear = (owner: string): void => {
+    held.delete(owner);
+    queued(() => store.clearConversation(owner), 'conversation', { owner });
+  };
+  return {
+    sink: (owner) => ({
+      appended: (messages) => append(owner, messages),
+      replaced: (messages) => {
+        clear(owner);
+        append(owner, messages);
+      },
+      cleared: () => clear(owner),
+    }),
+    clearAgent: (agentId) => {
+      held.clear();
+      queued(() => store.clearConversations(agentId), 'conversations', { agentId });
+    },
+  };
 }

@@ -4,7 +4,7 @@ import type { Clock, TimerHandle } from '../../clock.js';
 export interface WriteBatchLimits {
   /** The longest a write waits before it is issued (ms). */
   readonly delayMs: number;
-  /** Issued at once when this many are waiting. */
+  /** Issued at once when the writes waiting hold this many records. */
   readonly maxWrites: number;
 }
 
@@ -18,6 +18,8 @@ export class WriteBatch {
   readonly #limits: WriteBatchLimits;
   readonly #clock: Clock;
   #writes: (() => void)[] = [];
+  /** Records the held writes will write (a write may carry several). */
+  #records = 0;
   #timer: TimerHandle | undefined;
 
   constructor(limits: WriteBatchLimits, clock: Clock) {
@@ -25,9 +27,16 @@ export class WriteBatch {
     this.#clock = clock;
   }
 
-  add(write: () => void): void {
+  /** Holds `write`, which writes `records` records when issued. */
+  add(write: () => void, records = 1): void {
     this.#writes.push(write);
-    if (this.#writes.length >= this.#limits.maxWrites) this.issue();
+    this.joined(records);
+  }
+
+  /** `records` more records joined a write already held (it writes them when issued). */
+  joined(records: number): void {
+    this.#records += records;
+    if (this.#records >= this.#limits.maxWrites) this.issue();
     else this.#timer ??= this.#clock.setTimeout(() => this.issue(), this.#limits.delayMs);
   }
 
@@ -37,6 +46,7 @@ export class WriteBatch {
     this.#timer = undefined;
     const writes = this.#writes;
     this.#writes = [];
+    this.#records = 0;
     for (const write of writes) write();
   }
 }
