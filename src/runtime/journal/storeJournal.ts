@@ -146,6 +146,7 @@ function heldConversations(store: OrgStore, batch: WriteBatch, queued: Queue): {
       cleared: () => clear(owner),
     }),
     clearAgent: (agentId) => {
+      // Every run ends, not only the agent's: a conversation key does not say cheaply whose it is.
       held.clear();
       queued(() => store.clearConversations(agentId), 'conversations', { agentId });
     },

@@ -27,10 +27,10 @@ export class WriteBatch {
     this.#clock = clock;
   }
 
-  /** Holds `write`, which writes `records` records when issued. */
+  /** Holds `write`, which writes `records` records when issued; a write counts as one at least, so the writes held stay bounded too. */
   add(write: () => void, records = 1): void {
     this.#writes.push(write);
-    this.joined(records);
+    this.joined(Math.max(1, records));
   }
 
   /** `records` more records joined a write already held (it writes them when issued). */
