@@ -7,7 +7,7 @@
 import type { ChatRequest } from '../../src/index.js';
 import { elapsedMs, median } from './measure.js';
 import { CALLS, openingOf } from './reactLoop.js';
-import { type Loop, handLoop } from './reactLoops.js';
+import { type HandStore, type Loop, handLoop } from './reactLoops.js';
 
 /** Per side, one sample per measured round: wall and process CPU time, in µs per model call. */
 export type RoundSamples<S extends string> = Record<S, { wall: number[]; cpu: number[] }>;
@@ -74,13 +74,21 @@ export function wholeArgument(script: string, text: string | undefined, fallback
   return value;
 }
 
-/** The hand-written loop of an A/B, made once a troupe loop has run: it is given troupe's opening messages (`firstRequest`). */
-export function handAfterTroupe(server: { readonly baseURL: string }, firstRequest: () => ChatRequest | undefined, script: string): () => Loop {
+/**
+ * The hand-written loop of an A/B, made once a troupe loop has run: it is given troupe's opening
+ * messages (`firstRequest`); with a `store`, it keeps each step there (`handLoop`).
+ */
+export function handAfterTroupe(
+  server: { readonly baseURL: string },
+  firstRequest: () => ChatRequest | undefined,
+  script: string,
+  store?: HandStore,
+): () => Loop {
   let hand: Loop | undefined;
   return () => {
     const opening = firstRequest();
     if (opening === undefined) throw new Error(`${script}: the hand-written loop ran before any troupe loop`);
-    hand ??= handLoop(server, openingOf(opening));
+    hand ??= handLoop(server, openingOf(opening), 'sdk', store);
     return hand;
   };
 }

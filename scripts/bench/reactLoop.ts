@@ -24,10 +24,11 @@ const options = { blocks: 6, warmup: 200, rounds: 50 };
  * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
  * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone;
  * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store;
- * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node).
+ * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node);
+ * `hand-lmdb` is the hand-written loop keeping each step durably with raw lmdb puts.
  */
-export type Side = 'troupe' | 'troupe-disk' | 'troupe-remote' | 'hand' | 'hand-sse';
-const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-sse', 'troupe-remote'];
+export type Side = 'troupe' | 'troupe-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
+const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-lmdb', 'hand-sse', 'troupe-remote'];
 const isTroupe = (side: Side): boolean => side.startsWith('troupe');
 
 /** The system and user messages troupe opens with, given to the hand-written loop. */
@@ -107,15 +108,9 @@ export function openingOf(request: ChatRequest): Opening {
   return { system: system.content, user: user.content };
 }
 
-/**
- * A 20-step ReAct loop through the whole runtime (agent actor, bus, conversation, retry layer,
- * OpenAIModel) against a minimal hand-written loop with the same `openai` client, each talking
- * to a local OpenAI-compatible server that answers at once. Each side runs alone in its own
- * process (sharing one would let each distort the other's JIT, heap and GC), in blocks
- * alternated troupe, hand, troupe, hand, … so drift in machine load reaches both alike.
- */
-export async function reactLoop(): Promise<Row[]> {
-  const blocks: Record<Side, WorkerReport[]> = { troupe: [], 'troupe-disk': [], 'troupe-remote': [], hand: [], 'hand-sse': [] };
+/** Every side's reports, one a block, the sides alternated within each block. */
+async function runBlocks(): Promise<Record<Side, WorkerReport[]>> {
+  const blocks: Record<Side, WorkerReport[]> = { troupe: [], 'troupe-disk': [], 'troupe-remote': [], hand: [], 'hand-sse': [], 'hand-lmdb': [] };
   let reference: ChatRequest | undefined;
   for (let block = 1; block <= options.blocks; block++) {
     for (const side of sides) {
@@ -129,7 +124,18 @@ export async function reactLoop(): Promise<Row[]> {
       process.stderr.write(`  ${side} ${block}/${options.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
     }
   }
+  return blocks;
+}
 
+/**
+ * A 20-step ReAct loop through the whole runtime (agent actor, bus, conversation, retry layer,
+ * OpenAIModel) against a minimal hand-written loop with the same `openai` client, each talking
+ * to a local OpenAI-compatible server that answers at once. Each side runs alone in its own
+ * process (sharing one would let each distort the other's JIT, heap and GC), in blocks
+ * alternated troupe, hand, troupe, hand, … so drift in machine load reaches both alike.
+ */
+export async function reactLoop(): Promise<Row[]> {
+  const blocks = await runBlocks();
   const all = (side: Side, samples: (report: WorkerReport) => number[]): number[] => blocks[side].flatMap(samples);
   const msPerStep = (side: Side): number => median(all(side, (report) => report.msPerStepSamples));
   const cpuPerStep = (side: Side): number => median(all(side, (report) => report.cpuPerStepSamples));
@@ -159,6 +165,7 @@ export async function reactLoop(): Promise<Row[]> {
   };
   const diskRatio = msPerStep('troupe-disk') / msPerStep('hand');
   const remoteRatio = msPerStep('troupe-remote') / msPerStep('hand');
+  const rawDiskRatio = msPerStep('hand-lmdb') / msPerStep('hand');
 
   const ratio = msPerStep('troupe') / msPerStep('hand');
   const verdict = ratio <= GOAL ? `met in this run (${times(ratio)})` : `NOT met in this run (${times(ratio)})`;
@@ -169,7 +176,7 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-lmdb, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
     },
     {
       benchmark: 'ReAct loop: troupe overhead per step',
@@ -191,6 +198,13 @@ export async function reactLoop(): Promise<Row[]> {
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio: diskRatio,
       notes: `the troupe loop above with createRuntime({ dataDir }) (a fresh temp dir per process): every Task logged, every conversation step and waiting record kept durably in the org store; against the same hand-written loop (which keeps nothing): ${overhead('hand', 'troupe-disk')}, of which persistence ${overhead('troupe', 'troupe-disk')}; goal ≤ ${DISK_GOAL}×: ${diskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) troupe-disk ${blockMedians('troupe-disk')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk')}; rounds (ms/step) ${range('troupe-disk')}; process CPU time per step: ${cpu('hand', 'troupe-disk')}; the same by thread: ${threads('troupe-disk')}, ${threads('troupe')}`,
+    },
+    {
+      benchmark: 'ReAct loop with a data dir, against a hand-written loop keeping each step in LMDB',
+      troupe: `${msPerStep('troupe-disk').toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand-lmdb').toFixed(2)} ms/step`,
+      ratio: msPerStep('troupe-disk') / msPerStep('hand-lmdb'),
+      notes: `raw = the hand-written loop with the same guarantees kept by raw lmdb puts (lmdb's defaults, one database): the opening on disk before the first call, each step's reply and results put and flushed (fsynced) before the next tool runs, overlapping the next model call, the answer on disk before it is returned; that alone is ${times(rawDiskRatio)} the hand-written loop (${overhead('hand', 'hand-lmdb')}), the floor any loop that fsyncs each step pays on this machine; troupe's data dir costs ${overhead('troupe', 'troupe-disk')} over memory-only, raw lmdb ${overhead('hand', 'hand-lmdb')} over nothing; block medians (ms/step) hand-lmdb ${blockMedians('hand-lmdb')}; ratio of each block pair ${pairRatios('hand-lmdb', 'troupe-disk')}; process CPU time per step: ${cpu('hand-lmdb', 'troupe-disk')}`,
     },
     {
       benchmark: 'ReAct loop with its tool on another node (NATS)',

@@ -3,7 +3,7 @@
  * to itself, as in an application that runs one loop or the other, never both:
  *
  *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup>
- *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse <rounds> <warmup> '{"system":"…","user":"…"}'
+ *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse|hand-lmdb <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
  * that takes time to answer (what persistence's commits overlap with). BENCH_MODEL_PROCESS=1 runs
@@ -15,7 +15,8 @@
  * troupe loop with a data dir (a fresh temp dir, removed at the end). The hand-written loop
  * is given troupe's opening system and user messages, so both sides send the same first request.
  * `troupe-remote` runs the troupe loop on a bus over a nats-server of its own, its `echo` served
- * by a node in another process (`toolNodeWorker.ts`).
+ * by a node in another process (`toolNodeWorker.ts`). `hand-lmdb` is the hand-written loop keeping
+ * each step in an LMDB environment of its own (a fresh temp dir too) with raw lmdb puts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,12 +25,13 @@ import * as thisBuild from '../../src/index.js';
 import { type MainThreadTimes, collect, elapsedMs, mainThreadTimes } from './measure.js';
 import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
-import { type LoopPlacement, echoDescription, echoParameters, handLoop, startLoopServer, troupeLoop } from './reactLoops.js';
+import { type LoopPlacement, echoDescription, echoParameters, handLoop, openHandStore, startLoopServer, troupeLoop } from './reactLoops.js';
 import { startLineProcess, startReadyProcess } from './readyProcess.js';
 import { NatsServer } from '../../test/support/natsServer.js';
 
 type TroupeSide = 'troupe' | 'troupe-disk' | 'troupe-remote';
-type Args = { side: TroupeSide; rounds: number; warmup: number } | { side: 'hand' | 'hand-sse'; rounds: number; warmup: number; opening: Opening };
+type HandSide = 'hand' | 'hand-sse' | 'hand-lmdb';
+type Args = { side: TroupeSide; rounds: number; warmup: number } | { side: HandSide; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   const count = (text: string | undefined, least: number): number => {
@@ -39,9 +41,10 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
   if (side === 'troupe' || side === 'troupe-disk' || side === 'troupe-remote') return { side, ...counts };
-  if ((side === 'hand' || side === 'hand-sse') && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
+  if ((side === 'hand' || side === 'hand-sse' || side === 'hand-lmdb') && opening !== undefined)
+    return { side, ...counts, opening: JSON.parse(opening) as Opening };
   throw new Error(
-    'usage: reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup> | hand|hand-sse <rounds> <warmup> \'{"system": …, "user": …}\'',
+    'usage: reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup> | hand|hand-sse|hand-lmdb <rounds> <warmup> \'{"system": …, "user": …}\'',
   );
 }
 
@@ -88,17 +91,19 @@ async function main(): Promise<void> {
   const server = await startLoopModel(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0), process.env['BENCH_MODEL_PROCESS'] === '1');
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
-  const dataDir = side === 'troupe-disk' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
-  // What troupe-remote started (the node, the nats-server), stopped last first.
+  const dataDir = side === 'troupe-disk' || side === 'hand-lmdb' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
+  // What troupe-remote started (the node, the nats-server) or hand-lmdb opened (its store), stopped last first.
   const stops: (() => Promise<void>)[] = [];
   let calls = 0;
   let opening: ChatRequest | undefined;
   // The main thread's scheduler times in the timed part of the measured rounds, summed (null without /proc).
   let main: MainThreadTimes | null = { cpuMs: 0, waitMs: 0 };
   try {
+    const handStore = args.side === 'hand-lmdb' && dataDir !== null ? openHandStore(dataDir) : undefined;
+    if (handStore !== undefined) stops.push(() => handStore.close());
     const loop =
-      args.side === 'hand' || args.side === 'hand-sse'
-        ? handLoop(server, args.opening, args.side === 'hand' ? 'sdk' : 'sse')
+      args.side === 'hand' || args.side === 'hand-sse' || args.side === 'hand-lmdb'
+        ? handLoop(server, args.opening, args.side === 'hand-sse' ? 'sse' : 'sdk', handStore)
         : await troupeLoop(server, thisBuild, dataDir, args.side === 'troupe-remote' ? await remotePlacement(stops) : {});
     try {
       for (let i = 0; i < warmup + rounds; i++) {

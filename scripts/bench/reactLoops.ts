@@ -2,6 +2,7 @@
  * The two loops of the ReAct-loop benchmark and the server script they run against, shared by
  * the per-process worker (`reactLoopWorker.ts`) and the same-process A/B (`reactAB.ts`).
  */
+import { type Database, open } from 'lmdb';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
@@ -120,17 +121,55 @@ export async function troupeLoop(
  */
 export type HandReader = 'sdk' | 'sse';
 
-/** The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as troupe's client does (body read as `reader` says). */
-export function handLoop(server: { readonly baseURL: string }, { system, user }: Opening, reader: HandReader = 'sdk'): Loop {
+/**
+ * Where the hand-written loop keeps its steps, if anywhere: the raw-library baseline of the
+ * data-dir row. An LMDB environment opened with lmdb's defaults, one database, one put a step.
+ */
+export interface HandStore {
+  readonly db: Database<unknown, string>;
+  close(): Promise<void>;
+}
+
+/** Opens a HandStore in `dir` (an existing, empty directory). */
+export function openHandStore(dir: string): HandStore {
+  const root = open<unknown, string>({ path: dir });
+  return { db: root, close: () => root.close() };
+}
+
+/**
+ * The baseline: the smallest ReAct loop one would write with the `openai` package, streaming as
+ * troupe's client does (body read as `reader` says). With a `store` it is the smallest durable
+ * one, keeping troupe's guarantees with raw lmdb puts: the opening is on disk before the first
+ * call, each step's reply and tool results are put once they are in and flushed (fsynced)
+ * before the next step's tool runs, overlapping the next model call, and the answer is on disk
+ * before it is returned.
+ */
+export function handLoop(server: { readonly baseURL: string }, { system, user }: Opening, reader: HandReader = 'sdk', store?: HandStore): Loop {
   const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
   const tools: ChatCompletionFunctionTool[] = [{ type: 'function', function: { name: 'echo', description: echoDescription, parameters: echoJsonSchema } }];
+  let round = 0;
+  // Resolves once `value` is on disk: a put's promise resolves at the commit, the database's
+  // `flushed` (a thenable read when `then` is called) at the fsync of the transaction it joined.
+  // Without a store the loop awaits nothing more.
+  const durable =
+    store === undefined
+      ? undefined
+      : async (key: string, value: unknown): Promise<void> => {
+          const committed = store.db.put(key, value);
+          const flushed = new Promise((resolve, reject) => void store.db.flushed.then(resolve, reject));
+          await committed;
+          await flushed;
+        };
   return {
     setup: () => Promise.resolve(),
     run: async () => {
+      const task = `task-${++round}`;
       const messages: ChatCompletionMessageParam[] = [
         { role: 'system', content: system },
         { role: 'user', content: user },
       ];
+      if (durable !== undefined) await durable(`${task}/0`, messages);
+      let lastStep: Promise<void> | undefined;
       for (let calls = 1; calls <= CALLS; calls++) {
         let text = '';
         const toolCalls: { id: string; name: string; arguments: string }[] = [];
@@ -152,16 +191,25 @@ export function handLoop(server: { readonly baseURL: string }, { system, user }:
           const chunks = new CompletionChunks(await request.asResponse());
           for (let batch = await chunks.next(); batch !== null; batch = await chunks.next()) batch.forEach(take);
         }
-        if (toolCalls.length === 0) return text;
-        messages.push({
-          role: 'assistant',
-          content: text === '' ? null : text,
-          tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
-        });
+        // The last step on disk before this step's tool runs or its answer leaves.
+        if (lastStep !== undefined) await lastStep;
+        if (toolCalls.length === 0) {
+          if (durable !== undefined) await durable(`${task}/answer`, text);
+          return text;
+        }
+        const step: ChatCompletionMessageParam[] = [
+          {
+            role: 'assistant',
+            content: text === '' ? null : text,
+            tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+          },
+        ];
         for (const call of toolCalls) {
           const args = JSON.parse(call.arguments) as { n: number };
-          messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ n: args.n }) });
+          step.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ n: args.n }) });
         }
+        messages.push(...step);
+        lastStep = durable?.(`${task}/${calls}`, step);
       }
       throw new Error(`hand-written loop got no answer after ${CALLS} model calls`);
     },
