@@ -5,7 +5,7 @@ import { type Row, times } from './report.js';
 // A model that takes time: 1 ms between streamed chunks (about 8–9 ms a call here). Few rounds,
 // as each is ~20 times longer than against the instant server.
 const schedule = { blocks: 2, warmup: 20, rounds: 30, modelDelayMs: 1 };
-const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk'];
+const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-lmdb'];
 
 /**
  * The ReAct loop against a model that is not instant: what persistence costs once its commits
@@ -17,21 +17,21 @@ export async function reactLatency(): Promise<Row[]> {
   let opening: ReturnType<typeof openingOf> | undefined;
   for (let block = 1; block <= schedule.blocks; block++) {
     for (const side of sides) {
-      const report = await runWorker(side, side === 'hand' ? opening : undefined, schedule);
+      const report = await runWorker(side, side.startsWith('hand') ? opening : undefined, schedule);
       opening ??= openingOf(report.firstRequest);
       (blocks[side] ??= []).push(report);
       process.stderr.write(`  ${side} ${block}/${schedule.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
     }
   }
   const msPerStep = (side: Side): number => median((blocks[side] ?? []).flatMap((report) => report.msPerStepSamples));
-  const [hand, memory, disk] = [msPerStep('hand'), msPerStep('troupe'), msPerStep('troupe-disk')];
+  const [hand, memory, disk, rawDisk] = [msPerStep('hand'), msPerStep('troupe'), msPerStep('troupe-disk'), msPerStep('hand-lmdb')];
   return [
     {
       benchmark: 'ReAct loop with a data dir, against a model that takes time (per model call)',
       troupe: `${disk.toFixed(2)} ms/step`,
       raw: `${hand.toFixed(2)} ms/step`,
       ratio: disk / hand,
-      notes: `the same loops with the server pausing ${schedule.modelDelayMs} ms between streamed chunks; blocks alternated (troupe, hand, troupe-disk × ${schedule.blocks}), each ${schedule.warmup} warm-up then ${schedule.rounds} measured rounds; troupe memory-only ${memory.toFixed(2)} ms/step (${times(memory / hand)}); the data dir's commits overlap the model call, so persistence costs ${((disk - memory) * 1000).toFixed(0)} µs/step here`,
+      notes: `the same loops with the server pausing ${schedule.modelDelayMs} ms between streamed chunks; blocks alternated (troupe, hand, troupe-disk, hand-lmdb × ${schedule.blocks}), each ${schedule.warmup} warm-up then ${schedule.rounds} measured rounds; troupe memory-only ${memory.toFixed(2)} ms/step (${times(memory / hand)}); the data dir's commits overlap the model call, so persistence costs ${((disk - memory) * 1000).toFixed(0)} µs/step here; the hand-written loop keeping each step with raw lmdb puts (hand-lmdb, as in the data-dir row above) ${rawDisk.toFixed(2)} ms/step (${times(rawDisk / hand)})`,
     },
   ];
 }
