@@ -30,7 +30,9 @@ import { startLineProcess, startReadyProcess } from './readyProcess.js';
 import { NatsServer } from '../../test/support/natsServer.js';
 
 type TroupeSide = 'troupe' | 'troupe-disk' | 'troupe-remote';
-type HandSide = 'hand' | 'hand-sse' | 'hand-lmdb';
+const handSides = ['hand', 'hand-sse', 'hand-lmdb'] as const;
+type HandSide = (typeof handSides)[number];
+const isHandSide = (side: string | undefined): side is HandSide => handSides.includes(side as HandSide);
 type Args = { side: TroupeSide; rounds: number; warmup: number } | { side: HandSide; rounds: number; warmup: number; opening: Opening };
 
 function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
@@ -41,8 +43,7 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
   if (side === 'troupe' || side === 'troupe-disk' || side === 'troupe-remote') return { side, ...counts };
-  if ((side === 'hand' || side === 'hand-sse' || side === 'hand-lmdb') && opening !== undefined)
-    return { side, ...counts, opening: JSON.parse(opening) as Opening };
+  if (isHandSide(side) && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
   throw new Error(
     'usage: reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup> | hand|hand-sse|hand-lmdb <rounds> <warmup> \'{"system": …, "user": …}\'',
   );
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
     const handStore = args.side === 'hand-lmdb' && dataDir !== null ? openHandStore(dataDir) : undefined;
     if (handStore !== undefined) stops.push(() => handStore.close());
     const loop =
-      args.side === 'hand' || args.side === 'hand-sse' || args.side === 'hand-lmdb'
+      'opening' in args
         ? handLoop(server, args.opening, args.side === 'hand-sse' ? 'sse' : 'sdk', handStore)
         : await troupeLoop(server, thisBuild, dataDir, args.side === 'troupe-remote' ? await remotePlacement(stops) : {});
     try {
