@@ -11,6 +11,7 @@ import type { MemoryEntry, StoredEntry, SummaryEntry, TaskEntry } from './entrie
 import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
 import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
 import { baseImportance } from './importance.js';
+import { retrievalQuery } from './retrievalQuery.js';
 import { type MemoryLimits, type MemoryLimitsInput, memoryLimits } from './limits.js';
 import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
@@ -164,6 +165,15 @@ export class AgentMemory {
   async search(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
     this.#open();
     return this.#facts.search(text, k, { sessionId: filter.sessionId });
+  }
+
+  /**
+   * L4: the `k` facts a Task's text calls to mind, as `search` with a query built from the text
+   * within `maxQueryChars` (a turn must not fail because its message is long); none for blank text.
+   */
+  async recall(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
+    const query = retrievalQuery(text, this.#facts.maxQueryChars);
+    return query === '' ? [] : this.search(query, k, filter);
   }
 
   /** L4 facts, oldest first: those `sessionId` may see (its own and agent-scope ones), or every fact without one. */

@@ -36,6 +36,8 @@ export interface FactHit {
 /** What an agent's memory needs of its L4 store. */
 export interface MemoryFacts {
   readonly size: number;
+  /** Characters a search's query may have (`search` and `peek` refuse a longer one). */
+  readonly maxQueryChars: number;
   /** A near-duplicate of a stored fact is merged into it (`merged: true`). */
   add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }>;
   /** Facts of that session and agent-scope facts, best first; counts a retrieval. */

@@ -33,6 +33,10 @@ export class FactStoreDouble implements MemoryFacts {
     return this.facts.length;
   }
 
+  get maxQueryChars(): number {
+    return 4000;
+  }
+
   async add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
     if (this.failAfter !== null && this.failAfter-- <= 0) throw new Error('the fact store failed (test)');
     const stored: Fact = {

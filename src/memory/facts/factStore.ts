@@ -92,6 +92,10 @@ export class FactStore {
     return this.#set.size;
   }
 
+  get maxQueryChars(): number {
+    return this.#limits.maxQueryChars;
+  }
+
   /**
    * Stores a fact, or merges it into a stored one of the same scope and session at least
    * `mergeThreshold` close (keeping that one's text: importance the higher of both, the new

@@ -168,7 +168,7 @@ export class MemoryContext implements TurnContext {
     this.#task = task;
     this.#memory = await this.#deps.memory();
     const { retrieve, sessionId } = this.#deps;
-    this.#hits = this.#memory === undefined || retrieve === 0 ? [] : await this.#memory.search(taskText(task), retrieve, { sessionId });
+    this.#hits = this.#memory === undefined || retrieve === 0 ? [] : await this.#memory.recall(taskText(task), retrieve, { sessionId });
     this.#inherited = this.#deps.inherited(sessionId);
   }
 }
