@@ -110,7 +110,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
       : `troupe: model ${rt.model.name}${io.env['OPENAI_BASE_URL'] === undefined ? '' : ` at ${io.env['OPENAI_BASE_URL']}`}\n`,
   );
-  rt.bus.on('*').subscribe((task) => {
+  rt.events('*').subscribe((task) => {
     // The society moved on: a retry announced before is over.
     status?.notice(undefined);
     if (task.action === Actions.thinking && !options.verbose) return;

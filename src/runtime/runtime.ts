@@ -1,4 +1,4 @@
-import type { Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { type Actor, createActor, fromPromise, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
@@ -28,6 +28,7 @@ import { Society } from './society.js';
 import { societyEnvironment } from './societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
 import { type TerminateOptions, terminationOf } from './terminateOptions.js';
+import { DurableOrder } from './journal/durableOrder.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
@@ -150,8 +151,8 @@ export class Runtime {
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
-    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect });
-    journal.connect(this.bus, (handler) => this.user.onOutput(handler));
+    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order: new DurableOrder(journal, logger) });
+    journal.connect(this.bus);
     this.bus.faults$.subscribe((fault) => {
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
     });
@@ -315,6 +316,15 @@ export class Runtime {
   /** Model calls and tokens of the whole society so far. */
   usage(): ModelUsage {
     return this.#society.totalUsage();
+  }
+
+  /**
+   * The bus's Tasks matching `pattern` (as `bus.on`), in publish order, each answer to the user
+   * held until it is durable: what an output shows (the event stream, the CLI) is never an answer
+   * a restart would give again.
+   */
+  events(pattern = '*'): Observable<Task> {
+    return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger));
   }
 
   onOutput(handler: OutputHandler): () => void {

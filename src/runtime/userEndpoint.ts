@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type Task, finalStatuses } from '../task/index.js';
+import type { DurableOrder } from './journal/durableOrder.js';
 
 /** Receives each Task addressed to the user (console printer, HTTP, SSE …). */
 export type OutputHandler = (task: Task) => void;
@@ -15,11 +16,14 @@ export interface UserEndpointDeps {
   readonly logger: Logger;
   readonly inboxLimit: number;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** Holds each answer until it is durable, so the user never has an answer a restart would give again. */
+  readonly order: DurableOrder;
 }
 
 /**
  * The human's door (agent id `user`). What the user says goes straight to its target; what
- * agents address to `user` lands in the inbox and reaches every output handler.
+ * agents address to `user` lands in the inbox and reaches every output handler, an answer once
+ * it is durable.
  */
 export class UserEndpoint {
   readonly id = 'user';
@@ -34,7 +38,7 @@ export class UserEndpoint {
     const machine = userEndpointMachine.provide({
       actions: {
         forwardInput: (_, { task }) => deps.bus.publish(task),
-        deliverToUser: (_, { task }) => this.#deliver(task),
+        deliverToUser: (_, { task }) => deps.order.pass(task, (held) => this.#deliver(held)),
       },
     });
     this.#actor = createActor(machine, { id: 'user', ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }) });

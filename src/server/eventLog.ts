@@ -43,7 +43,7 @@ export class EventLog {
 
   constructor(runtime: Runtime, redactor: Redactor, capacity: number) {
     this.#recent = new DebugRing(capacity);
-    this.#subscription = runtime.bus.on('*').subscribe({
+    this.#subscription = runtime.events('*').subscribe({
       next: (task) => {
         this.#lastId += 1;
         const event = new LoggedEvent(this.#lastId, task, redactor);

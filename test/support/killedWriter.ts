@@ -50,3 +50,22 @@ export async function runUntilKilled(script: string, args: readonly string[], at
   if (!state.killed) throw new Error(`writer exited on its own (code ${code}): ${stderr}`);
   return acknowledged();
 }
+
+/**
+ * Runs a writer script that kills itself (SIGKILL) at a moment of its own choosing, one no
+ * outside kill can reliably hit (the instant an answer reaches it); returns the complete
+ * acknowledgement lines it printed after `ready`. A writer that dies any other way fails the test.
+ */
+export async function runUntilSelfKilled(script: string, args: readonly string[]): Promise<string[]> {
+  const child = spawn(process.execPath, processArgs(script, args), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, killedBy) => resolve(killedBy)));
+  if (signal !== 'SIGKILL') throw new Error(`writer did not kill itself (signal ${signal}): ${stderr}`);
+  return stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line !== 'ready');
+}

@@ -31,8 +31,8 @@ export interface Journal {
   readonly persistent: boolean;
   /** Where agents' memories are kept beside the organisation (null: in memory only). */
   readonly memoryStore: MemoryStore | null;
-  /** Starts logging what the society says: every Task on `bus`, and what reaches the user through `onOutput`. */
-  connect(bus: EventBus, onOutput: (handler: (task: Task) => void) => void): void;
+  /** Starts logging what the society says: every Task on `bus`, and what is addressed to the user in the inbox too. */
+  connect(bus: EventBus): void;
   role(role: Role): Promise<void>;
   /** Records a new agent, then runs `start`: once the record is durable, or at once when nothing is kept. */
   agent<T>(record: AgentRecord, start: () => T): Promise<T>;

@@ -33,18 +33,19 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
   return {
     persistent: true,
     memoryStore: { db: store.environment, indexDir: memoryIndexDir },
-    connect(bus: EventBus, onOutput) {
+    connect(bus: EventBus) {
       // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
-      // add up to is logged) and the user's own messages (logged before they were sent).
+      // add up to is logged) and the user's own messages (logged before they were sent). What is
+      // addressed to the user goes to the inbox in the same write, before the user is handed it.
       bus.subscribe(
         { pattern: '*' },
         (task) => {
           if (task.action === Actions.thinking || loggedFirst.has(task)) return;
           queued(() => store.appendMessage(task.sessionId, task), 'message log', { taskId: task.id });
+          if (task.to === 'user') queued(() => store.appendInbox(task), 'inbox', { taskId: task.id });
         },
         'message-log',
       );
-      onOutput((task) => queued(() => store.appendInbox(task), 'inbox', { taskId: task.id }));
     },
     role: async (role) => {
       await awaited(() => store.createRole({ ...role }));
