@@ -168,12 +168,15 @@ export class AgentMemory {
   }
 
   /**
-   * L4: the `k` facts a Task's text calls to mind, as `search` with a query built from the text
-   * within `maxQueryChars` (a turn must not fail because its message is long); none for blank text.
+   * L4: the `k` facts a Task's text calls to mind, at least `minSimilarity` close: as `search`,
+   * with a query built from the text within `maxQueryChars` (a turn must not fail because its
+   * message is long); none for blank text.
    */
-  async recall(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
+  async recall(text: string, k: number, filter: { readonly sessionId: string | null; readonly minSimilarity: number }): Promise<FactHit[]> {
     const query = retrievalQuery(text, this.#facts.maxQueryChars);
-    return query === '' ? [] : this.search(query, k, filter);
+    if (query === '') return [];
+    this.#open();
+    return this.#facts.search(query, k, { sessionId: filter.sessionId, minSimilarity: filter.minSimilarity });
   }
 
   /** L4 facts, oldest first: those `sessionId` may see (its own and agent-scope ones), or every fact without one. */

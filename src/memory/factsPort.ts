@@ -40,8 +40,8 @@ export interface MemoryFacts {
   readonly maxQueryChars: number;
   /** A near-duplicate of a stored fact is merged into it (`merged: true`). */
   add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }>;
-  /** Facts of that session and agent-scope facts, best first; counts a retrieval. */
-  search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]>;
+  /** Facts of that session and agent-scope facts at least `minSimilarity` close, best first; counts a retrieval of each. */
+  search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]>;
   /** As `search`, counting no retrieval; without `sessionId`, over every session's facts. */
   peek(text: string, k: number, filter?: { sessionId?: string | null }): Promise<FactHit[]>;
   list(filter?: { sessionId?: string | null }): Fact[];

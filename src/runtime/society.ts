@@ -161,7 +161,15 @@ export class Society implements SocietyPort {
     return this.requireRunning(agentId).context(sessionId);
   }
 
+  /** Stores a fact for an agent's model, with a scope its role's policy allows (`rememberScopes`). */
   remember(request: RememberRequest): Promise<RememberedFact> {
+    const role = this.#live.local(request.agentId)?.role;
+    const scopes = role?.tools?.rememberScopes;
+    if (role !== undefined && scopes !== undefined && !scopes.includes(request.scope)) {
+      const allowed = scopes.length === 0 ? 'none' : scopes.map((scope) => `"${scope}"`).join(', ');
+      const message = `scope: role "${role.name}" may not remember with scope "${request.scope}" (its policy's rememberScopes allows ${allowed})`;
+      return Promise.reject(new TroupeError('invalid_input', message, { context: { agentId: request.agentId } }));
+    }
     return rememberFact(this.#env.memory, request);
   }
 

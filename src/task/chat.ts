@@ -24,8 +24,18 @@ export const ToolDefinitionSchema = z.object({
   parameters: z.record(z.string(), z.unknown()),
 });
 
-/** Which tools a role may use: `allow` (when given), then `deny`. */
-export const ToolPolicySchema = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
+/**
+ * Which tools a role may use: `allow` (when given), then `deny`; and with which scopes its model
+ * may `remember` (both by default: a role serving many users keeps `agent` scope, what every one
+ * of its sessions sees, for its operator with `rememberScopes: ['session']`).
+ */
+export const ToolPolicySchema = z
+  .object({
+    allow: z.array(z.string()).optional(),
+    deny: z.array(z.string()).optional(),
+    rememberScopes: z.array(z.enum(['session', 'agent'])).optional(),
+  })
+  .strict();
 
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;

@@ -23,6 +23,7 @@ describe("a turn context's view of its session in memory", () => {
       inherited: () => null,
       budget: contextBudget({}),
       retrieve: 0,
+      minRelevance: 0.15,
       sink: keepNothing,
       stored: [],
     });

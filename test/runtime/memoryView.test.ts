@@ -71,9 +71,10 @@ describe('rt.memory: what an agent remembers', () => {
 
   it("searches L4 (a session's facts and the agent's) with similarities, and looking counts no retrieval", async () => {
     const { rt, snow } = await society({ onDisk: false });
-    // The snow session's turn retrieved the agent-wide fact for its context: that was a use.
+    // The snow session's Task is not about the agent-wide fact (a rain haiku): its turn left it out
+    // of the context (memory.minRelevance), so no use of it was counted.
     const before = (await rt.memory('root', { tier: 'l4' })).entries.map((entry) => entry.retrievals);
-    expect(before).toEqual([1, 0]);
+    expect(before).toEqual([0, 0]);
     const found = await rt.memory('root', { search: 'what haiku does the user like?', k: 5 });
     expect(found).toMatchObject({ tier: 'l4', search: { text: 'what haiku does the user like?', k: 5 }, offset: 0 });
     expect(found.entries.map((entry) => entry.text)).toEqual([rememberedFacts.likes, rememberedFacts.rainSession]);

@@ -54,9 +54,10 @@ export class FactStoreDouble implements MemoryFacts {
     return { fact: stored, merged: false };
   }
 
-  async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
+  async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]> {
     this.searches.push({ text, k, sessionId: filter.sessionId });
-    return this.peek(text, k, filter);
+    const floor = filter.minSimilarity ?? -Infinity;
+    return (await this.peek(text, k, filter)).filter((hit) => hit.similarity >= floor);
   }
 
   async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {

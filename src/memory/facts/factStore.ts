@@ -139,12 +139,14 @@ export class FactStore {
   /**
    * The `k` facts closest to `text` among those the session may see (its own and agent-scope
    * facts; with `sessionId: null`, agent-scope facts only), closest first. Each one returned counts
-   * a retrieval (written in the background).
+   * a retrieval (written in the background); those less similar than `minSimilarity` are not
+   * returned, nor counted.
    */
-  async search(text: string, k: number, filter: { sessionId: string | null }): Promise<FactHit[]> {
+  async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const query = checkSearch(text, k, filter, this.#limits);
-    const found = await this.#nearest(query.text, query.k, query.sessionId);
+    const floor = filter.minSimilarity ?? -Infinity;
+    const found = (await this.#nearest(query.text, query.k, query.sessionId)).filter((hit) => hit.similarity >= floor);
     const hits = found.map(({ fact, similarity }) => {
       const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
       this.#set.update(retrieved);

@@ -90,6 +90,7 @@ export class Agent {
       inherited: (sessionId) => (parentId === null ? null : parentContext(memory.memoryOf(parentId), sessionId, memorySettings.budget)),
       budget: memorySettings.budget,
       retrieve: memorySettings.retrieve,
+      minRelevance: memorySettings.minRelevance,
     });
     const start = startingPoint(env, this.#contexts, record, origin);
     this.#waiting = start.waiting;

@@ -34,6 +34,8 @@ export interface MemoryContextDeps {
   readonly budget: ContextBudget;
   /** L4 facts retrieved for each turn's Task. */
   readonly retrieve: number;
+  /** How close (similarity) a fact must be to the Task to enter the context. */
+  readonly minRelevance: number;
   /** Keeps the steps (under `agentId/sessionId` in the store), so an interrupted turn resumes. */
   readonly sink: ConversationSink;
   /** The steps stored when the agent last ran, if any. */
@@ -167,8 +169,9 @@ export class MemoryContext implements TurnContext {
   async #prepare(task: Task): Promise<void> {
     this.#task = task;
     this.#memory = await this.#deps.memory();
-    const { retrieve, sessionId } = this.#deps;
-    this.#hits = this.#memory === undefined || retrieve === 0 ? [] : await this.#memory.recall(taskText(task), retrieve, { sessionId });
+    const { retrieve, sessionId, minRelevance } = this.#deps;
+    this.#hits =
+      this.#memory === undefined || retrieve === 0 ? [] : await this.#memory.recall(taskText(task), retrieve, { sessionId, minSimilarity: minRelevance });
     this.#inherited = this.#deps.inherited(sessionId);
   }
 }

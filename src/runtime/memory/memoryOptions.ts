@@ -19,6 +19,12 @@ export interface MemoryOptions {
   readonly context?: ContextBudgetInput;
   /** L4 facts retrieved for each turn's Task (0: none). */
   readonly retrieve?: number;
+  /**
+   * How close (similarity, -1 to 1) a fact must be to a turn's Task to enter its context; less
+   * related facts, agent-scope ones too, are left out. 0.15 by default: with the offline embedder,
+   * a question and the fact that answers it score 0.2 to 0.65, unrelated pairs mostly below 0.15.
+   */
+  readonly minRelevance?: number;
 }
 
 /** The settings, checked once at `createRuntime`: a bad value is refused naming it. */
@@ -28,10 +34,12 @@ export interface MemorySettings {
   readonly embedder: Embedder | null;
   readonly budget: ContextBudget;
   readonly retrieve: number;
+  readonly minRelevance: number;
 }
 
 const CountsSchema = z.object({
   retrieve: z.number().int().nonnegative().max(100).default(8),
+  minRelevance: z.number().min(-1).max(1).default(0.15),
 });
 
 /** Checks `options` (throwing a ValidationError that names the first bad one) and fills in the defaults. */
@@ -40,7 +48,7 @@ export function memorySettings(options: MemoryOptions = {}): MemorySettings {
   const facts = options.facts ?? {};
   memoryLimits(limits);
   limitsOf(facts);
-  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve }, 'memory');
+  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance }, 'memory');
   return {
     limits,
     facts,
