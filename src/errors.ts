@@ -24,6 +24,7 @@ export const errorCodes = [
   'aborted',
   // An agent refusing a Task or giving up on it (the agent's behaviour and its turn).
   'mailbox_full',
+  'memory_behind',
   'step_limit',
   'repeat_guard',
   // A Task's turn ran past its budget of tokens or time.

@@ -48,6 +48,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'duplicate_request':
     case 'aborted':
     case 'mailbox_full':
+    case 'memory_behind':
     case 'client_timeout':
     case 'too_many_streams':
     case 'step_limit':

@@ -17,6 +17,9 @@ import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
 import { Tiers, inSession } from './tiers.js';
 
+/** At most one warning in this time about Tasks memory refused (the first at once, then a count of those since). */
+const refusalWarningMs = 10_000;
+
 export interface AgentMemoryOptions {
   readonly agentId: string;
   /** The organisation's LMDB environment (entries go to its `memory-entries` sub-db), or null to keep everything in memory only. */
@@ -78,6 +81,8 @@ export class AgentMemory {
   #lastWrite: Promise<unknown> | undefined;
   #compaction: Promise<CompactionReport> | undefined;
   #closed = false;
+  #lastRefusalWarning: number | undefined;
+  #refusedSinceWarning = 0;
 
   private constructor(options: AgentMemoryOptions, loaded: { entries: StoredEntry[]; nextSeq: number }) {
     this.agentId = options.agentId;
@@ -117,10 +122,7 @@ export class AgentMemory {
     const bound = this.#limits.l1Capacity + this.#limits.maxBacklog;
     if (tiers.l1.length >= bound) {
       tiers.refused++;
-      this.#logger.warn(
-        { agentId: this.agentId, taskId: checked.id, l1: tiers.l1.length },
-        'memory refused a Task: L1 is at l1Capacity + maxBacklog, compaction is behind',
-      );
+      this.#warnRefused(checked.id, tiers);
       return 'refused';
     }
     const importance = baseImportance(checked);
@@ -139,6 +141,30 @@ export class AgentMemory {
     tiers.add(entry);
     await this.#write([entry], []);
     return 'kept';
+  }
+
+  /**
+   * Whether `incoming` more Tasks of new work may be taken (intake asks before it accepts one):
+   * L1 would hold fewer than `l1Capacity + maxBacklog / 2` entries with them. The other half of
+   * the backlog is left for what work already taken adds (its answers, its delegations), so
+   * `observe` refuses a Task only when compaction is far behind.
+   */
+  admits(incoming: number): boolean {
+    const limits = this.#limits;
+    return (this.#tiers?.l1.length ?? 0) + incoming < limits.l1Capacity + Math.floor(limits.maxBacklog / 2);
+  }
+
+  /** One warning per `refusalWarningMs` however many Tasks were refused, counting those since the last. */
+  #warnRefused(taskId: string, tiers: Tiers): void {
+    const now = this.#clock.now();
+    this.#refusedSinceWarning++;
+    if (this.#lastRefusalWarning !== undefined && now - this.#lastRefusalWarning < refusalWarningMs) return;
+    this.#logger.warn(
+      { agentId: this.agentId, taskId, l1: tiers.l1.length, refused: this.#refusedSinceWarning, refusedInAll: tiers.refused },
+      'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
+    );
+    this.#lastRefusalWarning = now;
+    this.#refusedSinceWarning = 0;
   }
 
   /** Goes up with every change to L1–L3 (what `l1`, `l2` and `l3` return), so a view built from them knows when to build again. */

@@ -136,7 +136,9 @@ export class Runtime {
     this.#root = root;
     this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
-    this.#intake = new IntakeGate(config.mailboxLimit);
+    // Each Task an agent has taken and not answered will add at least its answer to its memory.
+    const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
+    this.#intake = new IntakeGate(config.mailboxLimit, (agentId, incoming) => this.#memory.refusal(agentId, incoming + unanswered(agentId)));
     this.#clock = clock;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;

@@ -109,11 +109,31 @@ describe('AgentMemory: limits', () => {
     expect(memory.compactionDue(clock.now())).toBe(true);
     expect(await memory.observe(memoryTask({ id: 'one-too-many' }))).toBe('refused');
     expect(memory.counts()).toMatchObject({ l1: 5, refused: 1 });
-    const warnings = logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message);
-    expect(warnings).toEqual(['memory refused a Task: L1 is at l1Capacity + maxBacklog, compaction is behind']);
+    // One summarising line per interval, not one per Task: the first at once, then a count.
+    for (let i = 0; i < 49; i++) expect(await memory.observe(memoryTask({ id: `flood-${i}` }))).toBe('refused');
+    clock.advance(10_000);
+    expect(await memory.observe(memoryTask({ id: 'later' }))).toBe('refused');
+    const warnings = logger.entries.filter((entry) => entry.level === 'warn');
+    expect(warnings.map((entry) => entry.message)).toEqual([
+      'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
+      'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
+    ]);
+    expect(warnings.map((entry) => [entry.fields['refused'], entry.fields['refusedInAll']])).toEqual([
+      [1, 1],
+      [50, 51],
+    ]);
     // Once compaction catches up, Tasks are kept again.
     await memory.compact(clock.now(), extractiveHelpers(memory.limits));
     expect(memory.counts().l1).toBe(3);
     expect(await memory.observe(memoryTask({ id: 'welcome-again' }))).toBe('kept');
+  });
+
+  it('admits new work while L1 with it stays under l1Capacity + maxBacklog / 2, leaving the rest for work taken', async () => {
+    const { memory } = await openMemory({ limits: { l1Capacity: 3, maxBacklog: 4 } });
+    expect(memory.admits(4)).toBe(true);
+    expect(memory.admits(5)).toBe(false);
+    for (let i = 0; i < 4; i++) await memory.observe(memoryTask({ id: `t${i}` }));
+    expect(memory.admits(0)).toBe(true);
+    expect(memory.admits(1)).toBe(false);
   });
 });

@@ -51,10 +51,14 @@ export class MemoryHub {
     if (known !== undefined) return known;
     const opening = this.#openMemory(agentId);
     this.#opening.set(agentId, opening);
-    // Registered first, so the memory is known as open before anything fed meanwhile is kept.
+    // Registered first, so the memory is known as open before anything fed meanwhile is kept. A
+    // memory that opens with work (a restart found it past a capacity) is compacted now, not at
+    // the compactor's next sweep: until then intake would refuse its agent's new work.
     opening.then(
       (memory) => {
-        if (this.#opening.get(agentId) === opening) this.#open.set(agentId, memory);
+        if (this.#opening.get(agentId) !== opening) return;
+        this.#open.set(agentId, memory);
+        if (memory.compactionDue(this.#deps.clock.now())) this.#deps.onDue(agentId);
       },
       (error: unknown) => this.#deps.logger.error({ agentId, error: describeError(error) }, 'agent memory failed to open'),
     );

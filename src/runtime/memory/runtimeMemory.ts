@@ -1,6 +1,7 @@
 import type { InspectionEvent } from 'xstate';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
+import { TroupeError } from '../../errors.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { Logger } from '../../logger.js';
 import type { Redactor } from '../../task/index.js';
@@ -11,6 +12,9 @@ import type { MemoryQueryInput, MemoryView } from './memoryQuery.js';
 import { readMemory } from './readMemory.js';
 import type { Journal } from '../journal/journal.js';
 import { TerminatedRetention } from '../terminatedRetention.js';
+
+/** How long a client refused while memory catches up is told to wait. */
+const memoryRetryAfterSeconds = 1;
 
 export interface RuntimeMemoryDeps {
   readonly bus: EventBus;
@@ -58,6 +62,23 @@ export class RuntimeMemory {
   /** What an agent remembers (see `Runtime.memory`); `known` says whether the organisation has the agent. */
   read(agentId: string, query: MemoryQueryInput, redactor: Redactor, known: (agentId: string) => boolean): Promise<MemoryView> {
     return readMemory({ hub: this.hub, known }, agentId, query, redactor);
+  }
+
+  /**
+   * Why `agentId`'s memory cannot take `incoming` more Tasks of new work now (`memory_behind`,
+   * with the compactor told it is due), or null when it can or is not open yet: intake refuses
+   * such a Task before accepting it, rather than memory dropping what the work says.
+   */
+  refusal(agentId: string, incoming: number): TroupeError | null {
+    const memory = this.hub.memoryOf(agentId);
+    if (memory === undefined || memory.admits(incoming)) return null;
+    this.#compactor.due(agentId);
+    const { l1Capacity, maxBacklog } = memory.limits;
+    return new TroupeError(
+      'memory_behind',
+      `agent ${agentId}'s memory holds ${memory.counts().l1} recent Tasks, past l1Capacity + maxBacklog / 2 (${l1Capacity + Math.floor(maxBacklog / 2)}): compaction is catching up; try again later`,
+      { context: { agentId, retryAfterSeconds: memoryRetryAfterSeconds } },
+    );
   }
 
   /** Lets a retention round finish, drains the compactor (its batch in progress finishes), then closes every memory once written. */
