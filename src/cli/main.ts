@@ -85,6 +85,9 @@ const program = new Command()
   .description('An actor-model runtime for societies of LLM agents')
   .version(troupeVersion(), '-V, --version', 'print the version of troupe')
   .showHelpAfterError()
+  // Commander's own output (help, version, refusals) goes out as the commands' does: redacted,
+  // since a refusal quotes the argument it refused, and a secret may have been typed as one.
+  .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
   // Commander throws where it would exit, so its output is written before the process ends too.
   .exitOverride();
 
