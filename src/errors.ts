@@ -26,6 +26,7 @@ export const errorCodes = [
   'mailbox_full',
   'step_limit',
   'repeat_guard',
+  'tool_call_limit',
   // A Task's turn ran past its budget of tokens or time.
   'token_budget',
   'time_budget',
