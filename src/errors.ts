@@ -27,6 +27,7 @@ export const errorCodes = [
   'memory_behind',
   'step_limit',
   'repeat_guard',
+  'tool_call_limit',
   // A Task's turn ran past its budget of tokens or time.
   'token_budget',
   'time_budget',

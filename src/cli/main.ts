@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Each command's implementation is imported when it runs: `troupe --help`, `--version` and a
 // refused command line load none of the runtime, its store, the HTTP server or the NATS client.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { Redactor } from '../task/index.js';
 import { redactedIo, reportFailure } from './cliIo.js';
 import { readSecrets } from './environment.js';
 import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
+import { exitWhenWritten } from './exitWhenWritten.js';
 import { registerMemoryCommand } from './memoryCommand.js';
 import { registerMessagesCommand } from './messagesView.js';
 import { registerOrgCommand } from './orgView.js';
@@ -60,15 +61,15 @@ const processIo: ServeIo = {
 };
 
 /** The process's io, redacting all it prints of the secrets the environment configures; exits 2 on a secret that cannot be hidden. */
-function secretKeepingIo(): ServeIo {
+function secretKeepingIo(): Promise<ServeIo> {
   try {
-    return redactedIo(processIo, new Redactor(readSecrets(process.env)));
+    return Promise.resolve(redactedIo(processIo, new Redactor(readSecrets(process.env))));
   } catch (error) {
-    process.exit(reportFailure(processIo, error, 'bad settings in the environment'));
+    return exitWhenWritten(reportFailure(processIo, error, 'bad settings in the environment'));
   }
 }
 
-const io = secretKeepingIo();
+const io = await secretKeepingIo();
 
 /** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {
@@ -84,10 +85,11 @@ const program = new Command()
   .description('An actor-model runtime for societies of LLM agents')
   .version(troupeVersion(), '-V, --version', 'print the version of troupe')
   .showHelpAfterError()
-  .exitOverride((error) => {
-    // --help and --version end with 0; every refusal of the command line is a usage error.
-    process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage);
-  });
+  // Commander's own output (help, version, refusals) goes out as the commands' does: redacted,
+  // since a refusal quotes the argument it refused, and a secret may have been typed as one.
+  .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+  // Commander throws where it would exit, so its output is written before the process ends too.
+  .exitOverride();
 
 const run = program
   .command('run')
@@ -211,6 +213,13 @@ registerMessagesCommand(program, io);
 registerMemoryCommand(program, io);
 registerNodeCommand(program, io);
 
-await program.parseAsync(process.argv);
-// Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit.
-process.exit(process.exitCode ?? ExitCode.ok);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  // --help and --version end with 0; every refusal of the command line is a usage error.
+  process.exitCode = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+}
+// Leave no lingering handle (an inspector relay's clients, say) between the answer and the exit,
+// but only once all that was printed has left: a pipe takes it no faster than its reader reads.
+await exitWhenWritten(Number(process.exitCode ?? ExitCode.ok));

@@ -13,6 +13,11 @@ export const RuntimeConfigSchema = z.object({
   maxConversationMessages: z.number().int().positive().default(50),
   /** The same tool call (same arguments) allowed this many times in one turn; then refused, then the turn stops. */
   maxRepeatedToolCalls: z.number().int().min(2).default(3),
+  /**
+   * Tool calls one model reply may make; the calls past it are not run, each answered with a
+   * `tool_call_limit` refusal the model reads, so the turn goes on with what it asked for first.
+   */
+  maxToolCallsPerReply: z.number().int().positive().default(64),
   /** Default timeout of one tool call. */
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest accepted user message, in characters. */

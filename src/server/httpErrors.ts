@@ -73,6 +73,7 @@ export function statusOf(code: ErrorCode): number {
       return 504;
     case 'step_limit':
     case 'repeat_guard':
+    case 'tool_call_limit':
     case 'token_budget':
     case 'time_budget':
     case 'unknown_tool':

@@ -79,11 +79,13 @@ const agentReply = responseSchema(AgentSchema);
 
 /** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`. */
 export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redactor: Redactor): void {
-  app.get('/api/messages/:taskId', async (request) => {
+  app.get('/api/messages/:taskId', async (request, reply) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
-    const reply = messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
-    // The id is echoed as asked: a client may have asked with a secret (memory only, an unknown task is an empty page).
-    return { ...reply, taskId: redactor.text(reply.taskId), messages: reply.messages.map((task) => redactor.task(task)) };
+    const page = messagesOf(runtime, taskId, parseOrThrow(MessagesQuerySchema, request.query));
+    const body = JSON.stringify({ ...page, messages: page.messages.map((task) => redactor.task(task)) });
+    // Redacted again as written, ids included, as the event stream writes each Task: a client may
+    // have named its session (and so every Task's `sessionId`, and the id asked for) with a secret.
+    return reply.type('application/json; charset=utf-8').send(redactor.json(body));
   });
 
   // The serializer compiled from the reply schema picks each agent's fields: no copy per agent,

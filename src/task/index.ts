@@ -3,6 +3,7 @@ export * from './actions.js';
 export * from './task.js';
 export { deepFreeze } from './freeze.js';
 export { parseOrThrow, formatPath } from './validate.js';
+export { visibleText } from './visibleText.js';
 export { taskAsPrompt, readPrompt } from './prompt.js';
 export * from './chat.js';
 export { Redactor, redactedMark, redactingLogger } from './redact.js';

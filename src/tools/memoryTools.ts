@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { visibleText } from '../task/index.js';
 import { defineTool, jsonResult } from './tool.js';
 
 /** Importance of a fact the model stores without saying: it chose to keep it, so a little above the middle. */
@@ -19,7 +20,7 @@ export const rememberTool = defineTool({
     'One short self-contained statement (at most 500 characters by default). A fact close to one you already have is merged into it.',
   parameters: z.object({
     // The store's own `maxFactChars` (500 by default) is the limit that matters; this bound only stops a runaway argument early.
-    text: blankRefused(z.string().max(10_000)).describe('The fact, e.g. "The user prefers answers in French."'),
+    text: visibleText(blankRefused(z.string().max(10_000))).describe('The fact, e.g. "The user prefers answers in French."'),
     scope: z.enum(['session', 'agent']).default('session').describe('"session" (default): this conversation only; "agent": all of them'),
     importance: z.number().min(0).max(1).default(defaultImportance).describe(`How much it matters, 0..1 (default ${defaultImportance})`),
   }),

@@ -45,6 +45,13 @@ describe('the CLI lets no configured secret out', () => {
     }
   });
 
+  it("redacts commander's own refusals, which quote the argument they refuse: a secret typed as a flag's value", async () => {
+    const result = await runCli(['memory', 'root', '--tier', listed], { TROUPE_SECRETS: listed });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: option '--tier <tier>' argument '[REDACTED]' is invalid. --tier must be l1, l2, l3 or l4, got "[REDACTED]"`);
+    expect(result.stderr + result.stdout).not.toContain(listed);
+  });
+
   it('refuses a secret that is part of [REDACTED] itself, which nothing could hide, with exit 2 and a message that does not print it', async () => {
     const result = await runCli(['org'], { TROUPE_SECRETS: 'fine-secret-1,REDACTED' });
     expect(result.code).toBe(2);

@@ -19,16 +19,26 @@ describe('resumePoint', () => {
   });
 
   it('repeats the model call when only the prompt was stored', () => {
-    expect(resumePoint([system, prompt], task)).toEqual({ step: 0, done: [], unanswered: [] });
+    expect(resumePoint([system, prompt], task)).toEqual({ step: 0, done: [], unanswered: [], lastCalls: [] });
   });
 
   it('runs only the calls whose results were not stored, at the step that asked for them', () => {
     const messages = [system, prompt, reply(call('a', 1)), result('a'), reply(call('b', 2), call('c', 3)), result('c')];
-    expect(resumePoint(messages, task)).toEqual({ step: 1, done: [call('a', 1), call('c', 3)], unanswered: [call('b', 2)] });
+    expect(resumePoint(messages, task)).toEqual({
+      step: 1,
+      done: [call('a', 1), call('c', 3)],
+      unanswered: [call('b', 2)],
+      lastCalls: [call('b', 2), call('c', 3)],
+    });
   });
 
   it('after a complete tool step, goes on with the next model call', () => {
-    expect(resumePoint([system, prompt, reply(call('a', 1)), result('a')], task)).toEqual({ step: 1, done: [call('a', 1)], unanswered: [] });
+    expect(resumePoint([system, prompt, reply(call('a', 1)), result('a')], task)).toEqual({
+      step: 1,
+      done: [call('a', 1)],
+      unanswered: [],
+      lastCalls: [call('a', 1)],
+    });
   });
 
   it('gives back a final answer that was stored but never sent', () => {

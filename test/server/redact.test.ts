@@ -73,6 +73,24 @@ describe('read routes redaction', () => {
   });
 });
 
+describe('a session named with a secret', () => {
+  it('/api/messages redacts the ids of the Tasks it returns, as the event stream does', async () => {
+    const secret = 'session-named-secret-42';
+    const served = await serve({ runtime: { secrets: [secret] } });
+    const { taskId } = (await call<{ taskId: string }>(served.url, '/api/submit', { json: { text: 'write a haiku about rain', sessionId: secret } })).body;
+    await answered(served.rt, taskId);
+    // A session's messages are asked for by its id: the client names the secret, the reply must not.
+    for (const path of [`/api/messages/${secret}`, `/api/messages/${secret}?scope=all`]) {
+      const messages = await call<{ messages: { sessionId: string }[] }>(served.url, path);
+      expect(messages.status).toBe(200);
+      expect(messages.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(messages.body.messages.length).toBeGreaterThan(0);
+      expect(messages.body.messages.every((task) => task.sessionId === redactedMark)).toBe(true);
+      expect(JSON.stringify(messages.body)).not.toContain(secret);
+    }
+  });
+});
+
 describe('what the server lets out besides Tasks', () => {
   it('redacts its refusals, which name what they were given, and logs with its token redacted though only it knows the token', async () => {
     const token = 'c0ffee00c0ffee00';

@@ -110,6 +110,8 @@ describe('remember and search_memory', () => {
         { name: 'remember', arguments: { text: 'ok', importance: 2 } },
         { name: 'remember', arguments: { text: 'ok', scope: 'world' } },
         { name: 'remember', arguments: { text: 'x'.repeat(501) } },
+        { name: 'remember', arguments: { text: ' \u200b ' } },
+        { name: 'remember', arguments: { text: 'transfer to \u202e1234' } },
         { name: 'search_memory', arguments: { query: '' } },
         { name: 'search_memory', arguments: { query: 'ok', k: 0 } },
         { name: 'search_memory', arguments: { query: 'ok', k: 21 } },
@@ -125,6 +127,8 @@ describe('remember and search_memory', () => {
       ['invalid_input', expect.stringMatching(/^invalid arguments for remember: scope: /)],
       // The store's own limit (maxFactChars), named as the argument the model gave.
       ['invalid_input', 'remember failed: text: is 501 characters, more than maxFactChars (500); say it shorter'],
+      ['invalid_input', 'invalid arguments for remember: text: has no visible character (only white space, zero-width or other invisible characters)'],
+      ['invalid_input', expect.stringMatching(/^invalid arguments for remember: text: contains a bidirectional control character \(U\+202A–U\+202E/)],
       ['invalid_input', 'invalid arguments for search_memory: query: must not be blank'],
       ['invalid_input', expect.stringMatching(/^invalid arguments for search_memory: k: Too small/)],
       ['invalid_input', expect.stringMatching(/^invalid arguments for search_memory: k: Too big/)],

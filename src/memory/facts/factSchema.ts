@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonValueSchema, TaskIdSchema } from '../../task/index.js';
+import { JsonValueSchema, TaskIdSchema, visibleText } from '../../task/index.js';
 
 // The records of L4, one zod schema each: the source of their types and of the checks made when
 // they are read back from LMDB (a record that fails is skipped and logged, never trusted).
@@ -29,8 +29,14 @@ const newFactShape = {
   metadata: FactMetadataSchema.optional(),
 };
 
-/** A fact to remember, as `FactStore.add` takes it. */
-export const NewFactSchema = z.object(newFactShape).strict().refine(scopeAndSession.check, scopeAndSession.message);
+/**
+ * A fact to remember, as `FactStore.add` takes it: its text must show what it holds (checked on
+ * the way in only, so a fact stored before the rule still reads back).
+ */
+export const NewFactSchema = z
+  .object({ ...newFactShape, text: visibleText(newFactShape.text) })
+  .strict()
+  .refine(scopeAndSession.check, scopeAndSession.message);
 export type NewFact = z.infer<typeof NewFactSchema>;
 
 /** A stored fact: what `add`, `search` and `list` return, and the record kept in `memory-facts`. */

@@ -8,6 +8,8 @@ export interface ResumePoint {
   readonly done: readonly ToolCall[];
   /** Calls of the last model reply whose results never reached the conversation: to be run now. */
   readonly unanswered: readonly ToolCall[];
+  /** Every call of the last model reply, in its order, answered or not (`unanswered` holds the same objects). */
+  readonly lastCalls: readonly ToolCall[];
   /** The final answer, when the turn had finished but its reply was never sent. */
   readonly answer?: string;
 }
@@ -25,10 +27,11 @@ export function resumePoint(messages: readonly ChatMessage[], task: Task): Resum
   const answered = new Set(after.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
   const last = replies.at(-1);
   const calls = replies.flatMap((reply) => reply.toolCalls);
-  const unanswered = last?.toolCalls.filter((call) => !answered.has(call.id)) ?? [];
+  const lastCalls = last?.toolCalls ?? [];
+  const unanswered = lastCalls.filter((call) => !answered.has(call.id));
   const done = calls.filter((call) => answered.has(call.id));
-  if (last !== undefined && last.toolCalls.length === 0) return { step: replies.length - 1, done, unanswered: [], answer: last.content };
-  return { step: unanswered.length > 0 ? replies.length - 1 : replies.length, done, unanswered };
+  if (last !== undefined && last.toolCalls.length === 0) return { step: replies.length - 1, done, unanswered: [], lastCalls, answer: last.content };
+  return { step: unanswered.length > 0 ? replies.length - 1 : replies.length, done, unanswered, lastCalls };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Agent } from './agent.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
 import { resumePoint } from './resume.js';
 import type { TurnContext } from './sessionContexts.js';
+import { callsOverCap, overCapResult } from './toolCallCap.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -15,6 +16,8 @@ interface TurnState {
   readonly context: TurnContext;
   /** Tool calls the last model reply asked for, run by the next `act`. */
   pending: readonly ToolCall[];
+  /** Those of the last reply's calls past `maxToolCallsPerReply`: the next `act` answers them with a refusal. */
+  overCap: ReadonlySet<ToolCall>;
   /** How often each (tool, arguments) was called in this turn, for the repeat guard. */
   readonly calls: Map<string, number>;
   /** Tokens the turn's model calls used so far (prompt + completion), against `maxTaskTokens`. */
@@ -81,6 +84,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { text, importance } = readImportance(reply.message.content);
   context.append({ ...reply.message, content: text });
   turn.pending = reply.message.toolCalls;
+  turn.overCap = callsOverCap(reply.message.toolCalls, env.config.maxToolCallsPerReply);
   if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
 }
@@ -103,17 +107,20 @@ function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
 
 /**
  * Runs the tool calls the last model reply asked for, independent calls in parallel, and feeds
- * each result back as soon as it is in. A call repeated `maxRepeatedToolCalls` times is refused
- * with the reason; repeated once more, the turn stops (`repeat_guard`).
+ * each result back as soon as it is in. A call past the reply's first `maxToolCallsPerReply` is
+ * not run but refused (`tool_call_limit`). A call repeated `maxRepeatedToolCalls` times is
+ * refused with the reason; repeated once more, the turn stops (`repeat_guard`).
  */
 async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSignal): Promise<void> {
   const { env } = agent;
-  const { context: conversation } = turn;
+  const { context: conversation, overCap } = turn;
   const calls = turn.pending;
   turn.pending = [];
+  turn.overCap = new Set();
+  const cap = env.config.maxToolCallsPerReply;
   const limit = env.config.maxRepeatedToolCalls;
-  const verdicts = calls.map((call) => judgeRepeat(turn.calls, call, limit));
-  for (const call of calls) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
+  const verdicts = calls.map((call) => (overCap.has(call) ? 'run' : judgeRepeat(turn.calls, call, limit)));
+  for (const call of calls) if (!overCap.has(call)) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
 
   const context = { agentId: agent.id, task, signal, society: env.society };
   const options = { registry: env.tools, policy: agent.role.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
@@ -126,6 +133,7 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     };
   await Promise.all(
     calls.map((call, i): Promise<void> => {
+      if (overCap.has(call)) return Promise.resolve(overCapResult(cap + overCap.size, cap)).then(feedBack(call));
       if (stopped)
         return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
       if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
@@ -159,6 +167,7 @@ async function resumeTurn(agent: Agent, turn: TurnState, task: Task): Promise<{ 
   await context.resume(task);
   for (const call of point.done) judgeRepeat(turn.calls, call, env.config.maxRepeatedToolCalls);
   turn.pending = point.unanswered;
+  turn.overCap = callsOverCap(point.lastCalls, env.config.maxToolCallsPerReply);
   env.logger.info({ agentId: agent.id, taskId: task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
   return point.answer === undefined ? {} : { answer: point.answer };
 }
@@ -192,7 +201,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     report(event);
   };
   const { sessionId } = input.task;
-  const turn: TurnState = { context: agent.context(sessionId), pending: [], calls: new Map(), tokens: 0 };
+  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0 };
   // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
   const { clock } = agent.env;
   const budget = clock.setTimeout(() => {

@@ -28,10 +28,16 @@ describe('L4 limits and bad input', () => {
     expect(store.size).toBe(2);
   });
 
-  it('refuses a fact that is blank, too long, badly scoped or carries too much metadata, naming the field and the limit', async () => {
+  it('refuses a fact that is blank, invisible, reordered by bidi controls, too long, badly scoped or carries too much metadata, naming the field and the limit', async () => {
     const { store } = await openStore(null, { limits: { maxFactChars: 20, maxMetadataBytes: 32 } });
     const cases: [unknown, RegExp][] = [
       [{ ...fact(' '), text: '   ' }, /^fact\.text: must not be blank$/],
+      // Zero-width space, word joiner, Hangul filler, variation selector: nothing a reader would see.
+      [fact(' \u200b '), /^fact\.text: has no visible character/],
+      [fact('\u2060\u3164\ufe0f'), /^fact\.text: has no visible character/],
+      // A right-to-left override and an isolate: shown in another order than stored.
+      [fact('pay \u202eevil'), /^fact\.text: contains a bidirectional control character/],
+      [fact('a \u2066b\u2069 c'), /^fact\.text: contains a bidirectional control character/],
       [fact('x'.repeat(21)), /^fact\.text: is 21 characters, more than maxFactChars \(20\)/],
       [{ ...fact('ok'), scope: 'session', sessionId: null }, /^fact\.sessionId: a 'session' fact needs its sessionId/],
       [{ ...fact('ok'), scope: 'agent', sessionId: 's1' }, /^fact\.sessionId: a 'session' fact needs its sessionId, an 'agent' fact has sessionId null/],
