@@ -4,8 +4,10 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
+// From the schemas alone: the org store's module would load lmdb.
+import { SpawnCallSchema } from '../org/schemas.js';
 import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../task/index.js';
-import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
+import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from './agent/index.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { terminatedInMemory } from './config.js';
@@ -30,6 +32,17 @@ export type { SocietyDeps } from './liveAgents.js';
 export interface SocietyHosting extends NodePlacement {
   /** The port the society's agents' meta-tools act through; the society itself by default. */
   readonly portFor?: (society: Society) => SocietyPort;
+}
+
+/**
+ * Who may terminate `agent`: its parent; the user for a top-level agent and, acting as a
+ * top-level agent's owner, for that agent's children too (a child whose parent's turn ended
+ * without terminating it is otherwise there for good).
+ */
+function mayTerminate(agent: AgentRecord, by: string, record: (agentId: string) => AgentRecord | undefined): boolean {
+  if (agent.parentAgentId === null) return by === 'user';
+  if (by === agent.parentAgentId) return true;
+  return by === 'user' && record(agent.parentAgentId)?.parentAgentId === null;
 }
 
 /** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS and its nodes' common address. */
@@ -206,7 +219,17 @@ export class Society implements SocietyPort {
    * rejects. `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins
    * its tree. With nothing to write, the agent is started before this returns.
    */
-  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: TaskRef }): Promise<{ agentId: string; roleId: string }> {
+  async spawn(input: {
+    role: string;
+    parent: string | null;
+    id?: string;
+    parentTask?: TaskRef;
+    call?: SpawnCallRef;
+  }): Promise<{ agentId: string; roleId: string }> {
+    // A call id too long to keep is not kept: that spawn is then not recognised if run again.
+    const call = input.parent !== null && SpawnCallSchema.safeParse(input.call).success ? input.call : undefined;
+    const earlier = call === undefined || input.parent === null ? undefined : this.#org.spawnedBy(input.parent, call);
+    if (earlier !== undefined) return { agentId: earlier.id, roleId: earlier.roleId };
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
@@ -215,7 +238,15 @@ export class Society implements SocietyPort {
 
     // Refused past a limit; held until the agent is live (or the spawn failed).
     const release = this.#limits.reserve(input.parent);
-    const record: AgentRecord = { id, roleId: role.id, parentAgentId: input.parent, createdAt: this.#env.clock.now(), terminatedAt: null, status: 'active' };
+    const record: AgentRecord = {
+      id,
+      roleId: role.id,
+      parentAgentId: input.parent,
+      createdAt: this.#env.clock.now(),
+      terminatedAt: null,
+      status: 'active',
+      ...(call === undefined ? {} : { spawnCall: call }),
+    };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
     const progress = { recorded: false };
@@ -327,10 +358,15 @@ export class Society implements SocietyPort {
     drainTimeoutMs?: number;
     /** The turn asking, whose session the `agent.terminated` notices join. */
     parentTask?: TaskRef | null;
-  }): Promise<void> {
+  }): Promise<{ mode: TerminationMode }> {
+    const known = this.record(input.agentId);
+    // Asked again by its parent (a turn resumed after a crash runs its terminate_agent again): done already.
+    if (known?.status === 'terminated' && mayTerminate(known, input.by, (id) => this.record(id))) {
+      return { mode: this.#org.termination(input.agentId)?.mode ?? input.mode };
+    }
     const record = this.requireLive(input.agentId);
-    const allowed = record.parentAgentId ?? 'user';
-    if (input.by !== allowed) {
+    if (!mayTerminate(record, input.by, (id) => this.record(id))) {
+      const allowed = record.parentAgentId ?? 'user';
       throw new TroupeError('not_parent', `${input.by} may not terminate ${input.agentId}: only its parent ${allowed} may`, {
         context: { agentId: input.agentId, by: input.by },
       });
@@ -340,6 +376,7 @@ export class Society implements SocietyPort {
       drainTimeoutMs: input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs,
       about: refTo(input.parentTask),
     });
+    return { mode: input.mode };
   }
 
   /**
