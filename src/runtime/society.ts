@@ -18,6 +18,8 @@ import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { SubtreeStops } from './subtreeStops.js';
+import { mayTerminate } from './terminationRule.js';
+import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
 import type { HostAgent, StopHosted } from './nodes/nodeProtocol.js';
 import type { RemoteAgent } from './nodes/remoteAgent.js';
@@ -32,17 +34,6 @@ export type { SocietyDeps } from './liveAgents.js';
 export interface SocietyHosting extends NodePlacement {
   /** The port the society's agents' meta-tools act through; the society itself by default. */
   readonly portFor?: (society: Society) => SocietyPort;
-}
-
-/**
- * Who may terminate `agent`: its parent; the user for a top-level agent and, acting as a
- * top-level agent's owner, for that agent's children too (a child whose parent's turn ended
- * without terminating it is otherwise there for good).
- */
-function mayTerminate(agent: AgentRecord, by: string, record: (agentId: string) => AgentRecord | undefined): boolean {
-  if (agent.parentAgentId === null) return by === 'user';
-  if (by === agent.parentAgentId) return true;
-  return by === 'user' && record(agent.parentAgentId)?.parentAgentId === null;
 }
 
 /** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS and its nodes' common address. */
@@ -64,6 +55,8 @@ export class Society implements SocietyPort {
   readonly #env: AgentEnvironment;
   readonly #stops: SubtreeStops;
   readonly #limits: SpawnLimits;
+  /** Terminates children idle past `reapIdleChildrenAfterMs`, when it is set. */
+  readonly #reaper: IdleReaper | undefined;
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
@@ -84,6 +77,16 @@ export class Society implements SocietyPort {
     this.#env = live.env;
     this.activity$ = live.activity$;
     this.#stops = new SubtreeStops(this.#org, live);
+    const { drainTimeoutMs } = deps.config;
+    this.#reaper = idleReaper(deps.config, {
+      clock: deps.clock,
+      logger: deps.logger,
+      org: this.#org,
+      activity: live.activity,
+      liveIds: () => live.ids(),
+      isActive: (agentId) => this.isActive(agentId),
+      terminate: (agentId, reason) => this.#stops.terminate(agentId, 'runtime', reason, { mode: 'drain', drainTimeoutMs, about: null }),
+    });
   }
 
   get bus(): EventBus {
@@ -330,6 +333,7 @@ export class Society implements SocietyPort {
 
   /** Stops watching the society's nodes and their agents' work; after `stopAll`. */
   close(): void {
+    this.#reaper?.close();
     this.#live.close();
   }
 
@@ -384,6 +388,8 @@ export class Society implements SocietyPort {
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
   stopAll(): Promise<void> {
+    // A shutdown stops agents to resume them later: none is let go for being idle meanwhile.
+    this.#reaper?.close();
     return this.#stops.stopAll();
   }
 
