@@ -9,6 +9,8 @@ import { MemoryLogger } from '../../src/logger.js';
 import { openOrgStore, sessionConversationKey } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { taskText } from '../../src/task/index.js';
+import { ForwardingPort } from '../../src/runtime/nodes/forwardingPort.js';
+import { serveOrgRequests } from '../../src/runtime/nodes/orgRequests.js';
 import { societyOf } from '../../src/testing.js';
 
 // Issue 30, point 2: a turn resumed after a crash runs a spawn_agent call whose result was never
@@ -140,6 +142,25 @@ describe('meta-tools run again by a resumed turn', () => {
     await rt.terminate(worker, { by: boss, mode: 'abort' });
     await expect(rt.terminate(worker, { by: boss, mode: 'drain' })).resolves.toBeUndefined();
     await expect(rt.terminate(worker, { by: 'root' })).rejects.toMatchObject({ code: 'agent_terminated' });
+    await rt.shutdown();
+  });
+});
+
+describe('meta-tools of an agent on a node, run again by a resumed turn', () => {
+  it('the owner recognises the spawn call a node forwards, and answers a terminate again with how it ended', async () => {
+    const rt = await createRuntime({ model: new ScriptedModel([]), logger: new MemoryLogger() });
+    const society = societyOf(rt);
+    await rt.createRole({ name: 'worker', prompt: 'Do the work.' });
+    // The owner's side and a node's port on one bus: the requests and answers are the Tasks a node and its owner exchange.
+    const serving = serveOrgRequests(rt.bus, society, society.clock);
+    const port = new ForwardingPort(society, 10_000);
+    const call = { taskId: 'task-1', toolCallId: 'call_1' };
+    const first = await port.spawn({ role: 'worker', parent: 'root', call });
+    expect(await port.spawn({ role: 'worker', parent: 'root', call })).toEqual(first);
+    expect(rt.agents().filter((agent) => agent.parentAgentId === 'root')).toHaveLength(1);
+    expect(await port.terminate({ agentId: first.agentId, by: 'root', reason: 'done', mode: 'abort' })).toEqual({ mode: 'abort' });
+    expect(await port.terminate({ agentId: first.agentId, by: 'root', reason: 'done', mode: 'drain' })).toEqual({ mode: 'abort' });
+    serving.unsubscribe();
     await rt.shutdown();
   });
 });
