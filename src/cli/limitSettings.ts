@@ -20,6 +20,7 @@ export const limitVariables = {
   TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
   TROUPE_MESSAGE_LOG_LIMIT: 'messageLogLimit',
   TROUPE_TERMINATED_AGENTS_KEPT: 'terminatedAgentsKept',
+  TROUPE_REAP_IDLE_CHILDREN_AFTER_MS: 'reapIdleChildrenAfterMs',
 } as const;
 
 type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];

@@ -15,6 +15,7 @@ import { troupeVersion } from '../version.js';
 import { TaskIdSchema } from '../task/index.js';
 import { societyName } from './natsArguments.js';
 import { registerNodeCommand } from './node.js';
+import { registerAgentsCommand } from './agentsCommand.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -212,6 +213,8 @@ registerOrgCommand(program, io);
 registerMessagesCommand(program, io);
 registerMemoryCommand(program, io);
 registerNodeCommand(program, io);
+// Writes to a data dir no runtime has open.
+registerAgentsCommand(program, io);
 
 try {
   await program.parseAsync(process.argv);

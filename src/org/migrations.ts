@@ -6,7 +6,7 @@ import { AgentRecordSchema, MetaRecordSchema } from './schemas.js';
 import { zodReason } from './validators.js';
 
 /** The organisation schema this troupe writes. */
-export const currentSchemaVersion = 3;
+export const currentSchemaVersion = 4;
 
 /** What a migration may do: read and rewrite raw records, inside the opening transaction. */
 export interface MigrationTxn {
@@ -34,6 +34,9 @@ export type Migrations = Readonly<Record<number, Migration>>;
  * a log of millions of Tasks is never loaded into memory to be ordered. Version 3 adds the order
  * agents were terminated in (`terminationOrder`, what `terminatedAgentsKept` forgets from), built
  * from the terminated agents' records by `terminatedAt` (then id), before any terminated from now on.
+ * Version 4 lets an agent record carry the tool call that spawned it (`spawnCall`); records
+ * without one stay valid, so nothing is rewritten: the version is raised so that an older troupe,
+ * whose strict schema would quarantine such records, refuses the store instead.
  */
 export const orgMigrations: Migrations = {
   2: (txn) => {
@@ -48,6 +51,7 @@ export const orgMigrations: Migrations = {
       .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     ended.forEach(({ id }, n) => txn.put('terminationOrder', n, { v: 1, agentId: id }));
   },
+  4: () => undefined,
 };
 
 /** What the meta record says: a version, nothing (a new or pre-versioned store), or garbage. */

@@ -32,6 +32,13 @@ export const RoleRecordSchema = z
 
 const AgentStatusSchema = z.enum(['active', 'terminated']);
 
+/**
+ * The tool call that spawned an agent: the Task its parent's turn was on and the call's id. Kept
+ * with the agent's record, in the same write, so a turn resumed after a crash that runs the same
+ * call again gets this agent back instead of spawning a second one.
+ */
+export const SpawnCallSchema = z.object({ taskId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }).strict();
+
 export const AgentRecordSchema = z
   .object({
     v: v1,
@@ -42,6 +49,7 @@ export const AgentRecordSchema = z
     createdAt: timestamp,
     terminatedAt: timestamp.nullable(),
     status: AgentStatusSchema,
+    spawnCall: SpawnCallSchema.optional(),
   })
   .strict()
   .refine((agent) => (agent.status === 'terminated') === (agent.terminatedAt !== null), {
@@ -127,6 +135,8 @@ export type Role = Omit<RoleRecord, 'v'>;
 export type StoredAgentRecord = Readonly<z.infer<typeof AgentRecordSchema>>;
 /** An agent as the organisation records it: its role, its parent, when it was made and ended. */
 export type AgentRecord = Omit<StoredAgentRecord, 'v'>;
+/** Which tool call of which Task spawned an agent (see `SpawnCallSchema`). */
+export type SpawnCall = Readonly<z.infer<typeof SpawnCallSchema>>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
 /** Who ended an agent, when and why. */
 export type Termination = Omit<TerminationRecord, 'v'>;

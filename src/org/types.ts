@@ -5,7 +5,7 @@ import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
-import type { StoredAgentRecord, ArtifactContent, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, ArtifactContent, SpawnCall, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
 
 /**
  * Test seam: called after a write is staged and before anything of it is issued, with the
@@ -31,6 +31,8 @@ export interface NewAgent {
   readonly roleId: string;
   readonly parentAgentId: string | null;
   readonly createdAt?: number;
+  /** The parent's tool call that spawned it, when a turn did (see `SpawnCallSchema`). */
+  readonly spawnCall?: SpawnCall;
 }
 
 /** What may change on a live agent; the parent link moves with `parentAgentId`. */

@@ -6,6 +6,9 @@ import { type Observable, Subject } from 'rxjs';
  */
 export class ActivityTracker {
   readonly #busy = new Set<string>();
+  /** When each quiet agent last became quiet (or was first seen quiet), for the idle reaper. */
+  readonly #quietSince = new Map<string, number>();
+  readonly #now: () => number;
   readonly #changes = new Subject<void>();
   /** Emits whenever an agent becomes busy or quiet. */
   readonly changes$: Observable<void> = this.#changes.asObservable();
@@ -18,10 +21,33 @@ export class ActivityTracker {
     return this.#busy.has(agentId);
   }
 
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  /** Since when `agentId` has been quiet; undefined while it is busy or before it was first tracked. */
+  quietSince(agentId: string): number | undefined {
+    return this.#quietSince.get(agentId);
+  }
+
   track(agentId: string, busy: boolean): void {
-    if (busy === this.#busy.has(agentId)) return;
-    if (busy) this.#busy.add(agentId);
-    else this.#busy.delete(agentId);
+    if (busy === this.#busy.has(agentId)) {
+      if (!busy && !this.#quietSince.has(agentId)) this.#quietSince.set(agentId, this.#now());
+      return;
+    }
+    if (busy) {
+      this.#busy.add(agentId);
+      this.#quietSince.delete(agentId);
+    } else {
+      this.#busy.delete(agentId);
+      this.#quietSince.set(agentId, this.#now());
+    }
     this.#changes.next();
+  }
+
+  /** The agent is gone: nothing of it is kept. */
+  forget(agentId: string): void {
+    this.#busy.delete(agentId);
+    this.#quietSince.delete(agentId);
   }
 }

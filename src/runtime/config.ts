@@ -85,6 +85,14 @@ export const RuntimeConfigSchema = z.object({
    * handed back add up to this (an agent with none counts 1); an agent is never split.
    */
   restoreSliceTasks: z.number().int().positive().default(128),
+  /**
+   * Terminates a child agent (any agent with a parent) once it and its descendants have had no
+   * work for this long, on the runtime's clock, as the runtime (`terminatedBy: "runtime"`): a
+   * child whose parent's turn ended without terminating it is otherwise live for good, and counts
+   * against `maxChildrenPerAgent`. Off (null) by default: a parent may keep children for later
+   * turns; set it above the longest a parent leaves a child idle between two uses.
+   */
+  reapIdleChildrenAfterMs: z.number().int().positive().max(2_147_483_647).nullable().default(null),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
   // The memory compactor's: agents compacted at once, and the bounds of its model calls.

@@ -6,7 +6,7 @@ export type { OutputHandler } from './userEndpoint.js';
 export type { Society, SocietyHosting } from './society.js';
 export { NodeHost, type NodeHostOptions } from './nodes/nodeHost.js';
 export type { AgentState, ModelUsage } from './agent/index.js';
-export type { TerminateOptions } from './terminateOptions.js';
+export type { TerminateOptions, UserTerminateOptions } from './terminateOptions.js';
 export type { RestoreState } from './backgroundRestore.js';
 export {
   maxMemoryPageSize,

@@ -47,7 +47,7 @@ export class LiveAgents {
   readonly #local = new Map<string, Agent>();
   /** Usage of the agents in memory, and the sum of those gone, so the society's usage stays whole. */
   readonly #usage = new UsageLedger();
-  readonly activity = new ActivityTracker();
+  readonly activity: ActivityTracker;
   /** Restored agents whose actors have not started yet: live in every count, started by the background restore or their first Task. */
   readonly pending: PendingAgents;
   readonly remote: RemoteAgents;
@@ -60,6 +60,7 @@ export class LiveAgents {
     private readonly org: OrgTree,
     rules: LiveAgentsRules,
   ) {
+    this.activity = new ActivityTracker(() => deps.clock.now());
     this.env = { ...deps, society: rules.port, activity: this.activity };
     this.pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.start(record, role, 'restored') });
     // Durable mailboxes serve agents on nodes; without a directory every agent runs here.
@@ -169,6 +170,7 @@ export class LiveAgents {
       this.remote.remove(agent.id);
     }
     this.activity.track(agent.id, false);
+    this.activity.forget(agent.id);
     this.retire(this.org.markTerminated(agent.id, this.env.clock.now()));
   }
 

@@ -1,6 +1,9 @@
-import type { AgentRecord, Termination } from '../org/index.js';
+import type { AgentRecord, SpawnCall, Termination } from '../org/index.js';
 
 const noChildren: ReadonlySet<string> = new Set();
+
+/** One key per (parent, Task, tool call); the parts are ids, which hold no NUL. */
+const spawnKey = (parent: string, call: SpawnCall): string => `${parent}\u0000${call.taskId}\u0000${call.toolCallId}`;
 
 /**
  * The organisation as data: the live agents' records and parent links, the most recent
@@ -16,6 +19,8 @@ export class OrgTree {
   readonly #terminations = new Map<string, Termination>();
   /** Terminated agents still in memory, oldest first. */
   readonly #retired = new Set<string>();
+  /** The agents in memory that a tool call spawned, by `spawnKey`. */
+  readonly #bySpawnCall = new Map<string, string>();
   readonly #keepTerminated: number;
 
   constructor(keepTerminated: number) {
@@ -38,9 +43,21 @@ export class OrgTree {
     return this.#records.get(agentId)?.parentAgentId ?? null;
   }
 
+  /** The agent in memory that `parent` spawned with `call`, if any. */
+  spawnedBy(parent: string, call: SpawnCall): AgentRecord | undefined {
+    const id = this.#bySpawnCall.get(spawnKey(parent, call));
+    return id === undefined ? undefined : this.#records.get(id);
+  }
+
+  /** The termination of an agent still in memory. */
+  termination(agentId: string): Termination | undefined {
+    return this.#terminations.get(agentId);
+  }
+
   add(record: AgentRecord): void {
     this.#records.set(record.id, record);
     if (record.parentAgentId === null) return;
+    if (record.spawnCall !== undefined) this.#bySpawnCall.set(spawnKey(record.parentAgentId, record.spawnCall), record.id);
     let siblings = this.#children.get(record.parentAgentId);
     if (siblings === undefined) {
       siblings = new Set();
@@ -57,6 +74,7 @@ export class OrgTree {
     this.#terminations.delete(agentId);
     this.#retired.delete(agentId);
     if (record.parentAgentId === null) return;
+    if (record.spawnCall !== undefined) this.#bySpawnCall.delete(spawnKey(record.parentAgentId, record.spawnCall));
     const siblings = this.#children.get(record.parentAgentId);
     siblings?.delete(agentId);
     if (siblings?.size === 0) this.#children.delete(record.parentAgentId);

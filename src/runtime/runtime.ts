@@ -9,7 +9,7 @@ import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logg
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Role } from '../org/index.js';
-import { Actions, AgentIdSchema, type Task, TaskIdSchema, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
+import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
@@ -27,7 +27,7 @@ import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { Society } from './society.js';
 import { societyEnvironment } from './societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
-import { type TerminateOptions, terminationOf } from './terminateOptions.js';
+import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './terminateOptions.js';
 import { DurableOrder } from './journal/durableOrder.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
@@ -276,6 +276,16 @@ export class Runtime {
    */
   async terminate(agentId: string, options: TerminateOptions): Promise<void> {
     await this.#society.terminate(terminationOf(agentId, options));
+  }
+
+  /**
+   * Terminates an agent for the user, from outside the society (`DELETE /api/agents/:id`): a
+   * top-level agent other than root, or a top-level agent's child, such as a child of root whose
+   * parent's turn ended without terminating it. One the user terminated before is no error.
+   * Resolves with how it ended.
+   */
+  async terminateAsUser(agentId: string, options: UserTerminateOptions = {}): Promise<{ mode: TerminationMode }> {
+    return this.#society.terminate(userTerminationOf(agentId, options, 'root'));
   }
 
   /** The agents in memory: the live ones and the most recent terminated ones (`terminatedAgentsInMemory`). */

@@ -4,8 +4,10 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type IdGenerator, agentIdFor } from '../ids.js';
 import type { AgentRecord, Role, Termination } from '../org/index.js';
+// From the schemas alone: the org store's module would load lmdb.
+import { SpawnCallSchema } from '../org/schemas.js';
 import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../task/index.js';
-import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../tools/index.js';
+import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from './agent/index.js';
 import type { StoredOrganisation } from './journal/journal.js';
 import { terminatedInMemory } from './config.js';
@@ -16,6 +18,8 @@ import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { SubtreeStops } from './subtreeStops.js';
+import { mayTerminate } from './terminationRule.js';
+import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
 import type { HostAgent, StopHosted } from './nodes/nodeProtocol.js';
 import type { RemoteAgent } from './nodes/remoteAgent.js';
@@ -51,6 +55,8 @@ export class Society implements SocietyPort {
   readonly #env: AgentEnvironment;
   readonly #stops: SubtreeStops;
   readonly #limits: SpawnLimits;
+  /** Terminates children idle past `reapIdleChildrenAfterMs`, when it is set. */
+  readonly #reaper: IdleReaper | undefined;
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
@@ -71,6 +77,16 @@ export class Society implements SocietyPort {
     this.#env = live.env;
     this.activity$ = live.activity$;
     this.#stops = new SubtreeStops(this.#org, live);
+    const { drainTimeoutMs } = deps.config;
+    this.#reaper = idleReaper(deps.config, {
+      clock: deps.clock,
+      logger: deps.logger,
+      org: this.#org,
+      activity: live.activity,
+      liveIds: () => live.ids(),
+      isActive: (agentId) => this.isActive(agentId),
+      terminate: (agentId, reason) => this.#stops.terminate(agentId, 'runtime', reason, { mode: 'drain', drainTimeoutMs, about: null }),
+    });
   }
 
   get bus(): EventBus {
@@ -214,7 +230,17 @@ export class Society implements SocietyPort {
    * rejects. `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins
    * its tree. With nothing to write, the agent is started before this returns.
    */
-  async spawn(input: { role: string; parent: string | null; id?: string; parentTask?: TaskRef }): Promise<{ agentId: string; roleId: string }> {
+  async spawn(input: {
+    role: string;
+    parent: string | null;
+    id?: string;
+    parentTask?: TaskRef;
+    call?: SpawnCallRef;
+  }): Promise<{ agentId: string; roleId: string }> {
+    // A call id too long to keep is not kept: that spawn is then not recognised if run again.
+    const call = input.parent !== null && SpawnCallSchema.safeParse(input.call).success ? input.call : undefined;
+    const earlier = call === undefined || input.parent === null ? undefined : this.#org.spawnedBy(input.parent, call);
+    if (earlier !== undefined) return { agentId: earlier.id, roleId: earlier.roleId };
     const role = this.roles.find(input.role);
     if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
     if (input.parent !== null) this.requireLive(input.parent);
@@ -223,7 +249,15 @@ export class Society implements SocietyPort {
 
     // Refused past a limit; held until the agent is live (or the spawn failed).
     const release = this.#limits.reserve(input.parent);
-    const record: AgentRecord = { id, roleId: role.id, parentAgentId: input.parent, createdAt: this.#env.clock.now(), terminatedAt: null, status: 'active' };
+    const record: AgentRecord = {
+      id,
+      roleId: role.id,
+      parentAgentId: input.parent,
+      createdAt: this.#env.clock.now(),
+      terminatedAt: null,
+      status: 'active',
+      ...(call === undefined ? {} : { spawnCall: call }),
+    };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).
     const progress = { recorded: false };
@@ -307,6 +341,7 @@ export class Society implements SocietyPort {
 
   /** Stops watching the society's nodes and their agents' work; after `stopAll`. */
   close(): void {
+    this.#reaper?.close();
     this.#live.close();
   }
 
@@ -335,10 +370,15 @@ export class Society implements SocietyPort {
     drainTimeoutMs?: number;
     /** The turn asking, whose session the `agent.terminated` notices join. */
     parentTask?: TaskRef | null;
-  }): Promise<void> {
+  }): Promise<{ mode: TerminationMode }> {
+    const known = this.record(input.agentId);
+    // Asked again by its parent (a turn resumed after a crash runs its terminate_agent again): done already.
+    if (known?.status === 'terminated' && mayTerminate(known, input.by, (id) => this.record(id))) {
+      return { mode: this.#org.termination(input.agentId)?.mode ?? input.mode };
+    }
     const record = this.requireLive(input.agentId);
-    const allowed = record.parentAgentId ?? 'user';
-    if (input.by !== allowed) {
+    if (!mayTerminate(record, input.by, (id) => this.record(id))) {
+      const allowed = record.parentAgentId ?? 'user';
       throw new TroupeError('not_parent', `${input.by} may not terminate ${input.agentId}: only its parent ${allowed} may`, {
         context: { agentId: input.agentId, by: input.by },
       });
@@ -348,6 +388,7 @@ export class Society implements SocietyPort {
       drainTimeoutMs: input.drainTimeoutMs ?? this.#env.config.drainTimeoutMs,
       about: refTo(input.parentTask),
     });
+    return { mode: input.mode };
   }
 
   /**
@@ -355,6 +396,8 @@ export class Society implements SocietyPort {
    * stopped: nothing is recorded as terminated and their unanswered work is handed back on restart.
    */
   stopAll(): Promise<void> {
+    // A shutdown stops agents to resume them later: none is let go for being idle meanwhile.
+    this.#reaper?.close();
     return this.#stops.stopAll();
   }
 

@@ -24,7 +24,7 @@ export function allowOrigins(app: FastifyInstance, origins: readonly string[]): 
   const checked = parseOrThrow(CorsOptionSchema, { corsOrigins: origins }).corsOrigins;
   void app.register(cors, {
     origin: checked.includes('*') ? '*' : checked,
-    methods: ['GET', 'HEAD', 'POST'],
+    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type', 'last-event-id'],
     maxAge: 600,
   });

@@ -5,7 +5,7 @@ import * as s from './schemas.js';
 
 /** One route as the document describes it; the schemas are the same ones the handlers parse with. */
 interface RouteDoc {
-  readonly method: 'get' | 'post';
+  readonly method: 'get' | 'post' | 'delete';
   readonly path: string;
   /** The name a generated client gives the call. */
   readonly operationId: string;
@@ -66,6 +66,17 @@ const routes: readonly RouteDoc[] = [
     params: s.AgentIdParamsSchema,
     reply: { status: 200, schema: s.AgentSchema },
     errors: [400, 401, 404],
+  },
+  {
+    method: 'delete',
+    path: '/api/agents/{id}',
+    operationId: 'terminateAgent',
+    summary:
+      "Terminate an agent and its descendants as the user: a top-level agent other than root, or a top-level agent's child (e.g. a child of root whose parent's turn ended without terminating it); one the user terminated before answers as the first time",
+    params: s.AgentIdParamsSchema,
+    query: s.TerminateAgentQuerySchema,
+    reply: { status: 200, schema: s.TerminateAgentReplySchema },
+    errors: [400, 401, 403, 404, 409],
   },
   {
     method: 'get',

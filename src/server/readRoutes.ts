@@ -12,6 +12,7 @@ import {
   type MessagesReply,
   MessagesQuerySchema,
   TaskIdParamsSchema,
+  TerminateAgentQuerySchema,
 } from './schemas.js';
 
 const toUser = (task: Task): boolean => task.to === 'user';
@@ -77,7 +78,7 @@ function safeRoleNames(redactor: Redactor): <View extends { readonly roleName: s
 const agentsReply = responseSchema(AgentsReplySchema);
 const agentReply = responseSchema(AgentSchema);
 
-/** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`. */
+/** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`; `DELETE /api/agents/:id`. */
 export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redactor: Redactor): void {
   app.get('/api/messages/:taskId', async (request, reply) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
@@ -101,6 +102,14 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redac
     const view = runtime.agent(id);
     if (view === undefined) throw new HttpError('unknown_agent', `no agent "${id}"`, { field: 'id' });
     return safeRoleNames(redactor)(view);
+  });
+
+  // The user's door to the organisation's tree: it may terminate what the society lets `user` (see `rt.terminateAsUser`).
+  app.delete('/api/agents/:id', async (request) => {
+    const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
+    const { mode, reason } = parseOrThrow(TerminateAgentQuerySchema, request.query);
+    const ended = await runtime.terminateAsUser(id, reason === undefined ? { mode } : { mode, reason });
+    return { agentId: id, terminated: true, mode: ended.mode };
   });
 
   app.get('/api/roles', async () => ({

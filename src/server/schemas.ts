@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
 import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
-import { AgentIdSchema, TaskIdSchema, TaskSchema } from '../task/index.js';
+import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
 // handlers' types are inferred from them, and the OpenAPI document is generated from them.
@@ -92,6 +92,15 @@ export const AgentsQuerySchema = z
     status: z.enum(['active', 'terminated']).optional(),
   })
   .strict();
+
+/** `DELETE /api/agents/:id`: how the agent's queued work ends (`drain`: finished first; `abort`: cancelled), and why. */
+export const TerminateAgentQuerySchema = z
+  .object({
+    mode: TerminationModeSchema.default('drain'),
+    reason: z.string().min(1).max(500).optional(),
+  })
+  .strict();
+export const TerminateAgentReplySchema = z.object({ agentId: AgentIdSchema, terminated: z.literal(true), mode: TerminationModeSchema });
 
 export const AgentsReplySchema = z.object({
   /** Agents matching in all, so a client knows when it has paged to the end. */

@@ -1,5 +1,5 @@
 export * from './tool.js';
-export type { SocietyPort, CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact } from './societyPort.js';
+export type { SocietyPort, SpawnCallRef, CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact } from './societyPort.js';
 export { ToolRegistry } from './registry.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';

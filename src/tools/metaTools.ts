@@ -26,8 +26,9 @@ const spawnAgentTool = defineTool({
     role: z.string().min(1).describe('Role name or role id'),
     task: z.string().min(1).optional().describe('A first task to send to the new agent'),
   }),
-  execute: async (args, { agentId, society, task }) => {
-    const spawned = await society.spawn({ role: args.role, parent: agentId, parentTask: task });
+  execute: async (args, { agentId, society, task, toolCallId }) => {
+    const call = toolCallId === undefined ? {} : { call: { taskId: task.id, toolCallId } };
+    const spawned = await society.spawn({ role: args.role, parent: agentId, parentTask: task, ...call });
     if (args.task !== undefined) sendMessage(society, { from: agentId, to: spawned.agentId, text: args.task, parentTask: task });
     return jsonResult(spawned);
   },
@@ -85,8 +86,15 @@ const terminateAgentTool = defineTool({
     mode: TerminationModeSchema.default('drain'),
   }),
   execute: async (args, { agentId, society, task }) => {
-    await society.terminate({ agentId: args.agentId, by: agentId, reason: args.reason ?? 'terminated by parent', mode: args.mode, parentTask: task });
-    return jsonResult({ ok: true, terminatedAgentId: args.agentId, mode: args.mode });
+    // Asked again for an agent it already terminated (a resumed turn), it answers as the first time.
+    const ended = await society.terminate({
+      agentId: args.agentId,
+      by: agentId,
+      reason: args.reason ?? 'terminated by parent',
+      mode: args.mode,
+      parentTask: task,
+    });
+    return jsonResult({ ok: true, terminatedAgentId: args.agentId, mode: ended.mode });
   },
 });
 

@@ -100,6 +100,7 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
       tool
         .execute(args, {
           ...context,
+          toolCallId: call.id,
           get signal() {
             return toolSignal();
           },

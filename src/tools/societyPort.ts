@@ -3,6 +3,12 @@ import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import type { Task, TerminationMode } from '../task/index.js';
 
+/** A tool call of a turn: the Task the turn is on and the call's id (the model's). */
+export interface SpawnCallRef {
+  readonly taskId: string;
+  readonly toolCallId: string;
+}
+
 /** An agent's conversation in one session as `compress_context` sees it. */
 export interface CompressibleConversation {
   readonly length: number;
@@ -56,13 +62,18 @@ export interface SocietyPort {
   readonly ids: IdGenerator;
   readonly clock: Clock;
   createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
-  /** Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s tree. */
-  spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }>;
+  /**
+   * Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s
+   * tree. With `call` (the spawning tool call), spawning again for the same call gives the child
+   * that call spawned before, so a turn resumed after a crash never spawns a second one.
+   */
+  spawn(input: { role: string; parent: string; parentTask?: Task; call?: SpawnCallRef }): Promise<{ agentId: string; roleId: string }>;
   /**
    * Terminates `agentId` and its descendants, draining them first or not; only its parent may.
-   * `parentTask`: the turn asking, whose session the `agent.terminated` notice joins.
+   * `parentTask`: the turn asking, whose session the `agent.terminated` notice joins. An agent its
+   * parent asks for again once it is terminated is no error: it resolves with how it ended.
    */
-  terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<void>;
+  terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<{ mode: TerminationMode }>;
   /** Throws `unknown_agent` or `agent_terminated` unless `agentId` is live and not being terminated: it may take new work. */
   requireLive(agentId: string): void;
   /** Throws as `requireLive` unless `agentId` still runs turns: live and not stopping (a draining agent still works). */

@@ -23,6 +23,8 @@ export interface ToolResult {
 export interface ToolContext {
   readonly agentId: string;
   readonly task: Task;
+  /** The id of the model's tool call being run (absent when a tool runs outside a turn): what makes a call recognisable when a resumed turn runs it again. */
+  readonly toolCallId?: string;
   /** Aborted when the calling agent is terminated or the tool times out. */
   readonly signal: AbortSignal;
   readonly society: SocietyPort;

@@ -23,8 +23,10 @@ describe('HTTP contract', () => {
     const post = await call<ErrorReply>(served.url, '/api/messages/some-task', { method: 'POST', json: {} });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    const remove = await call<ErrorReply>(served.url, '/api/agents/root', { method: 'DELETE' });
+    const remove = await call<ErrorReply>(served.url, '/api/roles', { method: 'DELETE' });
     expect(remove.status).toBe(405);
+    const patch = await call<ErrorReply>(served.url, '/api/agents/root', { method: 'PATCH', json: {} });
+    expect(patch.headers.get('allow')).toBe('GET, HEAD, DELETE');
 
     // A path nobody serves stays a 404.
     expect((await call<ErrorReply>(served.url, '/api/nothing', { method: 'PUT', json: {} })).body.error.code).toBe('route_not_found');

@@ -79,7 +79,8 @@ export interface paths {
     get: operations['getAgent'];
     put?: never;
     post?: never;
-    delete?: never;
+    /** Terminate an agent and its descendants as the user: a top-level agent other than root, or a top-level agent's child (e.g. a child of root whose parent's turn ended without terminating it); one the user terminated before answers as the first time */
+    delete: operations['terminateAgent'];
     options?: never;
     head?: never;
     patch?: never;
@@ -682,6 +683,82 @@ export interface operations {
       };
       /** @description error */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  terminateAgent: {
+    parameters: {
+      query?: {
+        mode?: 'drain' | 'abort';
+        reason?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            agentId: string;
+            /** @constant */
+            terminated: true;
+            /** @enum {string} */
+            mode: 'drain' | 'abort';
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -51,7 +51,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       await awaited(() => store.createRole({ ...role }));
     },
     agent: async (record, start) => {
-      await awaited(() => store.createAgent({ id: record.id, roleId: record.roleId, parentAgentId: record.parentAgentId, createdAt: record.createdAt }));
+      const { id, roleId, parentAgentId, createdAt, spawnCall } = record;
+      await awaited(() => store.createAgent({ id, roleId, parentAgentId, createdAt, ...(spawnCall === undefined ? {} : { spawnCall }) }));
       return start();
     },
     terminated: async (termination) => {

@@ -2,8 +2,8 @@ import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { RequestTimeoutError, TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
-import { type JsonValue, type Task, type TerminationMode, createTask, refTo } from '../../task/index.js';
-import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort } from '../../tools/index.js';
+import { type JsonValue, type Task, type TerminationMode, TerminationModeSchema, createTask, refTo } from '../../task/index.js';
+import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../../tools/index.js';
 import type { Society } from '../society.js';
 import { OrgActions } from './nodeProtocol.js';
 
@@ -35,15 +35,20 @@ export class ForwardingPort implements SocietyPort {
     return { roleId: field(result, 'roleId'), name: field(result, 'name') };
   }
 
-  async spawn(input: { role: string; parent: string; parentTask?: Task }): Promise<{ agentId: string; roleId: string }> {
+  async spawn(input: { role: string; parent: string; parentTask?: Task; call?: SpawnCallRef }): Promise<{ agentId: string; roleId: string }> {
     const about = refTo(input.parentTask);
-    const result = await this.#ask(input.parent, OrgActions.spawn, { role: input.role, about });
+    const parameters: Record<string, JsonValue> = { role: input.role, about };
+    if (input.call !== undefined) parameters['call'] = { taskId: input.call.taskId, toolCallId: input.call.toolCallId };
+    const result = await this.#ask(input.parent, OrgActions.spawn, parameters);
     return { agentId: field(result, 'agentId'), roleId: field(result, 'roleId') };
   }
 
-  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<void> {
+  async terminate(input: { agentId: string; by: string; reason: string; mode: TerminationMode; parentTask?: Task }): Promise<{ mode: TerminationMode }> {
     const about = refTo(input.parentTask);
-    await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode, about });
+    const result = await this.#ask(input.by, OrgActions.terminate, { agentId: input.agentId, reason: input.reason, mode: input.mode, about });
+    // An owner from before terminations answered with their mode answers without one.
+    const mode = TerminationModeSchema.safeParse(typeof result === 'object' && result !== null && !Array.isArray(result) ? result['mode'] : undefined);
+    return { mode: mode.success ? mode.data : input.mode };
   }
 
   requireLive(agentId: string): void {

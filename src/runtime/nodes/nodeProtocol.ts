@@ -1,6 +1,6 @@
 import { z } from 'zod';
 // From the schemas alone: the org store's module would load lmdb with the main entry.
-import { RoleRecordSchema } from '../../org/schemas.js';
+import { RoleRecordSchema, SpawnCallSchema } from '../../org/schemas.js';
 import { AgentIdSchema, TaskRefSchema, TerminationModeSchema } from '../../task/index.js';
 
 /**
@@ -62,7 +62,7 @@ export const StopHostedSchema = z
   .strict();
 export type StopHosted = z.infer<typeof StopHostedSchema>;
 
-export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: TaskRefSchema.nullable() }).strict();
+export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about: TaskRefSchema.nullable(), call: SpawnCallSchema.optional() }).strict();
 export const OrgTerminateSchema = z
   .object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: TaskRefSchema.nullable().optional() })
   .strict();

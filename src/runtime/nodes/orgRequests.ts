@@ -35,13 +35,13 @@ type Handler = (society: Society, task: Task) => Promise<JsonValue>;
 
 const handlers: Partial<Record<string, Handler>> = {
   [OrgActions.spawn]: async (society, task) => {
-    const { role, about } = parseOrThrow(OrgSpawnSchema, task.parameters, 'parameters');
-    return { ...(await society.spawn({ role, parent: task.from, ...(about === null ? {} : { parentTask: about }) })) };
+    const { role, about, call } = parseOrThrow(OrgSpawnSchema, task.parameters, 'parameters');
+    return { ...(await society.spawn({ role, parent: task.from, ...(about === null ? {} : { parentTask: about }), ...(call === undefined ? {} : { call }) })) };
   },
   [OrgActions.terminate]: async (society, task) => {
     const { agentId, reason, mode, about } = parseOrThrow(OrgTerminateSchema, task.parameters, 'parameters');
-    await society.terminate({ agentId, by: task.from, reason, mode, parentTask: about ?? null });
-    return { agentId, terminated: true };
+    const ended = await society.terminate({ agentId, by: task.from, reason, mode, parentTask: about ?? null });
+    return { agentId, terminated: true, mode: ended.mode };
   },
   [OrgActions.createRole]: async (society, task) => {
     const { name, prompt } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
