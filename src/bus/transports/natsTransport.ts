@@ -3,7 +3,7 @@ import { type Msg, type NatsConnection, connect } from '@nats-io/transport-node'
 import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import { systemClock } from '../../clock.js';
+import { type Clock, systemClock } from '../../clock.js';
 import { type Task, replyTo } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
@@ -15,6 +15,7 @@ import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
 import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
+import { DroppedMessages } from './droppedMessages.js';
 
 /** Copies of one message a connection may be handed arrive close together; this many ids recognise them. */
 const recentIdsKept = 4096;
@@ -47,7 +48,7 @@ export class NatsTransport implements Transport {
   // Ids of this transport's sendings: unique per connection, short on the wire.
   readonly #sender = randomBytes(6).toString('base64url');
   #sent = 0;
-  #dropped = 0;
+  readonly #dropped: DroppedMessages;
   #deliver: ((task: Task, only?: 'target') => void) | undefined;
   #closed = false;
   readonly #mailboxes: NatsMailboxes | undefined;
@@ -60,10 +61,11 @@ export class NatsTransport implements Transport {
   readonly #reachedHeld = new RecentIds(recentIdsKept);
   #refused = 0;
 
-  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, mailboxes: NatsMailboxes | undefined) {
+  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, clock: Clock, mailboxes: NatsMailboxes | undefined) {
     this.#nc = nc;
     this.#settings = settings;
     this.#logger = logger;
+    this.#dropped = new DroppedMessages(logger, clock, settings.dropWarningIntervalMs);
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
     this.#mailboxes = mailboxes;
     if (mailboxes !== undefined) {
@@ -78,7 +80,7 @@ export class NatsTransport implements Transport {
    * Connects to the server; refuses with `transport_unavailable`, naming the address, when none
    * answers or TLS fails, and with `unauthorized` when it refuses the credentials.
    */
-  static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger): Promise<NatsTransport> {
+  static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger, clock: Clock = systemClock): Promise<NatsTransport> {
     const options = connectOptionsOf(settings);
     let nc: NatsConnection;
     try {
@@ -87,9 +89,9 @@ export class NatsTransport implements Transport {
       throw connectFailure(settings, error);
     }
     const { durableMailboxes } = settings;
-    if (durableMailboxes === undefined) return new NatsTransport(nc, settings, logger, undefined);
+    if (durableMailboxes === undefined) return new NatsTransport(nc, settings, logger, clock, undefined);
     try {
-      return new NatsTransport(nc, settings, logger, await NatsMailboxes.connect(nc, settings.society, durableMailboxes, logger));
+      return new NatsTransport(nc, settings, logger, clock, await NatsMailboxes.connect(nc, settings.society, durableMailboxes, logger));
     } catch (error) {
       await nc.close();
       throw error;
@@ -111,9 +113,9 @@ export class NatsTransport implements Transport {
     return this.#settings.society;
   }
 
-  /** Messages from the wire dropped because they were malformed, not troupe's, or not valid Tasks. */
+  /** Messages from the wire dropped: malformed (not troupe's, not valid Tasks), replayed work, or work over its sender's limit. */
   get dropped(): number {
-    return this.#dropped;
+    return this.#dropped.count;
   }
 
   /** Bytes sent that the server has not yet confirmed, or held while the connection is down (bounded by `maxPendingBytes`). */
@@ -199,6 +201,7 @@ export class NatsTransport implements Transport {
     this.#subscriptions.clear();
     this.#mailboxes?.close();
     this.#receipts?.close();
+    this.#dropped.close();
     if (this.#held.count > 0) this.#logger.warn({ tasks: this.#held.count }, 'NATS transport closed with Tasks held for a lost connection; they are not sent');
     this.#connected.complete();
     if (this.#nc.isClosed()) return;
@@ -230,23 +233,24 @@ export class NatsTransport implements Transport {
     if ('target' in interest && this.#mailboxes?.holds(interest.target) === true) {
       return { unsubscribe: this.#mailboxes.bind(interest.target, this.#wire) };
     }
-    return this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg) });
+    // Which subscription handed a message over: a copy through another is not a second message.
+    const via = {};
+    return this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg, via) });
   }
 
-  #receive(error: Error | null, msg: Msg): void {
+  #receive(error: Error | null, msg: Msg, via: object): void {
     if (error !== null) {
       this.#logger.warn({ error: describeError(error) }, 'NATS subscription failed');
       return;
     }
-    const arrived = this.#read(msg.subject, msg.string());
+    const arrived = this.#read(msg.subject, msg.string(), via);
     if (arrived !== undefined) this.#deliverOnce(arrived.id, arrived.task);
   }
 
-  #read(subject: string, payload: string): { id: string; task: Task } | undefined {
+  #read(subject: string, payload: string, via?: object): { id: string; task: Task } | undefined {
     const arrived = decodeWireMessage(subject, this.#settings.society, payload);
     if (arrived.ok) return arrived;
-    this.#dropped++;
-    this.#logger.warn({ subject, reason: arrived.reason }, 'dropped a message from NATS');
+    this.#dropped.malformed(arrived.kind, subject, payload, arrived.reason, via);
     return undefined;
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { SocietyNameSchema } from './natsSubjects.js';
 
@@ -47,6 +48,8 @@ export const NatsTransportOptionsSchema = z
     maxPayloadBytes: z.number().int().positive().optional(),
     /** Distinct NATS subscriptions (one per agent with a mailbox here, one per action pattern observed). */
     maxSubscriptions: z.number().int().positive().default(10_000),
+    /** Messages dropped from the wire (malformed, replayed, over a sender's limit) are warned of in one line per this interval: the first at once, the rest counted. */
+    dropWarningIntervalMs: z.number().int().positive().default(10_000),
     /** How long the first connection may take before `connectNatsTransport` gives up. */
     connectTimeoutMs: z.number().int().positive().default(5_000),
     /** The wait between two attempts to reconnect a lost connection (attempts never stop). */
@@ -91,6 +94,8 @@ export const NatsTransportOptionsSchema = z
 export type NatsTransportOptions = z.input<typeof NatsTransportOptionsSchema> & {
   /** Where dropped messages and connection changes are logged; nowhere when absent. */
   readonly logger?: Logger;
+  /** The clock of the warnings' intervals; the system's when absent. */
+  readonly clock?: Clock;
 };
 
 export type NatsTransportSettings = z.output<typeof NatsTransportOptionsSchema>;
