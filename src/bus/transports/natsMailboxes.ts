@@ -92,6 +92,7 @@ export class NatsMailboxes implements DurableMailboxes {
       max_msgs: settings.maxStoredTasks,
       max_bytes: settings.maxStoredBytes,
       max_age: nanos(settings.maxAgeMs),
+      duplicate_window: nanos(Math.min(settings.duplicateWindowMs, settings.maxAgeMs)),
     };
     try {
       await jsm.streams.add(config);

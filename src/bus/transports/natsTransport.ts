@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Msg, type NatsConnection, connect } from '@nats-io/transport-node';
+import { type Msg, type NatsConnection, connect, headers } from '@nats-io/transport-node';
 import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { type Clock, systemClock } from '../../clock.js';
-import { type Task, replyTo } from '../../task/index.js';
+import { type Task, asksForWork, replyTo } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
 import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
@@ -59,6 +59,8 @@ export class NatsTransport implements Transport {
   };
   // Sendings whose Task reached an agent whose mailbox this bus holds, by hold: a copy from the mailbox is not handed to that copy of the agent again.
   readonly #reachedHeld = new RecentIds(recentIdsKept);
+  // Work this bus was given or sent, by agent and Task id: the same work again is a replay.
+  readonly #givenWork: RecentIds;
   #refused = 0;
 
   private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, clock: Clock, mailboxes: NatsMailboxes | undefined) {
@@ -66,6 +68,7 @@ export class NatsTransport implements Transport {
     this.#settings = settings;
     this.#logger = logger;
     this.#dropped = new DroppedMessages(logger, clock, settings.dropWarningIntervalMs);
+    this.#givenWork = new RecentIds(settings.replayWindowTasks);
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
     this.#mailboxes = mailboxes;
     if (mailboxes !== undefined) {
@@ -156,6 +159,7 @@ export class NatsTransport implements Transport {
         context: { taskId: task.id },
       });
     }
+    if (asksForWork(task)) this.#givenWork.add(workKeyOf(task));
     // After the reply is on the connection, so the work it answers is acknowledged after it.
     this.#mailboxes?.sent(task);
     this.#deliver?.(task);
@@ -257,7 +261,19 @@ export class NatsTransport implements Transport {
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
     if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(`${this.#mailboxes.holdOf(task.to)} ${id}`);
+    else if (this.#replayed(task)) return;
     this.#handOver(task);
+  }
+
+  /**
+   * Work given here before (the same agent, the same Task id), sent again under any sending id:
+   * dropped, so a replayed Task is not run twice. An agent's mailbox keeps its own count of what
+   * it answered, and JetStream refuses a replay within its duplicate window.
+   */
+  #replayed(task: Task): boolean {
+    if (!asksForWork(task) || this.#givenWork.add(workKeyOf(task))) return false;
+    this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, replayWindowTasks: this.#settings.replayWindowTasks });
+    return true;
   }
 
   /**
@@ -284,7 +300,8 @@ export class NatsTransport implements Transport {
   #publish(subject: string, data: Uint8Array, task: Task): void {
     // With durable mailboxes every agent subject is the stream's: ask for its receipt, to hear a refusal.
     const reply = this.#receipts?.replySubjectFor(task);
-    this.#nc.publish(subject, data, reply === undefined ? undefined : { reply });
+    if (reply === undefined) this.#nc.publish(subject, data);
+    else this.#nc.publish(subject, data, { reply, ...(asksForWork(task) ? { headers: messageIdOf(task) } : {}) });
     this.#unconfirmed.add(data.byteLength);
   }
 
@@ -325,4 +342,16 @@ export class NatsTransport implements Transport {
       }
     }
   }
+}
+
+// A space never occurs in an agent or Task id, so one key cannot be read as another.
+function workKeyOf(task: Task): string {
+  return `${task.to} ${task.id}`;
+}
+
+/** Work carries its agent and Task id as JetStream's message id, so the stream stores one copy of it within its duplicate window. */
+function messageIdOf(task: Task): ReturnType<typeof headers> {
+  const carried = headers();
+  carried.set('Nats-Msg-Id', workKeyOf(task));
+  return carried;
 }

@@ -25,6 +25,8 @@ export const DurableMailboxOptionsSchema = z
     maxUnacknowledged: positive.default(1_000),
     /** Deliveries of one Task before JetStream gives up on it (a Task that kills every host it reaches). */
     maxDeliveries: positive.default(5),
+    /** How long the server remembers each work Task sent into a mailbox (JetStream's duplicate window, by `Nats-Msg-Id`): a replay within it is not stored again. */
+    duplicateWindowMs: positive.min(1_000).default(120_000),
   })
   .strict();
 export type DurableMailboxSettings = z.output<typeof DurableMailboxOptionsSchema>;
@@ -48,6 +50,8 @@ export const NatsTransportOptionsSchema = z
     maxPayloadBytes: z.number().int().positive().optional(),
     /** Distinct NATS subscriptions (one per agent with a mailbox here, one per action pattern observed). */
     maxSubscriptions: z.number().int().positive().default(10_000),
+    /** Work Tasks (an agent and a Task id) this bus remembers having been given, newest kept: a replay of one of them is dropped, not run again. */
+    replayWindowTasks: z.number().int().positive().default(100_000),
     /** Messages dropped from the wire (malformed, replayed, over a sender's limit) are warned of in one line per this interval: the first at once, the rest counted. */
     dropWarningIntervalMs: z.number().int().positive().default(10_000),
     /** How long the first connection may take before `connectNatsTransport` gives up. */
