@@ -1,29 +1,19 @@
-import { type Msg, type NatsConnection, connect } from '@nats-io/transport-node';
+import { type Msg, connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DurableMailboxes } from '../../src/bus/index.js';
+import { describe, expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
-import { NatsServer } from '../support/natsServer.js';
+import { type NatsBus, mailboxesOf, natsBusesAfterEach, natsServerAfterEach, natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
 
 // A Task replayed on the society's subjects (the same work, published again by anyone who can
 // publish there) is not run a second time: by this bus, within its replay window, and by a
 // durable mailbox's stream, within its duplicate window, whichever host reads it next.
 
-let server: NatsServer;
-let raw: NatsConnection;
-beforeAll(async () => {
-  server = await NatsServer.start();
-  raw = await connect({ servers: server.url });
-});
-afterAll(async () => {
-  await raw.close();
-  await server.dispose();
-});
+const serverOf = natsServerForFile();
+const rawOf = rawNatsClientForFile(serverOf);
 
 const natsBus = natsBusesAfterEach();
 const startServer = natsServerAfterEach();
@@ -37,65 +27,67 @@ function work(text: string, to = 'poet'): Task {
   return createTask({ from: 'user', to, action: 'execute', parameters: { text } }, { ids, clock });
 }
 
-const wire = (id: string, task: Task): string => JSON.stringify({ v: 1, id, task });
+interface Poet {
+  readonly bus: NatsBus;
+  /** Every Task the poet was handed. */
+  readonly given: Task[];
+  /** Publishes each sending from a plain client on the poet's subject, and resolves once all have arrived (a last piece of work shows it). */
+  readonly receive: (sendings: readonly (readonly [string, Task])[]) => Promise<void>;
+}
 
-/** A bus on `society` whose poet records every Task it is handed; `until(task)` resolves once that one arrived. */
-async function poetOn(society: string, replayWindowTasks?: number): Promise<{ bus: NatsBus; given: Task[]; until: (task: Task) => Promise<unknown> }> {
-  const bus = await natsBus({ servers: server.url, society, logger: new MemoryLogger(), ...(replayWindowTasks === undefined ? {} : { replayWindowTasks }) });
+/** A bus on a society of its own whose poet records every Task it is handed. */
+async function poet(replayWindowTasks?: number): Promise<Poet> {
+  const society = nextSociety();
+  const bus = await natsBus({
+    servers: serverOf().url,
+    society,
+    logger: new MemoryLogger(),
+    ...(replayWindowTasks === undefined ? {} : { replayWindowTasks }),
+  });
   const given: Task[] = [];
   bus.bus.to('poet').subscribe((task) => given.push(task));
   await bus.transport.flush();
-  return { bus, given, until: (task) => firstValueFrom(bus.bus.to('poet').pipe(filter((seen) => seen.id === task.id))) };
+  const subject = `troupe.${society}.agent.poet.action.execute`;
+  const receive = async (sendings: readonly (readonly [string, Task])[]): Promise<void> => {
+    const last = work('the last');
+    const arrived = firstValueFrom(bus.bus.to('poet').pipe(filter((seen) => seen.id === last.id)));
+    for (const [id, task] of [...sendings, ['last.1', last] as const]) rawOf().publish(subject, JSON.stringify({ v: 1, id, task }));
+    await arrived;
+  };
+  return { bus, given, receive };
 }
+
+const timesGiven = (poet: Poet, task: Task): number => poet.given.filter((given) => given.id === task.id).length;
 
 describe('replayed work on NATS', () => {
   it('runs work once though it is published again, under its own sending id or another, long after', async () => {
-    const society = nextSociety();
-    const { bus, given, until } = await poetOn(society);
-    const subject = `troupe.${society}.agent.poet.action.execute`;
+    const poem = await poet();
     const once = work('a poem');
-    raw.publish(subject, wire('forger.1', once));
-    raw.publish(subject, wire('forger.2', once));
-    // More sendings than the copies' window remembers (4,096), then the very same message again.
-    for (let i = 0; i < 5000; i++) raw.publish(subject, wire(`other.${i}`, { ...work('note'), status: 'working' }));
-    raw.publish(subject, wire('forger.1', once));
-    const marker = work('the last');
-    const arrived = until(marker);
-    raw.publish(subject, wire('forger.3', marker));
-    await arrived;
-
-    expect(given.filter((task) => task.id === once.id)).toHaveLength(1);
-    expect(bus.transport.dropped).toBe(2);
+    // More sendings than the copies' window remembers (4,096) between the first and the very same message again.
+    const between = Array.from({ length: 5000 }, (_, i) => [`other.${i}`, { ...work('note'), status: 'working' }] as const);
+    await poem.receive([['forger.1', once], ['forger.2', once], ...between, ['forger.1', once]]);
+    expect(timesGiven(poem, once)).toBe(1);
+    expect(poem.bus.transport.dropped).toBe(2);
   });
 
   it('remembers replayWindowTasks pieces of work: older work replayed is run again', async () => {
-    const society = nextSociety();
-    const { given, until } = await poetOn(society, 2);
-    const subject = `troupe.${society}.agent.poet.action.execute`;
+    const poem = await poet(2);
     const first = work('first');
-    raw.publish(subject, wire('a.1', first));
-    raw.publish(subject, wire('a.2', work('second')));
-    raw.publish(subject, wire('a.3', work('third')));
-    raw.publish(subject, wire('a.4', first));
-    const marker = work('the last');
-    const arrived = until(marker);
-    raw.publish(subject, wire('a.5', marker));
-    await arrived;
-    expect(given.filter((task) => task.id === first.id)).toHaveLength(2);
+    await poem.receive([
+      ['a.1', first],
+      ['a.2', work('second')],
+      ['a.3', work('third')],
+      ['a.4', first],
+    ]);
+    expect(timesGiven(poem, first)).toBe(2);
   });
 
   it('does not run work this bus sent itself when it comes back from the wire', async () => {
-    const society = nextSociety();
-    const { bus, given, until } = await poetOn(society);
-    const subject = `troupe.${society}.agent.poet.action.execute`;
+    const poem = await poet();
     const sent = work('mine');
-    bus.bus.publish(sent);
-    raw.publish(subject, wire('forger.1', sent));
-    const marker = work('the last');
-    const arrived = until(marker);
-    raw.publish(subject, wire('forger.2', marker));
-    await arrived;
-    expect(given.filter((task) => task.id === sent.id)).toHaveLength(1);
+    poem.bus.bus.publish(sent);
+    await poem.receive([['forger.1', sent]]);
+    expect(timesGiven(poem, sent)).toBe(1);
   });
 
   it('keeps a replay out of a durable mailbox, so the host that reads it after a restart does not run it again', async () => {
@@ -138,9 +130,3 @@ describe('replayed work on NATS', () => {
     expect(given).toEqual([fresh.id]);
   });
 });
-
-function mailboxesOf(bus: NatsBus): DurableMailboxes {
-  const { mailboxes } = bus.transport;
-  if (mailboxes === undefined) throw new Error('this transport has no durable mailboxes');
-  return mailboxes;
-}
