@@ -4,7 +4,7 @@ import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { type Clock, systemClock } from '../../clock.js';
-import { type Task, asksForWork, replyTo } from '../../task/index.js';
+import { Actions, type Task, asksForWork, finalStatuses, replyTo } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
 import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
@@ -16,6 +16,7 @@ import { RecentIds } from './recentIds.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
 import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
 import { DroppedMessages } from './droppedMessages.js';
+import { type ShareRefusal, SenderShares, senderOf } from './senderShares.js';
 
 /** Copies of one message a connection may be handed arrive close together; this many ids recognise them. */
 const recentIdsKept = 4096;
@@ -61,6 +62,7 @@ export class NatsTransport implements Transport {
   readonly #reachedHeld = new RecentIds(recentIdsKept);
   // Work this bus was given or sent, by agent and Task id: the same work again is a replay.
   readonly #givenWork: RecentIds;
+  readonly #shares: SenderShares;
   #refused = 0;
 
   private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, clock: Clock, mailboxes: NatsMailboxes | undefined) {
@@ -69,6 +71,7 @@ export class NatsTransport implements Transport {
     this.#logger = logger;
     this.#dropped = new DroppedMessages(logger, clock, settings.dropWarningIntervalMs);
     this.#givenWork = new RecentIds(settings.replayWindowTasks);
+    this.#shares = new SenderShares(settings.maxWorkPerSender, settings.maxWorkFromWire);
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
     this.#mailboxes = mailboxes;
     if (mailboxes !== undefined) {
@@ -160,6 +163,8 @@ export class NatsTransport implements Transport {
       });
     }
     if (asksForWork(task)) this.#givenWork.add(workKeyOf(task));
+    // The reply comes from the agent the work went to: its key is the work's.
+    else if (finalStatuses.has(task.status)) this.#shares.answered(`${task.from} ${task.id}`);
     // After the reply is on the connection, so the work it answers is acknowledged after it.
     this.#mailboxes?.sent(task);
     this.#deliver?.(task);
@@ -261,8 +266,31 @@ export class NatsTransport implements Transport {
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
     if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(`${this.#mailboxes.holdOf(task.to)} ${id}`);
-    else if (this.#replayed(task)) return;
+    else if (this.#replayed(task) || this.#overShare(id, task)) return;
     this.#handOver(task);
+  }
+
+  /**
+   * An `execute` Task for an agent on this bus, over its sender's share or every sender's:
+   * answered `failed` with `transport_full` on the agent's behalf, and dropped. Only `execute`
+   * counts, since every one is answered (which gives the share back); a message may never be.
+   */
+  #overShare(id: string, task: Task): boolean {
+    if (task.action !== Actions.execute || task.status !== 'submitted' || !this.#subscriptions.has(`troupe.${this.#settings.society}.agent.${task.to}.>`))
+      return false;
+    const sender = senderOf(id);
+    const refusal = this.#shares.take(sender, workKeyOf(task));
+    if (refusal === undefined) return false;
+    this.#dropped.drop('sender_over_limit', { taskId: task.id, to: task.to, sender, limit: limitNameOf(refusal) });
+    this.#answerOnBehalf(task, 'transport_full', this.#overShareMessage(task, sender, refusal));
+    return true;
+  }
+
+  #overShareMessage(task: Task, sender: string, refusal: ShareRefusal): string {
+    const { maxWorkPerSender, maxWorkFromWire } = this.#settings;
+    return refusal === 'sender'
+      ? `task ${task.id} refused: sender ${sender} already has ${maxWorkPerSender} Tasks unanswered on this bus (maxWorkPerSender)`
+      : `task ${task.id} refused: this bus already has ${maxWorkFromWire} Tasks from NATS unanswered (maxWorkFromWire)`;
   }
 
   /**
@@ -320,7 +348,7 @@ export class NatsTransport implements Transport {
     this.#answerOnBehalf(task, 'agent_unreachable', `agent "${task.to}" never answered task ${task.id}: delivered ${deliveries} times (maxDeliveries)`);
   }
 
-  #answerOnBehalf(task: Task, code: 'mailbox_full' | 'agent_unreachable', message: string): void {
+  #answerOnBehalf(task: Task, code: 'mailbox_full' | 'agent_unreachable' | 'transport_full', message: string): void {
     if (task.status !== 'submitted' || this.#closed) return;
     try {
       this.send(replyTo(task, { status: 'failed', error: { code, message } }, systemClock));
@@ -354,4 +382,8 @@ function messageIdOf(task: Task): ReturnType<typeof headers> {
   const carried = headers();
   carried.set('Nats-Msg-Id', workKeyOf(task));
   return carried;
+}
+
+function limitNameOf(refusal: ShareRefusal): string {
+  return refusal === 'sender' ? 'maxWorkPerSender' : 'maxWorkFromWire';
 }

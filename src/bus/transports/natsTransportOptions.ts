@@ -52,6 +52,15 @@ export const NatsTransportOptionsSchema = z
     maxSubscriptions: z.number().int().positive().default(10_000),
     /** Work Tasks (an agent and a Task id) this bus remembers having been given, newest kept: a replay of one of them is dropped, not run again. */
     replayWindowTasks: z.number().int().positive().default(100_000),
+    /**
+     * Work (a new `execute` Task) from one sender on the wire that agents on this bus have not
+     * answered yet; one more is answered `failed` with `transport_full`. A sender is the
+     * connection a message says it came from (its sending id), so one flooding peer cannot crowd
+     * out the others.
+     */
+    maxWorkPerSender: z.number().int().positive().default(1_000),
+    /** Such work from every sender together; one more is refused the same way. */
+    maxWorkFromWire: z.number().int().positive().default(10_000),
     /** Messages dropped from the wire (malformed, replayed, over a sender's limit) are warned of in one line per this interval: the first at once, the rest counted. */
     dropWarningIntervalMs: z.number().int().positive().default(10_000),
     /** How long the first connection may take before `connectNatsTransport` gives up. */
