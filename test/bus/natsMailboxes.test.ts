@@ -210,6 +210,24 @@ describe('durable mailboxes (NATS JetStream)', () => {
     expect(await mailboxes.removeAll()).toBe(0);
   });
 
+  it('removes a mailbox whose removal failed while the server was down once the connection is back', async () => {
+    const { server, owner } = await society();
+    const mailboxes = mailboxesOf(owner);
+    await Promise.all(['poet', 'critic'].map((agentId) => mailboxes.open(agentId)));
+    const back = firstValueFrom(owner.transport.connection$.pipe(skipWhile(Boolean), filter(Boolean)));
+    await server.stop();
+    await expect(mailboxes.remove('poet')).rejects.toThrow();
+    await server.restart();
+    await back;
+    await mailboxes.removalsSettled();
+    const nc = await connect({ servers: server.url });
+    later(() => nc.close());
+    const jsm = await jetstreamManager(nc);
+    const left: string[] = [];
+    for await (const consumer of jsm.consumers.list('troupe-default')) left.push(consumer.name);
+    expect(left).toEqual(['mailbox-critic']);
+  });
+
   it('refuses durableMailboxes on a server without JetStream, naming why', async () => {
     const server = await startServer();
     const refused = natsBus({ servers: server.url, durableMailboxes: true });

@@ -367,6 +367,7 @@ export class NatsTransport implements Transport {
         // Held Tasks go first, in order, before anything sent from now on.
         this.#held.release((subject, data, task) => this.#publish(subject, data, task));
         this.#connected.next(true);
+        this.#mailboxes?.reconnected();
       }
     }
   }

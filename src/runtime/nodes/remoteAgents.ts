@@ -163,6 +163,7 @@ export class RemoteAgents {
       },
       remove: (agentId) => mailboxes.remove(agentId),
       removeAll: () => mailboxes.removeAll(),
+      removalsSettled: () => mailboxes.removalsSettled(),
       hold: (agentId, awaitsAnswer) => mailboxes.hold(agentId, awaitsAnswer),
     };
   }
