@@ -1,3 +1,4 @@
+import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
@@ -76,6 +77,37 @@ describe('NATS intake limits per sender', () => {
       const reply = await sender.bus.request(work(`one at a time ${i}`, 'asker'), { timeoutMs: 600_000 });
       expect(reply.status).toBe('completed');
     }
+  });
+
+  it('takes refused work when it is sent again once its sender has a share: a refusal is not a replay', async () => {
+    const receiver = await natsBus({ servers: serverOf().url, society: 'limits', maxWorkPerSender: 1 });
+    let letGo: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (letGo = resolve));
+    receiver.bus.serve('poet', async (task) => {
+      await released;
+      return replyTo(task, { status: 'completed', result: { text: 'ok' } }, clock);
+    });
+    await receiver.transport.flush();
+    const [first, second] = [work('first', 'retrier'), work('second', 'retrier')];
+    const replies = repliesTo('retrier', 3);
+    await rawOf().flush();
+    const send = (id: string, task: Task): void => rawOf().publish('troupe.limits.agent.poet.action.execute', JSON.stringify({ v: 1, id, task }));
+    const seen = (task: Task, status: string): Promise<Task> =>
+      firstValueFrom(receiver.bus.on('*').pipe(filter((seenTask) => seenTask.id === task.id && seenTask.status === status)));
+    const refused = seen(second, 'failed');
+    const firstAnswered = seen(first, 'completed');
+    send('retrier.1', first);
+    send('retrier.2', second);
+    await refused;
+    letGo();
+    // The first is answered (its share given back) before the second is sent again.
+    await firstAnswered;
+    send('retrier.3', second);
+    expect((await replies).map((reply) => [reply.id, reply.status])).toEqual([
+      [second.id, 'failed'],
+      [first.id, 'completed'],
+      [second.id, 'completed'],
+    ]);
   });
 
   it('refuses work past maxWorkFromWire over every sender together', async () => {

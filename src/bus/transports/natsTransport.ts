@@ -266,23 +266,36 @@ export class NatsTransport implements Transport {
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
     if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(`${this.#mailboxes.holdOf(task.to)} ${id}`);
-    else if (this.#replayed(task) || this.#overShare(id, task)) return;
+    else if (!this.#admitted(id, task)) return;
     this.#handOver(task);
   }
 
   /**
-   * An `execute` Task for an agent on this bus, over its sender's share or every sender's:
-   * answered `failed` with `transport_full` on the agent's behalf, and dropped. Only `execute`
-   * counts, since every one is answered (which gives the share back); a message may never be.
+   * Whether work from the wire goes to the bus. Work given here before (the same agent and Task
+   * id, under any sending id) is a replay, dropped so it is not run twice (an agent's mailbox
+   * keeps its own count of what it answered, and JetStream refuses a replay within its duplicate
+   * window). An `execute` Task over its sender's share, or every sender's, is answered `failed`
+   * with `transport_full` on the agent's behalf; it is not remembered as given, so it may be sent
+   * again. Only `execute` takes a share: every one is answered, which gives it back; a message
+   * may never be.
    */
-  #overShare(id: string, task: Task): boolean {
-    if (task.action !== Actions.execute || task.status !== 'submitted' || !this.#subscriptions.has(`troupe.${this.#settings.society}.agent.${task.to}.>`))
+  #admitted(id: string, task: Task): boolean {
+    if (!asksForWork(task)) return true;
+    const key = workKeyOf(task);
+    if (this.#givenWork.has(key)) {
+      this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, replayWindowTasks: this.#settings.replayWindowTasks });
       return false;
-    const sender = senderOf(id);
-    const refusal = this.#shares.take(sender, workKeyOf(task));
-    if (refusal === undefined) return false;
-    this.#dropped.drop('sender_over_limit', { taskId: task.id, to: task.to, sender, limit: limitNameOf(refusal) });
-    this.#answerOnBehalf(task, 'transport_full', this.#overShareMessage(task, sender, refusal));
+    }
+    if (task.action === Actions.execute && this.#subscriptions.has(`troupe.${this.#settings.society}.agent.${task.to}.>`)) {
+      const sender = senderOf(id);
+      const refusal = this.#shares.take(sender, key);
+      if (refusal !== undefined) {
+        this.#dropped.drop('sender_over_limit', { taskId: task.id, to: task.to, sender, limit: limitNameOf(refusal) });
+        this.#answerOnBehalf(task, 'transport_full', this.#overShareMessage(task, sender, refusal));
+        return false;
+      }
+    }
+    this.#givenWork.add(key);
     return true;
   }
 
@@ -291,17 +304,6 @@ export class NatsTransport implements Transport {
     return refusal === 'sender'
       ? `task ${task.id} refused: sender ${sender} already has ${maxWorkPerSender} Tasks unanswered on this bus (maxWorkPerSender)`
       : `task ${task.id} refused: this bus already has ${maxWorkFromWire} Tasks from NATS unanswered (maxWorkFromWire)`;
-  }
-
-  /**
-   * Work given here before (the same agent, the same Task id), sent again under any sending id:
-   * dropped, so a replayed Task is not run twice. An agent's mailbox keeps its own count of what
-   * it answered, and JetStream refuses a replay within its duplicate window.
-   */
-  #replayed(task: Task): boolean {
-    if (!asksForWork(task) || this.#givenWork.add(workKeyOf(task))) return false;
-    this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, replayWindowTasks: this.#settings.replayWindowTasks });
-    return true;
   }
 
   /**
