@@ -14,6 +14,11 @@ export interface DurableMailboxes {
   open(agentId: string): Promise<void>;
   /** Deletes the agent's mailbox and what it still holds. */
   remove(agentId: string): Promise<void>;
+  /**
+   * Resolves once every removal owed is made: one that failed (the server unreachable or
+   * restarting) is made again each time the connection comes back.
+   */
+  removalsSettled(): Promise<void>;
   /** Deletes every mailbox of the society (an owner starting over); resolves with how many there were. */
   removeAll(): Promise<number>;
   /**

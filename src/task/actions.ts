@@ -1,3 +1,5 @@
+import type { Task } from './schema.js';
+
 /**
  * The action names troupe itself publishes. Users may publish their own dotted names;
  * these are the ones the runtime, memory and the CLI understand.
@@ -24,3 +26,8 @@ export const Actions = {
 
 /** Actions that start a turn in the receiving agent. */
 export const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message]);
+
+/** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
+export function asksForWork(task: Pick<Task, 'status' | 'action'>): boolean {
+  return task.status === 'submitted' && turnActions.has(task.action);
+}

@@ -2,13 +2,12 @@ import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom, skipWhile } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { DurableMailboxes } from '../../src/bus/index.js';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { type NatsBus, mailboxesOf, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 import type { NatsServer } from '../support/natsServer.js';
 
 // Durable mailboxes on a real nats-server with JetStream: what the owner opens, a host holds,
@@ -35,12 +34,6 @@ async function society(
   const nc = await connect({ servers: server.url });
   later(() => nc.close());
   return { server, owner, jsm: await jetstreamManager(nc) };
-}
-
-function mailboxesOf(bus: NatsBus): DurableMailboxes {
-  const { mailboxes } = bus.transport;
-  if (mailboxes === undefined) throw new Error('this transport has no durable mailboxes');
-  return mailboxes;
 }
 
 /** A host holding `agentId`'s mailbox: resolves with the first Task that reaches the agent. */
@@ -215,6 +208,24 @@ describe('durable mailboxes (NATS JetStream)', () => {
     expect((await jsm.streams.info('troupe-default')).state.messages).toBe(0);
     expect(await mailboxes.removeAll()).toBe(2);
     expect(await mailboxes.removeAll()).toBe(0);
+  });
+
+  it('removes a mailbox whose removal failed while the server was down once the connection is back', async () => {
+    const { server, owner } = await society();
+    const mailboxes = mailboxesOf(owner);
+    await Promise.all(['poet', 'critic'].map((agentId) => mailboxes.open(agentId)));
+    const back = firstValueFrom(owner.transport.connection$.pipe(skipWhile(Boolean), filter(Boolean)));
+    await server.stop();
+    await expect(mailboxes.remove('poet')).rejects.toThrow();
+    await server.restart();
+    await back;
+    await mailboxes.removalsSettled();
+    const nc = await connect({ servers: server.url });
+    later(() => nc.close());
+    const jsm = await jetstreamManager(nc);
+    const left: string[] = [];
+    for await (const consumer of jsm.consumers.list('troupe-default')) left.push(consumer.name);
+    expect(left).toEqual(['mailbox-critic']);
   });
 
   it('refuses durableMailboxes on a server without JetStream, naming why', async () => {

@@ -1,5 +1,5 @@
 import { type NatsConnection, connect } from '@nats-io/transport-node';
-import { firstValueFrom, take, toArray } from 'rxjs';
+import { filter, firstValueFrom, take } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNatsTransport, subjectOf } from '../../src/bus/index.js';
 import { subscriptionSubjectOf } from '../../src/bus/transports/natsSubjects.js';
@@ -83,11 +83,13 @@ describe('NATS routing', () => {
 });
 
 describe('malformed messages from the wire', () => {
-  it('drops each with one log line naming its subject and what is wrong, counts it, and keeps delivering', async () => {
+  it('drops each, naming its subject and what is wrong, counts it, and keeps delivering', async () => {
     const society = nextSociety();
     const logger = new MemoryLogger();
-    const { bus, transport } = await natsBus({ servers: server.url, society, logger });
-    const arrived = firstValueFrom(bus.on('*').pipe(take(1), toArray()));
+    const warnClock = new SimulatedClock();
+    const { bus, transport } = await natsBus({ servers: server.url, society, logger, clock: warnClock, dropWarningIntervalMs: 1_000 });
+    const delivered: Task[] = [];
+    bus.on('*').subscribe((arrived) => delivered.push(arrived));
     await transport.flush();
     const subject = `troupe.${society}.agent.poet.action.execute`;
     const valid = task();
@@ -99,20 +101,56 @@ describe('malformed messages from the wire', () => {
       [subject, JSON.stringify({ v: 1, id: 'x', task: { ...valid, status: 'done' } })],
       [subject, JSON.stringify({ v: 1, id: 'y', task: wrongTo })],
       [`troupe.${society}.agent.poet.action.execute.extra`, JSON.stringify({ v: 1, id: 'z', task: valid })],
-      [subject, JSON.stringify({ v: 1, id: 'ok', task: valid })],
     ];
-    for (const [on, payload] of sends) raw.publish(on, payload);
+    // Each in a quiet interval of its own, so each is logged at once, with its reason.
+    for (const [index, [on, payload]] of sends.entries()) {
+      const marker = task();
+      const arrived = firstValueFrom(bus.on('*').pipe(filter((seen) => seen.id === marker.id)));
+      raw.publish(on, payload);
+      raw.publish(subject, JSON.stringify({ v: 1, id: `marker-${index}`, task: marker }));
+      await arrived;
+      warnClock.advance(1_000);
+    }
 
-    expect(await arrived).toEqual([valid]);
+    expect(delivered).toHaveLength(sends.length);
     expect(transport.dropped).toBe(6);
-    const reasons = logger.entries.map((entry) => [entry.message, entry.fields['subject'], entry.fields['reason']]);
+    const reasons = logger.entries.map((entry) => [entry.message, entry.fields['subject'], entry.fields['kind'], entry.fields['reason']]);
     expect(reasons).toEqual([
-      ['dropped a message from NATS', subject, expect.stringMatching(/^not JSON/)],
-      ['dropped a message from NATS', subject, expect.stringMatching(/^not a troupe message/)],
-      ['dropped a message from NATS', subject, expect.stringMatching(/^not a troupe message: v /)],
-      ['dropped a message from NATS', subject, expect.stringMatching(/^not a valid Task: task\.status/)],
-      ['dropped a message from NATS', subject, `the Task belongs on troupe.${society}.agent.painter.action.execute`],
-      ['dropped a message from NATS', `${subject}.extra`, `the Task belongs on ${subject}`],
+      ['dropped a message from NATS', subject, 'not_json', expect.stringMatching(/^not JSON/)],
+      ['dropped a message from NATS', subject, 'not_troupe', expect.stringMatching(/^not a troupe message/)],
+      ['dropped a message from NATS', subject, 'not_troupe', expect.stringMatching(/^not a troupe message: v /)],
+      ['dropped a message from NATS', subject, 'not_a_task', expect.stringMatching(/^not a valid Task: task\.status/)],
+      ['dropped a message from NATS', subject, 'wrong_subject', `the Task belongs on troupe.${society}.agent.painter.action.execute`],
+      ['dropped a message from NATS', `${subject}.extra`, 'wrong_subject', `the Task belongs on ${subject}`],
     ]);
+  });
+
+  it('warns of a flood in one line per interval, counting each message once though overlapping subscriptions hand it over twice', async () => {
+    const society = nextSociety();
+    const logger = new MemoryLogger();
+    const warnClock = new SimulatedClock();
+    const { bus, transport } = await natsBus({ servers: server.url, society, logger, clock: warnClock, dropWarningIntervalMs: 10_000 });
+    // Two subscriptions that both match the poet's subject: NATS hands each message to both.
+    bus.to('poet').subscribe(() => undefined);
+    const valid = task();
+    const arrived = firstValueFrom(bus.on('*').pipe(filter((seen) => seen.id === valid.id)));
+    await transport.flush();
+    const subject = `troupe.${society}.agent.poet.action.execute`;
+    for (let i = 0; i < 5000; i++) raw.publish(subject, i % 2 === 0 ? `{garbage ${i}` : JSON.stringify({ v: 1, id: `g${i}`, task: { nonsense: i } }));
+    raw.publish(subject, JSON.stringify({ v: 1, id: 'valid', task: valid }));
+    await arrived;
+
+    expect(transport.dropped).toBe(5000);
+    expect(logger.entries.map((entry) => [entry.level, entry.message, entry.fields['kind'], entry.fields['subject']])).toEqual([
+      ['warn', 'dropped a message from NATS', 'not_json', subject],
+    ]);
+    warnClock.advance(10_000);
+    expect(logger.entries).toHaveLength(2);
+    const summary = logger.entries[1]?.fields;
+    expect(summary).toMatchObject({ more: 4999, byKind: { not_json: 2499, not_a_task: 2500 }, intervalMs: 10_000, example: { kind: 'not_a_task', subject } });
+    expect(String((summary?.['example'] as Record<string, unknown>)['reason'])).toMatch(/^not a valid Task/);
+    // A quiet interval: nothing more to say.
+    warnClock.advance(10_000);
+    expect(logger.entries).toHaveLength(2);
   });
 });

@@ -1,4 +1,12 @@
-import { EventBus, type EventBusOptions, type NatsTransportHandle, type NatsTransportOptions, connectNatsTransport } from '../../src/bus/index.js';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import {
+  type DurableMailboxes,
+  EventBus,
+  type EventBusOptions,
+  type NatsTransportHandle,
+  type NatsTransportOptions,
+  connectNatsTransport,
+} from '../../src/bus/index.js';
 import { afterAll, beforeAll } from 'vitest';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
 import { NatsServer, type NatsServerConfig, type NatsServerOptions } from './natsServer.js';
@@ -40,4 +48,24 @@ export function natsServerForFile(config?: NatsServerConfig): () => NatsServer {
     if (server === undefined) throw new Error('the nats-server of this file has not started yet');
     return server;
   };
+}
+
+/** A plain NATS client (a peer that is not troupe) on the file's server, connected before its first test and closed after its last. */
+export function rawNatsClientForFile(server: () => NatsServer): () => NatsConnection {
+  let nc: NatsConnection | undefined;
+  beforeAll(async () => {
+    nc = await connect({ servers: server().url });
+  });
+  afterAll(() => nc?.close());
+  return () => {
+    if (nc === undefined) throw new Error('the NATS client of this file has not connected yet');
+    return nc;
+  };
+}
+
+/** The durable mailboxes of a bus connected with `durableMailboxes`. */
+export function mailboxesOf(bus: NatsBus): DurableMailboxes {
+  const { mailboxes } = bus.transport;
+  if (mailboxes === undefined) throw new Error('this transport has no durable mailboxes');
+  return mailboxes;
 }

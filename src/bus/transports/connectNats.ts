@@ -6,7 +6,7 @@ import { type NatsTransportOptions, NatsTransportOptionsSchema } from './natsTra
 /** A transport over NATS, with what it adds to every transport. */
 export interface NatsTransportHandle extends Transport {
   readonly society: string;
-  /** Messages from the wire dropped as malformed (each logged once, with its subject and what was wrong). */
+  /** Messages from the wire dropped: malformed, replayed work, or work over its sender's limit (warned of in one line per `dropWarningIntervalMs`). */
   readonly dropped: number;
   /** Bytes sent that the server has not yet confirmed, or held while the connection is down. */
   readonly pendingBytes: number;
@@ -28,8 +28,8 @@ export interface NatsTransportHandle extends Transport {
  * const rt = await createRuntime({ bus: new EventBus({ transport }) });
  */
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<NatsTransportHandle> {
-  const { logger, ...rest } = options;
+  const { logger, clock, ...rest } = options;
   const settings = parseOrThrow(NatsTransportOptionsSchema, rest, 'nats');
   const { NatsTransport } = await import('./natsTransport.js');
-  return NatsTransport.connect(settings, logger);
+  return NatsTransport.connect(settings, logger, clock);
 }

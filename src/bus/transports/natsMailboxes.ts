@@ -19,6 +19,7 @@ import type { Logger } from '../../logger.js';
 import type { Task } from '../../task/index.js';
 import type { DurableMailboxes } from '../transport.js';
 import { MailboxAcks } from './mailboxAcks.js';
+import { OwedRemovals } from './owedRemovals.js';
 import type { DurableMailboxSettings } from './natsTransportOptions.js';
 
 /** JetStream's code for a stream that exists with another configuration: it is updated instead. */
@@ -55,6 +56,7 @@ export class NatsMailboxes implements DurableMailboxes {
   readonly #holdNumbers = new Map<string, number>();
   #givenUp: { readonly wire: MailboxWire; readonly hear: (task: Task, deliveries: number) => void } | undefined;
   #advisories: Subscription | undefined;
+  readonly #owed: OwedRemovals;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -66,6 +68,7 @@ export class NatsMailboxes implements DurableMailboxes {
   ) {
     this.#stream = streamNameOf(society);
     this.#acks = new MailboxAcks(settings.ackWaitMs);
+    this.#owed = new OwedRemovals((agentId) => this.#delete(agentId), logger);
   }
 
   /**
@@ -92,6 +95,7 @@ export class NatsMailboxes implements DurableMailboxes {
       max_msgs: settings.maxStoredTasks,
       max_bytes: settings.maxStoredBytes,
       max_age: nanos(settings.maxAgeMs),
+      duplicate_window: nanos(Math.min(settings.duplicateWindowMs, settings.maxAgeMs)),
     };
     try {
       await jsm.streams.add(config);
@@ -122,6 +126,7 @@ export class NatsMailboxes implements DurableMailboxes {
   }
 
   async open(agentId: string): Promise<void> {
+    this.#owed.forget(agentId);
     this.#watchGivenUp();
     const config: Partial<ConsumerConfig> = {
       durable_name: consumerPrefix + agentId,
@@ -135,7 +140,31 @@ export class NatsMailboxes implements DurableMailboxes {
     await this.jsm.consumers.add(this.#stream, config);
   }
 
-  async remove(agentId: string): Promise<void> {
+  /**
+   * Deletes the mailbox; one that cannot be deleted now (NATS unreachable, JetStream not ready
+   * after a restart) is owed: deleted once the connection is back, so a terminated agent's
+   * mailbox never keeps Tasks no one will read.
+   */
+  remove(agentId: string): Promise<void> {
+    return this.#owed.remove(agentId);
+  }
+
+  /** Mailboxes owed a removal, not deleted yet. */
+  get owedRemovals(): number {
+    return this.#owed.count;
+  }
+
+  /** Resolves once no removal is owed. */
+  removalsSettled(): Promise<void> {
+    return this.#owed.settled();
+  }
+
+  /** The connection is back: owed removals are made now. */
+  reconnected(): void {
+    if (!this.#closed) this.#owed.retry();
+  }
+
+  async #delete(agentId: string): Promise<void> {
     try {
       await this.jsm.consumers.delete(this.#stream, consumerPrefix + agentId);
     } catch (error) {
@@ -216,6 +245,7 @@ export class NatsMailboxes implements DurableMailboxes {
   /** Stops reading every mailbox; unacknowledged work goes to another host once its `ackWaitMs` runs out. */
   close(): void {
     this.#closed = true;
+    this.#owed.close();
     this.#advisories?.unsubscribe();
     for (const stop of [...this.#bound.values()]) stop();
     this.#acks.close();

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Msg, type NatsConnection, connect } from '@nats-io/transport-node';
+import { type Msg, type NatsConnection, connect, headers } from '@nats-io/transport-node';
 import { BehaviorSubject, type Observable, distinctUntilChanged } from 'rxjs';
 import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import { systemClock } from '../../clock.js';
-import { type Task, replyTo } from '../../task/index.js';
+import { type Clock, systemClock } from '../../clock.js';
+import { Actions, type Task, asksForWork, finalStatuses, replyTo } from '../../task/index.js';
 import type { Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
 import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
@@ -15,6 +15,8 @@ import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
 import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
+import { DroppedMessages } from './droppedMessages.js';
+import { type ShareRefusal, SenderShares, senderOf } from './senderShares.js';
 
 /** Copies of one message a connection may be handed arrive close together; this many ids recognise them. */
 const recentIdsKept = 4096;
@@ -47,7 +49,7 @@ export class NatsTransport implements Transport {
   // Ids of this transport's sendings: unique per connection, short on the wire.
   readonly #sender = randomBytes(6).toString('base64url');
   #sent = 0;
-  #dropped = 0;
+  readonly #dropped: DroppedMessages;
   #deliver: ((task: Task, only?: 'target') => void) | undefined;
   #closed = false;
   readonly #mailboxes: NatsMailboxes | undefined;
@@ -58,12 +60,18 @@ export class NatsTransport implements Transport {
   };
   // Sendings whose Task reached an agent whose mailbox this bus holds, by hold: a copy from the mailbox is not handed to that copy of the agent again.
   readonly #reachedHeld = new RecentIds(recentIdsKept);
+  // Work this bus was given or sent, by agent and Task id: the same work again is a replay.
+  readonly #givenWork: RecentIds;
+  readonly #shares: SenderShares;
   #refused = 0;
 
-  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, mailboxes: NatsMailboxes | undefined) {
+  private constructor(nc: NatsConnection, settings: NatsTransportSettings, logger: Logger, clock: Clock, mailboxes: NatsMailboxes | undefined) {
     this.#nc = nc;
     this.#settings = settings;
     this.#logger = logger;
+    this.#dropped = new DroppedMessages(logger, clock, settings.dropWarningIntervalMs);
+    this.#givenWork = new RecentIds(settings.replayWindowTasks);
+    this.#shares = new SenderShares(settings.maxWorkPerSender, settings.maxWorkFromWire);
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
     this.#mailboxes = mailboxes;
     if (mailboxes !== undefined) {
@@ -78,7 +86,7 @@ export class NatsTransport implements Transport {
    * Connects to the server; refuses with `transport_unavailable`, naming the address, when none
    * answers or TLS fails, and with `unauthorized` when it refuses the credentials.
    */
-  static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger): Promise<NatsTransport> {
+  static async connect(settings: NatsTransportSettings, logger: Logger = silentLogger, clock: Clock = systemClock): Promise<NatsTransport> {
     const options = connectOptionsOf(settings);
     let nc: NatsConnection;
     try {
@@ -87,9 +95,9 @@ export class NatsTransport implements Transport {
       throw connectFailure(settings, error);
     }
     const { durableMailboxes } = settings;
-    if (durableMailboxes === undefined) return new NatsTransport(nc, settings, logger, undefined);
+    if (durableMailboxes === undefined) return new NatsTransport(nc, settings, logger, clock, undefined);
     try {
-      return new NatsTransport(nc, settings, logger, await NatsMailboxes.connect(nc, settings.society, durableMailboxes, logger));
+      return new NatsTransport(nc, settings, logger, clock, await NatsMailboxes.connect(nc, settings.society, durableMailboxes, logger));
     } catch (error) {
       await nc.close();
       throw error;
@@ -111,9 +119,9 @@ export class NatsTransport implements Transport {
     return this.#settings.society;
   }
 
-  /** Messages from the wire dropped because they were malformed, not troupe's, or not valid Tasks. */
+  /** Messages from the wire dropped: malformed (not troupe's, not valid Tasks), replayed work, or work over its sender's limit. */
   get dropped(): number {
-    return this.#dropped;
+    return this.#dropped.count;
   }
 
   /** Bytes sent that the server has not yet confirmed, or held while the connection is down (bounded by `maxPendingBytes`). */
@@ -154,6 +162,9 @@ export class NatsTransport implements Transport {
         context: { taskId: task.id },
       });
     }
+    if (asksForWork(task)) this.#givenWork.add(workKeyOf(task));
+    // The reply comes from the agent the work went to: its key is the work's.
+    else if (finalStatuses.has(task.status)) this.#shares.answered(`${task.from} ${task.id}`);
     // After the reply is on the connection, so the work it answers is acknowledged after it.
     this.#mailboxes?.sent(task);
     this.#deliver?.(task);
@@ -199,6 +210,7 @@ export class NatsTransport implements Transport {
     this.#subscriptions.clear();
     this.#mailboxes?.close();
     this.#receipts?.close();
+    this.#dropped.close();
     if (this.#held.count > 0) this.#logger.warn({ tasks: this.#held.count }, 'NATS transport closed with Tasks held for a lost connection; they are not sent');
     this.#connected.complete();
     if (this.#nc.isClosed()) return;
@@ -230,30 +242,68 @@ export class NatsTransport implements Transport {
     if ('target' in interest && this.#mailboxes?.holds(interest.target) === true) {
       return { unsubscribe: this.#mailboxes.bind(interest.target, this.#wire) };
     }
-    return this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg) });
+    // Which subscription handed a message over: a copy through another is not a second message.
+    const via = {};
+    return this.#nc.subscribe(subject, { callback: (error, msg) => this.#receive(error, msg, via) });
   }
 
-  #receive(error: Error | null, msg: Msg): void {
+  #receive(error: Error | null, msg: Msg, via: object): void {
     if (error !== null) {
       this.#logger.warn({ error: describeError(error) }, 'NATS subscription failed');
       return;
     }
-    const arrived = this.#read(msg.subject, msg.string());
+    const arrived = this.#read(msg.subject, msg.string(), via);
     if (arrived !== undefined) this.#deliverOnce(arrived.id, arrived.task);
   }
 
-  #read(subject: string, payload: string): { id: string; task: Task } | undefined {
+  #read(subject: string, payload: string, via?: object): { id: string; task: Task } | undefined {
     const arrived = decodeWireMessage(subject, this.#settings.society, payload);
     if (arrived.ok) return arrived;
-    this.#dropped++;
-    this.#logger.warn({ subject, reason: arrived.reason }, 'dropped a message from NATS');
+    this.#dropped.malformed(arrived.kind, subject, payload, arrived.reason, via);
     return undefined;
   }
 
   #deliverOnce(id: string, task: Task): void {
     if (!this.#recent.add(id)) return;
     if (this.#mailboxes?.holds(task.to) === true) this.#reachedHeld.add(`${this.#mailboxes.holdOf(task.to)} ${id}`);
+    else if (!this.#admitted(id, task)) return;
     this.#handOver(task);
+  }
+
+  /**
+   * Whether work from the wire goes to the bus. Work given here before (the same agent and Task
+   * id, under any sending id) is a replay, dropped so it is not run twice (an agent's mailbox
+   * keeps its own count of what it answered, and JetStream refuses a replay within its duplicate
+   * window). An `execute` Task over its sender's share, or every sender's, is answered `failed`
+   * with `transport_full` on the agent's behalf; it is not remembered as given, so it may be sent
+   * again. Only `execute` takes a share: every one is answered, which gives it back; a message
+   * may never be.
+   */
+  #admitted(id: string, task: Task): boolean {
+    if (!asksForWork(task)) return true;
+    const key = workKeyOf(task);
+    if (this.#givenWork.has(key)) {
+      this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, replayWindowTasks: this.#settings.replayWindowTasks });
+      return false;
+    }
+    if (task.action === Actions.execute && this.#subscriptions.has(`troupe.${this.#settings.society}.agent.${task.to}.>`)) {
+      const sender = senderOf(id);
+      const refusal = this.#shares.take(sender, key);
+      if (refusal !== undefined) {
+        this.#dropped.drop('sender_over_limit', { taskId: task.id, to: task.to, sender, limit: limitNameOf(refusal) });
+        this.#answerOnBehalf(task, 'transport_full', this.#overShareMessage(task, sender, refusal));
+        return false;
+      }
+    }
+    this.#givenWork.add(key);
+    return true;
+  }
+
+  #overShareMessage(task: Task, sender: string, refusal: ShareRefusal): string {
+    const { maxWorkPerSender, maxWorkFromWire } = this.#settings;
+    return refusal === 'sender'
+      ? `task ${task.id} refused: sender ${sender} already has ${maxWorkPerSender} Tasks unanswered on this bus (maxWorkPerSender)`
+      : `task ${task.id} refused: this bus already has ${maxWorkFromWire} Tasks from NATS unanswered (maxWorkFromWire)`;
   }
 
   /**
@@ -280,7 +330,8 @@ export class NatsTransport implements Transport {
   #publish(subject: string, data: Uint8Array, task: Task): void {
     // With durable mailboxes every agent subject is the stream's: ask for its receipt, to hear a refusal.
     const reply = this.#receipts?.replySubjectFor(task);
-    this.#nc.publish(subject, data, reply === undefined ? undefined : { reply });
+    if (reply === undefined) this.#nc.publish(subject, data);
+    else this.#nc.publish(subject, data, { reply, ...(asksForWork(task) ? { headers: messageIdOf(task) } : {}) });
     this.#unconfirmed.add(data.byteLength);
   }
 
@@ -299,7 +350,7 @@ export class NatsTransport implements Transport {
     this.#answerOnBehalf(task, 'agent_unreachable', `agent "${task.to}" never answered task ${task.id}: delivered ${deliveries} times (maxDeliveries)`);
   }
 
-  #answerOnBehalf(task: Task, code: 'mailbox_full' | 'agent_unreachable', message: string): void {
+  #answerOnBehalf(task: Task, code: 'mailbox_full' | 'agent_unreachable' | 'transport_full', message: string): void {
     if (task.status !== 'submitted' || this.#closed) return;
     try {
       this.send(replyTo(task, { status: 'failed', error: { code, message } }, systemClock));
@@ -318,7 +369,24 @@ export class NatsTransport implements Transport {
         // Held Tasks go first, in order, before anything sent from now on.
         this.#held.release((subject, data, task) => this.#publish(subject, data, task));
         this.#connected.next(true);
+        this.#mailboxes?.reconnected();
       }
     }
   }
+}
+
+// A space never occurs in an agent or Task id, so one key cannot be read as another.
+function workKeyOf(task: Task): string {
+  return `${task.to} ${task.id}`;
+}
+
+/** Work carries its agent and Task id as JetStream's message id, so the stream stores one copy of it within its duplicate window. */
+function messageIdOf(task: Task): ReturnType<typeof headers> {
+  const carried = headers();
+  carried.set('Nats-Msg-Id', workKeyOf(task));
+  return carried;
+}
+
+function limitNameOf(refusal: ShareRefusal): string {
+  return refusal === 'sender' ? 'maxWorkPerSender' : 'maxWorkFromWire';
 }

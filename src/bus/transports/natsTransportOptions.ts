@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { SocietyNameSchema } from './natsSubjects.js';
 
@@ -24,6 +25,8 @@ export const DurableMailboxOptionsSchema = z
     maxUnacknowledged: positive.default(1_000),
     /** Deliveries of one Task before JetStream gives up on it (a Task that kills every host it reaches). */
     maxDeliveries: positive.default(5),
+    /** How long the server remembers each work Task sent into a mailbox (JetStream's duplicate window, by `Nats-Msg-Id`): a replay within it is not stored again. */
+    duplicateWindowMs: positive.min(1_000).default(120_000),
   })
   .strict();
 export type DurableMailboxSettings = z.output<typeof DurableMailboxOptionsSchema>;
@@ -47,6 +50,19 @@ export const NatsTransportOptionsSchema = z
     maxPayloadBytes: z.number().int().positive().optional(),
     /** Distinct NATS subscriptions (one per agent with a mailbox here, one per action pattern observed). */
     maxSubscriptions: z.number().int().positive().default(10_000),
+    /** Work Tasks (an agent and a Task id) this bus remembers having been given, newest kept: a replay of one of them is dropped, not run again. */
+    replayWindowTasks: z.number().int().positive().default(100_000),
+    /**
+     * Work (a new `execute` Task) from one sender on the wire that agents on this bus have not
+     * answered yet; one more is answered `failed` with `transport_full`. A sender is the
+     * connection a message says it came from (its sending id), so one flooding peer cannot crowd
+     * out the others.
+     */
+    maxWorkPerSender: z.number().int().positive().default(1_000),
+    /** Such work from every sender together; one more is refused the same way. */
+    maxWorkFromWire: z.number().int().positive().default(10_000),
+    /** Messages dropped from the wire (malformed, replayed, over a sender's limit) are warned of in one line per this interval: the first at once, the rest counted. */
+    dropWarningIntervalMs: z.number().int().positive().default(10_000),
     /** How long the first connection may take before `connectNatsTransport` gives up. */
     connectTimeoutMs: z.number().int().positive().default(5_000),
     /** The wait between two attempts to reconnect a lost connection (attempts never stop). */
@@ -91,6 +107,8 @@ export const NatsTransportOptionsSchema = z
 export type NatsTransportOptions = z.input<typeof NatsTransportOptionsSchema> & {
   /** Where dropped messages and connection changes are logged; nowhere when absent. */
   readonly logger?: Logger;
+  /** The clock of the warnings' intervals; the system's when absent. */
+  readonly clock?: Clock;
 };
 
 export type NatsTransportSettings = z.output<typeof NatsTransportOptionsSchema>;

@@ -17,8 +17,12 @@ const WireMessageSchema = z
   })
   .strict();
 
+/** Why a message from the wire was dropped, as a word a summary can count by. */
+export type MalformedKind = 'not_json' | 'not_troupe' | 'not_a_task' | 'wrong_subject';
+
 /** A message as it arrived: a checked Task and its sending's id, or why it was dropped. */
-export type ArrivedMessage = { readonly ok: true; readonly id: string; readonly task: Task } | { readonly ok: false; readonly reason: string };
+export type ArrivedMessage =
+  { readonly ok: true; readonly id: string; readonly task: Task } | { readonly ok: false; readonly kind: MalformedKind; readonly reason: string };
 
 /** The payload for one sending of `task`. The Task is valid already (the bus checks every Task it sends). */
 export function encodeWireMessage(id: string, task: Task): string {
@@ -35,20 +39,20 @@ export function decodeWireMessage(subject: string, society: string, payload: str
   try {
     json = JSON.parse(payload);
   } catch (error) {
-    return { ok: false, reason: `not JSON (${describeError(error)})` };
+    return { ok: false, kind: 'not_json', reason: `not JSON (${describeError(error)})` };
   }
   const envelope = WireMessageSchema.safeParse(json);
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
-    return { ok: false, reason: `not a troupe message: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim() };
+    return { ok: false, kind: 'not_troupe', reason: `not a troupe message: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim() };
   }
   let task: Task;
   try {
     task = parseTask(envelope.data.task);
   } catch (error) {
-    return { ok: false, reason: `not a valid Task: ${describeError(error)}` };
+    return { ok: false, kind: 'not_a_task', reason: `not a valid Task: ${describeError(error)}` };
   }
   const expected = subjectOf(task, society);
-  if (expected !== subject) return { ok: false, reason: `the Task belongs on ${expected}` };
+  if (expected !== subject) return { ok: false, kind: 'wrong_subject', reason: `the Task belongs on ${expected}` };
   return { ok: true, id: envelope.data.id, task };
 }

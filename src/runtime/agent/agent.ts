@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, Role } from '../../org/index.js';
-import { Actions, type Task, type TaskRef, createTask, turnActions } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
@@ -304,11 +304,6 @@ export class Agent {
     this.notify(Actions.warning, { messages, max }, task);
     return true;
   }
-}
-
-/** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
-export function asksForWork(task: Task): boolean {
-  return task.status === 'submitted' && turnActions.has(task.action);
 }
 
 /** `running.idle`, from a snapshot's state value. */

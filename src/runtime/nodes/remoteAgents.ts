@@ -3,8 +3,7 @@ import type { DurableMailboxes, NodeChange, NodeDirectory } from '../../bus/inde
 import { describeError } from '../../errors.js';
 import type { AgentRecord, Role } from '../../org/index.js';
 import type { TroupeError } from '../../errors.js';
-import { type Task, finalStatuses, replyTo } from '../../task/index.js';
-import { asksForWork } from '../agent/agent.js';
+import { type Task, asksForWork, finalStatuses, replyTo } from '../../task/index.js';
 import { RemoteAgent, type RemoteAgentDeps } from './remoteAgent.js';
 
 /**
@@ -164,6 +163,7 @@ export class RemoteAgents {
       },
       remove: (agentId) => mailboxes.remove(agentId),
       removeAll: () => mailboxes.removeAll(),
+      removalsSettled: () => mailboxes.removalsSettled(),
       hold: (agentId, awaitsAnswer) => mailboxes.hold(agentId, awaitsAnswer),
     };
   }
