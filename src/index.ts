@@ -21,6 +21,7 @@ export {
   type AgentState,
   type ModelUsage,
   type TerminateOptions,
+  type UserTerminateOptions,
   type RestoreState,
   MemoryQuerySchema,
   type MemoryQueryInput,

@@ -25,7 +25,7 @@ export const Actions = {
 } as const;
 
 /** Actions that start a turn in the receiving agent. */
-export const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message]);
+const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message]);
 
 /** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
 export function asksForWork(task: Pick<Task, 'status' | 'action'>): boolean {
