@@ -46,11 +46,11 @@ const addsUp = (report: CompressionReport): boolean => report.after === report.b
 
 describe('L4 under a flood of adds', () => {
   it('never holds more than compressAbove facts, after any acknowledged add or at any turn of the event loop; each compression that made room adds up', async () => {
-    const limits = { compressAbove: 300, keepTopN: 200 };
+    const limits = { compressAbove: 200, keepTopN: 130 };
     const { store, logger } = await openStore(await place(), { limits });
     let most = 0;
     const watch = everyTurn(() => (most = Math.max(most, store.size)));
-    const facts = Array.from({ length: 2000 }, (_, i) => floodFact(i, 25));
+    const facts = Array.from({ length: 1200 }, (_, i) => floodFact(i, 25));
     const outcomes = await flood(store, facts, 400, () => (most = Math.max(most, store.size)));
     watch.stop();
     expect(outcomes.filter((outcome) => 'refused' in outcome)).toEqual([]);
@@ -58,8 +58,8 @@ describe('L4 under a flood of adds', () => {
     const reports = logger.entries
       .filter((entry) => entry.message === 'L4 compressed to make room for adds')
       .map((entry) => entry.fields as unknown as CompressionReport);
-    // 2,000 facts into 300 slots: room was made again and again, each time from a full store.
-    expect(reports.length).toBeGreaterThanOrEqual(10);
+    // 1,200 facts into 200 slots: room was made again and again, each time from a full store.
+    expect(reports.length).toBeGreaterThanOrEqual(5);
     for (const report of reports) {
       expect(report.before).toBe(limits.compressAbove);
       expect(addsUp(report), JSON.stringify(report)).toBe(true);
@@ -109,19 +109,19 @@ describe('L4 under a flood of adds', () => {
 
 describe('L4 compression and the event loop', () => {
   it('gives the event loop turns while it applies its merges: a reader sees the store part-way through', async () => {
-    // 1,500 facts, a third of them rewordings: about 500 merges, each an hnswlib insert into an
-    // index of 1,500 (over a millisecond each), far more than one slice of work.
-    const limits = { compressAbove: 1500, keepTopN: 1200 };
+    // 900 facts, a third of them rewordings: about 300 merges, each an hnswlib insert into an index
+    // of 900 (a millisecond or more each), far more than one slice of work.
+    const limits = { compressAbove: 900, keepTopN: 700 };
     const { store } = await openStore(await place(), { limits });
     await flood(
       store,
-      Array.from({ length: 1500 }, (_, i) => floodFact(i, 5)),
+      Array.from({ length: 900 }, (_, i) => floodFact(i, 5)),
       100,
     );
     const watch = everyTurn(() => store.size);
     const report = await store.compress();
     watch.stop();
-    expect(report.merged).toBeGreaterThan(100);
+    expect(report.merged).toBeGreaterThan(50);
     // Before its changes and after them, and sizes in between: merges applied while readers ran.
     const between = watch.seen.filter((size) => size < report.before && size > report.after);
     expect(between.length, `sizes seen: ${[...new Set(watch.seen)].join(', ')}`).toBeGreaterThan(0);
