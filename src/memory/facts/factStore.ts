@@ -15,6 +15,7 @@ import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
 import { TurnBudget } from './turnBudget.js';
+import { TurnGate } from './turnGate.js';
 import { VectorIndex } from './vectorIndex.js';
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
@@ -59,6 +60,8 @@ export class FactStore {
   #compression: Promise<CompressionReport> | undefined;
   /** Adds waiting for #compression, at most `maxWaitingAdds`. */
   #waitingAdds = 0;
+  /** Spreads the synchronous sections of a burst of adds over turns of the event loop. */
+  readonly #addGate = new TurnGate();
   #closing: Promise<void> | undefined;
 
   private constructor(options: FactStoreOptions, limits: FactLimits, records: FactRecords, loaded: Awaited<ReturnType<typeof loadFacts>>) {
@@ -115,6 +118,10 @@ export class FactStore {
     for (;;) {
       await this.#untilIndexSaved();
       this.#refuseWhenClosed();
+      if (!this.#addGate.admits()) {
+        await this.#addGate.nextTurn();
+        continue;
+      }
       if (this.#compression === undefined) {
         // From here on, synchronous until the write is issued: nothing can come between the check and the change.
         const twin = this.#twinOf(fact, vector, index);

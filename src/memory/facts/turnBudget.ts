@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * that reuses a removed vector's slot) takes a few milliseconds, so a slice holds the loop for
  * well under the tens of milliseconds an HTTP reply or an agent's turn can wait.
  */
-const sliceMs = 8;
+export const sliceMs = 8;
 
 /**
  * Cuts long synchronous work into slices of about `sliceMs` each, with a turn of the event loop

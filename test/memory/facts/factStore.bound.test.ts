@@ -108,6 +108,20 @@ describe('L4 under a flood of adds', () => {
 });
 
 describe('L4 compression and the event loop', () => {
+  it('spreads a burst of adds over turns of the event loop: a reader sees the store part-way through the burst', async () => {
+    const { store } = await openStore(await place());
+    // One fact first, so the index exists and every add of the burst is ready in the same turn.
+    await store.add(floodFact(0, 5));
+    const watch = everyTurn(() => store.size);
+    // 300 adds issued at once, each an hnswlib insert of a millisecond or more: far more than one slice of work.
+    const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => store.add(floodFact(3 * (i + 1), 5))));
+    watch.stop();
+    expect(outcomes.every((outcome) => !outcome.merged)).toBe(true);
+    expect(store.size).toBe(301);
+    const between = watch.seen.filter((size) => size > 1 && size < 301);
+    expect(between.length, `sizes seen: ${[...new Set(watch.seen)].join(', ')}`).toBeGreaterThan(0);
+  });
+
   it('gives the event loop turns while it applies its merges: a reader sees the store part-way through', async () => {
     // 900 facts, a third of them rewordings: about 300 merges, each an hnswlib insert into an index
     // of 900 (a millisecond or more each), far more than one slice of work.
