@@ -4,8 +4,7 @@
 // them a compactor that compresses whenever the store says it is due. A third of the facts are
 // rewordings of another, so compression has clusters to merge as well as facts to drop. Prints
 // the most facts the store held, the compressions and whether each report adds up, refusals, and
-// the longest the event loop was held (perf_hooks.monitorEventLoopDelay, 10 ms resolution), which
-// under 64 adds at once is mostly the adds' own hnswlib inserts (about 1.5 ms each). Then, in a
+// the longest the event loop was held (perf_hooks.monitorEventLoopDelay, 10 ms resolution). Then, in a
 // fresh store filled to `compressAbove`, one more add and the compression it makes due, with
 // nothing else running: the longest the event loop was held while that compression ran.
 //
