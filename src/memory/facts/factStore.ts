@@ -116,7 +116,11 @@ export class FactStore {
     const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
     let failed: { error: unknown } | undefined;
     for (;;) {
-      await this.#untilIndexSaved();
+      // Awaits only while a save runs: an await when none does would let one start before the change below.
+      if (this.#saving !== undefined) {
+        await this.#saving;
+        continue;
+      }
       this.#refuseWhenClosed();
       if (!this.#addGate.admits()) {
         await this.#addGate.nextTurn();
@@ -260,7 +264,10 @@ export class FactStore {
     return this.#indexSaver?.saving;
   }
 
-  /** Resolves once no index file is being saved; at once, awaiting nothing, when none is (see #saving). */
+  /**
+   * Resolves once no index file is being saved. Only a compression may await it before it changes
+   * the index (it costs a microtask even when no save runs): no save starts while one runs (see flush).
+   */
   async #untilIndexSaved(): Promise<void> {
     while (this.#saving !== undefined) await this.#saving;
   }
