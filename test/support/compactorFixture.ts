@@ -53,6 +53,8 @@ export interface CompactorWorld {
   readonly calls: CompactCalls;
   readonly indexDir: string;
   readonly open: (agentId: string, init?: MemoryInit) => Promise<AgentMemory>;
+  /** Opens an agent's memory with `fill` limits, has `fill` remember into it, closes it and opens it again as `open` does: an L4 above a compressAbove lower than it was filled with. */
+  readonly openFilled: (agentId: string, init: MemoryInit, fill: (memory: AgentMemory) => Promise<void>) => Promise<AgentMemory>;
   readonly start: (init?: { model?: ModelClient | null; options?: CompactorConfigInput; inspect?: (event: InspectionEvent) => void }) => Compactor;
 }
 
@@ -71,6 +73,14 @@ export function compactorHarness(): () => Promise<CompactorWorld> {
     const memories = new Map<string, AgentMemory>();
     const calls = new CompactCalls();
     const indexDir = join(dir, 'index');
+    const open = async (agentId: string, init: MemoryInit = {}): Promise<AgentMemory> => {
+      const embedder = init.embedder === undefined ? new HashedNgramEmbedder() : init.embedder;
+      const facts = await FactStore.open({ agentId, embedder, db: env, indexDir, clock, logger, limits: init.factLimits ?? {} });
+      const memory = await AgentMemory.open({ agentId, db: env, facts, clock, logger, limits: init.limits ?? {} });
+      calls.watch(memory);
+      memories.set(agentId, memory);
+      return memory;
+    };
     later(async () => {
       await Promise.all([...memories.values()].map((memory) => memory.close()));
     });
@@ -80,13 +90,12 @@ export function compactorHarness(): () => Promise<CompactorWorld> {
       memories,
       calls,
       indexDir,
-      open: async (agentId, init = {}) => {
-        const embedder = init.embedder === undefined ? new HashedNgramEmbedder() : init.embedder;
-        const facts = await FactStore.open({ agentId, embedder, db: env, indexDir, clock, logger, limits: init.factLimits ?? {} });
-        const memory = await AgentMemory.open({ agentId, db: env, facts, clock, logger, limits: init.limits ?? {} });
-        calls.watch(memory);
-        memories.set(agentId, memory);
-        return memory;
+      open,
+      openFilled: async (agentId, init, fill) => {
+        const filling = await open(agentId, { ...init, factLimits: { ...init.factLimits, compressAbove: 10_000, keepTopN: 10_000 } });
+        await fill(filling);
+        await filling.close();
+        return open(agentId, init);
       },
       start: (init = {}) => {
         const compactor = startCompactor({

@@ -82,7 +82,7 @@ export class FactStoreDouble implements MemoryFacts {
 
   async compress(): Promise<CompressionReport> {
     const size = this.facts.length;
-    return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: size, after: size };
+    return { clusters: 0, merged: 0, mergedAway: 0, keptForFidelity: 0, dropped: 0, before: size, after: size };
   }
 
   async flush(): Promise<void> {

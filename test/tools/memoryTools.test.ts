@@ -138,8 +138,8 @@ describe('remember and search_memory', () => {
     expect((await rt.memory('root', { tier: 'l4' })).counts.l4).toBe(0);
   });
 
-  it('a store at its maxFacts refuses a new fact with memory_full, which the model reads as a tool error', async () => {
-    const rt = await runtime({ memory: { facts: { maxFacts: 1, compressAbove: 1, keepTopN: 1 } } });
+  it('a store at its bound with maxWaitingAdds adds waiting for its compression refuses a new fact with memory_full, which the model reads as a tool error', async () => {
+    const rt = await runtime({ memory: { facts: { compressAbove: 1, keepTopN: 1, maxWaitingAdds: 0 } } });
     const { results } = await turn(rt, 'remember two things', [
       [{ name: 'remember', arguments: { text: 'The first fact is about apples.' } }],
       [{ name: 'remember', arguments: { text: 'A second fact, on quite another subject: trains.' } }],
@@ -147,7 +147,9 @@ describe('remember and search_memory', () => {
     expect(results[0]?.[0]).toMatchObject({ id: 'f0', merged: false });
     expect(results[1]?.[0]).toEqual({
       code: 'memory_full',
-      error: expect.stringMatching(/^remember failed: agent root holds 1 facts, its limit \(maxFacts\)/) as string,
+      error: expect.stringMatching(
+        /^remember failed: agent root holds 1 facts while a compression runs, and 0 adds already wait for it, its limit \(maxWaitingAdds\)/,
+      ) as string,
     });
   });
 });

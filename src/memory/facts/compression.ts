@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../embedding/embedder.js';
 import { cosine, halfPrecision } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
@@ -8,6 +7,7 @@ import { type CompressionReport, type Fact, groupOf, labelOf } from './factSchem
 import type { FactSet } from './factSet.js';
 import type { GroupedVectors } from './groupedVectors.js';
 import { mergeText } from './mergeText.js';
+import type { TurnBudget } from './turnBudget.js';
 import { UnionFind } from './unionFind.js';
 import type { VectorIndex } from './vectorIndex.js';
 
@@ -19,8 +19,8 @@ export interface MergePlan {
   readonly fidelity: number;
 }
 
-/** Queries between two yields to the event loop, so compressing thousands of facts never stalls the agents' turns. */
-const queriesPerTurn = 256;
+/** Merged texts embedded in one call: a slice of work the event loop can wait for, and a request size any embedding API takes. */
+const textsPerEmbedCall = 64;
 
 /**
  * Clusters of `facts` (two or more each, all of one group): two facts are joined when one is among
@@ -28,12 +28,12 @@ const queriesPerTurn = 256;
  * clusters are the connected sets of those links (union-find), so the work is one k-NN query per
  * fact, not a comparison of every pair.
  */
-export async function findClusters(set: FactSet, index: VectorIndex, limits: FactLimits): Promise<Fact[][]> {
+export async function findClusters(set: FactSet, index: VectorIndex, limits: FactLimits, budget: TurnBudget): Promise<Fact[][]> {
   const facts = set.all();
   const position = new Map(facts.map((fact, i) => [labelOf(fact.id), i]));
   const sets = new UnionFind(facts.length);
   for (const [i, fact] of facts.entries()) {
-    if (i > 0 && i % queriesPerTurn === 0) await nextTurn();
+    if (budget.spent) await budget.pause();
     const vector = set.vectors.vectorOf(labelOf(fact.id));
     if (vector === undefined) continue;
     for (const neighbour of set.vectors.nearest(index, vector, limits.clusterNeighbours + 1, [groupOf(fact)])) {
@@ -51,20 +51,31 @@ export async function findClusters(set: FactSet, index: VectorIndex, limits: Fac
  */
 export async function planMerges(
   clusters: readonly Fact[][],
-  deps: { embedder: Embedder; vectors: GroupedVectors; limits: FactLimits; now: number },
+  deps: { embedder: Embedder; vectors: GroupedVectors; limits: FactLimits; now: number; budget: TurnBudget },
 ): Promise<{ passed: MergePlan[]; failed: number }> {
-  const { embedder, vectors: stored, limits, now } = deps;
-  const ordered = clusters.map((cluster) => [...cluster].sort((a, b) => mostImportantFirst(a, b, now, limits)));
-  const texts = ordered.map((members) =>
-    mergeText(
-      members.map((fact) => fact.text),
-      limits.maxFactChars,
-    ),
-  );
+  const { embedder, vectors: stored, limits, now, budget } = deps;
+  const ordered: Fact[][] = [];
+  const texts: string[] = [];
+  for (const cluster of clusters) {
+    if (budget.spent) await budget.pause();
+    const members = [...cluster].sort((a, b) => mostImportantFirst(a, b, now, limits));
+    ordered.push(members);
+    texts.push(
+      mergeText(
+        members.map((fact) => fact.text),
+        limits.maxFactChars,
+      ),
+    );
+  }
   // At the precision vectors are stored at (see halfPrecision), so the fidelity is the stored vectors'.
-  const vectors = texts.length === 0 ? [] : (await embedder.embed(texts)).map(halfPrecision);
+  const vectors: Float32Array[] = [];
+  for (let start = 0; start < texts.length; start += textsPerEmbedCall) {
+    if (budget.spent) await budget.pause();
+    vectors.push(...(await embedder.embed(texts.slice(start, start + textsPerEmbedCall))).map(halfPrecision));
+  }
   const passed: MergePlan[] = [];
   for (const [i, members] of ordered.entries()) {
+    if (budget.spent) await budget.pause();
     const vector = vectors[i];
     if (vector === undefined) continue;
     const fidelity = Math.min(...members.map((fact) => cosine(vector, stored.vectorOf(labelOf(fact.id)) ?? [])));
@@ -103,55 +114,72 @@ export function boundedOrigins(origins: readonly string[], max: number): string[
 }
 
 /**
- * Applies the passed merges whose facts are all still stored (a merge on add or a search may have
- * changed them meanwhile, never their text or vector): each merged fact replaces its originals in
- * `set`, and the returned parts (one a merge) write exactly that.
+ * Applies the passed merges whose facts are all still stored (a search may have changed them
+ * meanwhile, never their text or vector), each whole within one slice of `budget`: each merged
+ * fact replaces its originals in `set`, and the returned parts (one a merge) write exactly that.
+ * `mergedAway`: the originals replaced.
  */
-export function applyMerges(
+export async function applyMerges(
   set: FactSet,
   plans: readonly MergePlan[],
-  index: VectorIndex,
-  embedder: string,
-  limits: FactLimits,
-): { parts: FactChange[]; merged: number } {
+  deps: { index: VectorIndex; embedder: string; limits: FactLimits; budget: TurnBudget },
+): Promise<{ parts: FactChange[]; merged: number; mergedAway: number }> {
+  const { index, embedder, limits, budget } = deps;
   const parts: FactChange[] = [];
+  let mergedAway = 0;
   for (const plan of plans) {
+    if (budget.spent) await budget.pause();
     const members = plan.members.map((fact) => set.get(fact.id));
     if (!members.every((member): member is Fact => member !== undefined)) continue;
     const merged = mergedFact({ ...plan, members }, set.takeId(), embedder, limits);
     for (const member of members) set.remove(member, index);
     set.insert(merged, plan.vector, index);
     parts.push({ putFacts: [merged], putVectors: [{ id: merged.id, embedder, vector: plan.vector }], removeFacts: members.map((member) => member.id) });
+    mergedAway += members.length;
   }
   if (parts.length > 0) set.bumpGeneration();
-  return { parts, merged: parts.length };
+  return { parts, merged: parts.length, mergedAway };
 }
 
 /**
- * All but the `keepTopN` facts of highest effective importance leave `set` (and `index`, whose
- * vectors then change generation); the parts remove them, one a fact. Stale facts make room:
- * importance halves every `halfLifeMs` and rises with each retrieval.
+ * All but the `keep` facts of highest effective importance leave `set` (and `index`, whose
+ * vectors then change generation), in slices of `budget`; the parts remove them, one a fact.
+ * Stale facts make room: importance halves every `halfLifeMs` and rises with each retrieval.
  */
-export function dropLeastImportant(set: FactSet, index: VectorIndex | null, limits: FactLimits, now: number): { parts: FactChange[]; dropped: number } {
-  const dropped = set
-    .all()
-    .sort((a, b) => mostImportantFirst(a, b, now, limits))
-    .slice(limits.keepTopN);
-  for (const fact of dropped) set.remove(fact, index);
+export async function dropLeastImportant(
+  set: FactSet,
+  keep: number,
+  deps: { index: VectorIndex | null; limits: FactLimits; now: number; budget: TurnBudget },
+): Promise<{ parts: FactChange[]; dropped: number }> {
+  const { index, limits, now, budget } = deps;
+  // Each fact's importance worked out once, not twice for every comparison of a sort.
+  const ranked = set.all().map((fact) => ({ fact, importance: effectiveImportance(fact, now, limits) }));
+  if (budget.spent) await budget.pause();
+  ranked.sort((a, b) => b.importance - a.importance || newestFirst(a.fact, b.fact));
+  const dropped = ranked.slice(keep).map(({ fact }) => fact);
+  for (const fact of dropped) {
+    if (budget.spent) await budget.pause();
+    set.remove(fact, index);
+  }
   if (index !== null && dropped.length > 0) set.bumpGeneration();
   return { parts: dropped.map((fact) => ({ removeFacts: [fact.id] })), dropped: dropped.length };
 }
 
-/** Highest effective importance first; then the newest; then by id, so the order is total and repeatable. */
+/** Highest effective importance first; then as newestFirst, so the order is total and repeatable. */
 function mostImportantFirst(a: Fact, b: Fact, now: number, limits: FactLimits): number {
-  return effectiveImportance(b, now, limits) - effectiveImportance(a, now, limits) || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return effectiveImportance(b, now, limits) - effectiveImportance(a, now, limits) || newestFirst(a, b);
+}
+
+/** The newest first; then by id. */
+function newestFirst(a: Fact, b: Fact): number {
+  return b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** What one `compress()` did, from the sizes before and after and the counts it made (zero for those it did not). */
 export function compressionReport(
   before: number,
   after: number,
-  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'keptForFidelity' | 'dropped'>> = {},
+  counts: Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'mergedAway' | 'keptForFidelity' | 'dropped'>> = {},
 ): CompressionReport {
-  return { clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
+  return { clusters: 0, merged: 0, mergedAway: 0, keptForFidelity: 0, dropped: 0, ...counts, before, after };
 }

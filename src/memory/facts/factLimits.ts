@@ -11,7 +11,7 @@ const unit = z.number().min(0).max(1);
  */
 export const FactLimitsSchema = z
   .object({
-    /** Facts one agent may hold; one more (that is not merged into a near-duplicate) is refused with `memory_full`. */
+    /** The most `compressAbove` may be set to: an agent never holds more than `compressAbove` facts. */
     maxFacts: z.number().int().positive().default(100_000),
     /** Characters of one fact's text. */
     maxFactChars: z.number().int().positive().max(10_000).default(500),
@@ -28,14 +28,25 @@ export const FactLimitsSchema = z
     /** A cluster is merged only when the merged fact's vector has at least this cosine to every original. */
     fidelityThreshold: unit.default(0.85),
     /**
-     * Above this many facts, `needsCompression()` says so. Every fact an agent holds costs memory
+     * The most facts an agent holds: an add that finds this many (and is no near-duplicate) waits
+     * for a compression that makes room. Above it (a store opened with a lower one than it was
+     * filled with), `needsCompression()` says so. Every fact an agent holds costs memory
      * while the agent lives (about 4 KB with 384 dimensions: hnswlib's copy of the vector and its
      * links, the JS copy searches within a session use, the record) and about 2 KB of store file
      * (scripts/factFootprint.ts): 4,000 facts are about 16 MB and 8 MB an agent at the most.
      */
     compressAbove: z.number().int().positive().default(4000),
-    /** A compression that was due keeps this many facts, the most important, when merging clusters left more, and always without an embedder. */
+    /**
+     * A compression that was due keeps this many facts, the most important, when merging clusters
+     * left more, and always without an embedder; one that makes room for an add keeps one fewer
+     * when this is `compressAbove`, so the add fits.
+     */
     keepTopN: z.number().int().positive().default(3200),
+    /**
+     * Adds that may wait for a compression at once (an add waits while one runs, and when the
+     * store is full); one more is refused with `memory_full`. Each holds its text and vector.
+     */
+    maxWaitingAdds: z.number().int().nonnegative().default(1000),
     /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */
     clusterNeighbours: z.number().int().positive().max(1000).default(10),
     /** Origins a fact's `mergedFrom` keeps (the newest). */

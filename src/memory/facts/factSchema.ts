@@ -64,15 +64,20 @@ export interface FactHit {
   readonly similarity: number;
 }
 
-/** What one `compress()` did. */
+/**
+ * What one compression did. Adds wait while it runs, so its counts are the whole change:
+ * `after = before - mergedAway + merged - dropped`.
+ */
 export interface CompressionReport {
   /** Groups of two or more facts found close enough to merge (cosine ≥ clusterThreshold). */
   readonly clusters: number;
-  /** Clusters merged into one fact each. */
+  /** Clusters merged into one fact each: the merged facts stored. */
   readonly merged: number;
+  /** Facts the merged ones replaced (the merged clusters' originals), removed. */
+  readonly mergedAway: number;
   /** Clusters whose merge failed the fidelity check: their facts were kept as they were. */
   readonly keptForFidelity: number;
-  /** Facts removed without merging: all but the top `keepTopN` by effective importance, without an embedder or when merging left more in a compression that was due. */
+  /** Facts removed without merging: all but the top `keepTopN` by effective importance (see FactStore.compress), without an embedder or when merging left more in a compression that was due. */
   readonly dropped: number;
   readonly before: number;
   readonly after: number;

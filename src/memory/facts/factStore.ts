@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { halfPrecision } from '../embedding/vectors.js';
-import { applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
+import { type MergePlan, applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
@@ -14,6 +14,8 @@ import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
+import { TurnBudget } from './turnBudget.js';
+import { TurnGate } from './turnGate.js';
 import { VectorIndex } from './vectorIndex.js';
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
@@ -54,7 +56,12 @@ export class FactStore {
   readonly #logger: Logger;
   readonly #set: FactSet;
   readonly #writes = new Set<Promise<unknown>>();
-  #compressing: Promise<unknown> = Promise.resolve();
+  /** The compression running: every add waits for it, so it holds the store's size to its bound and its report counts every change. */
+  #compression: Promise<CompressionReport> | undefined;
+  /** Adds waiting for #compression, at most `maxWaitingAdds`. */
+  #waitingAdds = 0;
+  /** Spreads the synchronous sections of a burst of adds over turns of the event loop. */
+  readonly #addGate = new TurnGate();
   #closing: Promise<void> | undefined;
 
   private constructor(options: FactStoreOptions, limits: FactLimits, records: FactRecords, loaded: Awaited<ReturnType<typeof loadFacts>>) {
@@ -99,8 +106,10 @@ export class FactStore {
   /**
    * Stores a fact, or merges it into a stored one of the same scope and session at least
    * `mergeThreshold` close (keeping that one's text: importance the higher of both, the new
-   * fact's id recorded in `mergedFrom`). Resolves once it is on disk; refuses a new fact past
-   * `maxFacts` with `memory_full`.
+   * fact's id recorded in `mergedFrom`). Resolves once it is on disk. The store never holds more
+   * than `compressAbove` facts: an add that finds it full starts a compression that makes room
+   * (see compress) and waits for it, as does an add while a compression runs; past
+   * `maxWaitingAdds` such adds, one is refused with `memory_full`.
    */
   async add(input: NewFact): Promise<{ fact: Fact; merged: boolean }> {
     this.#refuseWhenClosed();
@@ -109,16 +118,33 @@ export class FactStore {
     const embedded = await this.#embedOne(fact.text);
     const vector = embedded === null ? null : halfPrecision(embedded);
     const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
-    while (this.#saving !== undefined) await this.#saving;
-    this.#refuseWhenClosed();
-    // From here on, synchronous until the write is issued: nothing can come between the check and the change.
-    const twin = this.#twinOf(fact, vector, index);
-    if (twin !== undefined) return this.#mergeInto(twin, fact);
-    if (this.#set.size >= this.#limits.maxFacts) {
-      throw new TroupeError('memory_full', `agent ${this.#agentId} holds ${this.#set.size} facts, its limit (maxFacts); compress them first`, {
-        context: { agentId: this.#agentId },
-      });
+    let failed: { error: unknown } | undefined;
+    for (;;) {
+      // Awaits only while a save runs: an await when none does would let one start before the change below.
+      if (this.#saving !== undefined) {
+        await this.#saving;
+        continue;
+      }
+      this.#refuseWhenClosed();
+      if (!this.#addGate.admits()) {
+        await this.#addGate.nextTurn();
+        continue;
+      }
+      if (this.#compression === undefined) {
+        // From here on, synchronous until the write is issued: nothing can come between the check and the change.
+        const twin = this.#twinOf(fact, vector, index);
+        if (twin !== undefined) return this.#mergeInto(twin, fact);
+        if (this.#set.size < this.#limits.compressAbove) return this.#insert(fact, vector, index);
+        // The compression this add waited for failed and left no room: another would most likely fail too.
+        if (failed !== undefined) throw failed.error;
+        void this.#startCompression(true);
+      }
+      failed = await this.#waitForCompression();
     }
+  }
+
+  /** Stores a new fact (room for it was checked) and resolves once it is on disk. */
+  async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
     const stored: Fact = {
       v: 1,
       id: this.#set.takeId(),
@@ -200,7 +226,7 @@ export class FactStore {
       .sort(oldestFirst);
   }
 
-  /** True above `compressAbove` facts. */
+  /** True above `compressAbove` facts: only a store opened with a lower `compressAbove` than it was filled with (adds never pass it). */
   needsCompression(): boolean {
     return this.#set.size > this.#limits.compressAbove;
   }
@@ -208,20 +234,25 @@ export class FactStore {
   /**
    * With an embedder, merges each cluster of close facts (see findClusters) whose merged text
    * passes the fidelity check, each merge one LMDB transaction with the removal of its originals;
-   * without one, keeps the `keepTopN` most important facts. What it cannot shrink it leaves as it
-   * is and reports (`merged: 0`); calls run one after another.
+   * without one, keeps the `keepTopN` most important facts. When it was due (above
+   * `compressAbove`) and merging left more than `keepTopN`, the least important go down to it.
+   * What it cannot shrink it leaves as it is and reports (`merged: 0`). Calls run one after
+   * another, adds wait while one runs (see add), and its work is cut into slices with turns of
+   * the event loop between them (see TurnBudget), so it never stalls the process.
    */
   async compress(): Promise<CompressionReport> {
     this.#refuseWhenClosed();
-    const run = this.#compressing.then(() => (this.#embedder === null ? this.#dropLeastImportant(null) : this.#mergeClusters(this.#embedder)));
-    this.#compressing = run.catch(() => undefined);
-    return await run;
+    while (this.#compression !== undefined) await this.#compression.catch(() => undefined);
+    return this.#startCompression(false);
   }
 
   /** Waits for every change in flight, then saves the index file if it changed (a reopen need not rebuild it); the store stays open. */
   async flush(): Promise<void> {
-    await this.#compressing;
-    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
+    // A compression changes the index between its writes: the file is saved only when none runs.
+    while (this.#compression !== undefined || this.#writes.size > 0) {
+      await this.#compression?.catch(() => undefined);
+      await Promise.allSettled([...this.#writes]);
+    }
     await this.#indexSaver?.save(this.#set);
   }
 
@@ -237,6 +268,14 @@ export class FactStore {
    */
   get #saving(): Promise<void> | undefined {
     return this.#indexSaver?.saving;
+  }
+
+  /**
+   * Resolves once no index file is being saved. Only a compression may await it before it changes
+   * the index (it costs a microtask even when no save runs): no save starts while one runs (see flush).
+   */
+  async #untilIndexSaved(): Promise<void> {
+    while (this.#saving !== undefined) await this.#saving;
   }
 
   #refuseWhenClosed(): void {
@@ -282,30 +321,99 @@ export class FactStore {
     return { fact: merged, merged: true };
   }
 
-  async #mergeClusters(embedder: Embedder): Promise<CompressionReport> {
+  /**
+   * Starts a compression (none runs): `makeRoom`, for an add that found the store full, which
+   * logs its report or its failure (the add that started it may have been refused meanwhile);
+   * otherwise for `compress()`, whose caller gets both.
+   */
+  #startCompression(makeRoom: boolean): Promise<CompressionReport> {
+    const run = this.#compressNow(makeRoom).finally(() => {
+      this.#compression = undefined;
+    });
+    this.#compression = run;
+    if (makeRoom) {
+      run.then(
+        // One line a compression, which frees at least compressAbove − keepTopN slots: at most one per that many adds.
+        (done) => this.#logger.info({ agentId: this.#agentId, ...done }, 'L4 compressed to make room for adds'),
+        (error: unknown) => this.#logger.error({ agentId: this.#agentId, error: describeError(error) }, 'an L4 compression to make room for adds failed'),
+      );
+    }
+    return run;
+  }
+
+  /**
+   * Waits for the running compression, as one of at most `maxWaitingAdds` adds (one more is
+   * refused with `memory_full`); says how it failed, if it did.
+   */
+  async #waitForCompression(): Promise<{ error: unknown } | undefined> {
+    const running = this.#compression;
+    if (running === undefined) return undefined;
+    if (this.#waitingAdds >= this.#limits.maxWaitingAdds) {
+      throw new TroupeError(
+        'memory_full',
+        `agent ${this.#agentId} holds ${this.#set.size} facts while a compression runs, and ${this.#waitingAdds} adds already wait for it, its limit (maxWaitingAdds); try again later`,
+        { context: { agentId: this.#agentId } },
+      );
+    }
+    this.#waitingAdds++;
+    try {
+      await running;
+      return undefined;
+    } catch (error) {
+      return { error };
+    } finally {
+      this.#waitingAdds--;
+    }
+  }
+
+  /**
+   * One compression, alone (adds wait for it): merges with an embedder, then, when it was due,
+   * drops the least important down to `keepTopN`. Due: above `compressAbove`, without an
+   * embedder, or making room for an add, which keeps one fewer when `keepTopN` is `compressAbove`.
+   * Down to keepTopN, not just below compressAbove: else each later add would start another whole
+   * compression that frees one slot.
+   */
+  async #compressNow(makeRoom: boolean): Promise<CompressionReport> {
+    const limits = this.#limits;
     const before = this.#set.size;
+    const budget = new TurnBudget(() => this.#untilIndexSaved());
     const index = await this.#set.index;
-    if (index === null || before < 2) return report(before, before);
-    const clusters = await findClusters(this.#set, index, this.#limits);
-    const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits: this.#limits, now: this.#clock.now() });
-    while (this.#saving !== undefined) await this.#saving;
-    const { parts, merged } = applyMerges(this.#set, passed, index, embedder.id, this.#limits);
-    if (merged > 0) await this.#writeParts(parts);
-    const counts = { clusters: clusters.length, merged, keptForFidelity: failed };
-    // A compression that was due and whose merges left more than keepTopN makes room as one
-    // without an embedder does: the least important go. Down to keepTopN, not just below
-    // compressAbove: else each later add would start another whole compression that frees one slot.
-    if (before <= this.#limits.compressAbove || this.#set.size <= this.#limits.keepTopN) return report(before, this.#set.size, counts);
-    const { dropped } = await this.#dropLeastImportant(index);
+    const counts = this.#embedder === null || index === null || before < 2 ? {} : await this.#mergeClusters(this.#embedder, index, budget, makeRoom);
+    const due = makeRoom || this.#embedder === null || before > limits.compressAbove;
+    const keep = makeRoom ? Math.min(limits.keepTopN, limits.compressAbove - 1) : limits.keepTopN;
+    if (!due || this.#set.size <= keep) return report(before, this.#set.size, counts);
+    await this.#untilIndexSaved();
+    const { parts, dropped } = await dropLeastImportant(this.#set, keep, { index, limits, now: this.#clock.now(), budget });
+    if (dropped > 0) await this.#writeParts(parts);
     return report(before, this.#set.size, { ...counts, dropped });
   }
 
-  async #dropLeastImportant(index: VectorIndex | null): Promise<CompressionReport> {
-    const before = this.#set.size;
-    while (this.#saving !== undefined) await this.#saving;
-    const { parts, dropped } = dropLeastImportant(this.#set, index, this.#limits, this.#clock.now());
-    if (dropped > 0) await this.#writeParts(parts);
-    return report(before, this.#set.size, { dropped });
+  /**
+   * Merges the clusters whose merge passes the fidelity check (see planMerges). Making room for
+   * adds, a failure to plan them (the embedder's) is logged and merges nothing: dropping the least
+   * important still makes room.
+   */
+  async #mergeClusters(
+    embedder: Embedder,
+    index: VectorIndex,
+    budget: TurnBudget,
+    makeRoom: boolean,
+  ): Promise<Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'mergedAway' | 'keptForFidelity'>>> {
+    const limits = this.#limits;
+    let plan: { clusters: number; passed: MergePlan[]; failed: number };
+    try {
+      const clusters = await findClusters(this.#set, index, limits, budget);
+      const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits, now: this.#clock.now(), budget });
+      plan = { clusters: clusters.length, passed, failed };
+    } catch (error) {
+      if (!makeRoom) throw error;
+      this.#logger.warn({ agentId: this.#agentId, error: describeError(error) }, 'L4 compression could not plan its merges; it makes room by importance alone');
+      return {};
+    }
+    await this.#untilIndexSaved();
+    const { parts, merged, mergedAway } = await applyMerges(this.#set, plan.passed, { index, embedder: embedder.id, limits, budget });
+    if (merged > 0) await this.#writeParts(parts);
+    return { clusters: plan.clusters, merged, mergedAway, keptForFidelity: plan.failed };
   }
 
   /** Writes a change (one transaction), tracked so that `close` waits for it; a failed write is logged and rethrown. */

@@ -26,7 +26,7 @@ describe('L4 compression with an embedder', () => {
     for (const [i, text] of darkMode.entries()) await store.add(fact(text, { importance: [0.3, 0.9, 0.5][i] ?? 0 }));
     for (const text of unrelated) await store.add(fact(text));
     const report = await store.compress();
-    expect(report).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 0, before: 5, after: 3 });
+    expect(report).toEqual({ clusters: 1, merged: 1, mergedAway: 3, keptForFidelity: 0, dropped: 0, before: 5, after: 3 });
     const merged = store.list().find((stored) => stored.mergedFrom.length > 0);
     // The most important wording first, then clauses bringing words not yet said.
     expect(merged).toMatchObject({ id: 'f5', text: 'The user prefers dark mode in the code editor.', importance: 0.9, mergedFrom: ['f0', 'f1', 'f2'] });
@@ -47,7 +47,7 @@ describe('L4 compression with an embedder', () => {
     for (const text of [...darkMode, ...unrelated]) await store.add(fact(text));
     const before = store.list();
     const report = await store.compress();
-    expect(report).toEqual({ clusters: 1, merged: 0, keptForFidelity: 1, dropped: 0, before: 5, after: 5 });
+    expect(report).toEqual({ clusters: 1, merged: 0, mergedAway: 0, keptForFidelity: 1, dropped: 0, before: 5, after: 5 });
     expect(store.list()).toEqual(before);
     expect(await store.compress()).toEqual(report);
   });
@@ -60,28 +60,35 @@ describe('L4 compression with an embedder', () => {
     expect(await store.compress()).toMatchObject({ clusters: 0, merged: 0, after: 3 });
   });
 
-  it('says when compression is due; with no facts close, it makes room by dropping the least important down to keepTopN', async () => {
-    const { store } = await openStore(await place(), { limits: { compressAbove: 2, keepTopN: 1 } });
-    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 0, before: 0, after: 0 });
-    for (const text of unrelated) await store.add(fact(text, { importance: 0.3 }));
-    expect(store.needsCompression()).toBe(false);
+  it('makes room for an add to a full store first: with no facts close, the least important go, one fewer than keepTopN when that is compressAbove', async () => {
+    const { store, logger } = await openStore(await place(), { limits: { compressAbove: 2, keepTopN: 2 } });
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, mergedAway: 0, keptForFidelity: 0, dropped: 0, before: 0, after: 0 });
+    await store.add(fact(unrelated[0] ?? '', { importance: 0.3 }));
+    await store.add(fact(unrelated[1] ?? '', { importance: 0.4 }));
     await store.add(fact('Carol manages the billing team.', { importance: 0.9 }));
-    expect(store.needsCompression()).toBe(true);
-    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 2, before: 3, after: 1 });
-    expect(store.list().map((kept) => kept.text)).toEqual(['Carol manages the billing team.']);
-    // The dropped facts' vectors left the index too: a search finds only what is kept.
-    expect((await store.search(unrelated[0] ?? '', 5, { sessionId: 's1' })).map((hit) => hit.fact.text)).toEqual(['Carol manages the billing team.']);
+    expect(store.size).toBe(2);
+    expect(store.needsCompression()).toBe(false);
+    expect(logger.entries.filter((entry) => entry.message === 'L4 compressed to make room for adds').map((entry) => entry.fields)).toEqual([
+      { agentId: 'root', clusters: 0, merged: 0, mergedAway: 0, keptForFidelity: 0, dropped: 1, before: 2, after: 1 },
+    ]);
+    expect(store.list().map((kept) => kept.text)).toEqual([unrelated[1], 'Carol manages the billing team.']);
+    // The dropped fact's vector left the index too: a search finds only what is kept.
+    expect((await store.search(unrelated[0] ?? '', 5, { sessionId: 's1' })).map((hit) => hit.fact.text)).not.toContain(unrelated[0]);
   });
 });
 
 describe('L4 compression that was due', () => {
   it('drops the least important down to keepTopN when merging left more, so the next add does not start another compression', async () => {
-    const { store } = await openStore(await place(), { limits: { ...noMergeOnAdd, compressAbove: 5, keepTopN: 3 } });
-    for (const text of darkMode) await store.add(fact(text, { importance: 0.9 }));
-    for (const [i, text] of [...unrelated, 'Carol manages the billing team.'].entries()) await store.add(fact(text, { importance: 0.1 + i / 10 }));
+    // Filled with a higher bound than it is opened with: above compressAbove, which adds never pass.
+    const at = await place();
+    const { store: filling } = await openStore(at, { limits: noMergeOnAdd });
+    for (const text of darkMode) await filling.add(fact(text, { importance: 0.9 }));
+    for (const [i, text] of [...unrelated, 'Carol manages the billing team.'].entries()) await filling.add(fact(text, { importance: 0.1 + i / 10 }));
+    await filling.close();
+    const { store } = await openStore(at, { limits: { ...noMergeOnAdd, compressAbove: 5, keepTopN: 3 } });
     expect(store.needsCompression()).toBe(true);
     // The merge leaves 4 (one merged fact and three unrelated): above keepTopN, so the least important goes.
-    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 1, before: 6, after: 3 });
+    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, mergedAway: 3, keptForFidelity: 0, dropped: 1, before: 6, after: 3 });
     expect(store.list().map((kept) => kept.text)).not.toContain(unrelated[0]);
     expect(store.needsCompression()).toBe(false);
   });
@@ -89,13 +96,15 @@ describe('L4 compression that was due', () => {
   it('asked for before it is due, merges but drops nothing', async () => {
     const { store } = await openStore(await place(), { limits: { ...noMergeOnAdd, compressAbove: 6, keepTopN: 3 } });
     for (const text of [...darkMode, ...unrelated, 'Carol manages the billing team.']) await store.add(fact(text));
-    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, keptForFidelity: 0, dropped: 0, before: 6, after: 4 });
+    expect(await store.compress()).toEqual({ clusters: 1, merged: 1, mergedAway: 3, keptForFidelity: 0, dropped: 0, before: 6, after: 4 });
   });
 
   it('writes what it removes in bounded transactions, each merge whole, and a reopen finds exactly what it kept', async () => {
     const at = await place();
+    const { store: filling } = await openStore(at, { embedder: null });
+    await Promise.all(Array.from({ length: 701 }, (_, i) => filling.add(fact(`fact number ${i} about topic ${i}`, { importance: (i % 100) / 100 }))));
+    await filling.close();
     const { store } = await openStore(at, { embedder: null, limits: { compressAbove: 700, keepTopN: 100 } });
-    await Promise.all(Array.from({ length: 701 }, (_, i) => store.add(fact(`fact number ${i} about topic ${i}`, { importance: (i % 100) / 100 }))));
     const transactions = (): number => (at.db.getStats() as { lastTxnId: number }).lastTxnId;
     const before = transactions();
     expect(await store.compress()).toMatchObject({ dropped: 601, after: 100 });
@@ -111,7 +120,7 @@ describe('L4 compression that was due', () => {
 describe('L4 compression without an embedder', () => {
   it('keeps the top keepTopN by effective importance (decayed by age, raised by retrievals) and drops the rest', async () => {
     const at = await place();
-    const { store, clock } = await openStore(at, { embedder: null, limits: { compressAbove: 4, keepTopN: 3, halfLifeMs: 1000, retrievalBoost: 0.1 } });
+    const { store, clock } = await openStore(at, { embedder: null, limits: { compressAbove: 5, keepTopN: 3, halfLifeMs: 1000, retrievalBoost: 0.1 } });
     await store.add(fact('an old important fact', { importance: 0.9 }));
     clock.advance(2000); // two half-lives: 0.9 decays to 0.225
     await store.add(fact('a recent fact of some weight', { importance: 0.5 }));
@@ -119,8 +128,9 @@ describe('L4 compression without an embedder', () => {
     await store.add(fact('a recent minor fact', { importance: 0.2 }));
     await store.add(fact('a recent fact read often', { importance: 0.05 }));
     for (let i = 0; i < 3; i++) await store.search('read often', 1, { sessionId: 's1' });
-    expect(store.needsCompression()).toBe(true);
-    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, keptForFidelity: 0, dropped: 2, before: 5, after: 3 });
+    // Not due (at compressAbove, not above it), yet without an embedder a compression keeps the top keepTopN.
+    expect(store.needsCompression()).toBe(false);
+    expect(await store.compress()).toEqual({ clusters: 0, merged: 0, mergedAway: 0, keptForFidelity: 0, dropped: 2, before: 5, after: 3 });
     const kept = ['a recent fact of some weight', 'a recent fact read often', 'an old important fact'];
     expect(
       store

@@ -17,15 +17,20 @@ async function refusal(promise: Promise<unknown>): Promise<TroupeError> {
 }
 
 describe('L4 limits and bad input', () => {
-  it('refuses a new fact past maxFacts with memory_full, but still merges a near-duplicate', async () => {
-    const { store } = await openStore(await place(), { limits: { maxFacts: 2, compressAbove: 2, keepTopN: 1 } });
-    await store.add(fact('The user prefers dark mode in the editor.'));
+  it('at compressAbove, refuses a new fact with memory_full when maxWaitingAdds adds wait for the compression making room, but still merges a near-duplicate', async () => {
+    const { store, logger } = await openStore(await place(), { limits: { maxFacts: 2, compressAbove: 2, keepTopN: 1, maxWaitingAdds: 0 } });
+    await store.add(fact('The user prefers dark mode in the editor.', { importance: 0.9 }));
     await store.add(fact('Alice lives in Lisbon.'));
+    // A near-duplicate needs no room: merged at once, with no compression.
+    expect((await store.add(fact('The user prefers dark mode in the editor!'))).merged).toBe(true);
     const full = await refusal(store.add(fact('Carol manages the billing team.')));
     expect(full.code).toBe('memory_full');
-    expect(full.message).toBe('agent root holds 2 facts, its limit (maxFacts); compress them first');
-    expect((await store.add(fact('The user prefers dark mode in the editor!'))).merged).toBe(true);
-    expect(store.size).toBe(2);
+    expect(full.message).toBe('agent root holds 2 facts while a compression runs, and 0 adds already wait for it, its limit (maxWaitingAdds); try again later');
+    // The refused add started the compression all the same: the next add finds room.
+    await store.flush();
+    expect(logger.entries.filter((entry) => entry.message === 'L4 compressed to make room for adds')).toHaveLength(1);
+    expect((await store.add(fact('Carol manages the billing team.'))).merged).toBe(false);
+    expect(store.list().map((kept) => kept.text)).toEqual(['The user prefers dark mode in the editor.', 'Carol manages the billing team.']);
   });
 
   it('refuses a fact that is blank, invisible, reordered by bidi controls, too long, badly scoped or carries too much metadata, naming the field and the limit', async () => {
@@ -82,6 +87,7 @@ describe('L4 limits and bad input', () => {
       [{ limits: { compressAbove: 10, keepTopN: 11 } }, /^limits\.keepTopN: must be at most compressAbove$/],
       [{ limits: { maxFacts: 5 } }, /^limits\.compressAbove: must be at most maxFacts$/],
       [{ limits: { efSearch: -1 } }, /^limits\.efSearch:/],
+      [{ limits: { maxWaitingAdds: -1 } }, /^limits\.maxWaitingAdds:/],
       [{ limits: { unknownLimit: 1 } }, /^limits:/],
     ];
     for (const [options, message] of cases) {

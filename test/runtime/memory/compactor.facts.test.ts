@@ -6,8 +6,9 @@ import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { compactorHarness, untilIdle } from '../../support/compactorFixture.js';
 import { fact } from '../../support/factStoreFixture.js';
 
-// The compactor and L4: compression in a batch when an agent's facts are above their threshold,
-// a compression that cannot shrink them not tried again until there are more, a failure logged
+// The compactor and L4: compression in a batch when an agent's facts are above their threshold
+// (an L4 opened with a lower compressAbove than it was filled with: adds never pass it), a
+// compression that cannot shrink them not tried again until there are more, a failure logged
 // with the agent's id, and the index files saved when the compactor drains.
 
 const world = compactorHarness();
@@ -19,9 +20,10 @@ const unrelated = ['Alice lives in Lisbon and works as a nurse.', 'The build use
 
 describe('the memory compactor and L4', () => {
   it('compresses an agent’s facts above compressAbove in its batch: without an embedder, down to keepTopN', async () => {
-    const { open, start } = await world();
-    const memory = await open('a1', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } });
-    for (const [i, text] of [...darkMode, ...unrelated, 'Bob has a red bicycle.'].entries()) await memory.remember(fact(text, { importance: i / 10 }));
+    const { openFilled, start } = await world();
+    const memory = await openFilled('a1', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } }, async (filling) => {
+      for (const [i, text] of [...darkMode, ...unrelated, 'Bob has a red bicycle.'].entries()) await filling.remember(fact(text, { importance: i / 10 }));
+    });
     expect(memory.factsNeedCompression()).toBe(true);
     const compactor = start();
     compactor.due('a1');
@@ -31,14 +33,15 @@ describe('the memory compactor and L4', () => {
   });
 
   it('merges clusters with an embedder; what merging leaves above keepTopN (clusters kept for fidelity, distinct facts) is cut to keepTopN by importance', async () => {
-    const { open, start, logger } = await world();
+    const { openFilled, start, logger } = await world();
     const limits = { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 };
-    const merging = await open('a1', { factLimits: limits });
-    const faithful = await open('a2', { factLimits: { ...limits, fidelityThreshold: 0.999 } });
-    for (const [i, text] of [...darkMode, ...unrelated].entries()) {
-      await merging.remember(fact(text));
-      await faithful.remember(fact(text, { importance: i / 10 }));
-    }
+    const texts = [...darkMode, ...unrelated];
+    const merging = await openFilled('a1', { factLimits: limits }, async (filling) => {
+      for (const text of texts) await filling.remember(fact(text));
+    });
+    const faithful = await openFilled('a2', { factLimits: { ...limits, fidelityThreshold: 0.999 } }, async (filling) => {
+      for (const [i, text] of texts.entries()) await filling.remember(fact(text, { importance: i / 10 }));
+    });
     const compactor = start();
     compactor.due('a1');
     compactor.due('a2');
@@ -57,41 +60,43 @@ describe('the memory compactor and L4', () => {
     ]);
   });
 
-  it('after a compression, facts above compressAbove are compressed again only once they have grown by a tenth, not for each fact added', async () => {
-    const { open, start } = await world();
-    const memory = await open('a1', { factLimits: { mergeThreshold: 1, compressAbove: 20, keepTopN: 20 } });
-    // Facts far apart: no cluster forms, so a compression keeps the 20 most important and drops the rest.
+  it('has no compression to do for an L4 filled through adds: each add that finds it full makes room itself, and it never passes compressAbove', async () => {
+    const { open, start, logger } = await world();
+    const memory = await open('a1', { factLimits: { mergeThreshold: 1, compressAbove: 20, keepTopN: 15 } });
+    // Facts far apart: no cluster forms, so making room drops the least important.
     const people = ['Alice', 'Bob', 'Carla', 'Dmitri', 'Eve', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena'];
     const things = ['violin', 'kayak', 'greenhouse', 'telescope', 'bakery', 'motorbike', 'aquarium', 'library', 'vineyard', 'sawmill', 'chessboard'];
     const texts = Array.from({ length: 23 }, (_, i) => `${people[i % people.length] ?? ''} owns a ${things[i % things.length] ?? ''} number ${i * 7919}.`);
-    for (const text of texts.slice(0, 21)) await memory.remember(fact(text));
+    const sizes: number[] = [];
+    for (const text of texts) {
+      await memory.remember(fact(text));
+      sizes.push(memory.counts().l4);
+    }
+    // The 21st add found 20 and made room down to 15: 16, then 17, 18.
+    expect(sizes.slice(18)).toEqual([19, 20, 16, 17, 18]);
+    expect(memory.factsNeedCompression()).toBe(false);
     const compactor = start();
     compactor.due('a1');
     await untilIdle(compactor);
-    expect(memory.counts().l4).toBe(20);
-    // One more fact: past compressAbove, but not yet a tenth more than the 20 the last compression left.
-    await memory.remember(fact(texts[21] ?? ''));
-    compactor.due('a1');
-    await untilIdle(compactor);
-    expect(memory.counts().l4).toBe(21);
-    await memory.remember(fact(texts[22] ?? ''));
-    compactor.due('a1');
-    await untilIdle(compactor);
-    expect(memory.counts().l4).toBe(20);
+    expect(memory.counts().l4).toBe(18);
+    expect(logger.entries.filter((entry) => entry.message === 'L4 compressed')).toEqual([]);
+    expect(logger.entries.filter((entry) => entry.message === 'L4 compressed to make room for adds').map((entry) => entry.fields)).toEqual([
+      expect.objectContaining({ agentId: 'a1', dropped: 5, before: 20, after: 15 }),
+    ]);
   });
 
   it('logs a failure with the agent’s id and goes on with the other agents and later batches', async () => {
     const server = await startOpenAICompatibleServer();
     later(() => server.close());
     const embedder = new OpenAIEmbeddings({ baseURL: server.baseURL, model: 'test-embed', dimension: 384, retry: false });
-    const { open, start, logger } = await world();
-    const failing = await open('a1', { embedder, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } });
+    const { openFilled, start, logger } = await world();
+    const failing = await openFilled('a1', { embedder, factLimits: { mergeThreshold: 1, compressAbove: 4, keepTopN: 2 } }, async (filling) => {
+      for (const text of [...darkMode, ...unrelated]) await filling.remember(fact(text));
+    });
     // Without an embedder, two wordings with the same words are one fact: 4 facts, above 3.
-    const fine = await open('a2', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 3, keepTopN: 2 } });
-    for (const text of [...darkMode, ...unrelated]) {
-      await failing.remember(fact(text));
-      await fine.remember(fact(text));
-    }
+    const fine = await openFilled('a2', { embedder: null, factLimits: { mergeThreshold: 1, compressAbove: 3, keepTopN: 2 } }, async (filling) => {
+      for (const text of [...darkMode, ...unrelated]) await filling.remember(fact(text));
+    });
     // The merged texts are embedded during compression: that call fails.
     server.scriptEmbeddings({ status: 500, message: 'the GPU fell over' });
     const compactor = start({ options: { compactionConcurrency: 1 } });

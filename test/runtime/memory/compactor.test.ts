@@ -92,8 +92,8 @@ describe('the memory compactor', () => {
 
   it('does not retry a memory that cannot shrink: it comes back only with its next memory.due', async () => {
     const { open, start, calls, logger, clock } = await world();
-    // L4 holds one fact at most: promoting L3 fails with memory_full, so compaction cannot finish.
-    const memory = await open('a1', { limits: { l1Capacity: 1, l3Capacity: 1 }, factLimits: { maxFacts: 1, compressAbove: 1, keepTopN: 1 } });
+    // L4 holds one fact at most and no add may wait for room: promoting L3 fails with memory_full, so compaction cannot finish.
+    const memory = await open('a1', { limits: { l1Capacity: 1, l3Capacity: 1 }, factLimits: { compressAbove: 1, keepTopN: 1, maxWaitingAdds: 0 } });
     await feed(memory, 8, { sessions: 4 });
     const compactor = start();
     compactor.due('a1');
