@@ -37,6 +37,13 @@ export class ModelCallLimiter {
     return this.#queue.size;
   }
 
+  /** A slot's release when a slot is free now and nobody waits for one; null otherwise (the caller does not queue). */
+  tryAcquire(): ReleaseSlot | null {
+    if (this.#running >= this.#maxConcurrent || this.#queue.size > 0) return null;
+    this.#running++;
+    return this.#releaser();
+  }
+
   /** Resolves with a slot's release once a slot is free; rejects when the queue is full or `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<ReleaseSlot> {
     if (signal?.aborted === true) return Promise.reject(signal.reason);

@@ -8,7 +8,7 @@ import type { Redactor } from '../task/index.js';
 import { type Tool, ToolRegistry, metaTools } from '../tools/index.js';
 import type { RuntimeConfig } from './config.js';
 import type { Journal } from './journal/journal.js';
-import { limitedModel } from './limitedModel.js';
+import { limitedModel, unqueuedModel } from './limitedModel.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { ModelCallLimiter } from './modelCallLimiter.js';
@@ -43,7 +43,8 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const { clock, ids, logger, inspect, redactor, memorySettings } = options;
   // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
   const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
-  const chosen = limitedModel(options.model ?? new OfflineModel(), limiter);
+  const base = options.model ?? new OfflineModel();
+  const chosen = limitedModel(base, limiter);
   const model = options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
@@ -53,7 +54,8 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     logger,
     store: journal.memoryStore,
     settings: memorySettings,
-    model,
+    // Compaction never waits behind turns for a slot: with none free, its extractive helpers write.
+    model: unqueuedModel(base, limiter),
     config,
     inspect,
     forgetRetired: (max, erase) => journal.forgetRetired(max, erase),

@@ -23,7 +23,7 @@ export interface RuntimeMemoryDeps {
   /** Where memories are kept (the org store's environment and the index directory); null: in memory only. */
   readonly store: MemoryStore | null;
   readonly settings: MemorySettings;
-  /** The runtime's model, behind its call limiter; a scripted one leaves summaries and facts to the extractive helpers. */
+  /** The runtime's model for compaction, taking a free slot of its call limiter or none (`unqueuedModel`); a scripted one leaves summaries and facts to the extractive helpers. */
   readonly model: ModelClient;
   /** The runtime's config: the compactor takes its own keys from it. */
   readonly config: CompactorConfigInput;

@@ -3,7 +3,7 @@ import type { InspectionEvent } from 'xstate';
 import { ValidationError } from '../../../src/errors.js';
 import type { AgentMemory } from '../../../src/memory/index.js';
 import { ModelCallLimiter } from '../../../src/runtime/modelCallLimiter.js';
-import { limitedModel } from '../../../src/runtime/limitedModel.js';
+import { limitedModel, unqueuedModel } from '../../../src/runtime/limitedModel.js';
 import { startCompactor } from '../../../src/runtime/memory/compactor.js';
 import { compactorHarness, recordBatches, untilIdle } from '../../support/compactorFixture.js';
 import { HeldModel } from '../../support/heldModel.js';
@@ -88,6 +88,25 @@ describe('the memory compactor', () => {
     expect(calls.maxInFlight).toBe(2);
     for (const memory of memories.values()) expect(memory.compactionDue(clock.now())).toBe(false);
     expect([...memories.values()].map((memory) => memory.l3()[0]?.source)).toEqual(['model', 'model', 'model', 'model', 'model']);
+  });
+
+  it("never waits behind turns for a model slot: with none free, a compaction's summaries are extractive at once", async () => {
+    const { open, start, memories, clock } = await world();
+    for (const agentId of ['a1', 'a2']) await feed(await open(agentId, { limits: { l1Capacity: 1 } }), 3);
+    const held = new HeldModel();
+    const limiter = new ModelCallLimiter({ maxConcurrent: 1, maxQueued: 100 });
+    // A turn holds the only slot and another waits for it: the society's model is saturated.
+    const turn = await limiter.acquire();
+    const waiting = limiter.acquire();
+    const compactor = start({ model: unqueuedModel(held, limiter), options: { compactionConcurrency: 2 } });
+    for (const agentId of memories.keys()) compactor.due(agentId);
+    await untilIdle(compactor);
+    expect(held.holding).toBe(0);
+    expect([limiter.running, limiter.queued]).toEqual([1, 1]);
+    for (const memory of memories.values()) expect(memory.compactionDue(clock.now())).toBe(false);
+    expect([...memories.values()].flatMap((memory) => memory.l3().map((summary) => summary.source))).toEqual(['extractive', 'extractive']);
+    turn();
+    (await waiting)();
   });
 
   it('does not retry a memory that cannot shrink: it comes back only with its next memory.due', async () => {
