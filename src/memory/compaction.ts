@@ -21,18 +21,31 @@ function fitSummary(context: CompactionContext, returned: unknown, entries: read
   return { text: extractiveSummary(tasks, context.limits.summaryMaxChars), source: 'extractive' };
 }
 
+/**
+ * The writes of a step's L1 and L2 moves, issued as each move is made and awaited together at the
+ * end of the step: each is still one transaction (a move is never half on disk), and the store
+ * commits them in the order issued, but the step does not wait a commit for each move.
+ */
+type Staged = Promise<void>[];
+
 /** An L1 entry moves to L2: the same record, its tier changed, in one put. */
-async function moveToL2(context: CompactionContext, entry: TaskEntry, tally: Tally): Promise<void> {
+function moveToL2(context: CompactionContext, entry: TaskEntry, tally: Tally, staged: Staged): void {
   const current = context.tiers.find('L1', entry.seq);
   if (current === undefined) return;
   const moved = { ...(current as TaskEntry), tier: 'L2' as const };
   context.tiers.replace('L1', moved);
   tally.l1ToL2++;
-  await context.write([moved], []);
+  staged.push(context.write([moved], []));
 }
 
 /** L1 or L2 entries of one session become one L3 summary: the entries out and the summary in, in one transaction. */
-async function summarizeToL3(context: CompactionContext, move: Extract<Move, { kind: 'toL3' }>, helpers: CompactionHelpers, tally: Tally): Promise<void> {
+async function summarizeToL3(
+  context: CompactionContext,
+  move: Extract<Move, { kind: 'toL3' }>,
+  helpers: CompactionHelpers,
+  tally: Tally,
+  staged: Staged,
+): Promise<void> {
   const returned: unknown = await helpers.summarize(move.entries);
   if (context.closing()) throw new StepStopped('the memory is closing');
   // Retrievals may have replaced an entry while the helper ran: take each as it is now.
@@ -61,19 +74,22 @@ async function summarizeToL3(context: CompactionContext, move: Extract<Move, { k
   if (move.from === 'L1') tally.l1ToL3 += entries.length;
   else tally.l2ToL3 += entries.length;
   tally.summaries++;
-  await context.write(
-    [summary],
-    entries.map((entry) => entry.seq),
+  staged.push(
+    context.write(
+      [summary],
+      entries.map((entry) => entry.seq),
+    ),
   );
 }
 
-async function runMove(context: CompactionContext, move: Move, now: number, helpers: CompactionHelpers, tally: Tally): Promise<void> {
+async function runMove(context: CompactionContext, move: Move, now: number, helpers: CompactionHelpers, tally: Tally, staged: Staged): Promise<void> {
   if (context.closing()) throw new StepStopped('the memory is closing');
   switch (move.kind) {
     case 'toL2':
-      return moveToL2(context, move.entry, tally);
+      moveToL2(context, move.entry, tally, staged);
+      return;
     case 'toL3':
-      return summarizeToL3(context, move, helpers, tally);
+      return summarizeToL3(context, move, helpers, tally, staged);
     case 'toL4':
       return promoteToL4(context, move, now, helpers, tally);
     default:
@@ -94,10 +110,15 @@ export interface StepOutcome {
  */
 export async function compactStep(context: CompactionContext, now: number, helpers: CompactionHelpers): Promise<StepOutcome> {
   const tally = emptyTally();
+  const staged: Staged = [];
   try {
     for (const pending of [...context.tiers.pending]) await finishPromotion(context, pending, true, tally);
     const plan = planStep(context.tiers, now, context.limits);
-    for (const move of plan.moves) await runMove(context, move, now, helpers, tally);
+    try {
+      for (const move of plan.moves) await runMove(context, move, now, helpers, tally, staged);
+    } finally {
+      await Promise.all(staged);
+    }
     return { tally, reason: plan.blocked ?? (madeProgress(tally) ? null : 'nothing is due') };
   } catch (error) {
     if (!(error instanceof StepStopped))
