@@ -11,7 +11,7 @@ import { crashLimits } from './crashLimits.js';
 // and duplicates none, and leaves no half-done promotion to L4.
 
 const { tempEnv, reopen } = envHarness();
-const rounds = 12;
+const rounds = 30;
 /** Generous: each round starts a Node process, on a machine that may be loaded. */
 const timeoutMs = 300_000;
 

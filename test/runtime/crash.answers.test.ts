@@ -13,7 +13,7 @@ import { runUntilSelfKilled } from '../support/killedWriter.js';
 // between the answer leaving and its commit every round, where a kill from outside hit it in
 // about one run of six rounds in eight.
 
-const rounds = 24;
+const rounds = 40;
 
 describe('a runtime killed the instant an answer reaches the user', () => {
   it(`never answers a Task twice and keeps every answer given, over ${rounds} kill -9 rounds`, async () => {

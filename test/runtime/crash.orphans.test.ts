@@ -7,13 +7,15 @@ import { MemoryLogger } from '../../src/logger.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
 import { createRuntime } from '../../src/runtime/index.js';
+import { finalStatuses } from '../../src/task/index.js';
 import { randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 
 // Issue 30, point 2: a runtime whose every requirement spawns a worker, delegates to it and
 // terminates it, killed (-9) at random moments, never leaves a worker behind. A turn a kill
 // interrupted owns at most the one worker its spawn_agent call made (a resumed turn gets that one
 // back, never a second), so after every kill root has no more live children than unfinished
-// Tasks; and once a clean start has finished them, none at all.
+// Tasks; and once a clean start has finished them, none at all. Every acknowledged Task has
+// exactly one answer in its log after every kill: none lost, none given again by a resumed turn.
 
 /** Rounds per run; the file runs twice (two data dirs, two seeds): 24 kills a run of the suite, each run about 40 s at a load average of 13 on 2 cores. */
 const rounds = 12;
@@ -30,17 +32,33 @@ async function rootState(dir: string): Promise<{ liveChildren: string[]; waiting
   }
 }
 
+/** Every acknowledged Task has exactly one final answer to the user in its log: none lost, none given twice by a resumed turn. */
+async function expectAnsweredOnce(dir: string, taskIds: readonly string[], where: string): Promise<void> {
+  const store = await openOrgStore({ dir });
+  try {
+    for (const taskId of taskIds) {
+      const answers = store.messages(taskId).filter((task) => task.id === taskId && task.to === 'user' && finalStatuses.has(task.status));
+      expect(answers.length, `${where}: answers to ${taskId}`).toBe(1);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 async function killLoop(run: number): Promise<void> {
   const seed = Number(process.env['CRASH_SEED'] ?? (Date.now() + run) % 1_000_000_000);
   console.log(`orphans crash test, run ${run}: seed ${seed} (replay with CRASH_SEED=${seed})`);
   const random = seededRandom(seed);
   const dir = await mkdtemp(join(tmpdir(), 'troupe-orphans-crash-'));
+  const answered: string[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
       const at = randomKillPoint(random, 4);
       const acks = await runUntilKilled('test/runtime/crashOrphans.ts', [dir, String(round)], at);
       expect(acks.length, `round ${round}`).toBeGreaterThanOrEqual(at.acks);
       const { liveChildren, waiting } = await rootState(dir);
+      answered.push(...acks.map((line) => line.split(' ')[1] ?? ''));
+      await expectAnsweredOnce(dir, answered, `seed ${seed} round ${round}`);
       expect(
         liveChildren.length,
         `seed ${seed} round ${round}: live workers ${liveChildren.join(', ')} for unfinished Tasks ${waiting.join(', ')}`,
