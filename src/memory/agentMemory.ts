@@ -12,7 +12,7 @@ import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
 import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
 import { baseImportance } from './importance.js';
 import { retrievalQuery } from './retrievalQuery.js';
-import { type MemoryLimits, type MemoryLimitsInput, memoryLimits } from './limits.js';
+import { type MemoryLimits, type MemoryLimitsInput, intakeBound, memoryLimits } from './limits.js';
 import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
 import { Tiers, inSession } from './tiers.js';
@@ -150,8 +150,7 @@ export class AgentMemory {
    * `observe` refuses a Task only when compaction is far behind.
    */
   admits(incoming: number): boolean {
-    const limits = this.#limits;
-    return (this.#tiers?.l1.length ?? 0) + incoming < limits.l1Capacity + Math.floor(limits.maxBacklog / 2);
+    return (this.#tiers?.l1.length ?? 0) + incoming < intakeBound(this.#limits);
   }
 
   /** One warning per `refusalWarningMs` however many Tasks were refused, counting those since the last. */

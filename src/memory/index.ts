@@ -7,7 +7,7 @@ export { extractiveFacts } from './extractiveFacts.js';
 export { extractiveSummary } from './extractiveSummary.js';
 export type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
 export { baseImportance, effectiveImportance } from './importance.js';
-export { type MemoryLimitsInput } from './limits.js';
+export { type MemoryLimits, type MemoryLimitsInput, intakeBound, memoryLimits } from './limits.js';
 export { remembers } from './remembers.js';
 export type { MemoryReader } from './memoryReader.js';
 export { StoredMemory } from './storedMemory.js';

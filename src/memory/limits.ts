@@ -53,6 +53,11 @@ export type MemoryLimitsInput = z.input<typeof MemoryLimitsSchema>;
 const parsed = new WeakMap<object, MemoryLimits>();
 const noLimitsGiven: MemoryLimitsInput = Object.freeze({});
 
+/** L1 entries, counting those work already taken will add, past which an agent takes no new work: half the backlog is left for what work in flight adds. */
+export function intakeBound(limits: MemoryLimits): number {
+  return limits.l1Capacity + Math.floor(limits.maxBacklog / 2);
+}
+
 /** The limits with their defaults, or a ValidationError naming the offending option (`memory.l1Capacity`). */
 export function memoryLimits(input: MemoryLimitsInput = noLimitsGiven): MemoryLimits {
   const known = parsed.get(input);

@@ -43,6 +43,25 @@ describe('memory that cannot keep up', () => {
     await rt.shutdown({ drainTimeoutMs: 0 });
   });
 
+  it('holds back a flood sent all at once, even while the memory is still opening, and loses nothing it took', async () => {
+    const dir = await dataDir();
+    const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: new MemoryLogger(), memory: { limits: small } });
+    const submits = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => rt.submit(`request ${i}`)));
+    const accepted = submits.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const refused = submits.flatMap((result) => (result.status === 'rejected' ? [(result.reason as { code?: string }).code] : []));
+    // At most l1Capacity + maxBacklog / 2 (6) Tasks coming into an empty L1.
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(accepted.length).toBeLessThanOrEqual(6);
+    expect(new Set(refused)).toEqual(new Set(['memory_behind']));
+    for (const taskId of accepted) expect((await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).status).toBe('completed');
+    // Each Task taken is in root's memory (its session has entries or facts): no session was left with nothing.
+    for (const taskId of accepted) {
+      const { counts } = await rt.memory('root', { sessionId: taskId });
+      expect(counts.l1 + counts.l2 + counts.l3 + counts.l4, `session ${taskId}`).toBeGreaterThan(0);
+    }
+    await rt.shutdown();
+  });
+
   it('is a 429 with Retry-After over HTTP', async () => {
     const served: Served = await serve({ model: new HeldCallsModel(), runtime: { memory: { limits: small } }, memory: true });
     try {

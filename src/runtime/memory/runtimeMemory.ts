@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { TroupeError } from '../../errors.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { Logger } from '../../logger.js';
+import { type MemoryLimits, intakeBound, memoryLimits } from '../../memory/index.js';
 import type { Redactor } from '../../task/index.js';
 import { type Compactor, type CompactorConfigInput, startCompactor } from './compactor.js';
 import { MemoryHub, type MemoryStore } from './memoryHub.js';
@@ -43,9 +44,11 @@ export class RuntimeMemory {
   /** Forgets the oldest terminated agents past `terminatedAgentsKept`, erasing their memories first. */
   readonly retention: TerminatedRetention;
   readonly #compactor: Compactor;
+  readonly #limits: MemoryLimits;
 
   constructor(deps: RuntimeMemoryDeps) {
     const { bus, clock, logger, store, settings, inspect } = deps;
+    this.#limits = memoryLimits(settings.limits);
     this.hub = new MemoryHub({ bus, clock, logger, store, settings, onDue: (id) => this.#compactor.due(id) });
     this.retention = new TerminatedRetention({ journal: { forgetRetired: deps.forgetRetired }, erase: (ids) => this.hub.erase(ids), logger });
     this.#compactor = startCompactor({
@@ -70,13 +73,16 @@ export class RuntimeMemory {
    * such a Task before accepting it, rather than memory dropping what the work says.
    */
   refusal(agentId: string, incoming: number): TroupeError | null {
+    // An agent without a memory here (one on another node) is not this runtime's to hold back.
+    if (this.hub.opened(agentId) === undefined) return null;
+    // A memory still opening (at a start, a flood may come before it is read) counts as empty.
     const memory = this.hub.memoryOf(agentId);
-    if (memory === undefined || memory.admits(incoming)) return null;
-    this.#compactor.due(agentId);
-    const { l1Capacity, maxBacklog } = memory.limits;
+    if (memory?.admits(incoming) ?? incoming < intakeBound(this.#limits)) return null;
+    if (memory !== undefined) this.#compactor.due(agentId);
+    const held = memory?.counts().l1 ?? 0;
     return new TroupeError(
       'memory_behind',
-      `agent ${agentId}'s memory holds ${memory.counts().l1} recent Tasks, past l1Capacity + maxBacklog / 2 (${l1Capacity + Math.floor(maxBacklog / 2)}): compaction is catching up; try again later`,
+      `agent ${agentId}'s memory holds ${held} recent Tasks and ${incoming} more are coming, past l1Capacity + maxBacklog / 2 (${intakeBound(this.#limits)}): compaction is catching up; try again later`,
       { context: { agentId, retryAfterSeconds: memoryRetryAfterSeconds } },
     );
   }
