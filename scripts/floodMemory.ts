@@ -1,22 +1,30 @@
 /**
- * Submits a burst of requirements to a runtime on a data dir with the offline model and counts
- * what memory did with them: `npx tsx scripts/floodMemory.ts [submits] [sessions] [inFlight]`.
- * Prints how many submits were accepted, how many were refused (by code), how many Tasks memory
- * refused, and how many accepted sessions have nothing in root's memory at the end.
+ * Submits a burst of requirements to a runtime on a data dir and counts what memory did with
+ * them: `npx tsx scripts/floodMemory.ts [submits] [sessions] [inFlight] [retry 1|0] [chunkDelayMs]`.
+ * `inFlight` clients submit at once, each in a session of its own (or round robin over
+ * `sessions`); with `retry` 1 a client refused for back-pressure waits 100 ms and tries again.
+ * The model is the offline one, or with `chunkDelayMs` a local OpenAI-compatible server (the
+ * offline playbook's replies) pausing that long before each streamed chunk: a slow real model,
+ * whose compaction calls compete with the turns for the model-call limiter's slots. Prints how
+ * many submits were accepted, how many were refused (by code), how many Tasks memory refused,
+ * and how many accepted sessions have nothing in root's memory at the end.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorCodeOf } from '../src/errors.js';
-import { OfflineModel } from '../src/llm/index.js';
+import { OfflineModel, OpenAIModel } from '../src/llm/index.js';
 import { MemoryLogger } from '../src/logger.js';
 import { createRuntime } from '../src/runtime/index.js';
+import { startOpenAICompatibleServer } from '../src/testing.js';
 
-const [submits = 5000, sessions = 0, inFlight = 200, retryFlag = 1] = process.argv.slice(2).map(Number);
+const [submits = 5000, sessions = 0, inFlight = 200, retryFlag = 1, chunkDelayMs = 0] = process.argv.slice(2).map(Number);
 const retry = retryFlag === 1;
 const dir = await mkdtemp(join(tmpdir(), 'troupe-flood-'));
 const logger = new MemoryLogger();
-const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger });
+const server = chunkDelayMs > 0 ? await startOpenAICompatibleServer({ chunkDelayMs, keepRequests: 0 }) : undefined;
+const model = server === undefined ? new OfflineModel() : new OpenAIModel({ apiKey: 'flood', baseURL: server.baseURL, model: 'slow' });
+const rt = await createRuntime({ dataDir: dir, model, logger });
 const started = performance.now();
 const refusedBy = new Map<string, number>();
 const accepted: { taskId: string; sessionId: string }[] = [];
@@ -58,12 +66,14 @@ for (const tier of ['l1', 'l2', 'l3', 'l4'] as const) {
 }
 
 await rt.shutdown();
+await server?.close();
 await rm(dir, { recursive: true, force: true });
 console.log(
   JSON.stringify({
     submits,
     sessions,
     inFlight,
+    chunkDelayMs,
     seconds: Math.round(seconds * 10) / 10,
     accepted: accepted.length,
     refusedSubmits: Object.fromEntries(refusedBy),
