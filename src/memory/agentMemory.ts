@@ -16,8 +16,9 @@ import { type MemoryLimits, type MemoryLimitsInput, intakeBound, memoryLimits } 
 import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
 import { Tiers, inSession } from './tiers.js';
+import { SummarisedWarning } from '../summarisedWarning.js';
 
-/** At most one warning in this time about Tasks memory refused (the first at once, then a count of those since). */
+/** At most one warning line in this time about Tasks memory refused (the first at once, then a count of the rest). */
 const refusalWarningMs = 10_000;
 
 export interface AgentMemoryOptions {
@@ -81,8 +82,7 @@ export class AgentMemory {
   #lastWrite: Promise<unknown> | undefined;
   #compaction: Promise<CompactionReport> | undefined;
   #closed = false;
-  #lastRefusalWarning: number | undefined;
-  #refusedSinceWarning = 0;
+  #refusals: SummarisedWarning<'l1_full'> | undefined;
 
   private constructor(options: AgentMemoryOptions, loaded: { entries: StoredEntry[]; nextSeq: number }) {
     this.agentId = options.agentId;
@@ -153,17 +153,15 @@ export class AgentMemory {
     return (this.#tiers?.l1.length ?? 0) + incoming < intakeBound(this.#limits);
   }
 
-  /** One warning per `refusalWarningMs` however many Tasks were refused, counting those since the last. */
+  /** One warning line per `refusalWarningMs` however many Tasks were refused (the first at once, then a count). */
   #warnRefused(taskId: string, tiers: Tiers): void {
-    const now = this.#clock.now();
-    this.#refusedSinceWarning++;
-    if (this.#lastRefusalWarning !== undefined && now - this.#lastRefusalWarning < refusalWarningMs) return;
-    this.#logger.warn(
-      { agentId: this.agentId, taskId, l1: tiers.l1.length, refused: this.#refusedSinceWarning, refusedInAll: tiers.refused },
+    this.#refusals ??= new SummarisedWarning(
+      this.#logger,
+      this.#clock,
       'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
+      refusalWarningMs,
     );
-    this.#lastRefusalWarning = now;
-    this.#refusedSinceWarning = 0;
+    this.#refusals.add('l1_full', { agentId: this.agentId, taskId, l1: tiers.l1.length, refusedInAll: tiers.refused });
   }
 
   /** Goes up with every change to L1–L3 (what `l1`, `l2` and `l3` return), so a view built from them knows when to build again. */
@@ -310,6 +308,7 @@ export class AgentMemory {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#refusals?.close();
     await this.#compaction;
     await this.#lastWrite;
     await this.#facts.close();

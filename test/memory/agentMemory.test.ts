@@ -109,19 +109,18 @@ describe('AgentMemory: limits', () => {
     expect(memory.compactionDue(clock.now())).toBe(true);
     expect(await memory.observe(memoryTask({ id: 'one-too-many' }))).toBe('refused');
     expect(memory.counts()).toMatchObject({ l1: 5, refused: 1 });
-    // One summarising line per interval, not one per Task: the first at once, then a count.
+    // One summarising line per interval, not one per Task: the first at once, then a count of the rest.
     for (let i = 0; i < 49; i++) expect(await memory.observe(memoryTask({ id: `flood-${i}` }))).toBe('refused');
+    const warnings = (): { message: string; fields: Record<string, unknown> }[] => logger.entries.filter((entry) => entry.level === 'warn');
+    expect(warnings()).toHaveLength(1);
     clock.advance(10_000);
-    expect(await memory.observe(memoryTask({ id: 'later' }))).toBe('refused');
-    const warnings = logger.entries.filter((entry) => entry.level === 'warn');
-    expect(warnings.map((entry) => entry.message)).toEqual([
+    expect(warnings().map((entry) => entry.message)).toEqual([
       'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
       'memory refused Tasks: L1 is at l1Capacity + maxBacklog, compaction is behind',
     ]);
-    expect(warnings.map((entry) => [entry.fields['refused'], entry.fields['refusedInAll']])).toEqual([
-      [1, 1],
-      [50, 51],
-    ]);
+    expect(warnings()[0]?.fields).toMatchObject({ agentId: 'agent', taskId: 'one-too-many', refusedInAll: 1 });
+    expect(warnings()[1]?.fields).toMatchObject({ more: 49, example: { taskId: 'flood-0' } });
+    expect(memory.counts().refused).toBe(50);
     // Once compaction catches up, Tasks are kept again.
     await memory.compact(clock.now(), extractiveHelpers(memory.limits));
     expect(memory.counts().l1).toBe(3);
