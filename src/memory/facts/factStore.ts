@@ -5,7 +5,8 @@ import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { halfPrecision } from '../embedding/vectors.js';
-import { type MergePlan, applyMerges, boundedOrigins, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
+import { boundedOrigins } from './compression.js';
+import { runCompression } from './compressionRun.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
@@ -14,7 +15,6 @@ import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
-import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
 import { VectorIndex } from './vectorIndex.js';
 
@@ -327,7 +327,9 @@ export class FactStore {
    * otherwise for `compress()`, whose caller gets both.
    */
   #startCompression(makeRoom: boolean): Promise<CompressionReport> {
-    const run = this.#compressNow(makeRoom).finally(() => {
+    const [set, embedder, limits, clock, logger] = [this.#set, this.#embedder, this.#limits, this.#clock, this.#logger];
+    const writes = { untilIndexSaved: () => this.#untilIndexSaved(), writeParts: (parts: readonly FactChange[]) => this.#writeParts(parts) };
+    const run = runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom).finally(() => {
       this.#compression = undefined;
     });
     this.#compression = run;
@@ -364,56 +366,6 @@ export class FactStore {
     } finally {
       this.#waitingAdds--;
     }
-  }
-
-  /**
-   * One compression, alone (adds wait for it): merges with an embedder, then, when it was due,
-   * drops the least important down to `keepTopN`. Due: above `compressAbove`, without an
-   * embedder, or making room for an add, which keeps one fewer when `keepTopN` is `compressAbove`.
-   * Down to keepTopN, not just below compressAbove: else each later add would start another whole
-   * compression that frees one slot.
-   */
-  async #compressNow(makeRoom: boolean): Promise<CompressionReport> {
-    const limits = this.#limits;
-    const before = this.#set.size;
-    const budget = new TurnBudget(() => this.#untilIndexSaved());
-    const index = await this.#set.index;
-    const counts = this.#embedder === null || index === null || before < 2 ? {} : await this.#mergeClusters(this.#embedder, index, budget, makeRoom);
-    const due = makeRoom || this.#embedder === null || before > limits.compressAbove;
-    const keep = makeRoom ? Math.min(limits.keepTopN, limits.compressAbove - 1) : limits.keepTopN;
-    if (!due || this.#set.size <= keep) return report(before, this.#set.size, counts);
-    await this.#untilIndexSaved();
-    const { parts, dropped } = await dropLeastImportant(this.#set, keep, { index, limits, now: this.#clock.now(), budget });
-    if (dropped > 0) await this.#writeParts(parts);
-    return report(before, this.#set.size, { ...counts, dropped });
-  }
-
-  /**
-   * Merges the clusters whose merge passes the fidelity check (see planMerges). Making room for
-   * adds, a failure to plan them (the embedder's) is logged and merges nothing: dropping the least
-   * important still makes room.
-   */
-  async #mergeClusters(
-    embedder: Embedder,
-    index: VectorIndex,
-    budget: TurnBudget,
-    makeRoom: boolean,
-  ): Promise<Partial<Pick<CompressionReport, 'clusters' | 'merged' | 'mergedAway' | 'keptForFidelity'>>> {
-    const limits = this.#limits;
-    let plan: { clusters: number; passed: MergePlan[]; failed: number };
-    try {
-      const clusters = await findClusters(this.#set, index, limits, budget);
-      const { passed, failed } = await planMerges(clusters, { embedder, vectors: this.#set.vectors, limits, now: this.#clock.now(), budget });
-      plan = { clusters: clusters.length, passed, failed };
-    } catch (error) {
-      if (!makeRoom) throw error;
-      this.#logger.warn({ agentId: this.#agentId, error: describeError(error) }, 'L4 compression could not plan its merges; it makes room by importance alone');
-      return {};
-    }
-    await this.#untilIndexSaved();
-    const { parts, merged, mergedAway } = await applyMerges(this.#set, plan.passed, { index, embedder: embedder.id, limits, budget });
-    if (merged > 0) await this.#writeParts(parts);
-    return { clusters: plan.clusters, merged, mergedAway, keptForFidelity: plan.failed };
   }
 
   /** Writes a change (one transaction), tracked so that `close` waits for it; a failed write is logged and rethrown. */
