@@ -5,24 +5,25 @@ import { EventBus } from '../bus/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, LogLevelSchema, createLogger, silentLogger } from '../logger.js';
+import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
-import { type RuntimeConfig, RuntimeConfigSchema, UserTextSchema } from './config.js';
+import { type RuntimeConfig, UserTextSchema } from './config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
 import type { AgentPage, AgentQuery } from './agentPage.js';
 import { AgentViews } from './agentViews.js';
 import { BackgroundRestore, type RestoreState } from './backgroundRestore.js';
 import { IntakeGate } from './intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
-import { waitForQuiet } from './quiet.js';
+import { drainSociety } from './shutdownDrain.js';
+import { runtimeSettings } from './runtimeSettings.js';
 import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
 import type { MemoryQueryInput, MemoryView } from './memory/memoryQuery.js';
-import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
+import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
 import { Society } from './society.js';
 import { societyEnvironment } from './societyEnvironment.js';
@@ -85,27 +86,9 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions): Promise<Runtime> {
-    const {
-      model: _m,
-      retry: _r,
-      bus: _b,
-      nodes: _nodes,
-      clock: _c,
-      ids: _i,
-      logger: _l,
-      logLevel,
-      tools: _t,
-      inspect: _n,
-      root: _o,
-      dataDir,
-      secrets,
-      memory,
-      ...settings
-    } = options;
+    const { dataDir, secrets } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
-    const config = parseOrThrow(RuntimeConfigSchema, settings);
-    const memorySettings = memorySettingsOf(memory);
-    const level = logLevel === undefined ? undefined : parseOrThrow(LogLevelSchema, logLevel, 'logLevel');
+    const { config, memorySettings, level } = runtimeSettings(options);
     // A library is quiet unless given a logger or a level; whatever it writes is redacted.
     const redactor = new Redactor(secrets ?? []);
     const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
@@ -367,12 +350,7 @@ export class Runtime {
   async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
     const started = this.#clock.now();
     const society = this.#society;
-    const quiet = (): boolean => society.busyCount === 0 && this.bus.pendingRequests === 0;
-    const drained = await waitForQuiet(quiet, [society.activity$, this.bus.on('*')], drainTimeoutMs, this.#clock);
-    const live = society.liveIds();
-    // Agents never started after a restore still have their waiting Tasks in the store.
-    const stillStored = society.restoring.ids().reduce((sum, id) => sum + this.#journal.storedWaitingCount(id), 0);
-    const pendingTasks = live.reduce((sum, id) => sum + (society.agent(id)?.unanswered ?? 0), stillStored);
+    const { drained, live, pendingTasks } = await drainSociety(society, this.bus, this.#journal, this.#clock, drainTimeoutMs);
     await society.stopAll();
     this.#orgRequests?.unsubscribe();
     society.close();

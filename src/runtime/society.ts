@@ -18,6 +18,7 @@ import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
 import { SubtreeStops } from './subtreeStops.js';
+import { reservedIds, undeliverableTo } from './reservedIds.js';
 import { mayTerminate } from './terminationRule.js';
 import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from './memory/ownFacts.js';
@@ -35,9 +36,6 @@ export interface SocietyHosting extends NodePlacement {
   /** The port the society's agents' meta-tools act through; the society itself by default. */
   readonly portFor?: (society: Society) => SocietyPort;
 }
-
-/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS and its nodes' common address. */
-const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner', 'nodes']);
 
 /**
  * The organisation as data, and its rules: roles, agent records (the tree, as parent links) and
@@ -64,7 +62,7 @@ export class Society implements SocietyPort {
     this.#live = new LiveAgents(deps, hosting, this.#org, {
       port: hosting.portFor?.(this) ?? this,
       lost: (agent, why) => void this.#stops.lose(agent, why),
-      undeliverable: (agentId) => this.#undeliverable(agentId),
+      undeliverable: (agentId) => undeliverableTo(agentId, this.#live.has(agentId), (id) => this.#org.get(id) ?? this.#env.journal.agentRecord(id)),
     });
     const live = this.#live;
     this.#limits = new SpawnLimits(deps.config, {
@@ -179,14 +177,7 @@ export class Society implements SocietyPort {
 
   /** Stores a fact for an agent's model, with a scope its role's policy allows (`rememberScopes`). */
   remember(request: RememberRequest): Promise<RememberedFact> {
-    const role = this.#live.local(request.agentId)?.role;
-    const scopes = role?.tools?.rememberScopes;
-    if (role !== undefined && scopes !== undefined && !scopes.includes(request.scope)) {
-      const allowed = scopes.length === 0 ? 'none' : scopes.map((scope) => `"${scope}"`).join(', ');
-      const message = `scope: role "${role.name}" may not remember with scope "${request.scope}" (its policy's rememberScopes allows ${allowed})`;
-      return Promise.reject(new TroupeError('invalid_input', message, { context: { agentId: request.agentId } }));
-    }
-    return rememberFact(this.#env.memory, request);
+    return rememberFact(this.#env.memory, request, this.#live.local(request.agentId)?.role);
   }
 
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
@@ -399,17 +390,5 @@ export class Society implements SocietyPort {
     // A shutdown stops agents to resume them later: none is let go for being idle meanwhile.
     this.#reaper?.close();
     return this.#stops.stopAll();
-  }
-
-  /**
-   * Why work sent to `agentId` from another node can never be done here: it is not an agent of
-   * the organisation, or not a live one. Undefined for a live agent and for the society's other
-   * endpoints (the user, the owner, nodes, which the bus reaches by other ways).
-   */
-  #undeliverable(agentId: string): TroupeError | undefined {
-    if (reservedIds.has(agentId) || this.#live.has(agentId)) return undefined;
-    const record = this.#org.get(agentId) ?? this.#env.journal.agentRecord(agentId);
-    if (record === undefined) return new TroupeError('unknown_agent', `no agent "${agentId}"`, { context: { agentId } });
-    return new TroupeError('agent_terminated', `agent "${agentId}" is terminated`, { context: { agentId } });
   }
 }

@@ -1,5 +1,6 @@
 import { TroupeError } from '../../errors.js';
 import type { AgentMemory } from '../../memory/index.js';
+import type { Role } from '../../org/index.js';
 import type { FactSearchRequest, FoundFact, RememberRequest, RememberedFact } from '../../tools/index.js';
 import type { MemoryHub } from './memoryHub.js';
 import { renamedFields } from './renamedFields.js';
@@ -14,8 +15,14 @@ async function ownMemory(hub: MemoryHub, agentId: string): Promise<AgentMemory> 
   return opening;
 }
 
-/** Stores the fact in the agent's L4, in its Task's session unless its scope is `agent`. */
-export async function rememberFact(hub: MemoryHub, request: RememberRequest): Promise<RememberedFact> {
+/** Stores the fact in the agent's L4, in its Task's session unless its scope is `agent`, which its role's policy may not allow (`rememberScopes`). */
+export async function rememberFact(hub: MemoryHub, request: RememberRequest, role?: Role): Promise<RememberedFact> {
+  const scopes = role?.tools?.rememberScopes;
+  if (role !== undefined && scopes !== undefined && !scopes.includes(request.scope)) {
+    const allowed = scopes.length === 0 ? 'none' : scopes.map((scope) => `"${scope}"`).join(', ');
+    const message = `scope: role "${role.name}" may not remember with scope "${request.scope}" (its policy's rememberScopes allows ${allowed})`;
+    throw new TroupeError('invalid_input', message, { context: { agentId: request.agentId } });
+  }
   const memory = await ownMemory(hub, request.agentId);
   const { fact, merged } = await renamedFields(
     () =>
