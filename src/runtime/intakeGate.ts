@@ -9,8 +9,9 @@ export type MemoryRefusal = (agentId: string, incoming: number) => TroupeError |
 /**
  * The user's door to an agent's mailbox: a Task is refused at intake, before anything is written
  * or acknowledged, when the agent has `mailboxLimit` Tasks waiting, counting the user's Tasks
- * still being written, or when its memory is too far behind to keep what the Task will add. One that passes is acknowledged and queued even past the limit (the agent
- * machine's `accepted` flag), so the caller never hears "accepted" for a Task refused later.
+ * still being written, or when its memory is too far behind to keep what the Task will add.
+ * One that passes is acknowledged and queued even past the limit (the agent machine's
+ * `accepted` flag), so the caller never hears "accepted" for a Task refused later.
  */
 export class IntakeGate {
   readonly #limit: number;
