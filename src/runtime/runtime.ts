@@ -119,9 +119,9 @@ export class Runtime {
     this.#root = root;
     this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
-    // Each Task an agent has taken and not answered will add at least its answer to its memory.
+    // Each Task an agent has taken and not answered will add to its memory, at least its answer.
     const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
-    this.#intake = new IntakeGate(config.mailboxLimit, (agentId, incoming) => this.#memory.refusal(agentId, incoming + unanswered(agentId)));
+    this.#intake = new IntakeGate(config.mailboxLimit, (agentId, incoming) => this.#memory.refusal(agentId, incoming, unanswered(agentId)));
     this.#clock = clock;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
