@@ -19,8 +19,9 @@ const refuse =
 /** While draining or stopping, intake is closed: every new Task is refused. */
 const refuseWork = { actions: { type: 'refuseTask', params: refuse('terminating') } } as const;
 
-/** Past the mailbox limit a Task is refused; otherwise it starts a lane when it may (once running), else waits. */
+/** A Task past the mailbox limit is refused (`mailbox_full`), while spawning as while running. */
 const overMailboxLimit = { guard: 'mailboxFull', actions: { type: 'refuseTask', params: refuse('mailbox_full') } } as const;
+/** While running, a Task within the mailbox limit starts a lane when it may, else waits. */
 const takeWork = [overMailboxLimit, { guard: 'laneFreeForTask', actions: 'startReceived' }, { actions: 'enqueue' }] as const;
 
 /** A lane's turn ended (answered, failed, stopped at the step limit): the lane is freed and the queue may take it. */
