@@ -14,11 +14,10 @@ import { type Op, type StageContext, type Staged, readAgent, remove, staged } fr
 
 /**
  * Drops the oldest Tasks of the message log past `limit` (each with its place in the order and,
- * for work, its given-work entry) and
- * the oldest of the user's inbox past `limit`, at most `maxDrops` of each, so one transaction
- * stays small when the limit was lowered on a big store (the next checks catch up). Staged only
- * once every earlier write has committed (it is `checked`): it reads both logs' ends from disk.
- * The result is how many went.
+ * for work, its given-work entry) and the oldest of the user's inbox past `limit`, at most
+ * `maxDrops` of each, so one transaction stays small when the limit was lowered on a big store
+ * (the next checks catch up). Staged only once every earlier write has committed (it is
+ * `checked`): it reads both logs' ends from disk. The result is how many went.
  */
 export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number): Staged<number> {
   // Past the limit: the oldest keys of a log numbered without gaps (retention only ever drops its oldest).

@@ -279,10 +279,10 @@ export class NatsTransport implements Transport {
    * Whether work from the wire goes to the bus. Work given here before (the same agent and Task
    * id, under any sending id), or that a store consulted says was given, is a replay, dropped so
    * it is not run twice (an agent's mailbox keeps its own count of what it answered, and JetStream
-   * refuses a replay within its duplicate window). An `execute` Task over its sender's share, or every sender's, is answered `failed`
-   * with `transport_full` on the agent's behalf; it is not remembered as given, so it may be sent
-   * again. Only `execute` takes a share: every one is answered, which gives it back; a message
-   * may never be.
+   * refuses a replay within its duplicate window). An `execute` Task over its sender's share, or
+   * every sender's, is answered `failed` with `transport_full` on the agent's behalf; it is not
+   * remembered as given, so it may be sent again. Only `execute` takes a share: every one is
+   * answered, which gives it back; a message may never be.
    */
   #admitted(id: string, task: Task): boolean {
     if (!asksForWork(task)) return true;
