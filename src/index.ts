@@ -50,6 +50,7 @@ export {
   type NatsTransportOptions,
   type Transport,
   type DurableMailboxes,
+  type GivenWork,
   type Interest,
   type BusFault,
   type Selector,

@@ -30,6 +30,7 @@ import { societyEnvironment } from './societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
 import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './terminateOptions.js';
 import { DurableOrder } from './journal/durableOrder.js';
+import { HeldUntilDurable } from './journal/heldUntilDurable.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
@@ -79,6 +80,8 @@ export class Runtime {
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
+  /** What every output holds until the store commits (the user endpoint, each `events()` stream): intake keeps it bounded. */
+  readonly #heldUntilDurable: HeldUntilDurable;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -121,7 +124,11 @@ export class Runtime {
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     // Each Task an agent has taken and not answered will add to its memory, at least its answer.
     const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
-    this.#intake = new IntakeGate(config.mailboxLimit, (agentId, incoming) => this.#memory.refusal(agentId, incoming, unanswered(agentId)));
+    this.#heldUntilDurable = new HeldUntilDurable(config.maxHeldUntilDurable);
+    this.#intake = new IntakeGate(
+      config.mailboxLimit,
+      (agentId, incoming) => this.#heldUntilDurable.refusal() ?? this.#memory.refusal(agentId, incoming, unanswered(agentId)),
+    );
     this.#clock = clock;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
@@ -136,7 +143,13 @@ export class Runtime {
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
     this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
-    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order: new DurableOrder(journal, logger) });
+    this.user = new UserEndpoint({
+      bus: this.bus,
+      logger,
+      inboxLimit: this.config.inboxLimit,
+      inspect,
+      order: new DurableOrder(journal, logger, this.#heldUntilDurable),
+    });
     journal.connect(this.bus);
     this.bus.faults$.subscribe((fault) => {
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
@@ -319,7 +332,7 @@ export class Runtime {
    * a restart would give again.
    */
   events(pattern = '*'): Observable<Task> {
-    return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger));
+    return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger, this.#heldUntilDurable));
   }
 
   onOutput(handler: OutputHandler): () => void {

@@ -55,6 +55,7 @@ export function statusOf(code: ErrorCode): number {
     // Back-pressure: the agent (or the society) is full, the client may try again later.
     case 'mailbox_full':
     case 'memory_behind':
+    case 'store_behind':
     case 'too_many_streams':
     case 'memory_full':
     case 'agent_limit':
