@@ -4,6 +4,7 @@ import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { counted } from './counted.js';
 import { formatTask } from './formatTask.js';
 import { MeteredModel, type ModelSpend } from './meteredModel.js';
 import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
@@ -118,7 +119,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     print(io.stdout, json ? JSON.stringify(shown) : formatTask(shown));
   });
   status?.start();
-  const exitCode = await answerAndReport(rt, requirement, options, io, { status, watch, spend: model.spend });
+  const exitCode = await answerAndReport(rt, requirement, options, io, { status, print, watch, spend: model.spend });
   // The relay stayed up for the whole run; a page still open stops receiving from here on.
   if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();
@@ -131,9 +132,15 @@ async function answerAndReport(
   requirement: string,
   options: RunOptions,
   io: CliIo,
-  watched: { readonly status: StatusLine | undefined; readonly watch: ModelWatch; readonly spend: ModelSpend },
+  watched: {
+    readonly status: StatusLine | undefined;
+    /** Writes a line above the status line, if one is drawn. */
+    readonly print: (out: CliOutput, line: string) => void;
+    readonly watch: ModelWatch;
+    readonly spend: ModelSpend;
+  },
 ): Promise<ExitCode> {
-  const { status, watch, spend } = watched;
+  const { status, print, watch, spend } = watched;
   const json = options.json === true;
   let exitCode: ExitCode;
   let answer: Task | undefined;
@@ -141,7 +148,7 @@ async function answerAndReport(
     const taskId = await rt.submit(requirement, options.sessionId === undefined ? {} : { sessionId: options.sessionId });
     const session = options.sessionId ?? taskId;
     // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
-    io.stderr.write(`troupe: task ${taskId} in session ${session} (its messages: troupe messages ${session}; continue it: --session ${session})\n`);
+    print(io.stderr, `troupe: task ${taskId} in session ${session} (its messages: troupe messages ${session}; continue it: --session ${session})`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = exitCodeOfAnswer(answer, watch);
   } catch (error) {
@@ -159,8 +166,8 @@ async function answerAndReport(
   if (answer !== undefined && exitCode === ExitCode.usage) io.stderr.write(`troupe: the model is not set up right: check ${modelVariables}\n`);
   const { calls, promptTokens, completionTokens } = spend;
   io.stderr.write(
-    `troupe: ${summary.agents} agents, ${calls} model calls, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
-      `${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`,
+    `troupe: ${counted(summary.agents, 'agent')}, ${counted(calls, 'model call')}, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
+      `${counted(summary.pendingTasks, 'pending task')} at shutdown, ${summary.elapsedMs} ms to drain\n`,
   );
   return exitCode;
 }

@@ -36,4 +36,25 @@ describe('troupe run on a terminal', () => {
     expect(stderr[logged + 1]?.startsWith(erase)).toBe(true);
     expect(stdout.join('')).toContain('each drop a small syllable');
   });
+
+  it("prints the task's line above the status line, never into it, and counts one agent and one call in the singular", async () => {
+    server = await startOpenAICompatibleServer();
+    // Root answers at once: the run has one agent and one model call.
+    server.script({ text: 'rain on the roof' });
+    const stderr: string[] = [];
+    const io = {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => stderr.push(text), isTTY: true, columns: 200 },
+      env: { OPENAI_BASE_URL: server.baseURL, TROUPE_LOG_LEVEL: 'warn' },
+    };
+    const code = await runRequirement('write a haiku about rain', { timeoutSeconds: 60, verbose: false, status: true, memory: true }, io);
+    expect(code, stderr.join('')).toBe(0);
+    const taskLine = stderr.findIndex((chunk) => chunk.includes('troupe: task '));
+    expect(stderr[taskLine]).toMatch(/^troupe: task \S+ in session \S+ \(its messages: troupe messages \S+; continue it: --session \S+\)\n$/);
+    // The status line was cleared first, and drawn again after it.
+    expect(stderr[taskLine - 1]).toBe(erase);
+    expect(stderr[taskLine + 1]?.startsWith(erase)).toBe(true);
+    expect(stderr.join('')).toContain('troupe: 1 agent, 1 model call, ');
+    expect(stderr.join('')).toContain(', 0 pending tasks at shutdown');
+  });
 });
