@@ -10,6 +10,7 @@ import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { listenHint } from './listenHint.js';
 import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 import { refuseDamagedStore } from './strictStore.js';
@@ -179,7 +180,11 @@ async function listenOrLog(server: HttpServer, options: ServeOptions, token: str
     return true;
   } catch (error) {
     const next = options.console ? 'running in console mode only' : 'exiting';
-    logger.error({ host: options.host, port: options.port, error: describeError(error) }, `the HTTP API could not start; ${next}`);
+    const hint = listenHint(error, options);
+    logger.error(
+      { host: options.host, port: options.port, error: describeError(error), ...(hint === undefined ? {} : { hint }) },
+      `the HTTP API could not start; ${next}`,
+    );
     return false;
   }
 }

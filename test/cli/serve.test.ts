@@ -92,6 +92,7 @@ describe('troupe serve (child process)', () => {
     const refused = await serve.log('the HTTP API could not start; running in console mode only');
     expect(refused.level).toBe(50);
     expect(String(refused['error'])).toMatch(/EADDRINUSE|in use/);
+    expect(refused['hint']).toMatch(/is in use .*: pick another with --port <port>, or --port 0 for any free one/);
     serve.write('write a haiku about rain');
     await serve.until(() => /root → user \[completed\]/.test(serve.stdout) || undefined, 'the answer on stdout');
     expect(serve.stdout).toMatch(/→ root {2}task \S+/);
