@@ -7,20 +7,16 @@ import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { counted } from './counted.js';
 import { formatTask } from './formatTask.js';
 import { MeteredModel, type ModelSpend } from './meteredModel.js';
-import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
+import { type InspectFlags, type OpenedInspector, openInspector } from './inspector.js';
 import { ModelWatch, describeRetry } from './modelWatch.js';
 import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 import { refuseDamagedStore } from './strictStore.js';
 
-export interface RunOptions {
+export interface RunOptions extends InspectFlags {
   readonly timeoutSeconds: number;
   /** `--session`: continue this session; absent, the run starts a new one. */
   readonly sessionId?: string;
-  /** Start the local Stately inspector relay on this port. */
-  readonly inspectPort?: number;
-  /** Send inspection events to this WebSocket inspector instead. */
-  readonly inspectUrl?: string;
   /** Print the model's streamed text (node.thinking) too. */
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
@@ -33,19 +29,6 @@ export interface RunOptions {
   readonly memory: boolean;
   /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
   readonly strictStore?: boolean;
-}
-
-/** The inspector `--inspect-ws` or `--inspect` asks for, connected before the runtime starts so no actor is missed. */
-async function openInspector(options: RunOptions, redactor: Redactor, io: CliIo): Promise<InspectorConnection | undefined> {
-  if (options.inspectUrl !== undefined) {
-    const remote = await connectInspector(options.inspectUrl, redactor);
-    io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
-    return remote;
-  }
-  if (options.inspectPort === undefined) return undefined;
-  const local = await startLocalInspector(options.inspectPort, redactor);
-  io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
-  return local;
 }
 
 /**
@@ -68,11 +51,19 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return reportFailure(io, error, 'bad settings in the environment');
   }
   const secrets = readSecrets(io.env);
-  let inspector: InspectorConnection | undefined;
+  let inspector: OpenedInspector | undefined;
   try {
-    inspector = await openInspector(options, new Redactor(secrets), io);
+    inspector = await openInspector(options, new Redactor(secrets));
   } catch (error) {
     return reportFailure(io, error);
+  }
+  if (inspector !== undefined) {
+    const { pageUrl } = inspector;
+    io.stderr.write(
+      pageUrl === undefined
+        ? `troupe: sending actor inspection events to ${options.inspectUrl}\n`
+        : `troupe: open ${pageUrl} to watch every actor in the Stately inspector\n`,
+    );
   }
 
   let rt: Runtime | undefined;
