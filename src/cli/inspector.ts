@@ -50,7 +50,7 @@ export async function connectInspector(url: string, redactor: Redactor, onStop: 
 }
 
 /** Starts the inspector relay on `port` (loopback only) and connects to it; closing the connection stops the relay. */
-export async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
+async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
   const relay = await startInspectorRelay(port);
   try {
     const connection = await connectInspector(relay.socketUrl, redactor, () => relay.close());
