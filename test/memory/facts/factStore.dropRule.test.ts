@@ -77,8 +77,8 @@ describe('the drop of an L4 compression', () => {
           for (const group of drops) {
             const size = group.kept + group.dropped.length;
             // Each group keeps at least min(its size, an equal share of keep).
-          if (size <= share) expect(group.dropped).toEqual([]);
-          else expect(group.kept).toBeGreaterThanOrEqual(share);
+            if (size <= share) expect(group.dropped).toEqual([]);
+            else expect(group.kept).toBeGreaterThanOrEqual(share);
             // What it drops is its least important: its kept facts are the first of its ranking.
             const own = ranked.filter(({ fact: ranked }) => ranked.sessionId === group.sessionId).map(({ fact: ranked }) => ranked);
             expect(group.dropped).toEqual(own.slice(group.kept));
