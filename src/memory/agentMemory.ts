@@ -189,10 +189,13 @@ export class AgentMemory {
     return inSession(this.#tiers?.l3, filter);
   }
 
-  /** L4: the `k` facts closest to `text` among that session's facts and the agent-scope ones; counts a retrieval of each. */
-  async search(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
+  /**
+   * L4: the `k` facts closest to `text` among that session's facts and the agent-scope ones, at
+   * least `minSimilarity` close (when given); counts a retrieval of each.
+   */
+  async search(text: string, k: number, filter: { readonly sessionId: string | null; readonly minSimilarity?: number }): Promise<FactHit[]> {
     this.#open();
-    return this.#facts.search(text, k, { sessionId: filter.sessionId });
+    return this.#facts.search(text, k, filter);
   }
 
   /**

@@ -35,6 +35,11 @@ import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
 
+/** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
+interface RuntimeSeams {
+  readonly betweenRestoreSlices?: () => Promise<void>;
+}
+
 /**
  * The society inside a runtime (its live agents with their conversations and actors, the
  * organisation's records): a hook for tests that must look inside, exported by `troupe/testing`.
@@ -88,7 +93,7 @@ export class Runtime {
    *
    * @internal
    */
-  static async create(options: RuntimeOptions): Promise<Runtime> {
+  static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
     const { dataDir, secrets } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
     const { config, memorySettings, level } = runtimeSettings(options);
@@ -99,7 +104,7 @@ export class Runtime {
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
     const { messageLogLimit, terminatedAgentsKept } = config;
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
-    const runtime = new Runtime({ ...options, logger, clock, redactor, memorySettings }, config, journal);
+    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings }, config, journal);
     const stored = journal.stored(config.inboxLimit);
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
@@ -112,11 +117,11 @@ export class Runtime {
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
   private constructor(
-    options: RuntimeOptions & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
+    options: RuntimeOptions & RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
     config: RuntimeConfig,
     journal: Journal,
   ) {
-    const { clock, logger, inspect, root, redactor } = options;
+    const { clock, logger, inspect, root, redactor, betweenRestoreSlices } = options;
     this.redactor = redactor;
     this.#journal = journal;
     this.#root = root;
@@ -142,14 +147,10 @@ export class Runtime {
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
-    this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
-    this.user = new UserEndpoint({
-      bus: this.bus,
-      logger,
-      inboxLimit: this.config.inboxLimit,
-      inspect,
-      order: new DurableOrder(journal, logger, this.#heldUntilDurable),
-    });
+    const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
+    this.#restore = new BackgroundRestore(this.#society.restoring, restore);
+    const order = new DurableOrder(journal, logger, this.#heldUntilDurable);
+    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order });
     journal.connect(this.bus);
     this.bus.faults$.subscribe((fault) => {
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');

@@ -127,7 +127,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old) */
+    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old or from before a restart) */
     get: operations['streamEvents'];
     put?: never;
     post?: never;

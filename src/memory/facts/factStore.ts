@@ -235,12 +235,13 @@ export class FactStore {
   /**
    * With an embedder, merges each cluster of close facts (see findClusters) whose merged text
    * passes the fidelity check, each merge one LMDB transaction with the removal of its originals;
-   * without one, keeps the `keepTopN` most important facts. When it was due (above
-   * `compressAbove`) and merging left more than `keepTopN`, the least important go down to it.
-   * What it cannot shrink it leaves as it is and reports (`merged: 0`). Last, it rebuilds the
-   * index without the vectors it removed, when they are many (see FactSet.compactIndex). Calls
-   * run one after another, adds wait while one runs (see add), and its work is cut into slices
-   * with turns of the event loop between them (see TurnBudget), so it never stalls the process.
+   * without one, keeps `keepTopN` facts. When it was due (above `compressAbove`) and merging left
+   * more than `keepTopN`, facts go down to it: the least important of each session over its share
+   * (see dropsByGroup). What it cannot shrink it leaves as it is and reports (`merged: 0`). Last,
+   * it rebuilds the index without the vectors it removed, when they are many (see
+   * FactSet.compactIndex). Calls run one after another, adds wait while one runs (see add), and
+   * its work is cut into slices with turns of the event loop between them (see TurnBudget), so it
+   * never stalls the process.
    */
   async compress(): Promise<CompressionReport> {
     this.#refuseWhenClosed();
