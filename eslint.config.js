@@ -10,12 +10,47 @@ import tseslint from 'typescript-eslint';
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 /**
+ * Layers stacked on `below`, lowest first: each may import `below` and every layer before it,
+ * except that one marked `besidePrevious` does not see the layer just before it (siblings).
+ * @param {readonly string[]} below
+ * @param {readonly { type: string, pattern: string, besidePrevious?: boolean }[]} stack
+ */
+const stacked = (below, stack) =>
+  stack.map(({ type, pattern, besidePrevious }, index) => ({
+    type,
+    pattern,
+    allow: [
+      ...below,
+      ...stack
+        .slice(0, index)
+        .map((layer) => layer.type)
+        .filter((_, i) => !(besidePrevious === true && i === index - 1)),
+    ],
+  }));
+
+/** Every layer of the runtime, for the layers above it. */
+const runtimeLayers = [
+  'runtime-config',
+  'runtime-limits',
+  'runtime-journal',
+  'runtime-memory-compactor',
+  'runtime-memory',
+  'runtime-agent-context',
+  'runtime-agent',
+  'runtime-society-remote',
+  'runtime-society',
+  'runtime-views',
+  'runtime-nodes',
+  'runtime',
+];
+
+/**
  * Import layers, lowest first. A layer may import itself and the layers it lists; anything
  * else is an error, so a lower layer can never reach up into a higher one.
  */
 const layers = /** @type {const} */ ([
   // Public entry points re-export the whole library.
-  { type: 'entry', pattern: ['src/index.ts', 'src/testing.ts'], allow: ['*'] },
+  { type: 'entry', pattern: ['src/index.ts', 'src/testing.ts', 'src/nodes.ts'], allow: ['*'] },
   { type: 'root', pattern: 'src/*.ts', allow: [] },
   { type: 'task', pattern: 'src/task/**', allow: ['root'] },
   { type: 'bus', pattern: 'src/bus/**', allow: ['root', 'task'] },
@@ -28,21 +63,40 @@ const layers = /** @type {const} */ ([
   { type: 'context', pattern: 'src/context/**', allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org'] },
   // Pure machine definitions: they know Tasks and errors, never the runtime that provides them.
   { type: 'machines', pattern: 'machines/**', allow: ['root', 'task'] },
-  {
-    type: 'runtime',
-    pattern: 'src/runtime/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines'],
-  },
+  // The runtime's own layers, lowest first: each folder of src/runtime may import only those
+  // before it here (and the layers below the runtime); its loose files (runtime.ts) sit on top.
+  ...stacked(
+    ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines'],
+    [
+      // The runtime's config schemas.
+      { type: 'runtime-config', pattern: 'src/runtime/config/**' },
+      // Intake gate, model-call limiter, limited model, held-until-durable.
+      { type: 'runtime-limits', pattern: 'src/runtime/limits/**' },
+      { type: 'runtime-journal', pattern: 'src/runtime/journal/**' },
+      { type: 'runtime-memory-compactor', pattern: 'src/runtime/memory/compactor/**' },
+      { type: 'runtime-memory', pattern: 'src/runtime/memory/**' },
+      { type: 'runtime-agent-context', pattern: 'src/runtime/agent/context/**' },
+      { type: 'runtime-agent', pattern: 'src/runtime/agent/**' },
+      // The owner's handles on agents that live on other nodes: below the society that holds them.
+      { type: 'runtime-society-remote', pattern: 'src/runtime/society/remote/**' },
+      { type: 'runtime-society', pattern: 'src/runtime/society/**' },
+      // What `rt.agents`, `rt.agentPage`, `rt.memory` and `troupe memory` answer.
+      { type: 'runtime-views', pattern: 'src/runtime/views/**' },
+      // What spreads a society over processes (the node host); beside the views, not above them.
+      { type: 'runtime-nodes', pattern: 'src/runtime/nodes/**', besidePrevious: true },
+      { type: 'runtime', pattern: 'src/runtime/*.ts' },
+    ],
+  ),
   {
     type: 'server',
     pattern: 'src/server/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', 'runtime'],
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', ...runtimeLayers],
   },
   // The CLI's `serve` command starts the server, so the CLI sits just above it.
   {
     type: 'cli',
     pattern: 'src/cli/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', 'runtime', 'server'],
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'machines', ...runtimeLayers, 'server'],
   },
   // A source folder nobody has placed in a layer yet: only entry points, tests and scripts may
   // import it, so adding a folder forces a decision here instead of silently bypassing the rules.

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { TroupeError } from '../errors.js';
 import type { OrgStore } from '../org/index.js';
-import { mayTerminate } from '../runtime/terminationRule.js';
+import { mayTerminate } from '../runtime/society/terminationRule.js';
 import type { CliIo } from './cliIo.js';
 import { reportFailure } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { ContextBudgetSchema } from '../context/contextBudget.js';
 import { FactLimitsSchema } from '../memory/facts/factLimits.js';
-import { RuntimeConfigSchema } from '../runtime/config.js';
+import { RuntimeConfigSchema } from '../runtime/config/config.js';
 import type { CliEnv } from './cliIo.js';
 
 /** The runtime's limits the CLI takes from the environment, each variable beside its setting. */

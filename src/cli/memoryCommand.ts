@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type MemoryQuery, MemoryQuerySchema, type MemoryTier, type MemoryView } from '../runtime/memory/memoryQuery.js';
+import { type MemoryQuery, MemoryQuerySchema, type MemoryTier, type MemoryView } from '../runtime/views/memoryQuery.js';
 import { AgentIdSchema, Redactor } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';
@@ -67,7 +67,7 @@ async function memoryCommand(agentId: string, options: MemoryCommandOptions, io:
       return ExitCode.usage;
     }
     // Loaded when the command runs, with the store: agents' memory is not the CLI's to load.
-    const [{ StoredMemory }, { memoryView }] = await Promise.all([import('../memory/index.js'), import('../runtime/memory/memoryView.js')]);
+    const [{ StoredMemory }, { memoryView }] = await Promise.all([import('../memory/index.js'), import('../runtime/views/memoryView.js')]);
     const reader = StoredMemory.read({ agentId, db: store.environment, logger, embedder: null });
     const redactor = new Redactor(readSecrets(io.env));
     const views: MemoryView[] = [];

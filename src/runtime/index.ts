@@ -1,13 +1,14 @@
 export { Runtime, createRuntime, societyOf } from './runtime.js';
-export type { AgentView, RuntimeOptions } from './runtimeOptions.js';
+export type { RuntimeOptions } from './runtimeOptions.js';
+export type { AgentView } from './views/agentViews.js';
 export type { MemoryOptions } from './memory/memoryOptions.js';
-export type { AgentPage, AgentQuery } from './agentPage.js';
+export type { AgentPage, AgentQuery } from './views/agentPage.js';
 export type { OutputHandler } from './userEndpoint.js';
-export type { Society, SocietyHosting } from './society.js';
+export type { Society, SocietyHosting } from './society/society.js';
 export { NodeHost, type NodeHostOptions } from './nodes/nodeHost.js';
 export type { AgentState, ModelUsage } from './agent/index.js';
-export type { TerminateOptions, UserTerminateOptions } from './terminateOptions.js';
-export type { RestoreState } from './backgroundRestore.js';
+export type { TerminateOptions, UserTerminateOptions } from './society/terminateOptions.js';
+export type { RestoreState } from './society/backgroundRestore.js';
 export {
   maxMemoryPageSize,
   maxMemorySearchChars,
@@ -19,4 +20,4 @@ export {
   type MemoryQueryInput,
   type MemoryTier,
   type MemoryView,
-} from './memory/memoryQuery.js';
+} from './views/memoryQuery.js';

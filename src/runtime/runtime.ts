@@ -12,25 +12,26 @@ import type { Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
-import { type RuntimeConfig, UserTextSchema } from './config.js';
+import { type RuntimeConfig, UserTextSchema } from './config/config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
-import type { AgentPage, AgentQuery } from './agentPage.js';
-import { AgentViews } from './agentViews.js';
-import { BackgroundRestore, type RestoreState } from './backgroundRestore.js';
-import { IntakeGate } from './intakeGate.js';
+import type { AgentPage, AgentQuery } from './views/agentPage.js';
+import { type AgentView, AgentViews } from './views/agentViews.js';
+import { BackgroundRestore, type RestoreState } from './society/backgroundRestore.js';
+import { IntakeGate } from './limits/intakeGate.js';
 import { openJournal } from './journal/openJournal.js';
 import { drainSociety } from './shutdownDrain.js';
 import { runtimeSettings } from './runtimeSettings.js';
-import { type AgentView, type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
-import type { MemoryQueryInput, MemoryView } from './memory/memoryQuery.js';
+import { type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
+import type { MemoryQueryInput, MemoryView } from './views/memoryQuery.js';
+import { readMemory } from './views/readMemory.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
-import { Society } from './society.js';
-import { societyEnvironment } from './societyEnvironment.js';
+import { Society } from './society/society.js';
+import { societyEnvironment } from './society/societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
-import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './terminateOptions.js';
+import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './society/terminateOptions.js';
 import { DurableOrder } from './journal/durableOrder.js';
-import { HeldUntilDurable } from './journal/heldUntilDurable.js';
+import { HeldUntilDurable } from './limits/heldUntilDurable.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
@@ -319,7 +320,7 @@ export class Runtime {
    */
   memory(agentId: string, query: MemoryQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<MemoryView> {
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
-    return this.#memory.read(agentId, query, options.redactor ?? this.redactor, known);
+    return readMemory({ hub: this.#memory.hub, known }, agentId, query, options.redactor ?? this.redactor);
   }
 
   /** Model calls and tokens of the whole society so far. */

@@ -4,13 +4,11 @@ import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import type { LogLevel, Logger } from '../logger.js';
 import type { ModelClient, RetryPolicy } from '../llm/index.js';
-import type { AgentRecord } from '../org/index.js';
 import type { ToolPolicy } from '../task/index.js';
 import type { Tool } from '../tools/index.js';
-import type { AgentState, ModelUsage } from './agent/index.js';
-import type { RuntimeConfigInput } from './config.js';
+import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
-import type { SocietyHosting } from './society.js';
+import type { SocietyHosting } from './society/society.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -57,23 +55,6 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   memory?: MemoryOptions;
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
-}
-
-/** An agent as the runtime reports it. */
-export interface AgentView extends AgentRecord {
-  readonly roleName: string;
-  /**
-   * Where the agent is in its lifecycle: `running.idle` with no turn in progress,
-   * `running.turn.thinking` while any of its lanes waits on the model, `running.turn.acting`
-   * while all of them run tools; `draining` while it finishes its turns and queued Tasks with
-   * intake closed; `terminated` once gone (`AgentState` lists every state).
-   */
-  readonly state: AgentState;
-  /** Tasks waiting in its mailbox for a lane. */
-  readonly queued: number;
-  /** Sessions it is serving right now: turns in progress, one per session (at most `maxLanesPerAgent`). */
-  readonly lanes: number;
-  readonly usage: ModelUsage;
 }
 
 export const rootPrompt = [

@@ -1,6 +1,6 @@
 import { type LogLevel, LogLevelSchema } from '../logger.js';
 import { parseOrThrow } from '../task/index.js';
-import { type RuntimeConfig, RuntimeConfigSchema } from './config.js';
+import { type RuntimeConfig, RuntimeConfigSchema } from './config/config.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 

@@ -1,8 +1,8 @@
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { Journal } from './journal/journal.js';
-import { waitForQuiet } from './quiet.js';
-import type { Society } from './society.js';
+import { waitForQuiet } from './society/quiet.js';
+import type { Society } from './society/society.js';
 
 /** What a shutdown's drain found: whether the society went quiet in time, the agents still live, and the Tasks left unanswered. */
 export interface DrainOutcome {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
 import { toWireMessages } from '../../src/llm/openaiWire.js';
-import { Conversation } from '../../src/runtime/agent/conversation.js';
+import { compressTurnSteps } from '../../src/context/index.js';
 
 // toWireMessages remembers the last request of each conversation and extends it; whatever a
 // conversation goes through, a request must come out as if it were converted from scratch:
@@ -32,11 +32,11 @@ describe('toWireMessages', () => {
   it('gives every request of a changing conversation exactly its from-scratch wire form', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
-        const conversation = new Conversation('system prompt');
+        // A fresh array per request, as a turn's context is built anew for every model call.
+        let request: readonly ChatMessage[] = [{ role: 'system', content: 'system prompt' }];
         for (const next of [...steps, { kind: 'send' } as const]) {
-          if (next.kind === 'append') conversation.append(...next.messages);
-          else if (next.kind === 'compress') conversation.compress(next.summary, next.keep);
-          const request = conversation.messages;
+          if (next.kind === 'append') request = [...request, ...next.messages];
+          else if (next.kind === 'compress') request = [...request.slice(0, 1), ...compressTurnSteps(request.slice(1), next.summary, next.keep).messages];
           const wire = toWireMessages(request);
           expect(wire).toEqual(fromScratch(request));
           // What a caller does with its copy cannot reach the next request.

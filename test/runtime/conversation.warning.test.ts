@@ -2,7 +2,7 @@ import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
-import { lengthWarning } from '../../src/runtime/agent/conversation.js';
+import { lengthWarning } from '../../src/runtime/agent/context/memoryContext.js';
 import { Actions, type Task, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
 import { quietRuntime, recordBus } from '../support/runtimeFixture.js';

@@ -2,7 +2,7 @@ import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
 import { DurableOrder } from '../../src/runtime/journal/durableOrder.js';
-import { HeldUntilDurable } from '../../src/runtime/journal/heldUntilDurable.js';
+import { HeldUntilDurable } from '../../src/runtime/limits/heldUntilDurable.js';
 import { type Journal, memoryJournal } from '../../src/runtime/journal/journal.js';
 import { Actions, type Task, createTask, replyTo } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
 import type { OrgStore, OrgStoreOptions } from '../../src/org/index.js';
 import { sessionConversationKey } from '../../src/org/index.js';
-import { Conversation } from '../../src/runtime/agent/conversation.js';
 import type { Journal } from '../../src/runtime/journal/journal.js';
 import { storeJournal } from '../../src/runtime/journal/storeJournal.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
@@ -127,21 +126,24 @@ describe('the store journal holds records nobody waits for and commits them toge
 describe('conversations kept through the journal', () => {
   it('a new conversation and the steps appended before its first commit are kept once each', async () => {
     const { journal, store } = await journalOnStore();
-    const conversation = new Conversation('You write poems.', journal.conversation('poet-1/s1'));
-    conversation.append(step(1), step(2));
+    const sink = journal.conversation('poet-1/s1');
+    const system: ChatMessage = { role: 'system', content: 'You write poems.' };
+    sink.appended([system]);
+    sink.appended([step(1), step(2)]);
     await journal.durable();
-    expect(store.conversation('poet-1/s1')).toEqual(conversation.messages);
+    expect(store.conversation('poet-1/s1')).toEqual([system, step(1), step(2)]);
   });
 
   it('a compression followed by steps before its commit is kept as it is in memory', async () => {
     const { journal, store } = await journalOnStore();
-    const conversation = new Conversation('You write poems.', journal.conversation('poet-1/s1'));
-    conversation.append(step(1), step(2), step(3));
+    const sink = journal.conversation('poet-1/s1');
+    sink.appended([step(1), step(2), step(3)]);
     await journal.durable();
-    conversation.compress('the story so far', 1);
-    conversation.append(step(4));
+    const summary: ChatMessage = { role: 'system', content: 'the story so far' };
+    sink.replaced([summary, step(3)]);
+    sink.appended([step(4)]);
     await journal.durable();
-    expect(store.conversation('poet-1/s1')).toEqual(conversation.messages);
+    expect(store.conversation('poet-1/s1')).toEqual([summary, step(3), step(4)]);
   });
 
   it("clearConversations forgets every session's conversation of the agent and one kept under its bare id, and nobody else's", async () => {

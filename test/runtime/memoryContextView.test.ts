@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contextBudget } from '../../src/context/index.js';
 import { extractiveHelpers } from '../../src/memory/index.js';
-import { MemoryContext } from '../../src/runtime/agent/memoryContext.js';
+import { MemoryContext } from '../../src/runtime/agent/context/memoryContext.js';
 import { keepNothing } from '../../src/runtime/journal/journal.js';
 import type { ChatMessage } from '../../src/task/index.js';
 import { memoryTask, openMemory } from '../support/memoryFixture.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../src/llm/index.js';
-import { ModelCallLimiter } from '../../src/runtime/modelCallLimiter.js';
+import { ModelCallLimiter } from '../../src/runtime/limits/modelCallLimiter.js';
 import { quietRuntime, recordBus, rejectedCode, tick, until } from '../support/runtimeFixture.js';
 
 /** The agent that made a model request, read from its system prompt. */

@@ -7,7 +7,7 @@ import { OfflineModel } from '../../src/llm/index.js';
 import { entriesDbName } from '../../src/memory/index.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { type Runtime, createRuntime } from '../../src/runtime/index.js';
-import { retentionCheckEvery } from '../../src/runtime/terminatedRetention.js';
+import { retentionCheckEvery } from '../../src/runtime/journal/terminatedRetention.js';
 import { MemoryLogger, societyOf } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { rejectedCode } from '../support/runtimeFixture.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
-import { TerminatedRetention, maxForgottenPerRound as full, retentionCheckEvery } from '../../src/runtime/terminatedRetention.js';
+import { TerminatedRetention, maxForgottenPerRound as full, retentionCheckEvery } from '../../src/runtime/journal/terminatedRetention.js';
 
 // How retention rounds follow each other, against a journal whose `forgetRetired` answers from a
 // script (the store's side is tested on real LMDB in test/org and test/runtime/terminatedRetention).

@@ -7,7 +7,7 @@ import { HashedNgramEmbedder } from '../../src/memory/embedding/hashedNgramEmbed
 import type { FactLimitOptions } from '../../src/memory/facts/factLimits.js';
 import { FactStore } from '../../src/memory/facts/factStore.js';
 import { AgentMemory, type MemoryLimitsInput } from '../../src/memory/index.js';
-import { type Compactor, type CompactorConfigInput, startCompactor } from '../../src/runtime/memory/compactor.js';
+import { type Compactor, type CompactorConfigInput, startCompactor } from '../../src/runtime/memory/compactor/compactor.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
 import { envHarness } from './memoryFixture.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
-import { summaryHeader } from '../../src/runtime/agent/conversation.js';
+import { summaryHeader } from '../../src/context/index.js';
 import { Actions } from '../../src/task/index.js';
 import { echoTool, quietRuntime, recordBus, tick } from '../support/runtimeFixture.js';
 

@@ -10,16 +10,17 @@ import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
-import type { ActivityTracker } from '../activity.js';
-import type { RuntimeConfig } from '../config.js';
+import type { ActivityTracker } from './activity.js';
+import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
 import { type AgentState, agentStateOf, isIdle, runsTurns, takesWork } from './agentState.js';
-import { type SessionContexts, type TurnContext, sessionContexts } from './sessionContexts.js';
-import { startingPoint, systemPrompt } from './startingPoint.js';
+import { type SessionContexts, type TurnContext, sessionContexts } from './context/sessionContexts.js';
+import { restoredWork } from './restoredWork.js';
+import { systemPrompt } from './context/systemPrompt.js';
 import type { Redactor } from '../../task/index.js';
 import type { MemoryHub } from '../memory/memoryHub.js';
 import type { MemorySettings } from '../memory/memoryOptions.js';
-import { parentContext } from './parentContext.js';
+import { parentContext } from './context/parentContext.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -92,7 +93,7 @@ export class Agent {
       retrieve: memorySettings.retrieve,
       minRelevance: memorySettings.minRelevance,
     });
-    const start = startingPoint(env, this.#contexts, record, origin);
+    const start = restoredWork(env, this.#contexts, record, origin);
     this.#waiting = start.waiting;
     this.actor = createActor(machine, {
       id: this.id,

@@ -7,7 +7,7 @@ import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js'
 import type { Agent } from './agent.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
 import { resumePoint } from './resume.js';
-import type { TurnContext } from './sessionContexts.js';
+import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
 
 /** What a turn carries from one step to the next. */

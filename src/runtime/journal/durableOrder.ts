@@ -2,7 +2,7 @@ import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type Task, finalStatuses } from '../../task/index.js';
-import type { HeldUntilDurable } from './heldUntilDurable.js';
+import type { HeldUntilDurable } from '../limits/heldUntilDurable.js';
 import type { Journal } from './journal.js';
 
 /** A final reply to the user: what a restart must never give again once the user has it. */

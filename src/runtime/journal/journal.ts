@@ -1,7 +1,13 @@
+import type { RootDatabase } from 'lmdb';
 import type { EventBus } from '../../bus/index.js';
 import type { AgentRecord, Role, Termination } from '../../org/index.js';
 import type { ChatMessage, Task } from '../../task/index.js';
-import type { MemoryStore } from '../memory/memoryHub.js';
+
+/** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */
+export interface MemoryStore {
+  readonly db: RootDatabase;
+  readonly indexDir: string;
+}
 
 /** Told of every change to a conversation, in order, so a store can keep it as appended steps. */
 export interface ConversationSink {

@@ -1,4 +1,3 @@
-import type { RootDatabase } from 'lmdb';
 import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
@@ -7,13 +6,8 @@ import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
 import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
+import type { MemoryStore } from '../journal/journal.js';
 import type { MemorySettings } from './memoryOptions.js';
-
-/** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */
-export interface MemoryStore {
-  readonly db: RootDatabase;
-  readonly indexDir: string;
-}
 
 export interface MemoryHubDeps {
   readonly bus: EventBus;

@@ -5,14 +5,11 @@ import { TroupeError } from '../../errors.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { Logger } from '../../logger.js';
 import { type MemoryLimits, intakeBound, memoryLimits } from '../../memory/index.js';
-import type { Redactor } from '../../task/index.js';
-import { type Compactor, type CompactorConfigInput, startCompactor } from './compactor.js';
-import { MemoryHub, type MemoryStore } from './memoryHub.js';
+import { type Compactor, type CompactorConfigInput, startCompactor } from './compactor/compactor.js';
+import { MemoryHub } from './memoryHub.js';
 import type { MemorySettings } from './memoryOptions.js';
-import type { MemoryQueryInput, MemoryView } from './memoryQuery.js';
-import { readMemory } from './readMemory.js';
-import type { Journal } from '../journal/journal.js';
-import { TerminatedRetention } from '../terminatedRetention.js';
+import type { Journal, MemoryStore } from '../journal/journal.js';
+import { TerminatedRetention } from '../journal/terminatedRetention.js';
 
 /** How long a client refused while memory catches up is told to wait. */
 const memoryRetryAfterSeconds = 1;
@@ -60,11 +57,6 @@ export class RuntimeMemory {
       options: deps.config,
       ...(inspect === undefined ? {} : { inspect }),
     });
-  }
-
-  /** What an agent remembers (see `Runtime.memory`); `known` says whether the organisation has the agent. */
-  read(agentId: string, query: MemoryQueryInput, redactor: Redactor, known: (agentId: string) => boolean): Promise<MemoryView> {
-    return readMemory({ hub: this.hub, known }, agentId, query, redactor);
   }
 
   /**

@@ -4,8 +4,8 @@ import { RequestTimeoutError, TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import { type JsonValue, type Task, type TerminationMode, TerminationModeSchema, createTask, refTo } from '../../task/index.js';
 import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../../tools/index.js';
-import type { Society } from '../society.js';
-import { OrgActions } from './nodeProtocol.js';
+import type { Society } from '../society/society.js';
+import { OrgActions } from '../society/remote/nodeProtocol.js';
 
 /**
  * The society port of the agents a node hosts. What changes the organisation (spawn, terminate,

@@ -7,15 +7,15 @@ import { type Logger, silentLogger } from '../../logger.js';
 import type { ModelClient, RetryPolicy } from '../../llm/index.js';
 import { Redactor, type Task, asksForWork, parseOrThrow, replyTo } from '../../task/index.js';
 import { type Tool, serveTools } from '../../tools/index.js';
-import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config.js';
+import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config/config.js';
 import { memoryJournal } from '../journal/journal.js';
 import { type MemoryOptions, memorySettings } from '../memory/memoryOptions.js';
 import type { RuntimeMemory } from '../memory/runtimeMemory.js';
 import type { ModelUsage } from '../agent/index.js';
-import { Society } from '../society.js';
-import { societyEnvironment } from '../societyEnvironment.js';
+import { Society } from '../society/society.js';
+import { societyEnvironment } from '../society/societyEnvironment.js';
 import { ForwardingPort } from './forwardingPort.js';
-import { HostAgentSchema, PlacementActions, type StopHosted, StopHostedSchema, everyNode } from './nodeProtocol.js';
+import { HostAgentSchema, PlacementActions, type StopHosted, StopHostedSchema, everyNode } from '../society/remote/nodeProtocol.js';
 
 export interface NodeHostOptions extends RuntimeConfigInput {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */

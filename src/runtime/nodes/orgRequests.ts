@@ -4,8 +4,8 @@ import type { Clock } from '../../clock.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import { type JsonValue, type Task, createTask, parseOrThrow, replyTo } from '../../task/index.js';
-import type { Society } from '../society.js';
-import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema, PlacementActions, everyNode } from './nodeProtocol.js';
+import type { Society } from '../society/society.js';
+import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema, PlacementActions, everyNode } from '../society/remote/nodeProtocol.js';
 
 /**
  * The owner's side of the nodes' org requests: an agent hosted on a node spawns, terminates and

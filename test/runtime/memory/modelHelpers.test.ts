@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { OpenAIModel } from '../../../src/llm/index.js';
 import type { AgentMemory } from '../../../src/memory/index.js';
-import type { CompactorConfigInput } from '../../../src/runtime/memory/compactor.js';
+import type { CompactorConfigInput } from '../../../src/runtime/memory/compactor/compactor.js';
 import { type OpenAICompatibleServer, type ServerStep, startOpenAICompatibleServer } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { type CompactorWorld, compactorHarness, untilIdle } from '../../support/compactorFixture.js';
