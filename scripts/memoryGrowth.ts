@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OfflineModel, createRuntime } from '../src/index.js';
 import { silentLogger } from '../src/logger.js';
-import { societyOf } from '../src/testing.js';
+import { internalsOf } from '../src/runtime/internals.js';
 
 const tasks = Number(process.argv[2] ?? 2000);
 const warmup = Number(process.argv[3] ?? 200);
@@ -32,7 +32,7 @@ function heapUsed(): number {
 
 const dir = await mkdtemp(join(tmpdir(), 'troupe-memory-'));
 const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: silentLogger, terminatedAgentsInMemory, inboxLimit });
-const society = societyOf(rt);
+const society = internalsOf(rt).society;
 const drive = async (count: number): Promise<void> => {
   for (let i = 0; i < count; i++) {
     const answer = await rt.waitForAnswer(await rt.submit(`write a haiku about rain #${i}`), { timeoutMs: 60_000 });
@@ -55,7 +55,7 @@ console.log(
 console.log(`heap used before ${(before / 2 ** 20).toFixed(1)} MB, after ${(after / 2 ** 20).toFixed(1)} MB: ${kb((after - before) / tasks)} a task`);
 console.log(`  root's session contexts in memory: ${sessions} (sessionsInMemoryPerAgent ${rt.config.sessionsInMemoryPerAgent})`);
 console.log(
-  `live agents ${society.liveIds().length}, agent records in memory ${society.records().length}, terminations in memory ${society.terminations().length}, inbox ${rt.user.inbox().length}`,
+  `live agents ${society.liveIds().length}, agent records in memory ${society.records().length}, terminations in memory ${society.terminations().length}, inbox ${rt.inbox().length}`,
 );
 await rt.shutdown();
 await rm(dir, { recursive: true, force: true });

@@ -8,6 +8,8 @@
  * const taskId = await rt.submit('write a haiku about rain');
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
+ *
+ * A society spread over processes (NATS, node hosts, remote tools) is `troupe/nodes`.
  */
 export {
   createRuntime,
@@ -28,9 +30,6 @@ export {
   type MemoryView,
   type MemoryItem,
   type MemoryTier,
-  NodeHost,
-  type NodeHostOptions,
-  type SocietyHosting,
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
@@ -38,16 +37,6 @@ export {
   EventBus,
   InProcessTransport,
   subjectOf,
-  connectNatsTransport,
-  NodeDirectory,
-  type NodeDirectoryOptions,
-  type KnownNode,
-  type NodeChange,
-  NodeActions,
-  NodeAnnouncementSchema,
-  type NodeAnnouncement,
-  type NatsTransportHandle,
-  type NatsTransportOptions,
   type Transport,
   type DurableMailboxes,
   type GivenWork,
@@ -85,19 +74,7 @@ export {
   type ChatDelta,
 } from './llm/index.js';
 export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
-export {
-  defineTool,
-  toolFromFunction,
-  ToolRegistry,
-  metaTools,
-  remoteTool,
-  serveTools,
-  toolCallAction,
-  type ServeToolsOptions,
-  type Tool,
-  type ToolResult,
-  type ToolContext,
-} from './tools/index.js';
+export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
 export type { Embedder } from './memory/embedding/embedder.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';

@@ -16,4 +16,4 @@ export {
   type EmbeddingStep,
   type FailureStep,
 } from './llm/testing/openaiCompatibleServer.js';
-export { societyOf, type Society } from './runtime/index.js';
+export { societyOf, type SocietyView } from './runtime/index.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as machines from '../machines/index.js';
 import * as main from '../src/index.js';
+import * as nodes from '../src/nodes.js';
 import * as testing from '../src/testing.js';
 
 // Pinned on purpose: adding or removing a public name is an API change and should be a visible diff.
@@ -15,10 +16,6 @@ describe('public surface', () => {
       'InProcessTransport',
       'MemoryLogger',
       'MemoryQuerySchema',
-      'NodeActions',
-      'NodeAnnouncementSchema',
-      'NodeDirectory',
-      'NodeHost',
       'OfflineModel',
       'OpenAIEmbeddings',
       'OpenAIModel',
@@ -30,7 +27,6 @@ describe('public surface', () => {
       'ToolRegistry',
       'TroupeError',
       'ValidationError',
-      'connectNatsTransport',
       'createLogger',
       'createRuntime',
       'createTask',
@@ -41,15 +37,25 @@ describe('public surface', () => {
       'modelFromEnv',
       'parseTask',
       'randomIds',
-      'remoteTool',
       'replyTo',
       'sequentialIds',
-      'serveTools',
       'subjectOf',
       'systemClock',
       'taskText',
-      'toolCallAction',
       'toolFromFunction',
+    ]);
+  });
+
+  it('exports the multi-process API from "troupe/nodes"', () => {
+    expect(Object.keys(nodes).sort()).toEqual([
+      'NodeActions',
+      'NodeAnnouncementSchema',
+      'NodeDirectory',
+      'NodeHost',
+      'connectNatsTransport',
+      'remoteTool',
+      'serveTools',
+      'toolCallAction',
     ]);
   });
 
@@ -70,7 +76,7 @@ describe('public surface', () => {
       exports: Record<string, { types?: string; import?: string } | string>;
       bin: Record<string, string>;
     };
-    for (const entry of ['.', './machines', './testing', './server']) {
+    for (const entry of ['.', './machines', './testing', './nodes', './server']) {
       const target = pkg.exports[entry];
       expect(typeof target === 'object' && target.types?.endsWith('.d.ts') && target.import?.endsWith('.js')).toBe(true);
     }

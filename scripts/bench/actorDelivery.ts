@@ -1,10 +1,10 @@
-import { societyOf } from '../../src/testing.js';
 import { type Actor, assign, createActor, setup } from 'xstate';
 import { Actions, type Clock, type IdGenerator, type Runtime, type Task, createRuntime, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { type MeasureOptions, type Round, type Timing, compare, settle } from './measure.js';
 import { type Row, duration, rate } from './report.js';
 import { silentLogger } from './silentLogger.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 const options = { warmup: 1, rounds: 5 };
 // Rounds at the large size take ~10× longer; three give a median.
@@ -56,7 +56,7 @@ function agentRound(rt: Runtime, model: ScriptedModel, count: number, delivery: 
       if (delivery === 'bus') {
         for (const task of tasks) rt.bus.publish(task);
       } else {
-        const actor = societyOf(rt).agent(agentId)?.actor;
+        const actor = internalsOf(rt).society.agent(agentId)?.actor;
         if (actor === undefined) throw new Error(`agent ${agentId} has no actor`);
         for (const task of tasks) actor.send({ type: 'task.received', task });
       }

@@ -1,6 +1,7 @@
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { NatsServer } from '../../test/support/natsServer.js';
-import { EventBus, type Task, connectNatsTransport, createTask, sequentialIds, systemClock } from '../../src/index.js';
+import { EventBus, type Task, createTask, sequentialIds, systemClock } from '../../src/index.js';
+import { connectNatsTransport } from '../../src/nodes.js';
 import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
 import { startReadyProcess } from './readyProcess.js';
 import { type Row, duration, rate } from './report.js';

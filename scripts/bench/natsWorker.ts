@@ -7,7 +7,8 @@
  * Usage: natsWorker <nats url> <society> [durable]
  */
 import { connect } from '@nats-io/transport-node';
-import { EventBus, connectNatsTransport, replyTo, systemClock } from '../../src/index.js';
+import { EventBus, replyTo, systemClock } from '../../src/index.js';
+import { connectNatsTransport } from '../../src/nodes.js';
 
 const [url, society, mode] = process.argv.slice(2);
 if (url === undefined || society === undefined) throw new Error('usage: natsWorker <nats url> <society> [durable]');

@@ -22,6 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as thisBuild from '../../src/index.js';
+import * as thisBuildNodes from '../../src/nodes.js';
 import { type MainThreadTimes, collect, elapsedMs, mainThreadTimes } from './measure.js';
 import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
@@ -54,9 +55,9 @@ async function remotePlacement(stops: (() => Promise<void>)[]): Promise<LoopPlac
   const nats = await NatsServer.start();
   stops.push(() => nats.dispose());
   stops.push(await startReadyProcess('toolNodeWorker', [nats.url, 'bench']));
-  const transport = await thisBuild.connectNatsTransport({ servers: nats.url, society: 'bench', name: 'bench-react-loop' });
+  const transport = await thisBuildNodes.connectNatsTransport({ servers: nats.url, society: 'bench', name: 'bench-react-loop' });
   const bus = new thisBuild.EventBus({ transport });
-  const tool = thisBuild.remoteTool({ name: 'echo', description: echoDescription, parameters: echoParameters, provider: 'tool-node' });
+  const tool = thisBuildNodes.remoteTool({ name: 'echo', description: echoDescription, parameters: echoParameters, provider: 'tool-node' });
   return { bus, tool };
 }
 

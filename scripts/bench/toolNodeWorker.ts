@@ -4,7 +4,8 @@
  * subscribed on the server, and exits when its stdin closes.
  * Usage: toolNodeWorker <nats url> <society>
  */
-import { EventBus, NodeHost, connectNatsTransport, defineTool } from '../../src/index.js';
+import { EventBus, defineTool } from '../../src/index.js';
+import { NodeHost, connectNatsTransport } from '../../src/nodes.js';
 import { echoTool } from './reactLoops.js';
 
 const [url, society] = process.argv.slice(2);

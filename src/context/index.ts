@@ -1,4 +1,4 @@
-export { type ContextReport, assembleContext, buildContext } from './buildContext.js';
+export { type ContextReport, assembleContext, buildContext } from './assembleContext.js';
 export { type ContextBudget, type ContextBudgetInput, contextBudget } from './contextBudget.js';
 export { type ContextSources, type RetrievalHit, type SessionSummary } from './contextSources.js';
 export { compressTurnSteps, summaryHeader } from './compressTurnSteps.js';

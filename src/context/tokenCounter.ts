@@ -113,5 +113,5 @@ export class TokenCounter {
   }
 }
 
-/** The counter `buildContext` uses unless given its own. */
+/** The counter `assembleContext` uses unless given its own. */
 export const sharedTokenCounter = new TokenCounter();

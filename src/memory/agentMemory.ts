@@ -9,7 +9,8 @@ import { type CompactionContext, type CompactionReport, type Tally, compactionRe
 import type { CompactionHelpers } from './compactionHelpers.js';
 import type { MemoryEntry, StoredEntry, SummaryEntry, TaskEntry } from './entries.js';
 import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
-import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
+import type { CompressionReport, Fact, FactHit, NewFact } from './facts/factSchema.js';
+import type { MemoryFacts } from './memoryFacts.js';
 import { baseImportance } from './importance.js';
 import { retrievalQuery } from './retrievalQuery.js';
 import { type MemoryLimits, type MemoryLimitsInput, intakeBound, maxEntriesPerTask, memoryLimits } from './limits.js';

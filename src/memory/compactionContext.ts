@@ -1,7 +1,7 @@
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { StoredEntry } from './entries.js';
-import type { MemoryFacts } from './factsPort.js';
+import type { MemoryFacts } from './memoryFacts.js';
 import type { MemoryLimits } from './limits.js';
 import type { Tiers } from './tiers.js';
 

@@ -1,5 +1,5 @@
 import type { SummaryEntry, TaskEntry } from './entries.js';
-import type { Fact, FactHit } from './factsPort.js';
+import type { Fact, FactHit } from './facts/factSchema.js';
 
 /** One session (absent: every session). */
 export interface ReaderFilter {

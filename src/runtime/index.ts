@@ -1,10 +1,11 @@
-export { Runtime, createRuntime, societyOf } from './runtime.js';
+export { Runtime, createRuntime } from './runtime.js';
+export { societyOf, type SocietyView } from './societyView.js';
 export type { RuntimeOptions } from './runtimeOptions.js';
 export type { AgentView } from './views/agentViews.js';
 export type { MemoryOptions } from './memory/memoryOptions.js';
 export type { AgentPage, AgentQuery } from './views/agentPage.js';
 export type { OutputHandler } from './userEndpoint.js';
-export type { Society, SocietyHosting } from './society/society.js';
+export type { SocietyHosting } from './society/society.js';
 export { NodeHost, type NodeHostOptions } from './nodes/nodeHost.js';
 export type { AgentState, ModelUsage } from './agent/index.js';
 export type { TerminateOptions, UserTerminateOptions } from './society/terminateOptions.js';

@@ -9,10 +9,10 @@ import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Role } from '../org/index.js';
-import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, createTask, parseOrThrow } from '../task/index.js';
+import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, parseOrThrow } from '../task/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
-import { type RuntimeConfig, UserTextSchema } from './config/config.js';
+import type { RuntimeConfig } from './config/config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
 import type { AgentPage, AgentQuery } from './views/agentPage.js';
 import { type AgentView, AgentViews } from './views/agentViews.js';
@@ -33,22 +33,12 @@ import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTe
 import { DurableOrder } from './journal/durableOrder.js';
 import { HeldUntilDurable } from './limits/heldUntilDurable.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
-
-const societies = new WeakMap<Runtime, Society>();
+import { registerInternals } from './internals.js';
+import { UserIntake } from './userIntake.js';
 
 /** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
 interface RuntimeSeams {
   readonly betweenRestoreSlices?: () => Promise<void>;
-}
-
-/**
- * The society inside a runtime (its live agents with their conversations and actors, the
- * organisation's records): a hook for tests that must look inside, exported by `troupe/testing`.
- */
-export function societyOf(runtime: Runtime): Society {
-  const society = societies.get(runtime);
-  if (society === undefined) throw new TroupeError('invalid_input', 'not a runtime made by createRuntime');
-  return society;
 }
 
 /**
@@ -62,21 +52,20 @@ export function societyOf(runtime: Runtime): Society {
  */
 export class Runtime {
   readonly bus: EventBus;
-  readonly user: UserEndpoint;
   readonly tools: ToolRegistry;
   readonly model: ModelClient;
   readonly config: RuntimeConfig;
   /** Takes the configured `secrets` (and well-known key shapes) out of text; what every output built on the runtime uses. */
   readonly redactor: Redactor;
   readonly #society: Society;
+  readonly #user: UserEndpoint;
+  readonly #userIntake: UserIntake;
   readonly #journal: Journal;
   readonly #clock: Clock;
   readonly #ids: IdGenerator;
   readonly #logger: Logger;
   readonly #actor: Actor<typeof runtimeMachine>;
   readonly #root: { prompt?: string; tools?: ToolPolicy } | undefined;
-  // Built once: zod schemas are cheap to run and costly to build.
-  readonly #textSchema: ReturnType<typeof UserTextSchema.max>;
   #summary: Promise<ShutdownSummary> | undefined;
   readonly #intake: IntakeGate;
   /** Starts a restored organisation's agents in the background, once the organisation is known. */
@@ -127,7 +116,6 @@ export class Runtime {
     this.#journal = journal;
     this.#root = root;
     this.config = config;
-    this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
     // Each Task an agent has taken and not answered will add to its memory, at least its answer.
     const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
     this.#heldUntilDurable = new HeldUntilDurable(config.maxHeldUntilDurable);
@@ -146,12 +134,24 @@ export class Runtime {
     this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
     // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
-    societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
     const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
     this.#restore = new BackgroundRestore(this.#society.restoring, restore);
     const order = new DurableOrder(journal, logger, this.#heldUntilDurable);
-    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order });
+    this.#user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order });
+    registerInternals(this, { society: this.#society, user: this.#user });
+    const { maxInputChars } = config;
+    const requireOpen = (): void => this.#requireOpen();
+    this.#userIntake = new UserIntake({
+      society: this.#society,
+      journal,
+      user: this.#user,
+      gate: this.#intake,
+      ids: this.#ids,
+      clock,
+      maxInputChars,
+      requireOpen,
+    });
     journal.connect(this.bus);
     this.bus.faults$.subscribe((fault) => {
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
@@ -159,7 +159,7 @@ export class Runtime {
     const machine = runtimeMachine.provide({
       actors: { drainSociety: fromPromise(({ input }) => this.#drain(input.drainTimeoutMs)) },
       actions: {
-        stopIntake: () => this.user.drain(),
+        stopIntake: () => this.#user.drain(),
         reportSummary: (_, { summary }) => logger.info({ ...summary }, 'runtime shut down'),
         reportFailure: (_, { error }) => logger.error({ error: String(error) }, 'runtime failed'),
       },
@@ -176,7 +176,7 @@ export class Runtime {
       );
     }
     this.#society.restore(stored);
-    this.user.restoreInbox(stored.inbox);
+    this.#user.restoreInbox(stored.inbox);
     this.#logger.info({ agents: this.#society.restoring.size, roles: this.#society.roles.list().length }, 'organisation restored');
     this.#actor.send({ type: 'runtime.started' });
   }
@@ -253,7 +253,7 @@ export class Runtime {
   async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
     this.#requireOpen();
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
-    return this.#input('root', text, Actions.execute, null, sessionId);
+    return this.#userIntake.input('root', text, Actions.execute, null, sessionId);
   }
 
   /**
@@ -264,7 +264,7 @@ export class Runtime {
     this.#requireOpen();
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
-    return this.#input(agentId, text, Actions.message, parentId, sessionId ?? parentId ?? undefined);
+    return this.#userIntake.input(agentId, text, Actions.message, parentId, sessionId ?? parentId ?? undefined);
   }
 
   /**
@@ -337,13 +337,21 @@ export class Runtime {
     return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger, this.#heldUntilDurable));
   }
 
+  /**
+   * What agents have sent the user, oldest first: their answers and messages (the last
+   * `inboxLimit`; the org store keeps the full log).
+   */
+  inbox(): readonly Task[] {
+    return this.#user.inbox();
+  }
+
   onOutput(handler: OutputHandler): () => void {
-    return this.user.onOutput(handler);
+    return this.#user.onOutput(handler);
   }
 
   /** Resolves with the final Task of `taskId` once it reaches the user. */
   waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
-    return this.user.waitForAnswer(taskId, options.timeoutMs, this.#clock);
+    return this.#user.waitForAnswer(taskId, options.timeoutMs, this.#clock);
   }
 
   /** Stops intake, lets work in flight finish (up to `drainTimeoutMs`), stops every agent and summarises. */
@@ -369,29 +377,8 @@ export class Runtime {
     await society.stopAll();
     this.#orgRequests?.unsubscribe();
     society.close();
-    this.user.close();
+    this.#user.close();
     return { agents: society.records().length, terminatedAgents: live.length, pendingTasks, drained, elapsedMs: this.#clock.now() - started };
-  }
-
-  async #input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): Promise<string> {
-    this.#requireOpen();
-    const target = parseOrThrow(AgentIdSchema, to, 'agentId');
-    const body = parseOrThrow(this.#textSchema, text, 'text');
-    const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids: this.#ids, clock: this.#clock });
-    // The user endpoint's machine says whether it takes this input (open, not addressed to the user).
-    this.user.check(task);
-    // Unknown, terminated, unreachable on its node, or draining (it has let go of its inbox: a Task sent now would never be answered).
-    this.#society.requireLive(target);
-    // A restored agent not started yet starts now, before the Task is written, so it queues behind those it had waiting.
-    const queued = this.#society.startRestored(target)?.waitingForTurn ?? 0;
-    return this.#intake.admit(target, queued, (handedOver) =>
-      this.#journal.userInput(task, () => {
-        handedOver();
-        this.#requireOpen();
-        this.user.input(task);
-        return task.id;
-      }),
-    );
   }
 
   #requireOpen(): void {

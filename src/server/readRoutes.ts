@@ -56,13 +56,13 @@ function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): Mes
   if (log === undefined) {
     if (query.scope === 'all') throw new HttpError('invalid_input', 'scope=all needs an org store (run with a data dir)', { field: 'scope' });
     return page(
-      runtime.user.inbox().filter((task) => task.sessionId === taskId),
+      runtime.inbox().filter((task) => task.sessionId === taskId),
       'memory',
     );
   }
   // The user's own message is logged before it is sent, so a known task never has an empty log.
   if (log.length === 0) throw new HttpError('unknown_task', `no task "${taskId}"`, { field: 'taskId' });
-  return page(query.scope === 'all' ? log : receivedByUser(log, runtime.user.inbox(), taskId), 'store');
+  return page(query.scope === 'all' ? log : receivedByUser(log, runtime.inbox(), taskId), 'store');
 }
 
 /** The agent as it is, or a copy with its role's name redacted; each name is redacted once a page, however many agents share it. */

@@ -3,10 +3,11 @@ import type { ChatDelta, ChatRequest, ModelClient } from '../../src/llm/index.js
 import type { ChatOptions, EmbedOptions } from '../../src/llm/modelClient.js';
 import type { Runtime, RuntimeOptions } from '../../src/runtime/index.js';
 import { createHttpServer } from '../../src/server/index.js';
-import { MemoryLogger, ScriptedModel, societyOf } from '../../src/testing.js';
+import { MemoryLogger, ScriptedModel } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { ConditionWatch } from '../support/conditionWatch.js';
 import { RestoreGate, type WaitingTasksDataDir, hangs, restartHeld, restartSliceByAgent, waitingTasksDataDirForTest } from '../support/waitingTasksDataDir.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 const later = cleanupAfterEach();
 
@@ -120,7 +121,7 @@ describe('a restart restores its agents in the background', () => {
 
 /** The Task in `agentId`'s turn (its one lane) and those queued behind it, by id. */
 function turnAndMailbox(rt: Runtime, agentId: string): { current: string | undefined; mailbox: string[] } {
-  const context = societyOf(rt).agent(agentId)?.actor.getSnapshot().context;
+  const context = internalsOf(rt).society.agent(agentId)?.actor.getSnapshot().context;
   return { current: context?.lanes[0]?.task.id, mailbox: context?.mailbox.map((task) => task.id) ?? [] };
 }
 

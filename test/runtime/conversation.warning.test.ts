@@ -1,4 +1,3 @@
-import { societyOf } from '../../src/testing.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/llm/index.js';
@@ -6,6 +5,7 @@ import { lengthWarning } from '../../src/runtime/agent/context/memoryContext.js'
 import { Actions, type Task, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
 import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 // Property 10 of seed 004 at the society: before each model call, an agent whose turn has more
 // steps than maxConversationMessages is told so (a system message among its steps) and its parent
@@ -22,7 +22,7 @@ async function setup(maxConversationMessages: number) {
     { from: 'root', to: child, action: Actions.execute, parameters: { text: 'work' } },
     { ids: sequentialIds(), clock: new SimulatedClock() },
   );
-  const conversation = societyOf(rt).agent(child)?.context(task.sessionId);
+  const conversation = internalsOf(rt).society.agent(child)?.context(task.sessionId);
   if (conversation === undefined) throw new Error('no conversation');
   return { rt, model, child, task, conversation, seen: recordBus(rt) };
 }
@@ -34,12 +34,12 @@ describe('Society.warnIfLong (property 10)', () => {
     const { rt, child, task, conversation, seen } = await setup(4);
     conversation.append(...filler(4));
     expect(conversation.length).toBe(4);
-    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
+    expect(internalsOf(rt).society.agent(child)?.warnIfLong(task)).toBe(false);
     expect(conversation.length).toBe(4);
     expect(warnings(seen)).toEqual([]);
 
     conversation.append(...filler(1));
-    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(true);
+    expect(internalsOf(rt).society.agent(child)?.warnIfLong(task)).toBe(true);
     expect(conversation.messages.at(-1)).toEqual({ role: 'system', content: lengthWarning(5, 4) });
     expect(lengthWarning(5, 4)).toMatch(/5 messages \(max 4\).*compress_context/);
     expect(warnings(seen)).toEqual([
@@ -54,16 +54,16 @@ describe('Society.warnIfLong (property 10)', () => {
     ]);
 
     // Still over at the next model call: warned again, with the new count.
-    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(true);
+    expect(internalsOf(rt).society.agent(child)?.warnIfLong(task)).toBe(true);
     expect(warnings(seen).map((warning) => warning.parameters)).toEqual([
       { messages: 5, max: 4 },
       { messages: 6, max: 4 },
     ]);
 
     // Compressed below the maximum (the turn's prompt, the summary, one recent step): silent again.
-    societyOf(rt).conversationOf(child, task.sessionId).compress('S', 1);
+    internalsOf(rt).society.conversationOf(child, task.sessionId).compress('S', 1);
     expect(conversation.length).toBe(3);
-    expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(false);
+    expect(internalsOf(rt).society.agent(child)?.warnIfLong(task)).toBe(false);
     expect(warnings(seen)).toHaveLength(2);
     await rt.shutdown();
   });
@@ -75,13 +75,13 @@ describe('Society.warnIfLong (property 10)', () => {
       { from: 'user', to: 'root', action: Actions.execute, parameters: { text: 'go' } },
       { ids: sequentialIds(), clock: new SimulatedClock() },
     );
-    societyOf(rt)
-      .agent('root')
+    internalsOf(rt)
+      .society.agent('root')
       ?.context(task.sessionId)
       .append(...filler(2));
-    expect(societyOf(rt).agent('root')?.warnIfLong(task)).toBe(true);
+    expect(internalsOf(rt).society.agent('root')?.warnIfLong(task)).toBe(true);
     expect(warnings(seen)).toEqual([expect.objectContaining({ from: 'root', to: 'runtime', parentId: task.id, parameters: { messages: 2, max: 1 } })]);
-    expect(societyOf(rt).agent('nobody')).toBeUndefined();
+    expect(internalsOf(rt).society.agent('nobody')).toBeUndefined();
     await rt.shutdown();
   });
 
@@ -95,7 +95,7 @@ describe('Society.warnIfLong (property 10)', () => {
           conversation.append(...filler(batch));
           length += batch;
           const over = length > max;
-          expect(societyOf(rt).agent(child)?.warnIfLong(task)).toBe(over);
+          expect(internalsOf(rt).society.agent(child)?.warnIfLong(task)).toBe(over);
           if (over) {
             expected += 1;
             expect(warnings(seen).at(-1)?.parameters).toEqual({ messages: length, max });

@@ -43,7 +43,7 @@ describe('draining on an organisation store', () => {
     clock.advance(50);
     await cutting;
     await first.terminate(aborted, { by: 'user', mode: 'abort' });
-    const answer = (taskId: string | undefined) => first.user.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
+    const answer = (taskId: string | undefined) => first.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
     expect(answer(finished)).toMatchObject({ status: 'completed', result: { text: `done: ${finished}` } });
     expect(answer(done)).toMatchObject({ status: 'completed' });
     for (const taskId of [hanging, behind]) expect(answer(taskId)).toMatchObject({ status: 'canceled', error: { code: 'agent_terminated' } });
@@ -62,7 +62,7 @@ describe('draining on an organisation store', () => {
     const again = new ScriptedModel([]);
     const second = await createRuntime({ dataDir: dir, model: again, logger: new MemoryLogger() });
     for (const id of [drained, cut, aborted]) expect(second.agent(id)).toMatchObject({ status: 'terminated', state: 'terminated', queued: 0 });
-    const restored = second.user.inbox().filter((task) => (task.id === hanging || task.id === behind) && finalStatuses.has(task.status));
+    const restored = second.inbox().filter((task) => (task.id === hanging || task.id === behind) && finalStatuses.has(task.status));
     expect(restored.map((task) => task.status)).toEqual(['canceled', 'canceled']);
     await second.shutdown();
     expect(again.requests).toEqual([]);
@@ -84,7 +84,7 @@ describe('draining on an organisation store', () => {
     clock.advance(10);
     await shutdown;
     await terminating;
-    expect(first.user.inbox().find((task) => task.id === stuck && task.status === 'canceled')?.error?.message).toContain('drain cut short by shutdown');
+    expect(first.inbox().find((task) => task.id === stuck && task.status === 'canceled')?.error?.message).toContain('drain cut short by shutdown');
 
     const again = new ScriptedModel([]);
     const second = await createRuntime({ dataDir: dir, model: again, logger: new MemoryLogger() });

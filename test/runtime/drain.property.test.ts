@@ -16,7 +16,7 @@ import { WorkerModel } from '../support/workerModel.js';
 const workArb = fc.array(fc.record({ agent: fc.nat(), rounds: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 });
 
 function finalAnswer(rt: Runtime, taskId: string): Task | undefined {
-  return rt.user.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
+  return rt.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
 }
 
 /** Model calls each agent has made so far. */

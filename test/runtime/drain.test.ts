@@ -33,7 +33,7 @@ function gateTool(): { tool: ReturnType<typeof defineTool>; open: () => void } {
 }
 
 function finalAnswer(rt: Runtime, taskId: string): Task | undefined {
-  return rt.user.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
+  return rt.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
 }
 
 describe('draining', () => {

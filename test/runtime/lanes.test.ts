@@ -27,13 +27,13 @@ describe('session lanes', () => {
 
     await vi.waitFor(() => expect(server.chatCalls).toBe(10), { timeout: 30_000, interval: 5 });
     expect(rt.agent('root')).toMatchObject({ state: 'running.turn.thinking', lanes: 10, queued: 0 });
-    expect(rt.user.inbox().filter((task) => task.status === 'completed')).toEqual([]);
+    expect(rt.inbox().filter((task) => task.status === 'completed')).toEqual([]);
 
     const answers = Promise.all(ids.map((id) => rt.waitForAnswer(id, { timeoutMs: 60_000 })));
     await vi.waitFor(
       () => {
         clock.advance(300);
-        expect(rt.user.inbox().filter((task) => task.status === 'completed')).toHaveLength(10);
+        expect(rt.inbox().filter((task) => task.status === 'completed')).toHaveLength(10);
       },
       { timeout: 30_000, interval: 5 },
     );

@@ -53,7 +53,7 @@ describe('terminated agents leave memory', () => {
     expect(rt.usage().calls).toBe(30);
 
     // Per-Task bookkeeping stays bounded: the inbox holds its window, nothing waits anywhere.
-    expect(rt.user.inbox()).toHaveLength(4);
+    expect(rt.inbox()).toHaveLength(4);
     expect(rt.bus.pendingRequests).toBe(0);
     await rt.shutdown();
 

@@ -83,7 +83,7 @@ describe.each(Object.keys(models))('every meta-tool through a model tool call, w
 
     const helper = rt.agents().find((agent) => agent.roleName === 'helper');
     expect(helper).toMatchObject({ parentAgentId: 'root', status: 'terminated' });
-    expect(rt.user.inbox().some((task) => task.from === 'root' && task.action === Actions.message && task.parameters['text'] === 'working on it')).toBe(true);
+    expect(rt.inbox().some((task) => task.from === 'root' && task.action === Actions.message && task.parameters['text'] === 'working on it')).toBe(true);
     const plan = seen.filter((task) => task.action === Actions.planStep);
     expect(plan.map((task) => [task.parentId, task.parameters['title']])).toEqual([
       [taskId, 'ask the helper'],

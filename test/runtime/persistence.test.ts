@@ -1,4 +1,3 @@
-import { societyOf } from '../../src/testing.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { Actions, taskAsPrompt } from '../../src/task/index.js';
 import { MemoryLogger } from '../../src/testing.js';
 import { runCli } from '../support/cliProcess.js';
 import { workerLeftMidTurn } from '../support/leftMidTurn.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 const dirs: string[] = [];
 async function dataDir(): Promise<string> {
@@ -48,7 +48,7 @@ describe('the runtime on an organisation store', () => {
     expect(log.at(-1)).toMatchObject({ id: taskId, from: 'root', to: 'user', status: 'completed' });
     expect(log.some((task) => task.action === Actions.spawned)).toBe(true);
     expect(log.some((task) => task.action === Actions.thinking)).toBe(false);
-    expect(store.inbox().map((task) => [task.id, task.status])).toEqual(first.user.inbox().map((task) => [task.id, task.status]));
+    expect(store.inbox().map((task) => [task.id, task.status])).toEqual(first.inbox().map((task) => [task.id, task.status]));
     expect(store.quarantined()).toEqual([]);
     await store.close();
 
@@ -60,9 +60,9 @@ describe('the runtime on an organisation store', () => {
     await second.restored();
     expect(second.agent('root')).toMatchObject({ status: 'active', state: 'running.idle' });
     expect(second.agent(poet?.id ?? '')).toMatchObject({ status: 'terminated', state: 'terminated' });
-    expect(societyOf(second).terminations()).toHaveLength(1);
+    expect(internalsOf(second).society.terminations()).toHaveLength(1);
     expect(
-      second.user
+      second
         .inbox()
         .filter((task) => task.id === taskId)
         .map((task) => task.status),
@@ -120,8 +120,8 @@ describe('conversations across a restart', () => {
     const sessionId = await first.send(worker, 'first question');
     await first.waitForAnswer(sessionId, { timeoutMs: 10_000 });
     const before =
-      societyOf(first)
-        .agent(worker)
+      internalsOf(first)
+        .society.agent(worker)
         ?.context(sessionId)
         .messages.map((message) => message.content) ?? [];
     expect(before.slice(1)).toEqual([expect.stringContaining('first question'), 'first answer']);
@@ -132,8 +132,8 @@ describe('conversations across a restart', () => {
     const second = await createRuntime({ dataDir: dir, model, logger: new MemoryLogger() });
     await second.restored();
     expect(
-      societyOf(second)
-        .agent(worker)
+      internalsOf(second)
+        .society.agent(worker)
         ?.context(sessionId)
         .messages.map((message) => message.content),
     ).toEqual(before);
@@ -165,7 +165,7 @@ describe('a shutdown on a data dir', () => {
     expect(summary).toMatchObject({ drained: false, pendingTasks: 1 });
     // Told it is being worked on, never that it was cancelled.
     expect(
-      first.user
+      first
         .inbox()
         .filter((task) => task.id === taskId)
         .map((task) => task.status),
@@ -220,7 +220,7 @@ describe('spawning on a data dir', () => {
     await rt.createRole({ name: 'worker', prompt: 'You work.' });
     const parent = await rt.spawn({ role: 'worker' });
     // The child's record is on its way to disk when the parent goes.
-    const spawning = societyOf(rt).spawn({ role: 'worker', parent, id: 'late-child' });
+    const spawning = internalsOf(rt).society.spawn({ role: 'worker', parent, id: 'late-child' });
     await rt.terminate(parent, { by: 'user' });
     await expect(spawning).rejects.toMatchObject({ code: 'agent_terminated' });
     expect(rt.agent('late-child')).toMatchObject({ status: 'terminated', state: 'terminated' });

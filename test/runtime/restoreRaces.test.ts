@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Runtime, RuntimeOptions } from '../../src/runtime/index.js';
 import { Actions, type Task, createTask } from '../../src/task/index.js';
-import { ScriptedModel, SimulatedClock, societyOf } from '../../src/testing.js';
+import { ScriptedModel, SimulatedClock } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { recordBus, tick, until } from '../support/runtimeFixture.js';
 import { type WaitingTasksDataDir, hangs, restartSliceByAgent, waitingTasksDataDirForTest } from '../support/waitingTasksDataDir.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 const later = cleanupAfterEach();
 
@@ -14,7 +15,7 @@ const restart = (dir: string, options: RuntimeOptions = {}): Promise<Runtime> =>
 
 /** The Tasks in `agentId`'s lanes and those queued behind them, by id. */
 function turnAndMailbox(rt: Runtime, agentId: string): string[] {
-  const context = societyOf(rt).agent(agentId)?.actor.getSnapshot().context;
+  const context = internalsOf(rt).society.agent(agentId)?.actor.getSnapshot().context;
   return [...(context?.lanes.map((lane) => lane.task.id) ?? []), ...(context?.mailbox.map((task) => task.id) ?? [])];
 }
 
@@ -26,7 +27,10 @@ describe('while a restart restores its agents', () => {
     expect(rt.agent(to)?.state).toBe('restoring');
     // What delegate_task and send_message publish, from an agent to another.
     // In the session of the Tasks it had waiting, so it waits behind them rather than taking a lane of its own.
-    const delegated = createTask({ from, to, action: Actions.execute, sessionId: built.sessions.get(to), parameters: { text: 'sub-task' } }, societyOf(rt));
+    const delegated = createTask(
+      { from, to, action: Actions.execute, sessionId: built.sessions.get(to), parameters: { text: 'sub-task' } },
+      internalsOf(rt).society,
+    );
     rt.bus.publish(delegated);
     expect(rt.agent(to)?.state).not.toBe('restoring');
     await rt.restored();
@@ -68,7 +72,7 @@ describe('while a restart restores its agents', () => {
     const late = built.agents.at(-1) ?? '';
     const extra = createTask(
       { from: built.agents[0] ?? '', to: late, action: Actions.execute, sessionId: built.sessions.get(late), parameters: { text: 'late job' } },
-      societyOf(rt),
+      internalsOf(rt).society,
     );
     rt.bus.publish(extra);
     expect(rt.agent(late)?.state).not.toBe('restoring');

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { openOrgStore, sessionConversationKey } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { taskAsPrompt } from '../../src/task/index.js';
-import { MemoryLogger, ScriptedModel, societyOf } from '../../src/testing.js';
+import { MemoryLogger, ScriptedModel } from '../../src/testing.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { promptsIn } from '../support/heldCalls.js';
 import { workerLeftMidTurn } from '../support/leftMidTurn.js';
 import { answers, quietRuntime } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 // Each session has its own context on an agent: what compress_context shortens, what is kept in
 // memory (within sessionsInMemoryPerAgent) and read back from the store, and what a restart
@@ -54,11 +55,11 @@ describe('a context per session', () => {
       sessions.push(await rt.submit(text));
       await rt.waitForAnswer(sessions.at(-1) ?? '', { timeoutMs: 5_000 });
     }
-    expect(societyOf(rt).agent('root')?.sessionsInMemory).toBe(2);
+    expect(internalsOf(rt).society.agent('root')?.sessionsInMemory).toBe(2);
     await rt.waitForAnswer(await rt.submit('one again', { sessionId: sessions[0] }), { timeoutMs: 5_000 });
     expect(promptsIn(model.requests[3])).toEqual(['one', 'one again']);
     expect(model.requests[3]?.messages.map((message) => message.content)).toContain('noted');
-    expect(societyOf(rt).agent('root')?.sessionsInMemory).toBe(2);
+    expect(internalsOf(rt).society.agent('root')?.sessionsInMemory).toBe(2);
     await rt.shutdown();
     // Stored steps follow memory: the session let go last ('two') kept none, the two in memory their last turn.
     const store = await openOrgStore({ dir });
@@ -74,7 +75,7 @@ describe('a context per session', () => {
     await rt.waitForAnswer(await rt.submit('two'), { timeoutMs: 5_000 });
     await rt.waitForAnswer(await rt.submit('one again', { sessionId: first }), { timeoutMs: 5_000 });
     expect(promptsIn(model.requests[2])).toEqual(['one', 'one again']);
-    expect(societyOf(rt).agent('root')?.sessionsInMemory).toBe(1);
+    expect(internalsOf(rt).society.agent('root')?.sessionsInMemory).toBe(1);
     await rt.shutdown();
   });
 

@@ -34,7 +34,7 @@ async function expectIntakeClosed(rt: Runtime, agentId: string): Promise<void> {
 }
 
 function finalAnswer(rt: Runtime, taskId: string): Task | undefined {
-  return rt.user.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
+  return rt.inbox().find((task) => task.id === taskId && finalStatuses.has(task.status));
 }
 
 describe('graceful shutdown (property 14)', () => {

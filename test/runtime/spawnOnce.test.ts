@@ -11,7 +11,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { taskText } from '../../src/task/index.js';
 import { ForwardingPort } from '../../src/runtime/nodes/forwardingPort.js';
 import { serveOrgRequests } from '../../src/runtime/nodes/orgRequests.js';
-import { societyOf } from '../../src/testing.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 // Issue 30, point 2: a turn resumed after a crash runs a spawn_agent call whose result was never
 // stored again; it must get back the child that call spawned, not a second one, and running a
@@ -96,7 +96,7 @@ describe('meta-tools run again by a resumed turn', () => {
 
   it('spawning again for the same call of the same Task gives the same child; another call or Task gets its own', async () => {
     const rt = await createRuntime({ model: new ScriptedModel([]), logger: new MemoryLogger() });
-    const society = societyOf(rt);
+    const society = internalsOf(rt).society;
     await rt.createRole({ name: 'worker', prompt: 'Do the work.' });
     const call = { taskId: 'task-1', toolCallId: 'call_1' };
     const a = await society.spawn({ role: 'worker', parent: 'root', call });
@@ -149,7 +149,7 @@ describe('meta-tools run again by a resumed turn', () => {
 describe('meta-tools of an agent on a node, run again by a resumed turn', () => {
   it('the owner recognises the spawn call a node forwards, and answers a terminate again with how it ended', async () => {
     const rt = await createRuntime({ model: new ScriptedModel([]), logger: new MemoryLogger() });
-    const society = societyOf(rt);
+    const society = internalsOf(rt).society;
     await rt.createRole({ name: 'worker', prompt: 'Do the work.' });
     // The owner's side and a node's port on one bus: the requests and answers are the Tasks a node and its owner exchange.
     const serving = serveOrgRequests(rt.bus, society, society.clock);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/testing.js';
 import type { ChatDelta } from '../../src/llm/index.js';
 import { echoTool, quietRuntime, until } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 /** A reply that calls echo and reports the tokens it used, as a provider's stream does. */
 const echoUsing = (id: string, promptTokens: number, completionTokens: number): { chunks: ChatDelta[] } => ({
@@ -43,8 +44,8 @@ describe("a Task's budget", () => {
     expect(answer.error?.code).toBe('time_budget');
     expect(answer.error?.message).toContain('ran past its budget of 60000 ms (maxTaskMs)');
     const next = await rt.submit('again');
-    await until(() => rt.user.answerTo(next) !== undefined, 'the next answer');
-    expect(rt.user.answerTo(next)).toMatchObject({ status: 'completed', result: { text: 'next one done' } });
+    await until(() => internalsOf(rt).user.answerTo(next) !== undefined, 'the next answer');
+    expect(internalsOf(rt).user.answerTo(next)).toMatchObject({ status: 'completed', result: { text: 'next one done' } });
     // Each turn's timer is cleared when it ends: none is left behind, only the memory compactor's sweep.
     expect(clock.pending).toBe(1);
     await rt.shutdown();

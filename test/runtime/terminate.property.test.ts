@@ -1,4 +1,3 @@
-import { societyOf } from '../../src/testing.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import type { Runtime } from '../../src/runtime/index.js';
 import { Actions } from '../../src/task/index.js';
 import { spawnTree, subtree, treeArb } from '../support/agentTree.js';
 import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, until } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 // Properties 6 and 7 of seed 004: termination frees everything and is recorded, and only a parent
 // may terminate (the user for top-level agents). Property 8 (a drain answers the queued work) is in
@@ -17,8 +17,8 @@ import { answers, duringSpawn, quietRuntime, recordBus, rejectedCode, tick, unti
 function snapshot(rt: Runtime): string {
   return JSON.stringify({
     agents: rt.agents(),
-    live: societyOf(rt).liveIds().sort(),
-    terminations: societyOf(rt).terminations(),
+    live: internalsOf(rt).society.liveIds().sort(),
+    terminations: internalsOf(rt).society.terminations(),
   });
 }
 
@@ -46,7 +46,7 @@ describe('terminate (properties 6–8)', () => {
           const by = nodes.get(target)?.parent ?? 'user';
           const gone = subtree(nodes, target);
           const survivors = ids.filter((id) => !gone.includes(id));
-          for (const id of ids) expect(societyOf(rt).agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
+          for (const id of ids) expect(internalsOf(rt).society.agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
           const seen = recordBus(rt);
 
           await rt.terminate(target, reason === undefined ? { by } : { by, reason });
@@ -57,10 +57,10 @@ describe('terminate (properties 6–8)', () => {
             expect(view?.status).toBe('terminated');
             expect(view?.state).toBe('terminated');
             expect(view?.terminatedAt).not.toBeNull();
-            expect(societyOf(rt).agent(id)).toBeUndefined();
-            expect(societyOf(rt).liveIds()).not.toContain(id);
-            const records = societyOf(rt)
-              .terminations()
+            expect(internalsOf(rt).society.agent(id)).toBeUndefined();
+            expect(internalsOf(rt).society.liveIds()).not.toContain(id);
+            const records = internalsOf(rt)
+              .society.terminations()
               .filter((t) => t.agentId === id);
             expect(records).toHaveLength(1);
             expect(records[0]).toMatchObject({ terminatedBy: id === target ? by : nodes.get(id)?.parent, reason: expectedReason });
@@ -69,9 +69,9 @@ describe('terminate (properties 6–8)', () => {
           for (const id of survivors) {
             expect(rt.agent(id)?.status).toBe('active');
             expect(rt.agent(id)?.state).toBe('running.idle');
-            expect(societyOf(rt).agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
+            expect(internalsOf(rt).society.agent(id)?.context(sessionOf(id)).length).toBeGreaterThan(1);
           }
-          expect(societyOf(rt).terminations()).toHaveLength(gone.length);
+          expect(internalsOf(rt).society.terminations()).toHaveLength(gone.length);
           await rt.shutdown();
 
           const store = await openOrgStore({ dir: dataDir });
@@ -140,8 +140,8 @@ describe('terminate (properties 6–8)', () => {
         }
         for (const id of gone)
           expect(
-            societyOf(rt)
-              .terminations()
+            internalsOf(rt)
+              .society.terminations()
               .filter((t) => t.agentId === id),
           ).toHaveLength(1);
         // Nothing from the user reached the dying subtree after terminate began.

@@ -1,10 +1,10 @@
-import { societyOf } from '../../src/testing.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Actions } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
 import { delegationChain, scriptByRole } from '../support/scriptByRole.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 describe('the ReAct turn', () => {
   it('moves <imp:X/> tags into metadata.importance and never shows them', async () => {
@@ -78,7 +78,7 @@ describe('the ReAct turn', () => {
     expect(answer).toMatchObject({ status: 'failed', error: { code: 'repeat_guard' } });
     expect(model.remaining).toBe(1);
     // The conversation stays valid: every tool call has its result.
-    const messages = societyOf(rt).agent('root')?.context(taskId).messages ?? [];
+    const messages = internalsOf(rt).society.agent('root')?.context(taskId).messages ?? [];
     const callIds = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : []));
     const resultIds = messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : []));
     expect(resultIds).toEqual(callIds);

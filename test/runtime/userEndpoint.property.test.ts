@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../src/errors.js';
 import { Actions, type Task, TaskStatusSchema, createTask } from '../../src/task/index.js';
 import { SimulatedClock, sequentialIds } from '../../src/testing.js';
 import { answers, quietRuntime, recordBus, rejectedCode, thrownCode, tick, validAgentId } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 
 // Properties 1–3 of seed 004: the user endpoint validates what the user says, never lets the
 // user talk to itself, and hands everything agents address to `user` to the inbox and every handler.
@@ -123,7 +124,7 @@ describe('user endpoint (properties 1–3)', () => {
             step.kind === 'raw'
               ? // The endpoint's own door, bypassing Runtime's checks.
                 thrownCode(() =>
-                  rt.user.input(
+                  internalsOf(rt).user.input(
                     createTask({ from: 'user', to: step.target, action: Actions.message, parameters: { text: step.text }, id: `raw-${ids.task()}` }, deps),
                   ),
                 )
@@ -175,7 +176,7 @@ describe('user endpoint (properties 1–3)', () => {
               if (i === thrower) throw new Error('handler exploded');
             });
           });
-          const inboxBefore = rt.user.inbox().length;
+          const inboxBefore = rt.inbox().length;
           const ids = sequentialIds();
           const deps = { ids, clock: new SimulatedClock(1) };
           const published: Task[] = [];
@@ -189,9 +190,9 @@ describe('user endpoint (properties 1–3)', () => {
             if (item.pause) await tick();
           }
           const ids$ = (tasks: readonly Task[]) => tasks.map((task) => task.id);
-          expect(ids$(rt.user.inbox().slice(inboxBefore))).toEqual(ids$(published));
+          expect(ids$(rt.inbox().slice(inboxBefore))).toEqual(ids$(published));
           for (const log of received) expect(ids$(log)).toEqual(ids$(published));
-          expect(rt.user.inbox().slice(inboxBefore)).toEqual(published);
+          expect(rt.inbox().slice(inboxBefore)).toEqual(published);
           const failures = logger.entries.filter((entry) => entry.message === 'output handler failed').length;
           expect(failures).toBe(thrower === -1 ? 0 : published.length);
           await rt.shutdown();
@@ -210,9 +211,9 @@ describe('user endpoint inbox bound', () => {
       createTask({ id, from: 'root', to: 'user', action: Actions.message, status: 'completed', parameters: { text: id } }, deps),
     );
     for (const reply of replies) rt.bus.publish(reply);
-    expect(rt.user.inbox().map((task) => task.id)).toEqual(['a2', 'a3']);
-    expect(rt.user.answerTo('a3')).toBe(replies[2]);
-    expect(rt.user.answerTo('a1')).toBeUndefined();
+    expect(rt.inbox().map((task) => task.id)).toEqual(['a2', 'a3']);
+    expect(internalsOf(rt).user.answerTo('a3')).toBe(replies[2]);
+    expect(internalsOf(rt).user.answerTo('a1')).toBeUndefined();
     await expect(rt.waitForAnswer('a2', { timeoutMs: 1_000 })).resolves.toBe(replies[1]);
     await rt.shutdown();
   });

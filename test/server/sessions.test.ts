@@ -48,7 +48,7 @@ describe('sessions over HTTP', () => {
   });
 
   it('a malformed session id is refused naming the field, and nothing is sent', async () => {
-    const before = served.rt.user.inbox().length;
+    const before = served.rt.inbox().length;
     for (const path of ['/api/submit', '/api/send']) {
       const reply = await call<{ error: { code: string; field: string } }>(served.url, path, {
         json: { agentId: 'root', text: 'hi', sessionId: 'not a session!' },
@@ -58,6 +58,6 @@ describe('sessions over HTTP', () => {
     }
     await expect(served.rt.submit('hi', { sessionId: '' })).rejects.toThrow(/sessionId/);
     await expect(served.rt.send('root', 'hi', { sessionId: 'a b' })).rejects.toThrow(/sessionId/);
-    expect(served.rt.user.inbox().length).toBe(before);
+    expect(served.rt.inbox().length).toBe(before);
   });
 });

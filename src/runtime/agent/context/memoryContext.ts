@@ -61,7 +61,7 @@ const emptyView: SessionView = { memory: undefined, version: 0, recent: [], impo
  * One session's context of one agent. Only the turn's own steps are kept here (and in the store,
  * for a resume); everything before the turn comes from memory each time the model is called:
  * the role prompt, the parent's context, L4 facts found for the Task, then L3 summaries, L2 and
- * L1 Tasks of this session, fitted to the token budget by `buildContext`.
+ * L1 Tasks of this session, fitted to the token budget by `assembleContext`.
  */
 export class MemoryContext implements TurnContext {
   readonly #deps: MemoryContextDeps;

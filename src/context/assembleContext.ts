@@ -65,18 +65,10 @@ export interface BuildContextOptions {
  * In the order the model reads them: role prompt, inherited context, retrieved facts, L3
  * summaries, L2 Tasks, L1 Tasks, the turn's steps. Only session `sources.sessionId` is used.
  *
- * @example
- * const { messages, report } = buildContext({ agentId: 'root', sessionId, rolePrompt, recent: memory.l1(), turn }, { tokens: 8_000 });
- */
-export function buildContext(sources: ContextSources, budget: ContextBudgetInput = {}, options: BuildContextOptions = {}): BuiltContext {
-  checkSources(sources);
-  return assembleContext(sources, contextBudget(budget), options.counter ?? sharedTokenCounter);
-}
-
-/**
- * `buildContext` on sources and a budget already checked: what the runtime calls before every
- * model call, on its own memory's Tasks and its turn's steps. Checking them again each call
- * would cost more than a step's context grows by (the turn's steps are all checked again).
+ * What the runtime calls before every model call, on its own memory's Tasks and its turn's steps,
+ * with a budget checked once (`contextBudget`). The sources are not checked: that would cost more
+ * each call than a step's context grows by (the turn's steps are all checked again); they come
+ * from memory, which validated them. `buildContext` is the same for sources nobody checked.
  */
 export function assembleContext(sources: ContextSources, budget: ContextBudget, counter: TokenCounter = sharedTokenCounter): BuiltContext {
   const { tokens: limit, shares } = budget;
@@ -135,6 +127,18 @@ export function assembleContext(sources: ContextSources, budget: ContextBudget, 
     skipped: items.counts.skipped,
   };
   return { messages, tokens, report };
+}
+
+/**
+ * `assembleContext` for sources and a budget nobody checked yet: refuses a bad one, naming its
+ * field (`context.sources.turn[2].role: …`), then builds the context.
+ *
+ * @example
+ * const { messages, report } = buildContext({ agentId: 'root', sessionId, rolePrompt, recent: memory.l1(), turn }, { tokens: 8_000 });
+ */
+export function buildContext(sources: ContextSources, budget: ContextBudgetInput = {}, options: BuildContextOptions = {}): BuiltContext {
+  checkSources(sources);
+  return assembleContext(sources, contextBudget(budget), options.counter ?? sharedTokenCounter);
 }
 
 /**

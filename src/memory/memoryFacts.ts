@@ -1,37 +1,4 @@
-import type { JsonValue } from '../task/index.js';
-import type { CompressionReport } from './facts/factSchema.js';
-
-export type { CompressionReport } from './facts/factSchema.js';
-
-// L4 belongs to part "facts" of issue 14 (src/memory/facts/factStore.ts). These are the parts
-// of its contract that an agent's memory uses, written against exactly that contract, so the
-// real FactStore fits here as it is; once it lands, these types are the ones it exports.
-
-export type FactScope = 'session' | 'agent';
-
-/** A fact to remember: `scope: 'session'` facts carry their sessionId, `scope: 'agent'` ones null. */
-export interface NewFact {
-  text: string;
-  scope: FactScope;
-  sessionId: string | null;
-  importance: number;
-  metadata?: Record<string, JsonValue>;
-}
-
-export interface Fact extends NewFact {
-  v: 1;
-  id: string;
-  retrievals: number;
-  createdAt: number;
-  embedder: string | null;
-  mergedFrom: string[];
-  fidelity: number | null;
-}
-
-export interface FactHit {
-  fact: Fact;
-  similarity: number;
-}
+import type { CompressionReport, Fact, FactHit, NewFact } from './facts/factSchema.js';
 
 /** What an agent's memory needs of its L4 store. */
 export interface MemoryFacts {

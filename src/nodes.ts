@@ -1,0 +1,25 @@
+/**
+ * troupe/nodes — one society spread over processes: the NATS transport its bus runs on, the
+ * node host that runs agents for the owner runtime, the directory of nodes, and tools served by
+ * another process. A single-process society needs none of it (see `troupe`).
+ *
+ * @example
+ * import { EventBus, createRuntime } from 'troupe';
+ * import { connectNatsTransport } from 'troupe/nodes';
+ * const transport = await connectNatsTransport({ servers: 'nats://127.0.0.1:4222', society: 'demo' });
+ * const rt = await createRuntime({ bus: new EventBus({ transport }) });
+ */
+export {
+  connectNatsTransport,
+  NodeDirectory,
+  type NodeDirectoryOptions,
+  type KnownNode,
+  type NodeChange,
+  NodeActions,
+  NodeAnnouncementSchema,
+  type NodeAnnouncement,
+  type NatsTransportHandle,
+  type NatsTransportOptions,
+} from './bus/index.js';
+export { NodeHost, type NodeHostOptions, type SocietyHosting } from './runtime/index.js';
+export { remoteTool, serveTools, toolCallAction, type ServeToolsOptions } from './tools/index.js';
