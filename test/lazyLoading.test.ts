@@ -34,7 +34,6 @@ async function packagesLoadedByCli(args: readonly string[]): Promise<string[]> {
   }
 }
 
-// What goes through Node's CJS loader (ESM-only packages, such as openai, never show here).
 const heavy = /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|xstate)/;
 
 describe('what the CLI loads', () => {
@@ -57,12 +56,17 @@ describe('what the CLI loads', () => {
   });
 });
 
-// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib and the NATS client load only when used.
+// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib, the
+// NATS client and the tokenizer's table (most of the memory the import would add) load only when used.
 describe('what importing troupe loads', () => {
-  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib nor the NATS client', async () => {
+  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib, the NATS client nor the tokenizer', async () => {
     const loaded = await packagesLoadedBy('src/index.ts');
-    expect(loaded).toContain('xstate');
-    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/)/.test(name))).toEqual([]);
+    expect(loaded).toEqual(expect.arrayContaining(['xstate', 'zod']));
+    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|gpt-tokenizer)/.test(name))).toEqual([]);
+  });
+
+  it('the first count of tokens loads the tokenizer', async () => {
+    expect(await packagesLoadedBy('test/support/tokenCountUse.ts')).toContain('gpt-tokenizer');
   });
 
   it('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
