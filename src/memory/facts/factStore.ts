@@ -16,7 +16,8 @@ import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
 import { TurnGate } from './turnGate.js';
-import { VectorIndex } from './vectorIndex.js';
+import { createVectorIndex } from './createVectorIndex.js';
+import type { VectorIndex } from './vectorIndex.js';
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
 export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
@@ -117,7 +118,7 @@ export class FactStore {
     // Kept at the precision it is stored at, so the index and a rebuild of it from the store agree.
     const embedded = await this.#embedOne(fact.text);
     const vector = embedded === null ? null : halfPrecision(embedded);
-    const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
+    const index = vector === null ? null : await (this.#set.index ??= createVectorIndex(indexParams(vector.length, this.#limits), this.#logger));
     let failed: { error: unknown } | undefined;
     for (;;) {
       // Awaits only while a save runs: an await when none does would let one start before the change below.

@@ -6,7 +6,7 @@ import { OpenAIEmbeddings } from '../../../src/llm/index.js';
 import type { MemoryLogger } from '../../../src/logger.js';
 import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
 import type { FactStore } from '../../../src/memory/facts/factStore.js';
-import { VectorIndex } from '../../../src/memory/facts/vectorIndex.js';
+import { HnswIndex } from '../../../src/memory/facts/hnswIndex.js';
 import { startOpenAICompatibleServer } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { type FactPlace, fact, factHarness } from '../../support/factStoreFixture.js';
@@ -157,8 +157,8 @@ describe('L4 persistence', () => {
     const store = await filled(at);
     // Watches the real writer: how many vectors the index held when hnswlib began writing and when it finished.
     const sizes: [number, number][] = [];
-    const write = Object.getOwnPropertyDescriptor(VectorIndex.prototype, 'write')?.value as (this: VectorIndex, file: string) => Promise<void>;
-    const spy = vi.spyOn(VectorIndex.prototype, 'write').mockImplementation(async function (this: VectorIndex, file: string) {
+    const write = Object.getOwnPropertyDescriptor(HnswIndex.prototype, 'write')?.value as (this: HnswIndex, file: string) => Promise<void>;
+    const spy = vi.spyOn(HnswIndex.prototype, 'write').mockImplementation(async function (this: HnswIndex, file: string) {
       const before = this.size;
       await write.call(this, file);
       sizes.push([before, this.size]);
