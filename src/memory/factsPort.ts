@@ -15,7 +15,7 @@ export interface NewFact {
   scope: FactScope;
   sessionId: string | null;
   importance: number;
-  metadata?: Record<string, JsonValue>;
+  metadata?: Record<string, JsonValue> | undefined;
 }
 
 export interface Fact extends NewFact {
