@@ -9,6 +9,7 @@
  * console.log(await rt.waitForAnswer(taskId, { timeoutMs: 60_000 }));
  * await rt.shutdown();
  */
+import './checkZodPeer.js';
 export {
   createRuntime,
   Runtime,

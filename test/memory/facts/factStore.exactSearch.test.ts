@@ -47,9 +47,10 @@ function expectSameAnswers(actual: Awaited<ReturnType<typeof answers>>, expected
   }
 }
 
-/** What `test/support/factSearchUse.ts` printed, run with `node <preload…>`. */
-async function factSearchUse(preload: readonly string[]): Promise<{ hits: string[][]; warnings: string[] }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [...preload, ...processArgs('test/support/factSearchUse.ts')], { cwd: root });
+/** What `test/support/factSearchUse.ts` printed, run in a process whose packages are swapped as `swapped` says (see swappedPackages.ts). */
+async function factSearchUse(swapped: Record<string, string | null>): Promise<{ hits: string[][]; warnings: string[] }> {
+  const args = ['--import', `./${transpiledPath('test/support/swappedPackages.ts')}`, ...processArgs('test/support/factSearchUse.ts')];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, SWAPPED_PACKAGES: JSON.stringify(swapped) } });
   return JSON.parse(stdout) as { hits: string[][]; warnings: string[] };
 }
 
@@ -74,8 +75,8 @@ describe('L4 with exact search', () => {
   });
 
   it('is what L4 does when hnswlib-node cannot be loaded, with one warning that names the fix', async () => {
-    const withHnswlib = await factSearchUse([]);
-    const without = await factSearchUse(['--import', `./${transpiledPath('test/support/hnswlibHidden.ts')}`]);
+    const withHnswlib = await factSearchUse({});
+    const without = await factSearchUse({ 'hnswlib-node': null });
     expect(withHnswlib.warnings).toEqual([]);
     expect(without.hits).toEqual(withHnswlib.hits);
     // Two stores on one logger: it hears of it once.
