@@ -5,8 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The JavaScript of src/, machines/ and test/ for the processes tests spawn, and whether
-    // nats-server is there for the tests that start one (see the files).
-    globalSetup: ['test/support/transpiledSources.ts', 'test/support/natsServerPresence.ts'],
+    // nats-server and hnswlib-node are there for the tests that need them (see the files).
+    globalSetup: ['test/support/transpiledSources.ts', 'test/support/optionalDependencies.ts'],
     // Integration tests spawn child processes and real servers; keep them honest, not hurried.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { processArgs, transpiledPath } from './support/cliProcess.js';
+import { itWithHnswlib } from './support/hnswlibTests.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -69,7 +70,7 @@ describe('what importing troupe loads', () => {
     expect(await packagesLoadedBy('test/support/tokenCountUse.ts')).toContain('gpt-tokenizer');
   });
 
-  it('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
+  itWithHnswlib('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
     expect(await packagesLoadedBy('test/support/factStoreUse.ts')).not.toContain('hnswlib-node');
     expect(await packagesLoadedBy('test/support/factStoreUse.ts', { FACTS: '1' })).toContain('hnswlib-node');
   });

@@ -18,7 +18,7 @@ export interface NatsBus {
 
 /**
  * `describe` for tests that start a nats-server: they skip when none is on PATH (the global setup,
- * `natsServerPresence.ts`, says so once a run, and fails the run instead where CI requires it).
+ * `optionalDependencies.ts`, says so once a run, and fails the run instead where CI requires it).
  */
 export function describeWithNatsServer(name: string, tests: () => void): void {
   describe.skipIf(!inject('natsServerOnPath'))(name, tests);

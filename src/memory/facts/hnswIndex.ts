@@ -28,7 +28,7 @@ export async function loadHnswlib(logger: Logger): Promise<Hnswlib | null> {
     logger.warn(
       { error: describeError(loaded.error) },
       'hnswlib-node did not load, so L4 searches compare each query with every fact (exact, and slower past a few thousand facts an agent). ' +
-        'It needs a C++ compiler to build; with npm 11, add "allowScripts": { "hnswlib-node": true } to your package.json, then run npm rebuild hnswlib-node (docs/install.md)',
+        'To use hnswlib: install a C++ compiler, allow its install script in your package.json ("allowScripts": { "hnswlib-node": true }, npm 11 and later), then run npm rebuild hnswlib-node',
     );
   }
   return null;

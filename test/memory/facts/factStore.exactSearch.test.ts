@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FactStore } from '../../../src/memory/facts/factStore.js';
 import { processArgs, transpiledPath } from '../../support/cliProcess.js';
 import { type FactPlace, fact, factHarness } from '../../support/factStoreFixture.js';
+import { itWithHnswlib } from '../../support/hnswlibTests.js';
 
 // Without hnswlib-node (no C++ compiler built it, or npm 11 skipped its build) L4 searches by
 // comparing the query with every vector: the same answers, no index file, one warning naming
@@ -55,7 +56,7 @@ async function factSearchUse(swapped: Record<string, string | null>): Promise<{ 
 }
 
 describe('L4 with exact search', () => {
-  it('finds what hnswlib finds, keeps no index file, and finds it again after a reopen', async () => {
+  itWithHnswlib('finds what hnswlib finds, keeps no index file, and finds it again after a reopen', async () => {
     const graphPlace = await place();
     const exactPlace = await place();
     const graph = await filled(graphPlace, false);
@@ -74,7 +75,7 @@ describe('L4 with exact search', () => {
     expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
   });
 
-  it('is what L4 does when hnswlib-node cannot be loaded, with one warning that names the fix', async () => {
+  itWithHnswlib('is what L4 does when hnswlib-node cannot be loaded, with one warning that names the fix', async () => {
     const withHnswlib = await factSearchUse({});
     const without = await factSearchUse({ 'hnswlib-node': null });
     expect(withHnswlib.warnings).toEqual([]);
