@@ -1,6 +1,7 @@
-import hnsw from 'hnswlib-node';
 import { FactLimitsSchema } from '../../src/memory/facts/factLimits.js';
-import { HnswIndex } from '../../src/memory/facts/hnswIndex.js';
+import { HnswIndex, loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
+import type { Hnswlib } from '../../src/memory/facts/hnswlibApi.js';
+import { silentLogger } from '../../src/logger.js';
 import { seededRandom } from '../../src/random.js';
 import { elapsedMs, median } from './measure.js';
 import { type Row, duration, rate } from './report.js';
@@ -79,7 +80,7 @@ function timed<T>(items: readonly T[], run: (item: T) => unknown): number[] {
   });
 }
 
-function buildTroupe(vectors: readonly Float32Array[]): { index: HnswIndex; ms: number } {
+function buildTroupe(hnsw: Hnswlib, vectors: readonly Float32Array[]): { index: HnswIndex; ms: number } {
   const index = HnswIndex.create(hnsw, {
     dimension,
     m: limits.m,
@@ -93,7 +94,7 @@ function buildTroupe(vectors: readonly Float32Array[]): { index: HnswIndex; ms: 
   return { index, ms: elapsedMs(start) };
 }
 
-function buildRaw(vectors: readonly Float32Array[]): number {
+function buildRaw(hnsw: Hnswlib, vectors: readonly Float32Array[]): number {
   const index = new hnsw.HierarchicalNSW('cosine', dimension);
   index.initIndex({ maxElements: vectors.length, m: limits.m, efConstruction: limits.efConstruction });
   const start = process.hrtime.bigint();
@@ -104,14 +105,16 @@ function buildRaw(vectors: readonly Float32Array[]): number {
 export async function l4Vectors(): Promise<Row[]> {
   if (!Number.isInteger(size) || size < 1000)
     throw new Error(`BENCH_L4_VECTORS must be a whole number of at least 1000, got ${String(process.env['BENCH_L4_VECTORS'])}`);
+  const hnsw = await loadHnswlib(silentLogger);
+  if (hnsw === null) throw new Error('the L4 bench measures hnswlib, and hnswlib-node did not load (docs/install.md)');
   const projectionRandom = seededRandom(7);
   const projection = Float32Array.from({ length: dimension * latentDimension }, () => projectionRandom() * 2 - 1);
   const vectors = structuredVectors(size, 1, projection);
   const probes = structuredVectors(queries, 2, projection);
   process.stderr.write(`  building the L4 index of ${size} vectors…\n`);
-  const troupe = buildTroupe(vectors);
+  const troupe = buildTroupe(hnsw, vectors);
   process.stderr.write(`  built in ${(troupe.ms / 1000).toFixed(1)} s; raw hnswlib build…\n`);
-  const rawMs = buildRaw(vectors);
+  const rawMs = buildRaw(hnsw, vectors);
   // Warm-up, then every query timed one by one.
   timed(probes.slice(0, 100), (query) => troupe.index.nearest(query, k));
   const troupeP50 = median(timed(probes, (query) => troupe.index.nearest(query, k)));

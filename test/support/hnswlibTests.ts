@@ -8,8 +8,8 @@ const hnswlibLoads = inject('hnswlibLoads');
  * not build, and L4 searches exactly (the global setup, `optionalDependencies.ts`, says so once a
  * run, and fails the run instead where CI requires hnswlib).
  */
-export function itWithHnswlib(name: string, test: () => Promise<void>): void {
-  it.skipIf(!hnswlibLoads)(name, test);
+export function itWithHnswlib(name: string, test: () => Promise<void>, timeout?: number): void {
+  it.skipIf(!hnswlibLoads)(name, test, timeout);
 }
 
 /** Whether hnswlib-node loads here: where it does not, L4 searches exactly. */

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
+import { silentLogger } from '../../src/logger.js';
+import { loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -38,10 +40,7 @@ export default async function checkOptionalDependencies(project: TestProject): P
     fix: 'install it (Debian/Ubuntu: apt-get install nats-server; others: docs/install.md)',
     required: 'TROUPE_REQUIRE_NATS_SERVER',
   });
-  const hnswlibLoads = await import('hnswlib-node').then(
-    () => true,
-    () => false,
-  );
+  const hnswlibLoads = (await loadHnswlib(silentLogger)) !== null;
   check(hnswlibLoads, {
     what: 'hnswlib-node did not load (its build needs a C++ compiler), so L4 searches exactly',
     skipped: "Tests of hnswlib's index",

@@ -1,9 +1,10 @@
-import type { HierarchicalNSW } from 'hnswlib-node';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import type { HierarchicalNSW, Hnswlib } from './hnswlibApi.js';
 import type { IndexParams, Neighbour, VectorIndex } from './vectorIndex.js';
 
-export type Hnswlib = typeof import('hnswlib-node');
+/** A specifier TypeScript leaves alone: where hnswlib-node did not build, its declarations are absent too (see hnswlibApi.ts). */
+const hnswlibPackage = 'hnswlib-node';
 
 let hnswlib: Promise<Hnswlib | { error: unknown }> | undefined;
 /** The loggers already told that hnswlib-node did not load: each is told once. */
@@ -12,13 +13,14 @@ const told = new WeakSet<Logger>();
 /**
  * hnswlib-node, loaded on first use: `import 'troupe'` must not load a native addon, and an agent
  * with no facts never needs it. It is an optional dependency: without a C++ compiler its build
- * fails and npm leaves it out, and npm 11 skips its build unless the project allows its install
- * script; then this is null and L4 searches exactly, which `logger` hears once, with the fix.
+ * fails and npm leaves it out, and npm 12 skips its build (npm 11 warns) unless the project
+ * allows its install script; then this is null and L4 searches exactly, which `logger` hears
+ * once, with the fix.
  * It is a CommonJS module, so its exports are its default's.
  */
 export async function loadHnswlib(logger: Logger): Promise<Hnswlib | null> {
-  hnswlib ??= import('hnswlib-node').then(
-    (module) => module.default,
+  hnswlib ??= import(hnswlibPackage).then(
+    (module: { default: Hnswlib }) => module.default,
     (error: unknown) => ({ error }),
   );
   const loaded = await hnswlib;

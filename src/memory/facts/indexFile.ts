@@ -4,7 +4,8 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { describeError } from '../../errors.js';
-import { HnswIndex, type Hnswlib } from './hnswIndex.js';
+import { HnswIndex } from './hnswIndex.js';
+import type { Hnswlib } from './hnswlibApi.js';
 import type { IndexParams } from './vectorIndex.js';
 
 /**
