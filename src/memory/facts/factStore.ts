@@ -37,7 +37,8 @@ export interface FactStoreOptions {
 
 /**
  * L4 of one agent's memory: facts (text and metadata) in LMDB `memory-facts`, their vectors in
- * `memory-vectors` (what the index is rebuilt from) and an hnswlib index saved beside the store.
+ * `memory-vectors` (what the index is rebuilt from) and an hnswlib index saved beside the store
+ * (without hnswlib-node, or with `exactSearch`, an exact index that is not saved).
  * Every change is one LMDB transaction, applied in memory in the same synchronous section that
  * issues it, so concurrent calls always see a consistent store; a change resolves once it is on
  * disk. One FactStore per agent at a time.
