@@ -1,4 +1,4 @@
-import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
 import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
 import type { TaskRef } from '../src/task/schema.js';
@@ -16,13 +16,13 @@ const refuse =
   (reason: Refusal) =>
   ({ context, event }: { context: AgentContext; event: { task: Task } }) => ({ agentId: context.agentId, task: event.task, reason });
 
-/** Work is refused once draining or stopping, or past the mailbox limit; otherwise it starts a lane when it may, else waits. */
-const takeWork = [
-  { guard: 'intakeClosed', actions: { type: 'refuseTask', params: refuse('terminating') } },
-  { guard: 'mailboxFull', actions: { type: 'refuseTask', params: refuse('mailbox_full') } },
-  { guard: 'laneFreeForTask', actions: 'startReceived' },
-  { actions: 'enqueue' },
-] as const;
+/** While draining or stopping, intake is closed: every new Task is refused. */
+const refuseWork = { actions: { type: 'refuseTask', params: refuse('terminating') } } as const;
+
+/** A Task past the mailbox limit is refused (`mailbox_full`), while spawning as while running. */
+const overMailboxLimit = { guard: 'mailboxFull', actions: { type: 'refuseTask', params: refuse('mailbox_full') } } as const;
+/** While running, a Task within the mailbox limit starts a lane when it may, else waits. */
+const takeWork = [overMailboxLimit, { guard: 'laneFreeForTask', actions: 'startReceived' }, { actions: 'enqueue' }] as const;
 
 /** A lane's turn ended (answered, failed, stopped at the step limit): the lane is freed and the queue may take it. */
 const laneOver = ['stopLane', 'freeLane', 'startQueued'] as const;
@@ -44,6 +44,57 @@ const stepLimit = {
     },
     ...laneOver,
   ],
+} as const;
+
+/**
+ * A lane's turn reports, taken alike while running and while draining: a drain lets every turn in
+ * progress finish, and each lane freed takes the next queued Task of a session.
+ */
+const laneReports = {
+  'turn.tools': { guard: 'laneThinking', actions: 'markActing' },
+  'turn.observed': [stepLimit, { guard: 'laneActing', actions: 'markThinking' }],
+  'turn.answered': {
+    guard: 'laneThinking',
+    actions: [
+      {
+        type: 'answer',
+        params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.answered' }> }) => ({
+          agentId: context.agentId,
+          task: laneTask(context, event),
+          text: event.text,
+          importance: event.importance,
+        }),
+      },
+      ...laneOver,
+    ],
+  },
+  'turn.failed': {
+    guard: 'laneOpen',
+    actions: [
+      {
+        type: 'failTurn',
+        params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.failed' }> }) => ({
+          agentId: context.agentId,
+          task: laneTask(context, event),
+          error: event.error,
+        }),
+      },
+      ...laneOver,
+    ],
+  },
+} as const;
+
+/**
+ * Whether any lane has a turn in progress, the region `running` and `draining` share: `turn` while
+ * one does, `idle` while none does. Which lanes think and which act is their phase in the context,
+ * not a state: a state per phase would take eventless transitions over every lane on every step.
+ */
+const lanesRegion = {
+  initial: 'idle',
+  states: {
+    idle: { always: { guard: 'hasLanes', target: 'turn' } },
+    turn: { always: { guard: 'noLanes', target: 'idle' } },
+  },
 } as const;
 
 const newLanes = (starts: readonly LaneStart[]): Lane[] => starts.map(({ task }) => ({ sessionId: task.sessionId, task, phase: 'thinking' }));
@@ -86,7 +137,6 @@ const agentSetup = setup({
       resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable,
       stoppedFor: ({ event }) => (event.type === 'agent.terminate' ? event.about : null),
     }),
-    closeIntake: assign({ draining: true }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
     answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined }) => undefined,
@@ -99,7 +149,6 @@ const agentSetup = setup({
   },
   guards: {
     mailboxFull: ({ context, event }) => context.mailbox.length >= context.mailboxLimit && !(event.type === 'task.received' && event.accepted === true),
-    intakeClosed: ({ context }) => context.draining,
     laneFreeForTask: ({ context, event }) => event.type === 'task.received' && laneFree(context, event.task),
     // A turn event counts only from a lane in the phase it leaves; none comes from a stopped lane.
     laneThinking: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'thinking',
@@ -107,6 +156,7 @@ const agentSetup = setup({
     laneOpen: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId) !== undefined,
     laneStepLimit: ({ context, event }) =>
       event.type === 'turn.observed' && laneOf(context.lanes, event.sessionId)?.phase === 'acting' && event.step + 1 >= context.maxSteps,
+    drainAsked: stateIn({ spawning: 'thenDrain' }),
     hasLanes: ({ context }) => context.lanes.length > 0,
     noLanes: ({ context }) => context.lanes.length === 0,
   },
@@ -130,13 +180,15 @@ function openLanes(enqueue: LaneEnqueue, context: AgentContext, tasks: readonly 
 }
 
 /**
- * An agent: spawning → running (idle ⇄ turn) → stopping → terminated. While running, the agent
- * serves several sessions at once: each session's turn runs in a lane of its own (a turn actor
- * `turn:<sessionId>`, its phase, thinking or acting, in `lanes`), up to `maxLanes`; Tasks of a
- * session with a lane, or past the limit, wait in the mailbox in arrival order. `running.turn`
- * while any lane runs. Draining is
- * running with intake closed (`agent.drain`): the agent finishes its lanes and its mailbox, then
- * idles until told to stop.
+ * An agent: spawning → running (idle ⇄ turn) → draining (idle ⇄ turn) → stopping → terminated.
+ * While running, the agent serves several sessions at once: each session's turn runs in a lane of
+ * its own (a turn actor `turn:<sessionId>`, its phase, thinking or acting, in `lanes`), up to
+ * `maxLanes`; Tasks of a session with a lane, or past the limit, wait in the mailbox in arrival
+ * order. `turn` while any lane runs. `agent.drain` closes intake: in `draining` new Tasks are
+ * refused while the lanes in progress and the queued Tasks still run to completion (the turn
+ * actors are spawned children, so they outlive the move from `running`); drained, it idles until
+ * told to stop. A drain asked for while spawning waits in `spawning.thenDrain` for the agent to be
+ * ready. `agent.terminate` ends it from any state through `stopping`.
  * Side effects are named and supplied by the runtime with `.provide()`.
  */
 export const agentMachine = agentSetup
@@ -162,7 +214,6 @@ export const agentMachine = agentSetup
       resume: input.resume ?? [],
       resumable: false,
       stoppedFor: null,
-      draining: false,
     }),
     initial: 'spawning',
     states: {
@@ -171,53 +222,45 @@ export const agentMachine = agentSetup
           id: 'prepare',
           src: 'prepare',
           input: ({ context }) => ({ agentId: context.agentId }),
-          onDone: { target: 'running' },
+          onDone: [{ guard: 'drainAsked', target: 'draining' }, { target: 'running' }],
           // Through stopping, so Tasks that arrived while spawning are answered, not dropped.
           onError: {
             target: 'stopping',
             actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
           },
         },
-        // A drain asked for while spawning starts once the agent runs: its queued Tasks still get turns.
-        on: {
-          'task.received': [takeWork[0], takeWork[1], { actions: 'enqueue' }],
-          'agent.drain': { actions: 'closeIntake' },
-          'agent.terminate': { target: 'stopping' },
+        on: { 'agent.terminate': { target: 'stopping' } },
+        // Where the agent goes once ready: Tasks queue until then, and a drain asked for meanwhile starts then, so they still get turns.
+        initial: 'thenRun',
+        states: {
+          thenRun: {
+            on: {
+              'task.received': [overMailboxLimit, { actions: 'enqueue' }],
+              'agent.drain': { target: 'thenDrain' },
+            },
+          },
+          thenDrain: { on: { 'task.received': refuseWork } },
         },
       },
       running: {
         entry: 'startQueued',
-        initial: 'idle',
         on: {
           'task.received': takeWork,
-          'agent.drain': { actions: 'closeIntake' },
+          'agent.drain': { target: 'draining' },
           'agent.terminate': { target: 'stopping' },
-          'turn.tools': { guard: 'laneThinking', actions: 'markActing' },
-          'turn.observed': [stepLimit, { guard: 'laneActing', actions: 'markThinking' }],
-          'turn.answered': {
-            guard: 'laneThinking',
-            actions: [
-              {
-                type: 'answer',
-                params: ({ context, event }) => ({ agentId: context.agentId, task: laneTask(context, event), text: event.text, importance: event.importance }),
-              },
-              ...laneOver,
-            ],
-          },
-          'turn.failed': {
-            guard: 'laneOpen',
-            actions: [
-              { type: 'failTurn', params: ({ context, event }) => ({ agentId: context.agentId, task: laneTask(context, event), error: event.error }) },
-              ...laneOver,
-            ],
-          },
+          ...laneReports,
         },
-        states: {
-          idle: { always: { guard: 'hasLanes', target: 'turn' } },
-          // Which lanes think and which act is their phase in the context, not a state: a state per
-          // phase would take eventless transitions over every lane on every step.
-          turn: { always: { guard: 'noLanes', target: 'idle' } },
+        ...lanesRegion,
+      },
+      draining: {
+        // From spawning, what queued meanwhile starts its lanes here; from running, nothing queued could start.
+        entry: 'startQueued',
+        on: {
+          'task.received': refuseWork,
+          'agent.terminate': { target: 'stopping' },
+          ...laneReports,
         },
+        ...lanesRegion,
       },
       stopping: {
         // No lane gets another model call; every lane's Task and every queued one is answered `canceled` (unless resumable).
@@ -246,9 +289,7 @@ export const agentMachine = agentSetup
           onDone: { target: 'terminated' },
           onError: { target: 'terminated' },
         },
-        on: {
-          'task.received': { actions: { type: 'refuseTask', params: refuse('terminating') } },
-        },
+        on: { 'task.received': refuseWork },
       },
       terminated: {
         type: 'final',

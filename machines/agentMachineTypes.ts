@@ -38,12 +38,6 @@ export interface AgentContext extends AgentInput {
    * whose session the `agent.terminated` notice joins; null when no turn asked (the user, a shutdown).
    */
   readonly stoppedFor: TaskRef | null;
-  /**
-   * Set by `agent.drain`: intake is closed (new Tasks are refused) but the lanes in progress and
-   * the queued Tasks still run. A flag rather than a state so no lane is interrupted: leaving
-   * `running` would stop them.
-   */
-  readonly draining: boolean;
 }
 
 /** What one model call decided: call tools, or answer (the runtime's turn loop uses it). */

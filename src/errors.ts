@@ -33,6 +33,8 @@ export const errorCodes = [
   'time_budget',
   // The society's queue of model calls waiting for a slot was full.
   'model_queue_full',
+  // Answers to the user held until the org store commits them reached their limit: new work waits.
+  'store_behind',
   // The model layer gave up: retries spent, or an error no retry can fix.
   'model_error',
   // A tool call that could not run or did not finish (the result the model reads).

@@ -51,6 +51,7 @@ export {
   type NatsTransportOptions,
   type Transport,
   type DurableMailboxes,
+  type GivenWork,
   type Interest,
   type BusFault,
   type Selector,

@@ -1,7 +1,7 @@
 export { EventBus, type EventBusOptions, type BusFault, type Selector } from './eventBus.js';
 export { parsePattern, matches, type ActionPattern } from './pattern.js';
 export { DebugRing } from './debugRing.js';
-export { InProcessTransport, type DurableMailboxes, type Transport, type Interest } from './transport.js';
+export { InProcessTransport, type DurableMailboxes, type GivenWork, type Transport, type Interest } from './transport.js';
 export { subjectOf } from './transports/natsSubjects.js';
 export { connectNatsTransport, type NatsTransportHandle } from './transports/connectNats.js';
 export type { NatsTransportOptions } from './transports/natsTransportOptions.js';

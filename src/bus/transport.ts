@@ -32,6 +32,16 @@ export interface DurableMailboxes {
 }
 
 /**
+ * Work (an agent and a Task id) the society was given, as a store that outlives the process
+ * records it: what a transport consults so work replayed on the wire after a restart is not run
+ * again.
+ */
+export interface GivenWork {
+  /** Whether `agentId` was given work with the Task id `taskId` before. */
+  given(agentId: string, taskId: string): boolean;
+}
+
+/**
  * Moves Tasks between buses. The in-process transport hands them straight back; a network
  * transport (NATS) serialises them and subscribes only to the interests its bus declares,
  * on subjects derived from society, target and action (see `subjectOf`).
@@ -51,6 +61,12 @@ export interface Transport {
    * a durable mailbox, for an agent hosted here since).
    */
   attach(deliver: (task: Task, only?: 'target') => void): void;
+  /**
+   * Drops work arriving from other buses that `record` says was given before, besides what this
+   * transport remembers itself, until the returned function is called. Only a transport that
+   * reaches other buses has it.
+   */
+  consultGivenWork?(record: GivenWork): () => void;
   /** Hands a Task over for delivery to every interested bus (including this one). */
   send(task: Task): void;
   /** Declares an interest; the returned function withdraws it. */

@@ -50,6 +50,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'aborted':
     case 'mailbox_full':
     case 'memory_behind':
+    case 'store_behind':
     case 'client_timeout':
     case 'too_many_streams':
     case 'step_limit':

@@ -50,7 +50,7 @@ export async function connectInspector(url: string, redactor: Redactor, onStop: 
 }
 
 /** Starts the inspector relay on `port` (loopback only) and connects to it; closing the connection stops the relay. */
-export async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
+async function startLocalInspector(port: number, redactor: Redactor): Promise<InspectorConnection & { readonly pageUrl: string }> {
   const relay = await startInspectorRelay(port);
   try {
     const connection = await connectInspector(relay.socketUrl, redactor, () => relay.close());
@@ -63,4 +63,25 @@ export async function startLocalInspector(port: number, redactor: Redactor): Pro
 
 function safeJson(value: unknown): string {
   return stringify(value) ?? 'null';
+}
+
+/** What `--inspect-ws <url>`, or `--inspect` and `--inspect-port <port>`, ask for; both absent: no inspector. */
+export interface InspectFlags {
+  /** Start the local Stately inspector relay on this port (0: any free one). */
+  readonly inspectPort?: number;
+  /** Send inspection events to this WebSocket inspector instead. */
+  readonly inspectUrl?: string;
+}
+
+/** An inspector the flags asked for: `pageUrl` for the local relay (the page to open), absent for a remote one. */
+export type OpenedInspector = InspectorConnection & { readonly pageUrl?: string };
+
+/**
+ * The inspector the flags ask for, connected before the runtime starts so no actor is missed;
+ * undefined when they ask for none. It lives until `close`: as long as a run, or a service.
+ */
+export async function openInspector(flags: InspectFlags, redactor: Redactor): Promise<OpenedInspector | undefined> {
+  if (flags.inspectUrl !== undefined) return connectInspector(flags.inspectUrl, redactor);
+  if (flags.inspectPort === undefined) return undefined;
+  return startLocalInspector(flags.inspectPort, redactor);
 }

@@ -58,10 +58,11 @@ function outOfRange(env: CliEnv, variable: string, setting: string, reason: stri
   return new ValidationError(variable, `must be a whole number allowed for ${setting} (${reason ?? 'invalid'}); got "${env[variable]?.trim() ?? ''}"`);
 }
 
-/** The size of each agent's L4 the CLI takes from the environment, each variable beside its setting (`memory.facts`). */
+/** The size of each agent's L4 and the adds that may wait for room in it, which the CLI takes from the environment, each variable beside its setting (`memory.facts`). */
 const factLimitVariables = {
   TROUPE_L4_COMPRESS_ABOVE: 'compressAbove',
   TROUPE_L4_KEEP_TOP_N: 'keepTopN',
+  TROUPE_L4_MAX_WAITING_ADDS: 'maxWaitingAdds',
 } as const;
 
 type FactLimitSetting = (typeof factLimitVariables)[keyof typeof factLimitVariables];

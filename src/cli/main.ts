@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { Redactor } from '../task/index.js';
 import { redactedIo, reportFailure } from './cliIo.js';
 import { readSecrets } from './environment.js';
+import type { InspectFlags } from './inspector.js';
 import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
 import { exitWhenWritten } from './exitWhenWritten.js';
@@ -82,6 +83,29 @@ function dataDirOptions(): Option[] {
   ];
 }
 
+/** `--inspect`, `--inspect-port` and `--inspect-ws`, for `run` and `serve` alike. */
+function inspectOptions(): Option[] {
+  return [
+    new Option('--inspect', 'serve the Stately inspector relay on 127.0.0.1 (port 8080, or --inspect-port) and stream every actor to it'),
+    new Option('--inspect-port <port>', 'port of the inspector relay (implies --inspect)').argParser(port),
+    new Option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector'),
+  ];
+}
+
+interface InspectFlagsGiven {
+  inspect?: true;
+  inspectPort?: number;
+  inspectWs?: string;
+}
+
+/** The inspector the flags ask for: a WebSocket URL, or the relay's port (8080 unless given). */
+function inspectFlags(options: InspectFlagsGiven): InspectFlags {
+  return {
+    ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
+    ...(options.inspect === undefined && options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort ?? 8080 }),
+  };
+}
+
 const program = new Command()
   .name('troupe')
   .description('An actor-model runtime for societies of LLM agents')
@@ -98,10 +122,9 @@ const run = program
   .description('give the root agent one requirement, print each Task as the society works, exit when the user has the answer')
   .argument('<requirement>', 'what you want done')
   .option('-t, --timeout <seconds>', 'give up after this many seconds', positiveNumber('--timeout'), 300)
-  .option('--session <id>', 'continue this session (with a data dir, the root remembers it); the run prints its session id', sessionId)
-  .option('--inspect', 'serve the Stately inspector relay on 127.0.0.1 (port 8080, or --inspect-port) and stream every actor to it')
-  .option('--inspect-port <port>', 'port of the inspector relay (implies --inspect)', port)
-  .option('--inspect-ws <url>', 'stream inspection events to an existing WebSocket inspector')
+  .option('--session <id>', 'continue this session (with a data dir, the root remembers it); the run prints its session id', sessionId);
+for (const option of inspectOptions()) run.addOption(option);
+run
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line');
@@ -109,12 +132,9 @@ for (const option of dataDirOptions()) run.addOption(option);
 run.action(
   async (
     requirement: string,
-    options: {
+    options: InspectFlagsGiven & {
       timeout: number;
       session?: string;
-      inspect?: true;
-      inspectPort?: number;
-      inspectWs?: string;
       verbose: boolean;
       json: boolean;
       status: boolean;
@@ -135,8 +155,7 @@ run.action(
         strictStore: options.strictStore,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.session === undefined ? {} : { sessionId: options.session }),
-        ...(options.inspectWs === undefined ? {} : { inspectUrl: options.inspectWs }),
-        ...(options.inspect === undefined && options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort ?? 8080 }),
+        ...inspectFlags(options),
       },
       io,
     );
@@ -170,7 +189,9 @@ const serve = program
   .option('--society <name>', 'the society to join on --nats (default: "default")', societyName)
   .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
 for (const option of dataDirOptions()) serve.addOption(option);
-interface ServeFlags {
+// The relay lives as long as the service: it is inspectable while it runs.
+for (const option of inspectOptions()) serve.addOption(option);
+interface ServeFlags extends InspectFlagsGiven {
   cors?: string[];
   port: number;
   host: string;
@@ -201,6 +222,7 @@ serve.action(async (options: ServeFlags) => {
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),
       corsOrigins: options.cors ?? [],
       console: options.console,
+      ...inspectFlags(options),
       ...(options.nats === undefined
         ? {}
         : { nats: { url: options.nats, society: options.society ?? 'default', durableMailboxes: options.durableMailboxes === true } }),

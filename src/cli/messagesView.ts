@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Redactor, TaskIdSchema } from '../task/index.js';
+import { Redactor, type Task, TaskIdSchema } from '../task/index.js';
 import type { CliIo } from './cliIo.js';
 import { withOrganisation } from './dataDir.js';
 import { readSecrets } from './environment.js';
@@ -18,7 +18,7 @@ export interface MessagesViewOptions {
 
 /**
  * `troupe messages <taskId>`: prints the message log of one task tree, in order, one line per
- * Task (or the Tasks as a JSON array), reading only; resolves to the exit code.
+ * Task (with `--json`, as one JSON line: NDJSON), reading only; resolves to the exit code.
  *
  * @example
  * process.exitCode = await messagesView('t1', { json: false, limit: 20 }, { stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -42,7 +42,9 @@ function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): 
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       })
       .map((task) => redactor.task(task));
-    io.stdout.write(options.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.map((task) => `${clockTime(task.createdAt)}  ${formatTask(task)}\n`).join(''));
+    // One line a Task either way: --json is NDJSON, as `troupe run --json` and `troupe memory --json` print.
+    const line = options.json ? (task: Task): string => JSON.stringify(task) : (task: Task): string => `${clockTime(task.createdAt)}  ${formatTask(task)}`;
+    io.stdout.write(tasks.map((task) => `${line(task)}\n`).join(''));
     return ExitCode.ok;
   });
 }
@@ -54,7 +56,7 @@ export function registerMessagesCommand(program: Command, io: CliIo): void {
     .description("print every message of a task's tree, in order, from the data dir (read-only)")
     .argument('<taskId>', 'the root task of the tree')
     .option('--data-dir <dir>', 'the organisation to read (default: $TROUPE_DATA_DIR, else ./.troupe)')
-    .option('--json', 'print the Tasks as a JSON array', false)
+    .option('--json', 'print each Task as one JSON line (NDJSON)', false)
     .option('--offset <n>', 'skip the first n messages', integerAtLeast('--offset', 0))
     .option('--limit <n>', 'print at most n messages', integerAtLeast('--limit', 1))
     .action(async (taskId: string, options: MessagesViewOptions) => {

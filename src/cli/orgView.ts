@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AgentRecord, OrgStore, QuarantineEntry, RoleRecord, TerminationRecord } from '../org/index.js';
 import type { CliIo } from './cliIo.js';
 import { Redactor } from '../task/index.js';
+import { counted } from './counted.js';
 import { withOrganisation } from './dataDir.js';
 import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
@@ -59,7 +60,7 @@ function orgText(store: OrgStore): string {
   lines.push(`agents (${agents.length})`);
   lines.push(...agentTreeLines(agents, roles, store.terminations()).map((line) => `  ${line}`));
   const quarantined = store.quarantined().length;
-  if (quarantined > 0) lines.push(`${quarantined} ${quarantined === 1 ? 'record' : 'records'} quarantined; see --json`);
+  if (quarantined > 0) lines.push(`${counted(quarantined, 'record')} quarantined; see --json`);
   return `${lines.join('\n')}\n`;
 }
 

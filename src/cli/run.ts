@@ -4,22 +4,19 @@ import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { counted } from './counted.js';
 import { formatTask } from './formatTask.js';
 import { MeteredModel, type ModelSpend } from './meteredModel.js';
-import { type InspectorConnection, connectInspector, startLocalInspector } from './inspector.js';
+import { type InspectFlags, type OpenedInspector, openInspector } from './inspector.js';
 import { ModelWatch, describeRetry } from './modelWatch.js';
 import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 import { refuseDamagedStore } from './strictStore.js';
 
-export interface RunOptions {
+export interface RunOptions extends InspectFlags {
   readonly timeoutSeconds: number;
   /** `--session`: continue this session; absent, the run starts a new one. */
   readonly sessionId?: string;
-  /** Start the local Stately inspector relay on this port. */
-  readonly inspectPort?: number;
-  /** Send inspection events to this WebSocket inspector instead. */
-  readonly inspectUrl?: string;
   /** Print the model's streamed text (node.thinking) too. */
   readonly verbose: boolean;
   /** Draw the live status line (only on a terminal). */
@@ -32,19 +29,6 @@ export interface RunOptions {
   readonly memory: boolean;
   /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
   readonly strictStore?: boolean;
-}
-
-/** The inspector `--inspect-ws` or `--inspect` asks for, connected before the runtime starts so no actor is missed. */
-async function openInspector(options: RunOptions, redactor: Redactor, io: CliIo): Promise<InspectorConnection | undefined> {
-  if (options.inspectUrl !== undefined) {
-    const remote = await connectInspector(options.inspectUrl, redactor);
-    io.stderr.write(`troupe: sending actor inspection events to ${options.inspectUrl}\n`);
-    return remote;
-  }
-  if (options.inspectPort === undefined) return undefined;
-  const local = await startLocalInspector(options.inspectPort, redactor);
-  io.stderr.write(`troupe: open ${local.pageUrl} to watch every actor in the Stately inspector\n`);
-  return local;
 }
 
 /**
@@ -67,11 +51,19 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     return reportFailure(io, error, 'bad settings in the environment');
   }
   const secrets = readSecrets(io.env);
-  let inspector: InspectorConnection | undefined;
+  let inspector: OpenedInspector | undefined;
   try {
-    inspector = await openInspector(options, new Redactor(secrets), io);
+    inspector = await openInspector(options, new Redactor(secrets));
   } catch (error) {
     return reportFailure(io, error);
+  }
+  if (inspector !== undefined) {
+    const { pageUrl } = inspector;
+    io.stderr.write(
+      pageUrl === undefined
+        ? `troupe: sending actor inspection events to ${options.inspectUrl}\n`
+        : `troupe: open ${pageUrl} to watch every actor in the Stately inspector\n`,
+    );
   }
 
   let rt: Runtime | undefined;
@@ -118,7 +110,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     print(io.stdout, json ? JSON.stringify(shown) : formatTask(shown));
   });
   status?.start();
-  const exitCode = await answerAndReport(rt, requirement, options, io, { status, watch, spend: model.spend });
+  const exitCode = await answerAndReport(rt, requirement, options, io, { status, print, watch, spend: model.spend });
   // The relay stayed up for the whole run; a page still open stops receiving from here on.
   if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();
@@ -131,9 +123,15 @@ async function answerAndReport(
   requirement: string,
   options: RunOptions,
   io: CliIo,
-  watched: { readonly status: StatusLine | undefined; readonly watch: ModelWatch; readonly spend: ModelSpend },
+  watched: {
+    readonly status: StatusLine | undefined;
+    /** Writes a line above the status line, if one is drawn. */
+    readonly print: (out: CliOutput, line: string) => void;
+    readonly watch: ModelWatch;
+    readonly spend: ModelSpend;
+  },
 ): Promise<ExitCode> {
-  const { status, watch, spend } = watched;
+  const { status, print, watch, spend } = watched;
   const json = options.json === true;
   let exitCode: ExitCode;
   let answer: Task | undefined;
@@ -141,7 +139,7 @@ async function answerAndReport(
     const taskId = await rt.submit(requirement, options.sessionId === undefined ? {} : { sessionId: options.sessionId });
     const session = options.sessionId ?? taskId;
     // On stderr, so stdout stays the Tasks (and, with --json, only JSON lines).
-    io.stderr.write(`troupe: task ${taskId} in session ${session} (its messages: troupe messages ${session}; continue it: --session ${session})\n`);
+    print(io.stderr, `troupe: task ${taskId} in session ${session} (its messages: troupe messages ${session}; continue it: --session ${session})`);
     answer = await rt.waitForAnswer(taskId, { timeoutMs: options.timeoutSeconds * 1000 });
     exitCode = exitCodeOfAnswer(answer, watch);
   } catch (error) {
@@ -159,8 +157,8 @@ async function answerAndReport(
   if (answer !== undefined && exitCode === ExitCode.usage) io.stderr.write(`troupe: the model is not set up right: check ${modelVariables}\n`);
   const { calls, promptTokens, completionTokens } = spend;
   io.stderr.write(
-    `troupe: ${summary.agents} agents, ${calls} model calls, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
-      `${summary.pendingTasks} pending tasks at shutdown, ${summary.elapsedMs} ms to drain\n`,
+    `troupe: ${counted(summary.agents, 'agent')}, ${counted(calls, 'model call')}, ${promptTokens} prompt + ${completionTokens} completion tokens, ` +
+      `${counted(summary.pendingTasks, 'pending task')} at shutdown, ${summary.elapsedMs} ms to drain\n`,
   );
   return exitCode;
 }

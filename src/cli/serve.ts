@@ -10,12 +10,14 @@ import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
+import { type InspectFlags, type OpenedInspector, openInspector } from './inspector.js';
+import { listenHint } from './listenHint.js';
 import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 import { refuseDamagedStore } from './strictStore.js';
 import { type StopSignal, onStopSignals } from './stopSignals.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends InspectFlags {
   readonly port: number;
   readonly host: string;
   /** `--data-dir`; see `resolveDataDir` for the default. */
@@ -51,7 +53,8 @@ const signalExitCodes = { SIGINT: ExitCode.sigint, SIGTERM: ExitCode.sigterm } a
  * `troupe serve`: the runtime behind the HTTP API and a console, until SIGINT or SIGTERM; then
  * it stops taking requests and Tasks, lets turns in flight finish, persists, closes and logs a
  * summary. A second signal exits at once. A port that cannot be bound is logged and the
- * runtime stays up in console mode. Resolves to the exit code.
+ * runtime stays up in console mode. With `--inspect`, every actor streams to the Stately
+ * inspector for as long as the service runs. Resolves to the exit code.
  */
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<ExitCode> {
   let settings: RuntimeSettings;
@@ -61,11 +64,40 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     // No logger yet: its level is one of the settings.
     return reportFailure(io, error, 'bad settings in the environment');
   }
-  const { dataDir } = settings;
-  const model = options.model ?? settings.model;
   const secrets = [...readSecrets(io.env), ...(options.nats === undefined ? [] : natsUrlSecrets(options.nats.url))];
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
+  // Connected before the runtime starts, so no actor is missed.
+  let inspector: OpenedInspector | undefined;
+  try {
+    inspector = await openInspector(options, new Redactor(secrets));
+  } catch (error) {
+    logger.error({ error: describeError(error) }, 'the inspector could not start');
+    return exitCodeOf(error);
+  }
+  if (inspector?.pageUrl !== undefined)
+    logger.info({ url: inspector.pageUrl }, 'inspector relay listening: open it to watch every actor in the Stately inspector');
+  else if (inspector !== undefined) logger.info({ url: options.inspectUrl }, 'sending actor inspection events to the inspector');
+  try {
+    return await serveRuntime(options, io, { settings, secrets, logger, inspect: inspector?.inspect });
+  } finally {
+    // The inspector lives as long as the service; a page still open stops receiving from here on.
+    await inspector?.close();
+  }
+}
+
+/** What `serveCommand` read before the runtime: its settings, the secrets, its logger, and where inspection events go. */
+interface ServeContext {
+  readonly settings: RuntimeSettings;
+  readonly secrets: readonly string[];
+  readonly logger: Logger;
+  readonly inspect: OpenedInspector['inspect'] | undefined;
+}
+
+/** The runtime, its HTTP API and console, from start to the end of the graceful shutdown; resolves to the exit code. */
+async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secrets, logger, inspect }: ServeContext): Promise<ExitCode> {
+  const { dataDir } = settings;
+  const model = options.model ?? settings.model;
   let rt: Runtime;
   let bus: EventBus | undefined;
   // The owner hears the society's nodes announce themselves (`troupe node`) and places agents of their roles on them.
@@ -74,7 +106,16 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     if (options.strictStore === true) await refuseDamagedStore(dataDir, logger);
     bus = options.nats === undefined ? undefined : await natsBus(options.nats, io.env, logger);
     nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
-    const runtimeOptions = { ...settings.limits, memory: settings.memory, logger, model, dataDir, drainTimeoutMs: options.drainTimeoutMs, secrets };
+    const runtimeOptions = {
+      ...settings.limits,
+      memory: settings.memory,
+      logger,
+      model,
+      dataDir,
+      drainTimeoutMs: options.drainTimeoutMs,
+      secrets,
+      ...(inspect === undefined ? {} : { inspect }),
+    };
     rt = await createRuntime(bus === undefined || nodes === undefined ? runtimeOptions : { ...runtimeOptions, bus, nodes: { directory: nodes } });
   } catch (error) {
     nodes?.close();
@@ -179,7 +220,11 @@ async function listenOrLog(server: HttpServer, options: ServeOptions, token: str
     return true;
   } catch (error) {
     const next = options.console ? 'running in console mode only' : 'exiting';
-    logger.error({ host: options.host, port: options.port, error: describeError(error) }, `the HTTP API could not start; ${next}`);
+    const hint = listenHint(error, options);
+    logger.error(
+      { host: options.host, port: options.port, error: describeError(error), ...(hint === undefined ? {} : { hint }) },
+      `the HTTP API could not start; ${next}`,
+    );
     return false;
   }
 }

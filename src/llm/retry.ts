@@ -15,11 +15,15 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** No wait is longer than this, whatever the server's Retry-After says. */
   readonly maxDelayMs: number;
-  /** 0..1: each delay is shortened by up to this fraction at random, so agents do not retry in lockstep. */
+  /**
+   * 0..1: each wait is spread at random by up to this fraction, so agents a provider refused at
+   * once (one 429 for all) do not retry in lockstep: the backoff shortened, a server's
+   * Retry-After lengthened (never shortened). 0 for waits a test can predict.
+   */
   readonly jitter: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0 };
+export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.5 };
 
 export interface RetryVerdict {
   readonly retryable: boolean;
@@ -117,11 +121,16 @@ export class RetryingModel implements ModelClient {
     this.#random = deps.random ?? Math.random;
   }
 
-  /** The wait before retry `retry` (0-based), given what the server asked for. */
+  /**
+   * The wait before retry `retry` (0-based), given what the server asked for: one random draw
+   * spreads both the backoff (shorter) and the server's Retry-After (longer, never shorter).
+   */
   delayFor(retry: number, retryAfterMs: number | undefined): number {
     const { baseDelayMs, maxDelayMs, jitter } = this.policy;
-    const backoff = baseDelayMs * 2 ** retry * (1 - jitter * this.#random());
-    return Math.min(maxDelayMs, Math.max(backoff, retryAfterMs ?? 0));
+    const spread = jitter * this.#random();
+    const backoff = baseDelayMs * 2 ** retry * (1 - spread);
+    const asked = (retryAfterMs ?? 0) * (1 + spread);
+    return Math.min(maxDelayMs, Math.max(backoff, asked));
   }
 
   chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {

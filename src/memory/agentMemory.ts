@@ -12,9 +12,10 @@ import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
 import type { CompressionReport, Fact, FactHit, MemoryFacts, NewFact } from './factsPort.js';
 import { baseImportance } from './importance.js';
 import { retrievalQuery } from './retrievalQuery.js';
-import { type MemoryLimits, type MemoryLimitsInput, intakeBound, memoryLimits } from './limits.js';
+import { type MemoryLimits, type MemoryLimitsInput, intakeBound, maxEntriesPerTask, memoryLimits } from './limits.js';
 import { compactionDue } from './promotion.js';
 import { remembers } from './remembers.js';
+import { EntriesPerTask } from './entriesPerTask.js';
 import { Tiers, inSession } from './tiers.js';
 import { SummarisedWarning } from '../summarisedWarning.js';
 
@@ -83,6 +84,7 @@ export class AgentMemory {
   #compaction: Promise<CompactionReport> | undefined;
   #closed = false;
   #refusals: SummarisedWarning<'l1_full'> | undefined;
+  #perTask: EntriesPerTask | undefined;
 
   private constructor(options: AgentMemoryOptions, loaded: { entries: StoredEntry[]; nextSeq: number }) {
     this.agentId = options.agentId;
@@ -118,6 +120,7 @@ export class AgentMemory {
     this.#open();
     const checked = isParsedTask(task) ? task : parseTask(task);
     if (!remembers(this.agentId, checked)) return 'ignored';
+    (this.#perTask ??= new EntriesPerTask()).saw(this.agentId, checked);
     const tiers = (this.#tiers ??= new Tiers());
     const bound = this.#limits.l1Capacity + this.#limits.maxBacklog;
     if (tiers.l1.length >= bound) {
@@ -144,13 +147,15 @@ export class AgentMemory {
   }
 
   /**
-   * Whether `incoming` more Tasks of new work may be taken (intake asks before it accepts one):
-   * L1 would hold fewer than `l1Capacity + maxBacklog / 2` entries with them. The other half of
-   * the backlog is left for what work already taken adds (its answers, its delegations), so
-   * `observe` refuses a Task only when compaction is far behind.
+   * Whether `incoming` more Tasks of new work may be taken while `unanswered` Tasks taken are in
+   * progress (intake asks before it accepts one): L1, with what those are expected to add (each
+   * Task the agent's recent average of entries, see EntriesPerTask; an unanswered one's request
+   * is in already), stays within `intakeBound`. The rest of the backlog is left for when the
+   * estimate falls short, so `observe` refuses a Task only when compaction is far behind.
    */
-  admits(incoming: number): boolean {
-    return (this.#tiers?.l1.length ?? 0) + incoming < intakeBound(this.#limits);
+  admits(incoming: number, unanswered: number): boolean {
+    const perTask = this.#perTask?.average(maxEntriesPerTask(this.#limits)) ?? 2;
+    return (this.#tiers?.l1.length ?? 0) + unanswered * (perTask - 1) + incoming * perTask <= intakeBound(this.#limits);
   }
 
   /** One warning line per `refusalWarningMs` however many Tasks were refused (the first at once, then a count). */
@@ -184,10 +189,13 @@ export class AgentMemory {
     return inSession(this.#tiers?.l3, filter);
   }
 
-  /** L4: the `k` facts closest to `text` among that session's facts and the agent-scope ones; counts a retrieval of each. */
-  async search(text: string, k: number, filter: { readonly sessionId: string | null }): Promise<FactHit[]> {
+  /**
+   * L4: the `k` facts closest to `text` among that session's facts and the agent-scope ones, at
+   * least `minSimilarity` close (when given); counts a retrieval of each.
+   */
+  async search(text: string, k: number, filter: { readonly sessionId: string | null; readonly minSimilarity?: number }): Promise<FactHit[]> {
     this.#open();
-    return this.#facts.search(text, k, { sessionId: filter.sessionId });
+    return this.#facts.search(text, k, filter);
   }
 
   /**

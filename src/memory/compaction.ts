@@ -22,11 +22,18 @@ function fitSummary(context: CompactionContext, returned: unknown, entries: read
 }
 
 /**
- * The writes of a step's L1 and L2 moves, issued as each move is made and awaited together at the
- * end of the step: each is still one transaction (a move is never half on disk), and the store
- * commits them in the order issued, but the step does not wait a commit for each move.
+ * The writes of a step's L1 and L2 moves, and its promotions to L4, issued as each move is made
+ * and awaited together at the end of the step: each is still one transaction (a move is never
+ * half on disk), and the store commits them in the order issued, but the step does not wait a
+ * commit for each move.
  */
 type Staged = Promise<void>[];
+
+/** Stages work whose failure the step reports at its end; marked handled now, so a failure while later moves run is not an unhandled rejection. */
+function stage(staged: Staged, work: Promise<void>): void {
+  work.catch(() => undefined);
+  staged.push(work);
+}
 
 /** An L1 entry moves to L2: the same record, its tier changed, in one put. */
 function moveToL2(context: CompactionContext, entry: TaskEntry, tally: Tally, staged: Staged): void {
@@ -35,7 +42,7 @@ function moveToL2(context: CompactionContext, entry: TaskEntry, tally: Tally, st
   const moved = { ...(current as TaskEntry), tier: 'L2' as const };
   context.tiers.replace('L1', moved);
   tally.l1ToL2++;
-  staged.push(context.write([moved], []));
+  stage(staged, context.write([moved], []));
 }
 
 /** L1 or L2 entries of one session become one L3 summary: the entries out and the summary in, in one transaction. */
@@ -74,7 +81,8 @@ async function summarizeToL3(
   if (move.from === 'L1') tally.l1ToL3 += entries.length;
   else tally.l2ToL3 += entries.length;
   tally.summaries++;
-  staged.push(
+  stage(
+    staged,
     context.write(
       [summary],
       entries.map((entry) => entry.seq),
@@ -91,7 +99,10 @@ async function runMove(context: CompactionContext, move: Move, now: number, help
     case 'toL3':
       return summarizeToL3(context, move, helpers, tally, staged);
     case 'toL4':
-      return promoteToL4(context, move, now, helpers, tally);
+      // Each promotion is durable in its own order (its pending record before its facts); those of
+      // different sessions touch different entries, so the step does not wait for one to start the next.
+      stage(staged, promoteToL4(context, move, now, helpers, tally));
+      return;
     default:
       return move satisfies never;
   }

@@ -53,9 +53,20 @@ export type MemoryLimitsInput = z.input<typeof MemoryLimitsSchema>;
 const parsed = new WeakMap<object, MemoryLimits>();
 const noLimitsGiven: MemoryLimitsInput = Object.freeze({});
 
-/** L1 entries, counting those work already taken will add, past which an agent takes no new work: half the backlog is left for what work in flight adds. */
+/**
+ * L1 entries, counting those work already taken is expected to add, up to which an agent takes new
+ * work: a quarter of the backlog is left for when that estimate falls short.
+ */
 export function intakeBound(limits: MemoryLimits): number {
-  return limits.l1Capacity + Math.floor(limits.maxBacklog / 2);
+  return limits.l1Capacity + limits.maxBacklog - Math.floor(limits.maxBacklog / 4);
+}
+
+/**
+ * The most entries one Task is expected to add: half the backlog (at least a request and its
+ * answer), and never so many that an L1 at its capacity would admit no Task at all.
+ */
+export function maxEntriesPerTask(limits: MemoryLimits): number {
+  return Math.min(intakeBound(limits) - limits.l1Capacity, Math.max(2, Math.floor(limits.maxBacklog / 2)));
 }
 
 /** The limits with their defaults, or a ValidationError naming the offending option (`memory.l1Capacity`). */

@@ -85,18 +85,25 @@ function partsInL4(context: CompactionContext, pending: PendingFacts): Set<numbe
  */
 export async function finishPromotion(context: CompactionContext, pending: PendingFacts, resumed: boolean, tally: Tally): Promise<void> {
   const present = resumed ? partsInL4(context, pending) : new Set<number>();
-  for (const [part, text] of pending.facts.entries()) {
-    if (present.has(part)) continue;
-    if (context.closing()) throw new StepStopped('the memory is closing');
-    await context.facts.add({
-      text,
-      scope: 'session',
-      sessionId: pending.sessionId,
-      importance: pending.importance,
-      metadata: { promotionId: pending.promotionId, part, taskIds: [...pending.taskIds] },
-    });
-    tally.facts++;
-  }
+  if (context.closing()) throw new StepStopped('the memory is closing');
+  // Issued together, so the store commits them in one transaction rather than one commit each;
+  // a part that failed is added again when the record is resumed (its marker is not in L4).
+  const added = await Promise.allSettled(
+    [...pending.facts.entries()]
+      .filter(([part]) => !present.has(part))
+      .map(([part, text]) =>
+        context.facts.add({
+          text,
+          scope: 'session',
+          sessionId: pending.sessionId,
+          importance: pending.importance,
+          metadata: { promotionId: pending.promotionId, part, taskIds: [...pending.taskIds] },
+        }),
+      ),
+  );
+  tally.facts += added.filter((outcome) => outcome.status === 'fulfilled').length;
+  const failed = added.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
   context.tiers.remove('toL4', pending.seq);
   tally.finished++;
   await context.write([], [pending.seq]);

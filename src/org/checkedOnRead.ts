@@ -6,7 +6,7 @@ import type { InFlightView } from './inFlight.js';
 import { isSeq, showKey } from './keys.js';
 import { nextQuarantineSeq, quarantineEntry } from './quarantine.js';
 import type { SubDbs } from './types.js';
-import { messageKeyReason, waitingKeyReason } from './validators.js';
+import { givenWorkKeyReason, messageKeyReason, waitingKeyReason } from './validators.js';
 import type { DurableWriter } from './writer.js';
 
 /**
@@ -18,13 +18,15 @@ import type { DurableWriter } from './writer.js';
  * and never crashes the reader; the read that finds it skips it, and a durable write moves it to
  * the quarantine and reports it, as opening would have. Until then `quarantined()` does not list it.
  */
-export type CheckedOnRead = 'messages' | 'messageOrder' | 'mailboxes';
+export type CheckedOnRead = 'messages' | 'messageOrder' | 'givenWork' | 'mailboxes';
 
 /** All that opening checks of the sub-dbs checked on read: their keys. */
 export const checkedOnReadKeys: Readonly<Record<CheckedOnRead, (key: unknown) => string | undefined>> = {
   messages: messageKeyReason,
   // Read only by retention, which passes over a value it cannot use (its Task then outlives the limit).
   messageOrder: (key) => (isSeq(key) ? undefined : 'key: expected a sequence number'),
+  // As large as the work in the log; asked only whether a key is there, and read by retention, which removes it.
+  givenWork: givenWorkKeyReason,
   mailboxes: waitingKeyReason,
 };
 

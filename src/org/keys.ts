@@ -14,6 +14,7 @@ export const subDbNames = [
   'terminationOrder',
   'messages',
   'messageOrder',
+  'givenWork',
   'conversations',
   'artifacts',
   'inbox',

@@ -1,12 +1,13 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type SubDbName, isSeqKey, metaKey } from './keys.js';
+import { givenWorkKeyOfRecord } from './givenWork.js';
+import { type SubDbName, isSeq, isSeqKey, metaKey } from './keys.js';
 import { AgentRecordSchema, MetaRecordSchema } from './schemas.js';
 import { zodReason } from './validators.js';
 
 /** The organisation schema this troupe writes. */
-export const currentSchemaVersion = 4;
+export const currentSchemaVersion = 5;
 
 /** What a migration may do: read and rewrite raw records, inside the opening transaction. */
 export interface MigrationTxn {
@@ -15,6 +16,8 @@ export interface MigrationTxn {
   entries(db: SubDbName): { key: Key; value: unknown }[];
   /** The keys of `db` in order, read as they are iterated (none of its values is loaded). */
   keys(db: SubDbName): Iterable<Key>;
+  /** One record of `db`, undefined when there is none. */
+  get(db: SubDbName, key: Key): unknown;
   put(db: SubDbName, key: Key, value: unknown): void;
   remove(db: SubDbName, key: Key): void;
 }
@@ -36,7 +39,9 @@ export type Migrations = Readonly<Record<number, Migration>>;
  * from the terminated agents' records by `terminatedAt` (then id), before any terminated from now on.
  * Version 4 lets an agent record carry the tool call that spawned it (`spawnCall`); records
  * without one stay valid, so nothing is rewritten: the version is raised so that an older troupe,
- * whose strict schema would quarantine such records, refuses the store instead.
+ * whose strict schema would quarantine such records, refuses the store instead. Version 5 adds
+ * the index of work the log holds (`givenWork`, by agent and Task id), built here from the log in
+ * its order, one record read at a time.
  */
 export const orgMigrations: Migrations = {
   2: (txn) => {
@@ -52,7 +57,23 @@ export const orgMigrations: Migrations = {
     ended.forEach(({ id }, n) => txn.put('terminationOrder', n, { v: 1, agentId: id }));
   },
   4: () => undefined,
+  5: (txn) => {
+    for (const n of txn.keys('messageOrder')) {
+      const work = isSeq(n) ? loggedWork(txn, n) : undefined;
+      if (work !== undefined) txn.put('givenWork', work, { v: 1, order: n });
+    }
+  },
 };
+
+/** The given-work key of the Task logged `n`th, if it is work; a record that cannot be read is passed over (it is quarantined when read). */
+function loggedWork(txn: MigrationTxn, n: number): [string, string] | undefined {
+  try {
+    const at = txn.get('messageOrder', n) as { owner?: unknown; seq?: unknown } | undefined;
+    return typeof at?.owner === 'string' && isSeq(at.seq) ? givenWorkKeyOfRecord(txn.get('messages', [at.owner, at.seq])) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** What the meta record says: a version, nothing (a new or pre-versioned store), or garbage. */
 export type StoredVersion =
@@ -88,6 +109,7 @@ export function migrate(
     from: version,
     entries: (db) => [...dbs[db].getRange()].map(({ key, value }) => ({ key, value })),
     keys: (db) => dbs[db].getKeys(),
+    get: (db, key) => dbs[db].get(key),
     put: (db, key, value) => {
       dbs[db].putSync(key, value);
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TroupeError } from '../errors.js';
 import { parseOrThrow } from '../task/index.js';
 import { type ViewUpdate, viewKey } from './inFlight.js';
+import { givenWorkKeyOfRecord } from './givenWork.js';
 import { isSeq, nameRange, seqRange, sessionConversationsRange } from './keys.js';
 import { endKey } from './reads.js';
 import type { RetiredAgent, SubDbs } from './types.js';
@@ -12,11 +13,11 @@ import { type Op, type StageContext, type Staged, readAgent, remove, staged } fr
 // what grows with use (the message log, the inbox, terminated agents).
 
 /**
- * Drops the oldest Tasks of the message log past `limit` (each with its place in the order) and
- * the oldest of the user's inbox past `limit`, at most `maxDrops` of each, so one transaction
- * stays small when the limit was lowered on a big store (the next checks catch up). Staged only
- * once every earlier write has committed (it is `checked`): it reads both logs' ends from disk.
- * The result is how many went.
+ * Drops the oldest Tasks of the message log past `limit` (each with its place in the order and,
+ * for work, its given-work entry) and the oldest of the user's inbox past `limit`, at most
+ * `maxDrops` of each, so one transaction stays small when the limit was lowered on a big store
+ * (the next checks catch up). Staged only once every earlier write has committed (it is
+ * `checked`): it reads both logs' ends from disk. The result is how many went.
  */
 export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number): Staged<number> {
   // Past the limit: the oldest keys of a log numbered without gaps (retention only ever drops its oldest).
@@ -30,7 +31,10 @@ export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number
   for (const n of excess(dbs.messageOrder)) {
     dropped++;
     const at = dbs.messageOrder.get(n) as { owner?: unknown; seq?: unknown } | undefined;
-    if (typeof at?.owner === 'string' && isSeq(at.seq)) ops.push(remove(dbs.messages, [at.owner, at.seq]));
+    if (typeof at?.owner === 'string' && isSeq(at.seq)) {
+      const key = [at.owner, at.seq];
+      ops.push(...forgetGiven(dbs, key, n), remove(dbs.messages, key));
+    }
     ops.push(remove(dbs.messageOrder, n));
   }
   for (const n of excess(dbs.inbox)) {
@@ -38,6 +42,23 @@ export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number
     dropped++;
   }
   return staged(dropped, ops);
+}
+
+/**
+ * Removes the given-work entry of the Task logged `n`th under `key`, if it is work and the entry
+ * is still that Task's (the same work logged again later keeps its own).
+ */
+function forgetGiven(dbs: SubDbs, key: Key, n: number): Op[] {
+  let work: [string, string] | undefined;
+  try {
+    work = givenWorkKeyOfRecord(dbs.messages.get(key));
+  } catch {
+    // An undecodable record is quarantined when read; its entry outlives the limit.
+    return [];
+  }
+  if (work === undefined) return [];
+  const entry = dbs.givenWork.get(work) as { order?: unknown } | undefined;
+  return entry === undefined || (isSeq(entry.order) && entry.order !== n) ? [] : [remove(dbs.givenWork, work)];
 }
 
 /**

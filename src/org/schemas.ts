@@ -88,6 +88,13 @@ export const MessageRecordSchema = z.object({ v: v1, task: TaskSchema }).strict(
 export const MessageOrderRecordSchema = z.object({ v: v1, owner: z.string().min(1), seq: z.number().int().nonnegative() }).strict();
 
 /**
+ * Work the message log holds (a Task asking an agent for a turn), kept under `[agentId, taskId]`:
+ * its place in the log's order, so retention forgets it with its Task. What tells a replay of
+ * work from new work after a restart (see `givenWork.ts`).
+ */
+export const GivenWorkRecordSchema = z.object({ v: v1, order: z.number().int().nonnegative() }).strict();
+
+/**
  * A Task an agent accepted and has not yet answered, kept under `[agentId, taskId]` so the
  * answer removes it without a search; `seq` keeps the order they arrived in.
  */

@@ -8,6 +8,7 @@ import { type StoreSettings, isLmdbFailure, readingThrough, setAsideOrRefuse, st
 import { silentLogger } from '../logger.js';
 import { type SubDbName, metaKey, nameRange, subDbNames } from './keys.js';
 import { currentSchemaVersion, migrate, orgMigrations, readSchemaVersion } from './migrations.js';
+import { givenWorkKey } from './givenWork.js';
 import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
@@ -198,6 +199,7 @@ type StoreQueries =
   | 'inbox'
   | 'latestInbox'
   | 'waitingCount'
+  | 'workGiven'
   | 'role'
   | 'roles'
   | 'agent'
@@ -239,7 +241,8 @@ function storeWrites(
     appendMessage: (rootTaskId, task) => {
       const appended = write('appendMessage', false, () => {
         const record = w.messageRecord(task);
-        return (ctx) => w.appendLogged(ctx, rootTaskId, record);
+        const work = givenWorkKey(task);
+        return (ctx) => w.appendLogged(ctx, rootTaskId, record, work);
       });
       retained.appended();
       return appended;
@@ -287,6 +290,7 @@ function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, S
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     latestInbox: (count) => latestTasks(dbs.inbox, count),
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
+    workGiven: (agentId, taskId) => dbs.givenWork.doesExist([agentId, taskId]),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,

@@ -156,6 +156,11 @@ export interface OrgStore {
   waiting(agentId: string): Task[];
   /** How many Tasks wait for `agentId`, counted from the keys without reading a record. */
   waitingCount(agentId: string): number;
+  /**
+   * Whether the message log holds work (a Task asking for a turn) with this id for `agentId`, as
+   * committed: work the society was given before, within `messageLogLimit`. One key lookup.
+   */
+  workGiven(agentId: string, taskId: string): boolean;
   /** Appends a Task to the user's inbox; resolves with its sequence number. */
   appendInbox(task: Task): Promise<number>;
   inbox(page?: Page): Task[];

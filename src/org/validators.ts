@@ -9,6 +9,7 @@ import {
   ConversationRecordSchema,
   InboxRecordSchema,
   MailboxRecordSchema,
+  GivenWorkRecordSchema,
   MessageOrderRecordSchema,
   MessageRecordSchema,
   RoleRecordSchema,
@@ -46,6 +47,8 @@ const keyIs = (expected: string, key: unknown): string | undefined =>
 export const messageKeyReason = (key: unknown): string | undefined => (isSeqKey(key) ? undefined : 'key: expected [rootTaskId, seq]');
 /** Why a waiting-Task key is invalid, or undefined: all opening checks of a waiting record (that it names its Task is checked when read). */
 export const waitingKeyReason = (key: unknown): string | undefined => (isNameKey(key) ? undefined : 'key: expected [agentId, taskId]');
+/** Why a key of the given-work index is invalid, or undefined: all opening checks of its records. */
+export const givenWorkKeyReason = (key: unknown): string | undefined => (isNameKey(key) ? undefined : 'key: expected [agentId, taskId]');
 
 /** How every record kind is validated (on open, but those checked on read when read): its schema, and its key against its value. */
 export const validators: Readonly<Record<RecordDbName, Validator>> = {
@@ -56,6 +59,7 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   terminationOrder: shaped(TerminationOrderRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   messages: shaped(MessageRecordSchema, (key) => messageKeyReason(key)),
   messageOrder: shaped(MessageOrderRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
+  givenWork: shaped(GivenWorkRecordSchema, (key) => givenWorkKeyReason(key)),
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),

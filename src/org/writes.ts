@@ -185,16 +185,21 @@ export function clearAgentConversations({ dbs }: StageContext, agentId: string):
   );
 }
 
-/** Appends a Task to `owner`'s message log and notes its place in the log's order across sessions; the result is its seq in `owner`'s log. */
-export function appendLogged(ctx: StageContext, owner: string, record: unknown): Staged<number> {
+/**
+ * Appends a Task to `owner`'s message log and notes its place in the log's order across sessions,
+ * and, for work (`work`, its `givenWorkKey`), that its agent was given it; the result is its seq
+ * in `owner`'s log.
+ */
+export function appendLogged(ctx: StageContext, owner: string, record: unknown, work: readonly [string, string] | undefined): Staged<number> {
   const { dbs, view } = ctx;
   const logged = appendSeq(ctx, 'messages', owner, [record]);
   const seq = logged.result - 1;
   // Pinned: one number for the whole store, read from disk once.
   const order = view.read(viewKey.orderSeq, () => (endKey(dbs.messageOrder, 'last') ?? -1) + 1);
+  const given = work === undefined ? [] : [put(dbs.givenWork, [...work], { v: 1, order })];
   return staged(
     seq,
-    [...logged.ops, put(dbs.messageOrder, order, { v: 1, owner, seq })],
+    [...logged.ops, put(dbs.messageOrder, order, { v: 1, owner, seq }), ...given],
     [...logged.updates, { key: viewKey.orderSeq, value: order + 1, keep: 'pinned' }],
   );
 }

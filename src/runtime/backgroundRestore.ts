@@ -11,6 +11,14 @@ export interface RestoreState extends RestoreProgress {
 /** Lets the event loop run what is ready (I/O, timers) before the next slice. */
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+export interface BackgroundRestoreOptions {
+  readonly sliceTasks: number;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** What the restore waits for before each slice: a turn of the event loop (a test may hold it, to see the restore in progress). */
+  readonly betweenSlices?: () => Promise<void>;
+}
+
 /**
  * Starts a restored organisation's agents in the background, a slice at a time, yielding to the
  * event loop between slices so the runtime answers requests meanwhile: each slice starts the
@@ -21,14 +29,14 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  */
 export class BackgroundRestore {
   readonly #pending: PendingAgents;
-  readonly #options: { readonly sliceTasks: number; readonly logger: Logger; readonly clock: Clock };
+  readonly #options: BackgroundRestoreOptions;
   #stopped = false;
   #done = false;
   #finish: (state: RestoreState) => void = () => undefined;
   /** Resolves once the restore is over (finished, or stopped by a shutdown); at once when there was nothing to restore. */
   readonly finished = new Promise<RestoreState>((resolve) => (this.#finish = resolve));
 
-  constructor(pending: PendingAgents, options: { sliceTasks: number; logger: Logger; clock: Clock }) {
+  constructor(pending: PendingAgents, options: BackgroundRestoreOptions) {
     this.#pending = pending;
     this.#options = options;
   }
@@ -52,13 +60,13 @@ export class BackgroundRestore {
     return this.#pending.size > 0 && !this.#stopped;
   }
 
-  async #run({ sliceTasks, logger, clock }: { sliceTasks: number; logger: Logger; clock: Clock }): Promise<RestoreState> {
+  async #run({ sliceTasks, logger, clock, betweenSlices = yieldToEventLoop }: BackgroundRestoreOptions): Promise<RestoreState> {
     const started = clock.now();
     const { agents } = this.#pending.progress();
     if (agents > 0) logger.info({ agents, sliceTasks }, 'restoring agents in the background');
     // Yield first: whoever created the runtime gets it (and can open its HTTP API) before any slice runs.
     while (this.#left()) {
-      await yieldToEventLoop();
+      await betweenSlices();
       // A shutdown may have stopped it, or Tasks started the rest, while it yielded.
       if (this.#left()) this.#pending.startNext(sliceTasks);
     }

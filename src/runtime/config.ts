@@ -48,6 +48,13 @@ export const RuntimeConfigSchema = z.object({
   commitDelayMs: z.number().int().nonnegative().max(60_000).default(10),
   /** With a data dir: records held back at most; the next one commits them all at once. */
   maxHeldWrites: z.number().int().positive().default(256),
+  /**
+   * With a data dir: Tasks the runtime's outputs (the user endpoint, each `rt.events()` stream)
+   * may hold together while answers to the user wait for the store's commit, as they must before
+   * the user has them. At it, the user's new work is refused at intake with `store_behind` until
+   * the store catches up; nothing held is dropped or let out early.
+   */
+  maxHeldUntilDurable: z.number().int().positive().default(10_000),
   /** Live agents a society may have at once (restored ones count too); a spawn past it is refused with `agent_limit`. */
   maxLiveAgents: z.number().int().positive().default(1_000),
   /** Live children one agent may have at once; a spawn past it is refused with `children_limit`. */

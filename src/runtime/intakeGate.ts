@@ -3,25 +3,26 @@ import { TroupeError } from '../errors.js';
 /** How long a client refused for a full mailbox is told to wait before trying again. */
 const mailboxRetryAfterSeconds = 1;
 
-/** Why an agent's memory cannot take `incoming` more Tasks now (`memory_behind`), or null when it can. */
-export type MemoryRefusal = (agentId: string, incoming: number) => TroupeError | null;
+/** Why `agentId` cannot take `incoming` more Tasks now (its memory or the store is behind), or null when it can. */
+export type BackPressure = (agentId: string, incoming: number) => TroupeError | null;
 
 /**
  * The user's door to an agent's mailbox: a Task is refused at intake, before anything is written
  * or acknowledged, when the agent has `mailboxLimit` Tasks waiting, counting the user's Tasks
- * still being written, or when its memory is too far behind to keep what the Task will add.
+ * still being written, or when back-pressure says so: its memory too far behind to keep what the
+ * Task will add (`memory_behind`), or the store behind the answers (`store_behind`).
  * One that passes is acknowledged and queued even past the limit (the agent machine's
  * `accepted` flag), so the caller never hears "accepted" for a Task refused later.
  */
 export class IntakeGate {
   readonly #limit: number;
-  readonly #memoryRefusal: MemoryRefusal;
+  readonly #backPressure: BackPressure;
   /** The user's Tasks admitted and not yet in their agent's mailbox, by agent; empty when idle. */
   readonly #inFlight = new Map<string, number>();
 
-  constructor(mailboxLimit: number, memoryRefusal: MemoryRefusal = () => null) {
+  constructor(mailboxLimit: number, backPressure: BackPressure = () => null) {
     this.#limit = mailboxLimit;
-    this.#memoryRefusal = memoryRefusal;
+    this.#backPressure = backPressure;
   }
 
   /**
@@ -36,7 +37,7 @@ export class IntakeGate {
         context: { agentId, retryAfterSeconds: mailboxRetryAfterSeconds },
       });
     }
-    const behind = this.#memoryRefusal(agentId, inFlight + 1);
+    const behind = this.#backPressure(agentId, inFlight + 1);
     if (behind !== null) throw behind;
     this.#inFlight.set(agentId, inFlight + 1);
     let counted = true;

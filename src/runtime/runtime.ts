@@ -30,9 +30,15 @@ import { societyEnvironment } from './societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
 import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './terminateOptions.js';
 import { DurableOrder } from './journal/durableOrder.js';
+import { HeldUntilDurable } from './journal/heldUntilDurable.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 
 const societies = new WeakMap<Runtime, Society>();
+
+/** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
+interface RuntimeSeams {
+  readonly betweenRestoreSlices?: () => Promise<void>;
+}
 
 /**
  * The society inside a runtime (its live agents with their conversations and actors, the
@@ -79,13 +85,15 @@ export class Runtime {
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
+  /** What every output holds until the store commits (the user endpoint, each `events()` stream): intake keeps it bounded. */
+  readonly #heldUntilDurable: HeldUntilDurable;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
    *
    * @internal
    */
-  static async create(options: RuntimeOptions): Promise<Runtime> {
+  static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
     const { dataDir, secrets } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
     const { config, memorySettings, level } = runtimeSettings(options);
@@ -96,7 +104,7 @@ export class Runtime {
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
     const { messageLogLimit, terminatedAgentsKept } = config;
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
-    const runtime = new Runtime({ ...options, logger, clock, redactor, memorySettings }, config, journal);
+    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings }, config, journal);
     const stored = journal.stored(config.inboxLimit);
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
@@ -109,19 +117,23 @@ export class Runtime {
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
   private constructor(
-    options: RuntimeOptions & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
+    options: RuntimeOptions & RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
     config: RuntimeConfig,
     journal: Journal,
   ) {
-    const { clock, logger, inspect, root, redactor } = options;
+    const { clock, logger, inspect, root, redactor, betweenRestoreSlices } = options;
     this.redactor = redactor;
     this.#journal = journal;
     this.#root = root;
     this.config = config;
     this.#textSchema = UserTextSchema.max(this.config.maxInputChars);
-    // Each Task an agent has taken and not answered will add at least its answer to its memory.
+    // Each Task an agent has taken and not answered will add to its memory, at least its answer.
     const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
-    this.#intake = new IntakeGate(config.mailboxLimit, (agentId, incoming) => this.#memory.refusal(agentId, incoming + unanswered(agentId)));
+    this.#heldUntilDurable = new HeldUntilDurable(config.maxHeldUntilDurable);
+    this.#intake = new IntakeGate(
+      config.mailboxLimit,
+      (agentId, incoming) => this.#heldUntilDurable.refusal() ?? this.#memory.refusal(agentId, incoming, unanswered(agentId)),
+    );
     this.#clock = clock;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
@@ -135,8 +147,10 @@ export class Runtime {
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
     societies.set(this, this.#society);
     this.#views = new AgentViews(this.#society, journal);
-    this.#restore = new BackgroundRestore(this.#society.restoring, { sliceTasks: config.restoreSliceTasks, logger, clock });
-    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order: new DurableOrder(journal, logger) });
+    const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
+    this.#restore = new BackgroundRestore(this.#society.restoring, restore);
+    const order = new DurableOrder(journal, logger, this.#heldUntilDurable);
+    this.user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order });
     journal.connect(this.bus);
     this.bus.faults$.subscribe((fault) => {
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
@@ -319,7 +333,7 @@ export class Runtime {
    * a restart would give again.
    */
   events(pattern = '*'): Observable<Task> {
-    return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger));
+    return this.bus.on(pattern).pipe(DurableOrder.operator(this.#journal, this.#logger, this.#heldUntilDurable));
   }
 
   onOutput(handler: OutputHandler): () => void {

@@ -65,7 +65,8 @@ export interface AgentView extends AgentRecord {
   /**
    * Where the agent is in its lifecycle: `running.idle` with no turn in progress,
    * `running.turn.thinking` while any of its lanes waits on the model, `running.turn.acting`
-   * while all of them run tools; `terminated` once gone.
+   * while all of them run tools; `draining` while it finishes its turns and queued Tasks with
+   * intake closed; `terminated` once gone (`AgentState` lists every state).
    */
   readonly state: AgentState;
   /** Tasks waiting in its mailbox for a lane. */

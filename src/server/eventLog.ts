@@ -1,15 +1,24 @@
+import { randomBytes } from 'node:crypto';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { DebugRing } from '../bus/index.js';
 import type { Runtime } from '../runtime/index.js';
 import type { Task } from '../task/index.js';
 import type { Redactor } from './redact.js';
 
-/** One bus Task as every event stream sends it: its server-wide id and its redacted JSON. */
+/** Where a reconnecting client's `Last-Event-ID` says it got to: a server's run, and the number of the event within it. */
+export interface EventPosition {
+  /** The run of the server that sent it; null for a bare number, which no server sends any more. */
+  readonly run: string | null;
+  readonly seq: number;
+}
+
+/** One bus Task as every event stream sends it: its server-wide id (`<run>-<seq>`) and its redacted JSON. */
 export class LoggedEvent {
   #data: string | undefined;
 
   constructor(
-    readonly id: number,
+    readonly id: string,
+    readonly seq: number,
     readonly task: Task,
     readonly redactor: Redactor,
   ) {}
@@ -28,25 +37,34 @@ export class LoggedEvent {
 /** What a reconnecting client gets: the events after its id, or `reset` when some are gone. */
 export type Replay = { readonly kind: 'events'; readonly events: readonly LoggedEvent[] } | { readonly kind: 'reset'; readonly reason: string };
 
+/** A name for one server's run: 64 random bits, so two runs (a restart) never share one. */
+function newRun(): string {
+  return randomBytes(8).toString('hex');
+}
+
 /**
  * Every bus Task numbered once for the whole server (so an id means the same on every stream)
  * and redacted at most once, with the newest `capacity` kept for clients that reconnect with
- * `Last-Event-ID`. Ids start at 1 with each server; a client holding an id this server never
- * gave, or one already dropped from the buffer, is told to start over instead of silently
- * missing what happened in between.
+ * `Last-Event-ID`. An id is the server's run and a number counted from 1 in it (`3f9a…-42`),
+ * so ids are unique across restarts: a client holding an id of another run (the server
+ * restarted), one this run never gave, or one already dropped from the buffer, is told to start
+ * over instead of being sent the wrong events or silently missing what happened in between.
  */
 export class EventLog {
+  /** This server's run: the first part of every id it gives. */
+  readonly run: string;
   readonly #recent: DebugRing<LoggedEvent>;
   readonly #live = new Subject<LoggedEvent>();
   readonly #subscription: Subscription;
-  #lastId = 0;
+  #lastSeq = 0;
 
-  constructor(runtime: Runtime, redactor: Redactor, capacity: number) {
+  constructor(runtime: Runtime, redactor: Redactor, capacity: number, run: string = newRun()) {
+    this.run = run;
     this.#recent = new DebugRing(capacity);
     this.#subscription = runtime.events('*').subscribe({
       next: (task) => {
-        this.#lastId += 1;
-        const event = new LoggedEvent(this.#lastId, task, redactor);
+        this.#lastSeq += 1;
+        const event = new LoggedEvent(`${this.run}-${this.#lastSeq}`, this.#lastSeq, task, redactor);
         this.#recent.push(event);
         this.#live.next(event);
       },
@@ -54,9 +72,9 @@ export class EventLog {
     });
   }
 
-  /** The id of the newest event so far (0 before the first). */
-  get lastId(): number {
-    return this.#lastId;
+  /** The id of the newest event so far (`<run>-0` before the first). */
+  get lastId(): string {
+    return `${this.run}-${this.#lastSeq}`;
   }
 
   /** Events as they are published; completes when the bus closes. */
@@ -64,12 +82,19 @@ export class EventLog {
     return this.#live;
   }
 
-  /** The events after `lastId`, oldest first, if the buffer still holds all of them. */
-  since(lastId: number): Replay {
-    if (lastId > this.#lastId) return { kind: 'reset', reason: `event ${lastId} was not sent by this server (its last is ${this.#lastId}): it restarted` };
-    const events = this.#recent.items().filter((event) => event.id > lastId);
-    const oldest = events[0]?.id ?? this.#lastId + 1;
-    if (oldest > lastId + 1) return { kind: 'reset', reason: `events ${lastId + 1} to ${oldest - 1} are no longer in the replay buffer (replayBufferEvents)` };
+  /** The events after `last`, oldest first, if it is this run's and the buffer still holds all of them. */
+  since(last: EventPosition): Replay {
+    const { run, seq } = last;
+    if (run !== this.run) {
+      const given = run === null ? String(seq) : `${run}-${seq}`;
+      return { kind: 'reset', reason: `event ${given} was sent before this server restarted (this run's ids are ${this.run}-1 onwards)` };
+    }
+    if (seq > this.#lastSeq) return { kind: 'reset', reason: `event ${run}-${seq} was never sent (the last is ${this.lastId})` };
+    const events = this.#recent.items().filter((event) => event.seq > seq);
+    const oldest = events[0]?.seq ?? this.#lastSeq + 1;
+    if (oldest > seq + 1) {
+      return { kind: 'reset', reason: `events ${run}-${seq + 1} to ${run}-${oldest - 1} are no longer in the replay buffer (replayBufferEvents)` };
+    }
     return { kind: 'events', events };
   }
 

@@ -5,7 +5,7 @@ import { type ActionPattern, matches, parsePattern } from '../bus/index.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type Task, parseOrThrow } from '../task/index.js';
-import type { EventLog, LoggedEvent } from './eventLog.js';
+import type { EventLog, EventPosition, LoggedEvent } from './eventLog.js';
 import { type EventsQuery, EventsQuerySchema, LastEventIdSchema } from './schemas.js';
 import type { BudgetedStream, StreamBudget } from './streamBudget.js';
 
@@ -49,11 +49,12 @@ function actionPattern(action: string): ActionPattern {
 }
 
 /** The `Last-Event-ID` header of a reconnecting client, if it sent one. */
-function lastEventId(request: FastifyRequest): number | undefined {
+function lastEventId(request: FastifyRequest): EventPosition | undefined {
   const header = request.headers['last-event-id'];
   if (header === undefined) return undefined;
   const parsed = LastEventIdSchema.safeParse(header);
-  if (!parsed.success) throw new ValidationError('Last-Event-ID', `must be an event id (a whole number), got "${String(header).slice(0, 40)}"`);
+  if (!parsed.success)
+    throw new ValidationError('Last-Event-ID', `must be an event id as the server sent it ("<run>-<number>"), got "${String(header).slice(0, 40)}"`);
   return parsed.data;
 }
 
@@ -61,7 +62,7 @@ const frame = (event: LoggedEvent): string => `id: ${event.id}\nevent: task\ndat
 
 /**
  * `GET /api/events`: every bus Task as a Server-Sent Event (`event: task`, JSON data, redacted,
- * `id` server-wide), optionally only those of one task tree, one agent or one action pattern.
+ * `id` server-wide and unique across restarts), optionally only those of one task tree, one agent or one action pattern.
  * The stream opens with a `: connected` comment, so a client knows it will see everything
  * published after it; with `Last-Event-ID` it first gets what it missed, from the log's buffer,
  * or an `event: reset` when that is no longer all there.
@@ -127,9 +128,9 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
   });
 }
 
-/** What a client resuming after `lastId` missed, or a `reset` (carrying the newest id, so it is said once). */
-function replay(log: EventLog, lastId: number, matching: (event: LoggedEvent) => boolean, write: (text: string) => void): void {
-  const missed = log.since(lastId);
+/** What a client resuming after `last` missed, or a `reset` (carrying the newest id, so it is said once). */
+function replay(log: EventLog, last: EventPosition, matching: (event: LoggedEvent) => boolean, write: (text: string) => void): void {
+  const missed = log.since(last);
   if (missed.kind === 'reset') {
     write(`id: ${log.lastId}\nevent: reset\ndata: ${JSON.stringify({ reason: missed.reason })}\n\n`);
     return;

@@ -55,6 +55,7 @@ export function statusOf(code: ErrorCode): number {
     // Back-pressure: the agent (or the society) is full, the client may try again later.
     case 'mailbox_full':
     case 'memory_behind':
+    case 'store_behind':
     case 'too_many_streams':
     case 'memory_full':
     case 'agent_limit':
@@ -150,14 +151,30 @@ function retryAfterOf(error: unknown): number | undefined {
   return status === 429 || error.code === 'model_queue_full' ? busyRetryAfterSeconds : unavailableRetryAfterSeconds;
 }
 
-/** Fastify's error handler: every failure leaves as `{ error: { code, message, field } }`; 5xx are logged. */
+/**
+ * The level a 5xx is logged at: a failure (500, 502, 504) is an error; a 503 is a refusal the
+ * server means, a warning when it is overloaded or cannot reach an agent's node, and only a debug
+ * line while it shuts down (`intake_closed`: every client is told so, and the shutdown is logged).
+ */
+function logLevelOf(error: unknown, status: number): 'debug' | 'warn' | 'error' {
+  if (status !== 503) return 'error';
+  return error instanceof TroupeError && error.code === 'intake_closed' ? 'debug' : 'warn';
+}
+
+/** Fastify's error handler: every failure leaves as `{ error: { code, message, field } }`; 5xx are logged (see logLevelOf). */
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toResponse(error);
     const retryAfter = retryAfterOf(error);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     // The path only: a query may carry the token (?access_token= on the event stream).
-    if (status >= 500) logger.error({ method: request.method, url: pathOf(request.url), error: describeError(error) }, 'request failed');
+    if (status >= 500) {
+      const level = logLevelOf(error, status);
+      logger[level](
+        { method: request.method, url: pathOf(request.url), status, error: describeError(error) },
+        level === 'error' ? 'request failed' : 'request refused',
+      );
+    }
     return reply.status(status).send(body);
   };
 }

@@ -94,7 +94,7 @@ const routes: readonly RouteDoc[] = [
     method: 'get',
     path: '/api/events',
     operationId: 'streamEvents',
-    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old)',
+    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old or from before a restart)',
     query: s.EventsQuerySchema,
     headers: z.object({ 'Last-Event-ID': s.LastEventIdSchema.optional() }),
     reply: { status: 200, mediaType: 'text/event-stream' },

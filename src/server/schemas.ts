@@ -148,11 +148,18 @@ export const EventsQuerySchema = z
   })
   .strict();
 
-/** `Last-Event-ID`: the id of the last event a reconnecting client saw (ids are server-wide, from 1). */
+/**
+ * `Last-Event-ID`: the id of the last event a reconnecting client saw, `<run>-<n>` (the server's
+ * run, and the event's number in it, from 1). A bare number (an id no server sends any more) is
+ * taken as one from another run.
+ */
 export const LastEventIdSchema = z
   .string()
-  .regex(/^\d{1,15}$/, 'must be an event id (a whole number)')
-  .transform(Number);
+  .regex(/^(?:[0-9a-z]{1,32}-)?\d{1,15}$/, 'must be an event id (as the server sent it: "<run>-<number>")')
+  .transform((id) => {
+    const dash = id.lastIndexOf('-');
+    return { run: dash === -1 ? null : id.slice(0, dash), seq: Number(id.slice(dash + 1)) };
+  });
 
 export const HealthReplySchema = z.object({ status: z.literal('ok') });
 /**

@@ -1,4 +1,4 @@
-import type { Task } from './schema.js';
+import { type Task, isReplyStatus } from './schema.js';
 
 /**
  * The action names troupe itself publishes. Users may publish their own dotted names;
@@ -30,4 +30,9 @@ const turnActions: ReadonlySet<string> = new Set([Actions.execute, Actions.messa
 /** Whether a Task asks its receiver for work (a turn): a new `execute` or message, not a status update or notice. */
 export function asksForWork(task: Pick<Task, 'status' | 'action'>): boolean {
   return task.status === 'submitted' && turnActions.has(task.action);
+}
+
+/** Whether a Task is a receiver's reply to work it was asked for (an `execute` or message answered, failed or waiting for input). */
+export function answersWork(task: Pick<Task, 'status' | 'action'>): boolean {
+  return isReplyStatus(task.status) && turnActions.has(task.action);
 }

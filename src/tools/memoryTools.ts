@@ -44,7 +44,7 @@ export const searchMemoryTool = defineTool({
   name: 'search_memory',
   description:
     'Search your long-term memory for the facts closest to a query (facts of this conversation and those kept for every conversation), ' +
-    'closest first, each with its similarity (0..1).',
+    'closest first, each with its similarity (at most 1). Only facts related to the query are returned: an empty list means you remember nothing about it.',
   parameters: z.object({
     query: blankRefused(z.string().max(4_000)).describe('What to look for'),
     k: z.number().int().min(1).max(maxSearchResults).default(defaultSearchResults).describe(`How many facts at most (default ${defaultSearchResults})`),

@@ -44,12 +44,12 @@ interface Poet {
 }
 
 /** A bus on a society of its own whose poet records every Task it is handed. */
-async function poet(replayWindowTasks?: number): Promise<Poet> {
+async function poet(replayWindowTasks?: number, logger = new MemoryLogger()): Promise<Poet> {
   const society = nextSociety();
   const bus = await natsBus({
     servers: serverOf().url,
     society,
-    logger: new MemoryLogger(),
+    logger,
     ...(replayWindowTasks === undefined ? {} : { replayWindowTasks }),
   });
   const given: Task[] = [];
@@ -136,5 +136,40 @@ describeWithNatsServer('replayed work on NATS', () => {
     const freshArrived = firstValueFrom(second.bus.to('poet').pipe(filter((task) => (given.push(task.id), task.id === fresh.id))));
     await freshArrived;
     expect(given).toEqual([fresh.id]);
+  });
+});
+
+describeWithNatsServer('work a store says was given (a runtime with a data dir lends its log)', () => {
+  const givenBefore = work('given before a restart');
+  const record = { given: (agentId: string, taskId: string) => agentId === 'poet' && taskId === givenBefore.id };
+
+  it('drops work the record names, as a replay', async () => {
+    const logger = new MemoryLogger();
+    const poem = await poet(undefined, logger);
+    poem.bus.transport.consultGivenWork?.(record);
+    await poem.receive([['forger.1', givenBefore]]);
+    expect(timesGiven(poem, givenBefore)).toBe(0);
+    expect(poem.bus.transport.dropped).toBe(1);
+    expect(logger.entries.find((entry) => entry.message === 'dropped a message from NATS')?.fields).toMatchObject({ kind: 'replayed', rememberedBy: 'store' });
+  });
+
+  it('runs that work once the record is withdrawn', async () => {
+    const poem = await poet();
+    poem.bus.transport.consultGivenWork?.(record)();
+    await poem.receive([['forger.1', givenBefore]]);
+    expect(timesGiven(poem, givenBefore)).toBe(1);
+  });
+
+  it('takes work as new when the record fails, saying so', async () => {
+    const logger = new MemoryLogger();
+    const poem = await poet(undefined, logger);
+    poem.bus.transport.consultGivenWork?.({
+      given: () => {
+        throw new Error('store closed');
+      },
+    });
+    await poem.receive([['forger.1', givenBefore]]);
+    expect(timesGiven(poem, givenBefore)).toBe(1);
+    expect(logger.entries.map((entry) => entry.message)).toContain('could not read whether work from NATS was given before');
   });
 });

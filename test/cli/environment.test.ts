@@ -47,6 +47,7 @@ describe('reading the environment', () => {
     expect(read({})).toEqual({});
     expect(read({ TROUPE_CONTEXT_TOKENS: ' 4000 ' })).toEqual({ context: { tokens: 4000 } });
     expect(read({ TROUPE_L4_COMPRESS_ABOVE: '2000' })).toEqual({ facts: { compressAbove: 2000, keepTopN: 1600 } });
+    expect(read({ TROUPE_L4_MAX_WAITING_ADDS: '50' })).toEqual({ facts: { maxWaitingAdds: 50 } });
     for (const bad of ['10', 'many', '1.5', '99999999999']) {
       expect(() => read({ TROUPE_CONTEXT_TOKENS: bad })).toThrow(/^TROUPE_CONTEXT_TOKENS: must be a whole number of tokens/);
     }

@@ -42,6 +42,16 @@ describe('the size of L4 from the environment', () => {
     expect(readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: '1000', TROUPE_L4_KEEP_TOP_N: ' 500 ' })).toEqual({ compressAbove: 1000, keepTopN: 500 });
   });
 
+  it('reads maxWaitingAdds, 0 included (an add that would wait is refused), and refuses what is not a whole number, naming the variable', () => {
+    expect(readFactLimits({ TROUPE_L4_MAX_WAITING_ADDS: ' 250 ' })).toEqual({ maxWaitingAdds: 250 });
+    expect(readFactLimits({ TROUPE_L4_MAX_WAITING_ADDS: '0' })).toEqual({ maxWaitingAdds: 0 });
+    for (const bad of ['-1', '1.5', 'many']) {
+      expect(() => readFactLimits({ TROUPE_L4_MAX_WAITING_ADDS: bad })).toThrow(
+        new RegExp(`^TROUPE_L4_MAX_WAITING_ADDS: must be a whole number for maxWaitingAdds; got "${bad.replace('.', '\\.')}"`),
+      );
+    }
+  });
+
   it('refuses what L4 refuses, naming the variable', () => {
     expect(() => readFactLimits({ TROUPE_L4_COMPRESS_ABOVE: 'lots' })).toThrow(/must be a whole number for compressAbove; got "lots"/);
     const thrown = (() => {

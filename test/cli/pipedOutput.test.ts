@@ -72,11 +72,16 @@ afterAll(async () => {
 const slow = { timeout: 120_000 };
 
 describe('output into a slow pipe', () => {
-  it('troupe messages --json: a multi-megabyte JSON array arrives whole', slow, async () => {
+  it('troupe messages --json: multi-megabyte JSON lines arrive whole', slow, async () => {
     const result = await runCliReadSlowly(['messages', bigTask.id, '--json', '--limit', String(messageCount), '--data-dir', orgDir], {});
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.length).toBeGreaterThan(3_000_000);
-    const tasks = TaskSchema.array().parse(JSON.parse(result.stdout));
+    const tasks = TaskSchema.array().parse(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    );
     expect(tasks).toHaveLength(messageCount);
     // Compared as a flag: a diff of two 60,000-character texts helps nobody.
     expect(tasks.at(-1)?.result === longText(`progress-${messageCount - 1}`)).toBe(true);

@@ -7,23 +7,12 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { TaskSchema } from '../../src/task/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { runCli, startCli, untilPrinted } from '../support/cliProcess.js';
+import { freePort } from '../support/freePort.js';
 
 /** Index of the first line matching `pattern` at or after `from`, or -1. */
 function lineIndex(lines: readonly string[], pattern: RegExp, from = 0): number {
   for (let i = from; i < lines.length; i++) if (pattern.test(lines[i] ?? '')) return i;
   return -1;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Asserts the society's flow in the printed lines: spawn → delegate → result → terminate → answer. */

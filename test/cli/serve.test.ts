@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
 import { type Task, finalStatuses, taskText } from '../../src/task/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
+import { freePort } from '../support/freePort.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
 interface MessagesBody {
@@ -92,6 +93,7 @@ describe('troupe serve (child process)', () => {
     const refused = await serve.log('the HTTP API could not start; running in console mode only');
     expect(refused.level).toBe(50);
     expect(String(refused['error'])).toMatch(/EADDRINUSE|in use/);
+    expect(refused['hint']).toMatch(/is in use .*: pick another with --port <port>, or --port 0 for any free one/);
     serve.write('write a haiku about rain');
     await serve.until(() => /root → user \[completed\]/.test(serve.stdout) || undefined, 'the answer on stdout');
     expect(serve.stdout).toMatch(/→ root {2}task \S+/);
@@ -99,6 +101,17 @@ describe('troupe serve (child process)', () => {
     serve.write('@nobody hello');
     await serve.until(() => serve.stdout.includes('troupe: no agent "nobody"') || undefined, 'the refusal');
     serve.signal('SIGINT');
+    expect(await serve.done).toBe(0);
+  });
+
+  it('--inspect-port serves the inspector relay for as long as the service runs', async () => {
+    const port = await freePort();
+    const serve = started(['--port', '0', '--memory', '--no-console', '--inspect-port', String(port)]);
+    const relay = await serve.log('inspector relay listening: open it to watch every actor in the Stately inspector');
+    expect(relay['url']).toBe(`http://127.0.0.1:${port}`);
+    await serve.url();
+    expect(await fetch(`http://127.0.0.1:${port}`).then((response) => response.text())).toContain('Stately Inspector');
+    serve.signal('SIGTERM');
     expect(await serve.done).toBe(0);
   });
 

@@ -146,7 +146,7 @@ describe('troupe messages', () => {
     ]);
   });
 
-  it('pages with --offset and --limit, and prints Tasks with --json', async () => {
+  it('pages with --offset and --limit, and prints Tasks with --json as NDJSON, one Task a line, as the other commands do', async () => {
     const page = await runCli(['messages', rootTask.id, '--data-dir', dir, '--offset', '1', '--limit', '2'], env);
     expect(page.code, page.stderr).toBe(0);
     expect(
@@ -162,7 +162,9 @@ describe('troupe messages', () => {
 
     const json = await runCli(['messages', rootTask.id, '--data-dir', dir, '--json', '--limit', '3'], env);
     expect(json.code, json.stderr).toBe(0);
-    const tasks = JSON.parse(json.stdout) as Task[];
+    const lines = json.stdout.split('\n');
+    expect(lines.at(-1)).toBe('');
+    const tasks = lines.slice(0, -1).map((line) => JSON.parse(line) as Task);
     expect(tasks.map((task) => [task.from, task.to, task.status])).toEqual([
       ['user', 'boss-1', 'submitted'],
       ['boss-1', 'poet-2', 'submitted'],

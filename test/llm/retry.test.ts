@@ -108,6 +108,17 @@ describe('RetryingModel', () => {
     expect(inner.requests).toHaveLength(2);
   });
 
+  it('spreads waits by default, so agents refused by the same 429 do not retry in lockstep: backoffs shorter, a Retry-After longer, never shorter', () => {
+    const draws = [0.99, 0.2, 0];
+    const { model } = setup([], defaultRetryPolicy, () => draws.shift() ?? 0);
+    expect(defaultRetryPolicy.jitter).toBeGreaterThan(0);
+    const spread = defaultRetryPolicy.jitter;
+    expect(model.delayFor(0, undefined)).toBe(1000 * (1 - spread * 0.99));
+    expect(model.delayFor(0, 2000)).toBe(2000 * (1 + spread * 0.2));
+    // The lowest draw waits exactly what the server asked for.
+    expect(model.delayFor(0, 2000)).toBe(2000);
+  });
+
   it('spreads delays with jitter so parallel agents do not retry in lockstep', () => {
     const draws = [0.5, 0, 0.99];
     const { model } = setup([], { ...defaultRetryPolicy, jitter: 0.5 }, () => draws.shift() ?? 0);
@@ -125,7 +136,8 @@ describe('RetryingModel', () => {
       },
     });
     const clock = new SimulatedClock();
-    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock });
+    // A random draw of 0: the jitter shortens nothing, so the wait is the schedule's own.
+    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock, random: () => 0 });
     let vectors: number[][] | undefined;
     const call = model.embed(['a b c']).then((result) => (vectors = result));
     const waits = await runTimers(clock, () => vectors !== undefined);
@@ -150,7 +162,7 @@ describe('RetryingModel stream', () => {
       },
     };
     const clock = new SimulatedClock();
-    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock, logger: new MemoryLogger() });
+    const model = new RetryingModel(flaky, defaultRetryPolicy, { clock, logger: new MemoryLogger(), random: () => 0 });
     let reply = '';
     const call = collectReply(model.chat(request)).then((collected) => (reply = collected.message.content));
     expect(await runTimers(clock, () => reply !== '')).toEqual([1000]);

@@ -77,8 +77,10 @@ function label(event: ModelEvent): string {
   }
 }
 
-/** Draining (intake closed by `agent.drain`) or stopping: a Task arriving now is refused, never queued. */
-const intakeClosed = (snapshot: Snapshot): boolean => snapshot.context.draining || snapshot.matches('stopping');
+/** A drain asked for (draining, or spawning to drain once ready): the agent takes no new work but finishes what it has. */
+const drainAsked = (snapshot: Snapshot): boolean => snapshot.matches('draining') || snapshot.matches({ spawning: 'thenDrain' });
+/** Draining or stopping: a Task arriving now is refused, never queued. */
+const intakeClosed = (snapshot: Snapshot): boolean => drainAsked(snapshot) || snapshot.matches('stopping');
 const laneTask = (snapshot: Snapshot, sessionId: string): Task | undefined => snapshot.context.lanes.find((lane) => lane.sessionId === sessionId)?.task;
 
 /**
@@ -214,7 +216,7 @@ function noTaskLost(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
 function drainAnswersEverything(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
   steps.forEach((step, index) => {
     const { context } = step.next;
-    if (!(context.draining && step.next.matches({ running: 'idle' }) && context.mailbox.length === 0)) return;
+    if (!(step.next.matches({ draining: 'idle' }) && context.mailbox.length === 0)) return;
     const upTo = steps.slice(0, index + 1);
     expect(
       upTo.flatMap((s) => s.actions).filter((effect) => effect.type === 'cancelPending'),
@@ -222,6 +224,30 @@ function drainAnswersEverything(steps: readonly RunStep<Snapshot, ModelEvent>[])
     ).toEqual([]);
     expect(settledUpTo(upTo), 'a drained agent answered every Task it accepted').toBe(acceptedUpTo(upTo));
   });
+}
+
+/**
+ * Draining is a state of the chart: from `agent.drain` until it is told to stop, the agent is in
+ * `draining` (or waits in `spawning.thenDrain` to get there), never back in `running`, while its
+ * lanes and queue still run (their answers are the effects above).
+ */
+function drainingIsAState(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  let asked = false;
+  for (const { event, prev, next } of steps) {
+    if (event.type === 'agent.drain' && prev !== null && (prev.matches('running') || prev.matches('spawning'))) asked = true;
+    if (next.matches('stopping') || next.status === 'done') asked = false;
+    expect(drainAsked(next), `after ${event.type}: ${JSON.stringify(next.value)}`).toBe(asked);
+    if (event.type === 'xstate.done.actor.prepare' && prev !== null && drainAsked(prev)) expect(next.matches('draining')).toBe(true);
+  }
+}
+
+/** Running or draining, the shared region reads `turn` exactly while some lane has a turn in progress. */
+function turnWhileLanesRun(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  for (const { next } of steps) {
+    for (const phase of ['running', 'draining'] as const) {
+      if (next.matches(phase)) expect(next.matches({ [phase]: 'turn' }), JSON.stringify(next.value)).toBe(next.context.lanes.length > 0);
+    }
+  }
 }
 
 /**
@@ -249,7 +275,6 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     status: snapshot.status,
     mailbox: snapshot.context.mailbox.map((task) => task.sessionId),
     lanes: snapshot.context.lanes.map((lane) => `${lane.sessionId}:${lane.phase}`).sort(),
-    draining: snapshot.context.draining,
   }),
   label,
   implement: (harness) =>
@@ -274,6 +299,8 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
   afterPath: (steps) => {
     noTaskLost(steps);
     drainAnswersEverything(steps);
+    drainingIsAState(steps);
+    turnWhileLanesRun(steps);
     oneLanePerSession(steps);
   },
 };

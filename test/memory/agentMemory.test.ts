@@ -127,12 +127,32 @@ describe('AgentMemory: limits', () => {
     expect(await memory.observe(memoryTask({ id: 'welcome-again' }))).toBe('kept');
   });
 
-  it('admits new work while L1 with it stays under l1Capacity + maxBacklog / 2, leaving the rest for work taken', async () => {
+  it('admits new work while L1, with what it and the work in progress are expected to add, stays within l1Capacity + maxBacklog less a quarter', async () => {
+    // intakeBound 3 + 4 - 1 = 6; before any answer, a Task is expected to add 2 entries (its request and its answer).
     const { memory } = await openMemory({ limits: { l1Capacity: 3, maxBacklog: 4 } });
-    expect(memory.admits(4)).toBe(true);
-    expect(memory.admits(5)).toBe(false);
-    for (let i = 0; i < 4; i++) await memory.observe(memoryTask({ id: `t${i}` }));
-    expect(memory.admits(0)).toBe(true);
-    expect(memory.admits(1)).toBe(false);
+    expect(memory.admits(3, 0)).toBe(true);
+    expect(memory.admits(4, 0)).toBe(false);
+    for (let i = 0; i < 4; i++) await memory.observe(memoryTask({ id: `t${i}`, to: 'agent' }));
+    expect(memory.admits(1, 0)).toBe(true);
+    // Each of the 4 Tasks in progress is still to add its answer.
+    expect(memory.admits(1, 1)).toBe(false);
+    expect(memory.admits(0, 2)).toBe(true);
+    expect(memory.admits(0, 3)).toBe(false);
+  });
+
+  it('learns how many entries a Task adds from the Tasks it answered, and counts that for the work in progress', async () => {
+    // intakeBound 10 + 40 - 10 = 40; at most 20 entries expected of one Task.
+    const { memory } = await openMemory({ limits: { l1Capacity: 10, maxBacklog: 40 } });
+    for (let i = 0; i < 3; i++) {
+      // A request, a delegation and its answer, then the answer: 4 entries a Task.
+      await memory.observe(memoryTask({ id: `work${i}`, from: 'user', to: 'agent' }));
+      await memory.observe(memoryTask({ id: `child${i}`, from: 'agent', to: 'helper' }));
+      await memory.observe(memoryTask({ id: `child${i}`, from: 'helper', to: 'agent', status: 'completed' }));
+      await memory.observe(memoryTask({ id: `work${i}`, from: 'agent', to: 'user', status: 'completed' }));
+    }
+    expect(memory.counts().l1).toBe(12);
+    // 12 in L1 + 8 Tasks in progress × 3 entries still to come + 4 for the new one = 40.
+    expect(memory.admits(1, 8)).toBe(true);
+    expect(memory.admits(1, 9)).toBe(false);
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { ScriptedModel, SimulatedClock, societyOf } from '../../src/testing.js';
 import { Actions, finalStatuses, type Task } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import { lastToolResult, modelByRole, scriptByRole } from '../support/scriptByRole.js';
+import { HeldCallsModel } from '../support/heldCalls.js';
 import { duringSpawn, quietRuntime, recordBus, rejectedCode, until } from '../support/runtimeFixture.js';
 import { WorkerModel } from '../support/workerModel.js';
 
@@ -82,6 +84,47 @@ describe('draining', () => {
       [ids.worker, ids.manager, 'drain', 'wrap up'],
     ]);
     expect(script.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
+    await rt.shutdown();
+  });
+
+  it('while it drains, the chart, rt.agent(id).state and the inspector say draining, and the lanes and queued Tasks are answered in it', async () => {
+    const model = new HeldCallsModel();
+    // The worker's state values as the inspector sees them, in order.
+    const values: string[] = [];
+    let worker = '';
+    const inspect = (event: InspectionEvent): void => {
+      if (event.type !== '@xstate.snapshot' || worker === '' || (event.actorRef as { id?: unknown }).id !== worker) return;
+      values.push(JSON.stringify((event.snapshot as { value?: unknown }).value));
+    };
+    const { rt } = await quietRuntime({ model, inspect });
+    await rt.createRole({ name: 'worker', prompt: 'You work.' });
+    worker = await rt.spawn({ role: 'worker' });
+    const first = await rt.send(worker, 'one');
+    const other = await rt.send(worker, 'two');
+    const queued = await rt.send(worker, 'one again', { sessionId: first });
+    await until(() => model.waiting.length === 2, 'two lanes at the model');
+    // What the agent says of itself when each of its answers leaves.
+    const statesAtAnswers: string[] = [];
+    rt.bus.on('*').subscribe((task) => {
+      if (task.from === worker && task.to === 'user' && finalStatuses.has(task.status)) statesAtAnswers.push(rt.agent(worker)?.state ?? 'gone');
+    });
+
+    const terminating = rt.terminate(worker, { by: 'user' });
+    expect(rt.agent(worker)).toMatchObject({ state: 'draining', lanes: 2, queued: 1 });
+    expect(values.at(-1)).toBe('{"draining":"turn"}');
+    expect(await rejectedCode(rt.send(worker, 'too late'))).toBe('agent_terminated');
+    for (const call of model.waiting) call.release();
+    await until(() => model.callOf(queued) !== undefined, 'the queued Task in its lane');
+    expect(rt.agent(worker)).toMatchObject({ state: 'draining', lanes: 1, queued: 0 });
+    model.callOf(queued)?.release();
+    await terminating;
+
+    for (const taskId of [first, other, queued]) expect(finalAnswer(rt, taskId)).toMatchObject({ status: 'completed' });
+    expect(statesAtAnswers).toEqual(['draining', 'draining', 'draining']);
+    // Running until the drain, then draining (its lanes, then drained) until told to stop.
+    const drained = values.slice(values.indexOf('{"draining":"turn"}'));
+    expect(values.slice(0, values.length - drained.length).every((value) => value.startsWith('{"running"') || value.startsWith('{"spawning"'))).toBe(true);
+    expect([...new Set(drained)]).toEqual(['{"draining":"turn"}', '{"draining":"idle"}', '"stopping"', '"terminated"']);
     await rt.shutdown();
   });
 

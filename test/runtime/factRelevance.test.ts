@@ -56,4 +56,52 @@ describe('facts in a turn context', () => {
     expect(view.entries.map((entry) => ('scope' in entry ? entry.scope : null))).toEqual(['session']);
     await rt.shutdown();
   });
+
+  it('search_memory returns only facts at least minRelevance close to its query, as a turn context takes them', async () => {
+    const found: unknown[] = [];
+    const searched = (request: ChatRequest): { text: string } => {
+      found.push((lastToolResult(request)['facts'] as { text: string; similarity: number }[]).map((hit) => hit.text));
+      return { text: 'searched' };
+    };
+    const search = (query: string): { toolCalls: { name: string; arguments: Record<string, unknown> }[] } => ({
+      toolCalls: [{ name: 'search_memory', arguments: { query } }],
+    });
+    const { rt } = await quietRuntime({
+      steps: [
+        { toolCalls: [{ name: 'remember', arguments: { text: fact, scope: 'agent' } }] },
+        { text: 'noted' },
+        search('write a haiku about rain'),
+        searched,
+        search('what port does the staging server use?'),
+        searched,
+      ],
+    });
+    await rt.waitForAnswer(await rt.submit('remember where staging runs'), { timeoutMs: 10_000 });
+    await rt.waitForAnswer(await rt.submit('look for rain'), { timeoutMs: 10_000 });
+    await rt.waitForAnswer(await rt.submit('look for the port'), { timeoutMs: 10_000 });
+    // Unrelated (a similarity below 0.15, the default floor): not found, rather than returned as if it matched.
+    expect(found).toEqual([[], [fact]]);
+    await rt.shutdown();
+  });
+
+  it('search_memory with minRelevance -1 returns the closest facts however unrelated', async () => {
+    let similarities: number[] = [];
+    const { rt } = await quietRuntime({
+      memory: { minRelevance: -1 },
+      steps: [
+        { toolCalls: [{ name: 'remember', arguments: { text: fact, scope: 'agent' } }] },
+        { text: 'noted' },
+        { toolCalls: [{ name: 'search_memory', arguments: { query: 'write a haiku about rain' } }] },
+        (request: ChatRequest) => {
+          similarities = (lastToolResult(request)['facts'] as { similarity: number }[]).map((hit) => hit.similarity);
+          return { text: 'searched' };
+        },
+      ],
+    });
+    await rt.waitForAnswer(await rt.submit('remember where staging runs'), { timeoutMs: 10_000 });
+    await rt.waitForAnswer(await rt.submit('look for rain'), { timeoutMs: 10_000 });
+    expect(similarities).toHaveLength(1);
+    expect(similarities[0]).toBeLessThan(0.15);
+    await rt.shutdown();
+  });
 });

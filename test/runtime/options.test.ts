@@ -24,6 +24,7 @@ describe('createRuntime options', () => {
       [{ logLevel: 'loud' as unknown as 'info' }, 'logLevel'],
       [{ commitDelayMs: -5 }, 'commitDelayMs'],
       [{ maxHeldWrites: 0 }, 'maxHeldWrites'],
+      [{ maxHeldUntilDurable: 0 }, 'maxHeldUntilDurable'],
       [{ maxLanesPerAgent: 0 }, 'maxLanesPerAgent'],
       [{ sessionsInMemoryPerAgent: 1.5 }, 'sessionsInMemoryPerAgent'],
       [{ restoreSliceTasks: 0 }, 'restoreSliceTasks'],

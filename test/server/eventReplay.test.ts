@@ -34,6 +34,14 @@ async function eventServer(server: HttpServerOptions = {}): Promise<{
 
 const notes = (stream: EventStreamClient): unknown[] => stream.tasks.map((task) => task.parameters['note']);
 const ids = (stream: EventStreamClient): (string | undefined)[] => stream.events.map((event) => event.id);
+/** The numbers of a stream's event ids (`<run>-<n>`), after checking every id names the same run. */
+function numbers(stream: EventStreamClient): number[] {
+  const parts = stream.events.map((event) => /^([0-9a-f]{16})-(\d+)$/.exec(event.id ?? ''));
+  expect(new Set(parts.map((part) => part?.[1])).size).toBe(1);
+  return parts.map((part) => Number(part?.[2]));
+}
+/** The run an id names: what comes before its number. */
+const runOf = (id: string | undefined): string => id?.replace(/-\d+$/, '') ?? '';
 
 describe('event ids and Last-Event-ID replay', () => {
   it('numbers events once for the server: the same Task has the same id on every stream, whatever its filter', async () => {
@@ -44,8 +52,8 @@ describe('event ids and Last-Event-ID replay', () => {
     publish('node.note', 'b');
     await everything.until((s) => s.tasks.length === 2);
     await nodeOnly.until((s) => s.tasks.length === 1);
-    expect(ids(everything)).toEqual(['1', '2']);
-    expect(ids(nodeOnly)).toEqual(['2']);
+    expect(numbers(everything)).toEqual([1, 2]);
+    expect(ids(nodeOnly)).toEqual([ids(everything)[1]]);
   });
 
   it('a client reconnecting with Last-Event-ID first gets what it missed, then the live events', async () => {
@@ -63,9 +71,9 @@ describe('event ids and Last-Event-ID replay', () => {
     publish('node.note', '6');
     await resumed.until((s) => s.tasks.length === 3);
     expect(notes(resumed)).toEqual(['4', '5', '6']);
-    expect(ids(resumed)).toEqual(['4', '5', '6']);
+    expect(numbers(resumed)).toEqual([4, 5, 6]);
     // Filters apply to the replay too.
-    const filtered = await open('/api/events?action=other.*', '0');
+    const filtered = await open('/api/events?action=other.*', `${runOf(first.events[0]?.id)}-0`);
     publish('other.thing', '7');
     await filtered.until((s) => s.tasks.length === 1);
     expect(notes(filtered)).toEqual(['7']);
@@ -77,23 +85,50 @@ describe('event ids and Last-Event-ID replay', () => {
     for (const note of ['1', '2', '3', '4']) publish('node.note', note);
     await watcher.until((s) => s.tasks.length === 4);
 
-    const behind = await open('/api/events', '1');
+    const run = runOf(watcher.events[0]?.id);
+    const behind = await open('/api/events', `${run}-1`);
     publish('node.note', '5');
     await behind.until((s) => s.tasks.length === 1);
-    expect(behind.events[0]).toMatchObject({ event: 'reset', id: '4' });
+    expect(behind.events[0]).toMatchObject({ event: 'reset', id: `${run}-4` });
     expect((JSON.parse(behind.events[0]?.data ?? '{}') as { reason: string }).reason).toContain('replayBufferEvents');
     expect(notes(behind)).toEqual(['5']);
 
     // Still in the buffer: replayed without a reset.
-    const recent = await open('/api/events', '3');
+    const recent = await open('/api/events', `${run}-3`);
     await recent.until((s) => s.tasks.length === 2);
     expect(recent.events.map((event) => event.event)).toEqual(['task', 'task']);
     expect(notes(recent)).toEqual(['4', '5']);
 
-    const fromElsewhere = await open('/api/events', '99');
-    await fromElsewhere.until((s) => s.events.length === 1);
-    expect(fromElsewhere.events[0]).toMatchObject({ event: 'reset', id: '5' });
-    expect(fromElsewhere.events[0]?.data).toContain('restarted');
+    const neverSent = await open('/api/events', `${run}-99`);
+    await neverSent.until((s) => s.events.length === 1);
+    expect(neverSent.events[0]).toMatchObject({ event: 'reset', id: `${run}-5` });
+    expect(neverSent.events[0]?.data).toContain('never sent');
+  });
+
+  it('ids are unique across restarts: a client holding an id of the server before its restart gets event: reset, not that number of the new one', async () => {
+    const before = await eventServer();
+    const old = await before.open();
+    for (const note of ['a', 'b']) before.publish('node.note', note);
+    await old.until((s) => s.tasks.length === 2);
+    const heldId = old.events[0]?.id;
+
+    // The restarted server has already sent more events than the client had seen.
+    const after = await eventServer();
+    const watcher = await after.open();
+    for (const note of ['1', '2', '3', '4']) after.publish('node.note', note);
+    await watcher.until((s) => s.tasks.length === 4);
+    expect(runOf(watcher.events[0]?.id)).not.toBe(runOf(heldId));
+
+    const resumed = await after.open('/api/events', heldId);
+    after.publish('node.note', '5');
+    await resumed.until((s) => s.tasks.length === 1);
+    expect(resumed.events[0]).toMatchObject({ event: 'reset', id: watcher.events[3]?.id });
+    expect(resumed.events[0]?.data).toContain('restarted');
+    expect(notes(resumed)).toEqual(['5']);
+    // An id no server sends any more (a bare number) is one from before a restart too.
+    const bare = await after.open('/api/events', '1');
+    await bare.until((s) => s.events.length === 1);
+    expect(bare.events[0]).toMatchObject({ event: 'reset' });
   });
 
   it('refuses a Last-Event-ID that is not an event id, and a replay buffer that is not a positive count', async () => {

@@ -78,7 +78,9 @@ describe('HTTP API over real sockets, offline society', () => {
       tasks.filter((task) => task.sessionId === taskId).map((task) => `${task.id}:${task.action}:${task.status}`);
     expect(ofTask(everything.tasks)).toEqual(ofTask(onBus));
     expect(ofTask(everything.tasks).length).toBeGreaterThan(5);
-    expect(everything.events.map((event) => Number(event.id))).toEqual(everything.events.map((_, index) => index + 1));
+    // Ids are the server's run and a count from 1: `<run>-1`, `<run>-2` …
+    const run = everything.events[0]?.id?.replace(/-1$/, '') ?? '';
+    expect(everything.events.map((event) => event.id)).toEqual(everything.events.map((_, index) => `${run}-${index + 1}`));
 
     // A filtered stream sees only that tree: a follow-up sent into it, and its reply.
     const filtered = await EventStreamClient.open(served.url, `/api/events?taskId=${taskId}&action=node.*`);

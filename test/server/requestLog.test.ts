@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryLogger } from '../../src/logger.js';
 import { Redactor, redactingLogger } from '../../src/task/index.js';
 import { call, serverPerTest } from '../support/httpServerFixture.js';
 import { LevelledMemoryLogger } from '../support/levelledLogger.js';
@@ -29,5 +30,18 @@ describe('the request log', () => {
     expect((await call(url, '/api/nowhere')).status).toBe(404);
     expect(logger.unwritten).toEqual([]);
     expect(logger.entries.filter((entry) => entry.message === 'request')).toEqual([]);
+  });
+
+  it('logs the 503s of a drain at debug, not as failures: every client is told, and the shutdown is logged once', async () => {
+    const logger = new MemoryLogger();
+    const { url, server } = await serve({ memory: true, server: { logger } });
+    server.drain();
+    const refused = await call<{ error: { code: string } }>(url, '/api/submit', { json: { text: 'too late' } });
+    expect([refused.status, refused.body.error.code]).toEqual([503, 'intake_closed']);
+    expect(logger.entries.filter((entry) => entry.level === 'error' || entry.level === 'warn')).toEqual([]);
+    expect(logger.entries.find((entry) => entry.message === 'request refused')).toMatchObject({
+      level: 'debug',
+      fields: { method: 'POST', url: '/api/submit', status: 503 },
+    });
   });
 });

@@ -49,8 +49,9 @@ export class FactStoreDouble implements MemoryFacts {
       mergedFrom: [],
       fidelity: null,
     };
-    await this.#db?.put([this.#agentId, stored.id], stored);
+    // Numbered and listed before the write, as the real store does, so adds issued together get ids of their own.
     this.facts.push(stored);
+    await this.#db?.put([this.#agentId, stored.id], stored);
     return { fact: stored, merged: false };
   }
 

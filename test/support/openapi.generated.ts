@@ -127,7 +127,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old) */
+    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old or from before a restart) */
     get: operations['streamEvents'];
     put?: never;
     post?: never;
@@ -238,6 +238,7 @@ export interface components {
           | 'token_budget'
           | 'time_budget'
           | 'model_queue_full'
+          | 'store_behind'
           | 'model_error'
           | 'unknown_tool'
           | 'tool_timeout'
@@ -309,6 +310,7 @@ export interface components {
           | 'token_budget'
           | 'time_budget'
           | 'model_queue_full'
+          | 'store_behind'
           | 'model_error'
           | 'unknown_tool'
           | 'tool_timeout'

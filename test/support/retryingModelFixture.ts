@@ -4,7 +4,7 @@ import { MemoryLogger, ScriptedModel, SimulatedClock } from '../../src/testing.j
 /** Lets every queued promise callback and I/O event run (a turn of the event loop, not a sleep). */
 export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A RetryingModel over a ScriptedModel playing `steps`, on a simulated clock. */
+/** A RetryingModel over a ScriptedModel playing `steps`, on a simulated clock, its random draws `random` (0: waits without jitter). */
 export function retryingModel(steps: ConstructorParameters<typeof ScriptedModel>[0], policy: RetryPolicy = defaultRetryPolicy, random = () => 0) {
   const inner = new ScriptedModel(steps);
   const clock = new SimulatedClock();

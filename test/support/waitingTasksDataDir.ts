@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Runtime, type RuntimeOptions, createRuntime } from '../../src/runtime/index.js';
+import { Runtime, type RuntimeOptions, createRuntime } from '../../src/runtime/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 
 /** What `cleanupAfterEach` returns: runs a cleanup after the test. */
@@ -56,6 +56,51 @@ export async function waitingTasksDataDirForTest(later: Later, agents: number, t
 export async function restartSliceByAgent(later: Later, dir: string, options: RuntimeOptions): Promise<Runtime> {
   const rt = await createRuntime({ dataDir: dir, restoreSliceTasks: 1, maxLiveAgents: 1_000, ...options });
   later(async () => {
+    await rt.shutdown({ drainTimeoutMs: 0 });
+  });
+  return rt;
+}
+
+/**
+ * Holds a background restore before each slice until the test lets it go on: `step` lets one
+ * more slice run, `release` all the rest. A test so sees the restore in progress for as long as
+ * it needs, however long its requests take, instead of counting on the restore being slower.
+ */
+export class RestoreGate {
+  #allowed = 0;
+  #released = false;
+  #wake: (() => void) | undefined;
+  #held: (() => void) | undefined;
+
+  /** What the restore awaits before each slice. */
+  readonly betweenSlices = async (): Promise<void> => {
+    this.#held?.();
+    while (!this.#released && this.#allowed === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
+    if (!this.#released) this.#allowed--;
+  };
+
+  /** Lets one more slice run; resolves once it has and the restore waits at the gate again (so: while agents are left after it). */
+  step(): Promise<void> {
+    const heldAgain = new Promise<void>((resolve) => (this.#held = resolve));
+    this.#allowed++;
+    this.#wake?.();
+    return heldAgain;
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#wake?.();
+  }
+}
+
+/**
+ * A runtime restarted on `dir` whose background restore starts one agent a slice and waits for
+ * `gate` before each, shut down after the test (the gate released first, so nothing is left held).
+ */
+export async function restartHeld(later: Later, dir: string, options: RuntimeOptions, gate: RestoreGate): Promise<Runtime> {
+  const rt = await Runtime.create({ dataDir: dir, restoreSliceTasks: 1, maxLiveAgents: 1_000, ...options }, { betweenRestoreSlices: gate.betweenSlices });
+  later(async () => {
+    gate.release();
     await rt.shutdown({ drainTimeoutMs: 0 });
   });
   return rt;

@@ -5,7 +5,7 @@ import { TroupeError, describeError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { Actions, type Task, asksForWork, finalStatuses, replyTo } from '../../task/index.js';
-import type { Interest, Transport } from '../transport.js';
+import type { GivenWork, Interest, Transport } from '../transport.js';
 import { subjectOf, subscriptionSubjectOf } from './natsSubjects.js';
 import { connectFailure, connectOptionsOf } from './natsConnectOptions.js';
 import { HeldMessages } from './heldMessages.js';
@@ -13,6 +13,7 @@ import { type MailboxWire, NatsMailboxes } from './natsMailboxes.js';
 import { StoreReceipts } from './storeReceipts.js';
 import type { NatsTransportSettings } from './natsTransportOptions.js';
 import { RecentIds } from './recentIds.js';
+import { ReplayedWork, workKeyOf } from './replayedWork.js';
 import { UnconfirmedBytes } from './unconfirmedBytes.js';
 import { decodeWireMessage, encodeWireMessage } from './wireMessage.js';
 import { DroppedMessages } from './droppedMessages.js';
@@ -61,7 +62,7 @@ export class NatsTransport implements Transport {
   // Sendings whose Task reached an agent whose mailbox this bus holds, by hold: a copy from the mailbox is not handed to that copy of the agent again.
   readonly #reachedHeld = new RecentIds(recentIdsKept);
   // Work this bus was given or sent, by agent and Task id: the same work again is a replay.
-  readonly #givenWork: RecentIds;
+  readonly #givenWork: ReplayedWork;
   readonly #shares: SenderShares;
   #refused = 0;
 
@@ -70,7 +71,7 @@ export class NatsTransport implements Transport {
     this.#settings = settings;
     this.#logger = logger;
     this.#dropped = new DroppedMessages(logger, clock, settings.dropWarningIntervalMs);
-    this.#givenWork = new RecentIds(settings.replayWindowTasks);
+    this.#givenWork = new ReplayedWork(settings.replayWindowTasks, logger);
     this.#shares = new SenderShares(settings.maxWorkPerSender, settings.maxWorkFromWire);
     this.#unconfirmed = new UnconfirmedBytes(() => this.#nc.flush());
     this.#mailboxes = mailboxes;
@@ -162,12 +163,16 @@ export class NatsTransport implements Transport {
         context: { taskId: task.id },
       });
     }
-    if (asksForWork(task)) this.#givenWork.add(workKeyOf(task));
+    if (asksForWork(task)) this.#givenWork.add(task);
     // The reply comes from the agent the work went to: its key is the work's.
     else if (finalStatuses.has(task.status)) this.#shares.answered(`${task.from} ${task.id}`);
     // After the reply is on the connection, so the work it answers is acknowledged after it.
     this.#mailboxes?.sent(task);
     this.#deliver?.(task);
+  }
+
+  consultGivenWork(record: GivenWork): () => void {
+    return this.#givenWork.consult(record);
   }
 
   declare(interest: Interest): () => void {
@@ -272,18 +277,20 @@ export class NatsTransport implements Transport {
 
   /**
    * Whether work from the wire goes to the bus. Work given here before (the same agent and Task
-   * id, under any sending id) is a replay, dropped so it is not run twice (an agent's mailbox
-   * keeps its own count of what it answered, and JetStream refuses a replay within its duplicate
-   * window). An `execute` Task over its sender's share, or every sender's, is answered `failed`
-   * with `transport_full` on the agent's behalf; it is not remembered as given, so it may be sent
-   * again. Only `execute` takes a share: every one is answered, which gives it back; a message
-   * may never be.
+   * id, under any sending id), or that a store consulted says was given, is a replay, dropped so
+   * it is not run twice (an agent's mailbox keeps its own count of what it answered, and JetStream
+   * refuses a replay within its duplicate window). An `execute` Task over its sender's share, or
+   * every sender's, is answered `failed` with `transport_full` on the agent's behalf; it is not
+   * remembered as given, so it may be sent again. Only `execute` takes a share: every one is
+   * answered, which gives it back; a message may never be.
    */
   #admitted(id: string, task: Task): boolean {
     if (!asksForWork(task)) return true;
     const key = workKeyOf(task);
-    if (this.#givenWork.has(key)) {
-      this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, replayWindowTasks: this.#settings.replayWindowTasks });
+    const rememberedBy = this.#givenWork.seenBefore(task);
+    if (rememberedBy !== undefined) {
+      const window = rememberedBy === 'window' ? { replayWindowTasks: this.#settings.replayWindowTasks } : {};
+      this.#dropped.drop('replayed', { taskId: task.id, to: task.to, from: task.from, rememberedBy, ...window });
       return false;
     }
     if (task.action === Actions.execute && this.#subscriptions.has(`troupe.${this.#settings.society}.agent.${task.to}.>`)) {
@@ -295,7 +302,7 @@ export class NatsTransport implements Transport {
         return false;
       }
     }
-    this.#givenWork.add(key);
+    this.#givenWork.add(task);
     return true;
   }
 
@@ -373,11 +380,6 @@ export class NatsTransport implements Transport {
       }
     }
   }
-}
-
-// A space never occurs in an agent or Task id, so one key cannot be read as another.
-function workKeyOf(task: Task): string {
-  return `${task.to} ${task.id}`;
 }
 
 /** Work carries its agent and Task id as JetStream's message id, so the stream stores one copy of it within its duplicate window. */

@@ -1,6 +1,7 @@
 import type { Embedder } from '../embedding/embedder.js';
 import { cosine, halfPrecision } from '../embedding/vectors.js';
 import { effectiveImportance } from '../importance.js';
+import { type GroupDrop, dropsByGroup } from './dropRule.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
 import { type CompressionReport, type Fact, groupOf, labelOf } from './factSchema.js';
@@ -142,27 +143,29 @@ export async function applyMerges(
 }
 
 /**
- * All but the `keep` facts of highest effective importance leave `set` (and `index`, whose
- * vectors then change generation), in slices of `budget`; the parts remove them, one a fact.
- * Stale facts make room: importance halves every `halfLifeMs` and rises with each retrieval.
+ * Facts leave `set` (and `index`, whose vectors then change generation) until `keep` are left,
+ * the least important of each group over its share (see dropsByGroup), in slices of `budget`;
+ * the parts remove them, one a fact. Stale facts make room: importance halves every
+ * `halfLifeMs` and rises with each retrieval. `groups`: those that dropped any.
  */
 export async function dropLeastImportant(
   set: FactSet,
   keep: number,
   deps: { index: VectorIndex | null; limits: FactLimits; now: number; budget: TurnBudget },
-): Promise<{ parts: FactChange[]; dropped: number }> {
+): Promise<{ parts: FactChange[]; dropped: number; groups: GroupDrop[] }> {
   const { index, limits, now, budget } = deps;
   // Each fact's importance worked out once, not twice for every comparison of a sort.
   const ranked = set.all().map((fact) => ({ fact, importance: effectiveImportance(fact, now, limits) }));
   if (budget.spent) await budget.pause();
   ranked.sort((a, b) => b.importance - a.importance || newestFirst(a.fact, b.fact));
-  const dropped = ranked.slice(keep).map(({ fact }) => fact);
+  const groups = dropsByGroup(ranked, keep).filter((group) => group.dropped.length > 0);
+  const dropped = groups.flatMap((group) => group.dropped);
   for (const fact of dropped) {
     if (budget.spent) await budget.pause();
     set.remove(fact, index);
   }
   if (index !== null && dropped.length > 0) set.bumpGeneration();
-  return { parts: dropped.map((fact) => ({ removeFacts: [fact.id] })), dropped: dropped.length };
+  return { parts: dropped.map((fact) => ({ removeFacts: [fact.id] })), dropped: dropped.length, groups };
 }
 
 /** Highest effective importance first; then as newestFirst, so the order is total and repeatable. */

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { logDrop } from './dropRule.js';
 import { type MergePlan, applyMerges, compressionReport as report, dropLeastImportant, findClusters, planMerges } from './compression.js';
 import type { FactLimits } from './factLimits.js';
 import type { FactChange } from './factRecords.js';
@@ -26,7 +27,8 @@ export interface CompressionRunDeps {
 
 /**
  * One compression, alone (adds wait for it): merges with an embedder, then, when it was due,
- * drops the least important down to `keepTopN`. Due: above `compressAbove`, without an
+ * drops down to `keepTopN`, the least important of each session over its share (see
+ * dropsByGroup), and logs what it dropped. Due: above `compressAbove`, without an
  * embedder, or making room for an add, which keeps one fewer when `keepTopN` is `compressAbove`.
  * Down to keepTopN, not just below compressAbove: else each later add would start another whole
  * compression that frees one slot.
@@ -41,8 +43,11 @@ export async function runCompression(deps: CompressionRunDeps, makeRoom: boolean
   const keep = makeRoom ? Math.min(limits.keepTopN, limits.compressAbove - 1) : limits.keepTopN;
   if (!due || set.size <= keep) return report(before, set.size, counts);
   await deps.untilIndexSaved();
-  const { parts, dropped } = await dropLeastImportant(set, keep, { index, limits, now: deps.clock.now(), budget });
-  if (dropped > 0) await deps.writeParts(parts);
+  const { parts, dropped, groups } = await dropLeastImportant(set, keep, { index, limits, now: deps.clock.now(), budget });
+  if (dropped > 0) {
+    await deps.writeParts(parts);
+    logDrop(deps.logger, deps.agentId, keep, groups);
+  }
   return report(before, set.size, { ...counts, dropped });
 }
 

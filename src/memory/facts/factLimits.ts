@@ -37,9 +37,10 @@ export const FactLimitsSchema = z
      */
     compressAbove: z.number().int().positive().default(4000),
     /**
-     * A compression that was due keeps this many facts, the most important, when merging clusters
-     * left more, and always without an embedder; one that makes room for an add keeps one fewer
-     * when this is `compressAbove`, so the add fits.
+     * A compression that was due keeps this many facts when merging clusters left more, and always
+     * without an embedder: each session (and the agent-scope facts) keeps its most important within
+     * an equal share (see dropsByGroup). One that makes room for an add keeps one fewer when this
+     * is `compressAbove`, so the add fits.
      */
     keepTopN: z.number().int().positive().default(3200),
     /**

@@ -77,7 +77,7 @@ export interface CompressionReport {
   readonly mergedAway: number;
   /** Clusters whose merge failed the fidelity check: their facts were kept as they were. */
   readonly keptForFidelity: number;
-  /** Facts removed without merging: all but the top `keepTopN` by effective importance (see FactStore.compress), without an embedder or when merging left more in a compression that was due. */
+  /** Facts removed without merging, down to `keepTopN`: the least important of each session over its share (see dropsByGroup), without an embedder or when merging left more in a compression that was due. */
   readonly dropped: number;
   readonly before: number;
   readonly after: number;

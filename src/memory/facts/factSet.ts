@@ -1,6 +1,8 @@
 import { type Fact, type FactMeta, factIdOf, groupOf, labelOf } from './factSchema.js';
 import { GroupedVectors } from './groupedVectors.js';
 import type { LoadedFacts } from './loadFacts.js';
+import type { TurnBudget } from './turnBudget.js';
+import { HnswIndex } from './hnswIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
 
@@ -67,6 +69,23 @@ export class FactSet {
   /** Replaces a stored fact by a new version with the same id, text and vector (its counts, importance, origins changed). */
   update(fact: Fact): void {
     this.#facts.set(fact.id, fact);
+  }
+
+  /**
+   * Rebuilds hnswlib's index without the vectors it holds only as deleted (see HnswIndex), once
+   * they are a quarter of its live ones, inserting in slices of `budget` (an exact index frees a
+   * removed vector at once). Only compressions remove, so between two the index holds at most a
+   * quarter more slots than `compressAbove`. The caller keeps the index from changing meanwhile
+   * (adds wait for a compression); a rebuild it changed under is dropped.
+   */
+  async compactIndex(budget: TurnBudget): Promise<void> {
+    const index = await this.index;
+    if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted * 4 < index.size) return;
+    const changes = index.changes;
+    const rebuilt = await index.rebuilt(this.vectors.byLabel, budget);
+    // Its pause waits for an index file's save, which reads the graph being replaced.
+    await budget.pause();
+    index.adopt(rebuilt, changes);
   }
 
   remove(fact: Fact, index: VectorIndex | null): void {

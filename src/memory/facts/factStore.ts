@@ -15,6 +15,7 @@ import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
+import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
 import { createVectorIndex } from './createVectorIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
@@ -236,11 +237,13 @@ export class FactStore {
   /**
    * With an embedder, merges each cluster of close facts (see findClusters) whose merged text
    * passes the fidelity check, each merge one LMDB transaction with the removal of its originals;
-   * without one, keeps the `keepTopN` most important facts. When it was due (above
-   * `compressAbove`) and merging left more than `keepTopN`, the least important go down to it.
-   * What it cannot shrink it leaves as it is and reports (`merged: 0`). Calls run one after
-   * another, adds wait while one runs (see add), and its work is cut into slices with turns of
-   * the event loop between them (see TurnBudget), so it never stalls the process.
+   * without one, keeps `keepTopN` facts. When it was due (above `compressAbove`) and merging left
+   * more than `keepTopN`, facts go down to it: the least important of each session over its share
+   * (see dropsByGroup). What it cannot shrink it leaves as it is and reports (`merged: 0`). Last,
+   * it rebuilds the index without the vectors it removed, when they are many (see
+   * FactSet.compactIndex). Calls run one after another, adds wait while one runs (see add), and
+   * its work is cut into slices with turns of the event loop between them (see TurnBudget), so it
+   * never stalls the process.
    */
   async compress(): Promise<CompressionReport> {
     this.#refuseWhenClosed();
@@ -324,16 +327,18 @@ export class FactStore {
   }
 
   /**
-   * Starts a compression (none runs): `makeRoom`, for an add that found the store full, which
-   * logs its report or its failure (the add that started it may have been refused meanwhile);
-   * otherwise for `compress()`, whose caller gets both.
+   * Starts a compression (none runs): `makeRoom`, for an add that found the store full, which logs
+   * its report or its failure (the add that started it may have been refused meanwhile); otherwise
+   * for `compress()`, whose caller gets both. The index is compacted before adds resume.
    */
   #startCompression(makeRoom: boolean): Promise<CompressionReport> {
     const [set, embedder, limits, clock, logger] = [this.#set, this.#embedder, this.#limits, this.#clock, this.#logger];
     const writes = { untilIndexSaved: () => this.#untilIndexSaved(), writeParts: (parts: readonly FactChange[]) => this.#writeParts(parts) };
-    const run = runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom).finally(() => {
-      this.#compression = undefined;
-    });
+    const run = runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom)
+      .then((done) => set.compactIndex(new TurnBudget(writes.untilIndexSaved)).then(() => done))
+      .finally(() => {
+        this.#compression = undefined;
+      });
     this.#compression = run;
     if (makeRoom) {
       run.then(

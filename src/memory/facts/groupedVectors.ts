@@ -27,6 +27,11 @@ export class GroupedVectors {
     return this.#vectors.size;
   }
 
+  /** Every vector by its label. */
+  get byLabel(): ReadonlyMap<number, Float32Array> {
+    return this.#vectors;
+  }
+
   add(label: number, group: string, vector: Float32Array): void {
     this.remove(label);
     this.#vectors.set(label, unit(vector));

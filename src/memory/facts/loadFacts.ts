@@ -7,7 +7,8 @@ import type { FactRecords } from './factRecords.js';
 import { type Fact, type FactMeta, labelOf } from './factSchema.js';
 import { indexFileOf, loadIndex, saveIndex } from './indexFile.js';
 import { HnswIndex, loadHnswlib } from './hnswIndex.js';
-import { createVectorIndex } from './createVectorIndex.js';
+import { buildVectorIndex } from './createVectorIndex.js';
+import { TurnBudget } from './turnBudget.js';
 import type { IndexParams, VectorIndex } from './vectorIndex.js';
 
 /** One agent's L4 as read back: its facts, its bookkeeping, and its index when it has vectors. */
@@ -129,9 +130,8 @@ async function rebuild(
   // A new generation: no index file saved before this rebuild may pass for it.
   const current = { ...meta, generation: meta.generation + 1 };
   await deps.records.write({ putVectors, meta: current });
-  const capacity = Math.max(deps.limits.initialCapacity, 2 ** Math.ceil(Math.log2(Math.max(1, vectors.size))));
-  const index = await createVectorIndex({ ...indexParams(embedder.dimension, deps.limits), initialCapacity: capacity }, deps.logger);
-  for (const [id, vector] of vectors) index.add(labelOf(id), vector);
+  const byLabel = new Map([...vectors].map(([id, vector]) => [labelOf(id), vector]));
+  const index = await buildVectorIndex(indexParams(embedder.dimension, deps.limits), byLabel, new TurnBudget(), deps.logger);
   const level = how.save === null ? 'debug' : 'warn';
   deps.logger[level](
     { agentId: deps.agentId, reason: how.why, vectors: vectors.size, reembedded: missing.length },

@@ -2,9 +2,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * How long one slice of a compression's synchronous work may run before the event loop gets a
- * turn. A slice ends after the step that crossed it, and the costliest step (an hnswlib insert
- * that reuses a removed vector's slot) takes a few milliseconds, so a slice holds the loop for
- * well under the tens of milliseconds an HTTP reply or an agent's turn can wait.
+ * turn. A slice ends after the step that crossed it, and the costliest step (an hnswlib insert,
+ * or a merge's few removals and one insert) takes about a millisecond, so a slice holds the loop
+ * for well under the tens of milliseconds an HTTP reply or an agent's turn can wait.
  */
 export const sliceMs = 8;
 

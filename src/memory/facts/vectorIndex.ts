@@ -26,3 +26,22 @@ export interface VectorIndex {
   /** Up to `k` nearest vectors to `query` whose label passes `filter`, nearest first. */
   nearest(query: Float32Array, k: number, filter?: (label: number) => boolean): Neighbour[];
 }
+
+/** What a long build gives the event loop turns by (see TurnBudget). */
+export interface SliceBudget {
+  readonly spent: boolean;
+  pause(): Promise<void>;
+}
+
+/** The room an index built for `count` vectors starts with: a power of two, at least `initialCapacity`. */
+export function capacityFor(params: IndexParams, count: number): number {
+  return Math.max(params.initialCapacity, 2 ** Math.ceil(Math.log2(Math.max(1, count))));
+}
+
+/** Adds `vectors` (label and vector) to `index`, each within a slice of `budget`. */
+export async function fill(index: VectorIndex, vectors: ReadonlyMap<number, Float32Array>, budget: SliceBudget): Promise<void> {
+  for (const [label, vector] of vectors) {
+    if (budget.spent) await budget.pause();
+    index.add(label, vector);
+  }
+}

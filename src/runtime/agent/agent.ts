@@ -13,7 +13,7 @@ import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from '../activity.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Journal } from '../journal/journal.js';
-import { type AgentState, agentStateOf } from './agentState.js';
+import { type AgentState, agentStateOf, isIdle, runsTurns, takesWork } from './agentState.js';
 import { type SessionContexts, type TurnContext, sessionContexts } from './sessionContexts.js';
 import { startingPoint, systemPrompt } from './startingPoint.js';
 import type { Redactor } from '../../task/index.js';
@@ -119,8 +119,8 @@ export class Agent {
     const { activity, bus, logger } = this.env;
     const id = this.id;
     this.actor.subscribe({
-      // Runs on every event of every agent: the state value is read directly rather than through `matches`.
-      next: (snapshot) => activity.track(id, snapshot.status === 'active' && !(isIdle(snapshot.value) && snapshot.context.mailbox.length === 0)),
+      // Runs on every event of every agent: `isIdle` reads the state value directly rather than through `matches`.
+      next: (snapshot) => activity.track(id, snapshot.status === 'active' && !isIdle(snapshot)),
       error: (error) => {
         activity.track(id, false);
         logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
@@ -160,14 +160,12 @@ export class Agent {
 
   /** Live, not draining and not stopping, so it may take new work and children. */
   get active(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && !snapshot.context.draining && snapshot.value !== 'stopping';
+    return takesWork(this.actor.getSnapshot());
   }
 
   /** Live and not stopping, so it still runs turns (a draining agent does). */
   get running(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && snapshot.value !== 'stopping';
+    return runsTurns(this.actor.getSnapshot());
   }
 
   get state(): AgentState {
@@ -190,8 +188,9 @@ export class Agent {
    * agent started by a new Task counts as it would once restored).
    */
   get waitingForTurn(): number {
-    const { context, value } = this.actor.getSnapshot();
-    if (value !== 'spawning') return context.mailbox.length;
+    const snapshot = this.actor.getSnapshot();
+    const { context } = snapshot;
+    if (!snapshot.matches('spawning')) return context.mailbox.length;
     return queuedStarts(context)?.mailbox.length ?? context.mailbox.length;
   }
 
@@ -304,9 +303,4 @@ export class Agent {
     this.notify(Actions.warning, { messages, max }, task);
     return true;
   }
-}
-
-/** `running.idle`, from a snapshot's state value. */
-function isIdle(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { running?: unknown }).running === 'idle';
 }

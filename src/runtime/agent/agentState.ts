@@ -3,35 +3,45 @@ import type { agentMachine } from '../../../machines/agent.machine.js';
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
-/** `{ running: 'turn' }` → `'running.turn'`, for every state value a machine can be in. */
-type StatePath<V> = V extends string ? V : V extends object ? { [K in keyof V & string]: `${K}.${StatePath<V[K]>}` }[keyof V & string] : never;
-
 /**
  * Where an agent is in its lifecycle: `spawning`; `running.idle` with no turn in progress;
  * `running.turn.thinking` while any of its lanes (one turn per session) waits on the model,
  * `running.turn.acting` while every lane runs tools; `draining` while it finishes its lanes and
- * mailbox with intake closed (whatever its turns are doing); `stopping`; `terminated` once gone;
- * `restoring` after a restart, until the background restore (or a Task for it) starts its actor;
- * `remote` while another node of the society hosts it, `unreachable` while that node is silent.
- * How many lanes it has is `AgentView.lanes`.
+ * mailbox with intake closed (whatever its turns are doing, and from the moment a drain is asked
+ * for, even while spawning); `stopping`; `terminated` once gone; `restoring` after a restart,
+ * until the background restore (or a Task for it) starts its actor; `remote` while another node
+ * of the society hosts it, `unreachable` while that node is silent. How many lanes it has is
+ * `AgentView.lanes`.
  */
 export type AgentState =
-  | Exclude<StatePath<AgentSnapshot['value']>, 'running.turn'>
-  | `running.turn.${'thinking' | 'acting'}`
-  | 'draining'
-  | 'terminated'
-  | 'restoring'
-  | 'remote'
-  | 'unreachable';
+  'spawning' | 'running.idle' | `running.turn.${'thinking' | 'acting'}` | 'draining' | 'stopping' | 'terminated' | 'restoring' | 'remote' | 'unreachable';
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {
   if (snapshot.status === 'done') return 'terminated';
-  // Draining is running (or spawning) with intake closed, so the turns in progress are not interrupted.
-  if (snapshot.context.draining && snapshot.value !== 'stopping') return 'draining';
   const { value } = snapshot;
   if (typeof value === 'string') return value;
+  // A drain asked for while spawning has closed intake already: the agent drains as soon as it is ready.
+  if ('spawning' in value) return value.spawning === 'thenDrain' ? 'draining' : 'spawning';
+  if ('draining' in value) return 'draining';
   if (value.running === 'idle') return 'running.idle';
   // Read from the lanes' phases only when asked, so a step of a turn costs no state change for it.
   return snapshot.context.lanes.some((lane) => lane.phase === 'thinking') ? 'running.turn.thinking' : 'running.turn.acting';
+}
+
+/** Live and taking new work (and children): spawning or running, no drain asked for, not stopping. */
+export function takesWork(snapshot: AgentSnapshot): boolean {
+  return snapshot.status === 'active' && (snapshot.matches({ spawning: 'thenRun' }) || snapshot.matches('running'));
+}
+
+/** Live and not stopping, so it still runs turns: a draining agent does. */
+export function runsTurns(snapshot: AgentSnapshot): boolean {
+  return snapshot.status === 'active' && snapshot.value !== 'stopping';
+}
+
+/** No turn in progress (running or draining) and nothing queued: the agent waits for work, or for its stop once drained. */
+export function isIdle(snapshot: AgentSnapshot): boolean {
+  const { value } = snapshot;
+  if (typeof value === 'string' || snapshot.context.mailbox.length > 0) return false;
+  return ('running' in value && value.running === 'idle') || ('draining' in value && value.draining === 'idle');
 }

@@ -2,6 +2,7 @@ import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type Task, finalStatuses } from '../../task/index.js';
+import type { HeldUntilDurable } from './heldUntilDurable.js';
 import type { Journal } from './journal.js';
 
 /** A final reply to the user: what a restart must never give again once the user has it. */
@@ -14,17 +15,20 @@ function isAnswerToUser(task: Task): boolean {
  * entry in the message log and its agent's mark that the Task is answered. A kill -9 after the
  * user has an answer then finds that Task answered, and a restart never answers it again. Other
  * Tasks pass at once unless an answer before them is still held. With a journal that keeps
- * nothing, everything passes at once.
+ * nothing, everything passes at once. What it holds counts in `limit`, shared by the runtime's
+ * outputs, whose bound intake keeps (see `HeldUntilDurable`).
  */
 export class DurableOrder {
   readonly #journal: Journal;
   readonly #logger: Logger;
+  readonly #limit: HeldUntilDurable;
   #held = 0;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(journal: Journal, logger: Logger) {
+  constructor(journal: Journal, logger: Logger, limit: HeldUntilDurable) {
     this.#journal = journal;
     this.#logger = logger;
+    this.#limit = limit;
   }
 
   /** Calls `deliver` with `task` now, or once it and every Task before it may leave. */
@@ -35,19 +39,21 @@ export class DurableOrder {
       return;
     }
     this.#held += 1;
+    this.#limit.hold();
     const written = answer ? this.#written(task) : undefined;
     this.#tail = this.#tail.then(async () => {
       await written;
       this.#held -= 1;
+      this.#limit.release();
       deliver(task);
     });
   }
 
   /** Tasks from `source` in order, answers to the user once durable (see the class). */
-  static operator(journal: Journal, logger: Logger): MonoTypeOperatorFunction<Task> {
+  static operator(journal: Journal, logger: Logger, limit: HeldUntilDurable): MonoTypeOperatorFunction<Task> {
     return (source) =>
       new Observable<Task>((subscriber) => {
-        const order = new DurableOrder(journal, logger);
+        const order = new DurableOrder(journal, logger, limit);
         return source.subscribe({
           next: (task) => order.pass(task, (held) => subscriber.next(held)),
           error: (error: unknown) => subscriber.error(error),

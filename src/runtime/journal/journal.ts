@@ -31,7 +31,11 @@ export interface Journal {
   readonly persistent: boolean;
   /** Where agents' memories are kept beside the organisation (null: in memory only). */
   readonly memoryStore: MemoryStore | null;
-  /** Starts logging what the society says: every Task on `bus`, and what is addressed to the user in the inbox too. */
+  /**
+   * Starts logging what the society says: every Task on `bus`, and what is addressed to the user
+   * in the inbox too. A journal that keeps the log also lends it to the bus's transport, which
+   * drops work from the wire the log holds already (a replay, even after a restart).
+   */
   connect(bus: EventBus): void;
   role(role: Role): Promise<void>;
   /** Records a new agent, then runs `start`: once the record is durable, or at once when nothing is kept. */

@@ -29,6 +29,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
   };
   const conversations = heldConversations(store, batch, queued);
   const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
+  // The bus's transport stops reading the store before it closes.
+  let stopConsulting = (): void => undefined;
 
   return {
     persistent: true,
@@ -46,6 +48,9 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
         },
         'message-log',
       );
+      // Work the log holds was given before, though the transport's own memory of it went with the
+      // last process: a replay of it from the wire is dropped, not run again.
+      stopConsulting = bus.transport.consultGivenWork?.({ given: (agentId, taskId) => store.workGiven(agentId, taskId) }) ?? stopConsulting;
     },
     role: async (role) => {
       await awaited(() => store.createRole({ ...role }));
@@ -90,7 +95,10 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     },
     agentRecords: () => store.agents().map(strip),
     messageLog: (rootTaskId, page) => store.messages(rootTaskId, page),
-    close: () => awaited(() => store.close()),
+    close: () => {
+      stopConsulting();
+      return awaited(() => store.close());
+    },
   };
 }
 

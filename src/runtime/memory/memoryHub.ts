@@ -72,6 +72,11 @@ export class MemoryHub {
     return AgentMemory.open({ agentId, db, facts, clock, logger, limits: settings.limits });
   }
 
+  /** How close (similarity) a fact must be to be found at all, by a turn's context and by `search_memory` alike (`memory.minRelevance`). */
+  get minRelevance(): number {
+    return this.#deps.settings.minRelevance;
+  }
+
   /** The memory of `agentId` once open (undefined while it opens, or when the agent is not live). */
   memoryOf(agentId: string): AgentMemory | undefined {
     return this.#open.get(agentId);

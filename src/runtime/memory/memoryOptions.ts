@@ -20,9 +20,10 @@ export interface MemoryOptions {
   /** L4 facts retrieved for each turn's Task (0: none). */
   readonly retrieve?: number;
   /**
-   * How close (similarity, -1 to 1) a fact must be to a turn's Task to enter its context; less
-   * related facts, agent-scope ones too, are left out. 0.15 by default: with the offline embedder,
-   * a question and the fact that answers it score 0.2 to 0.65, unrelated pairs mostly below 0.15.
+   * How close (similarity, -1 to 1) a fact must be to a turn's Task to enter its context, and to
+   * a `search_memory` query to be returned; less related facts, agent-scope ones too, are left
+   * out. 0.15 by default: with the offline embedder, a question and the fact that answers it
+   * score 0.2 to 0.65, unrelated pairs mostly below 0.15.
    */
   readonly minRelevance?: number;
 }

@@ -37,9 +37,14 @@ export async function rememberFact(hub: MemoryHub, request: RememberRequest, rol
   return { id: fact.id, text: fact.text, scope: fact.scope, importance: fact.importance, merged };
 }
 
-/** The agent's facts of the Task's session and its agent-scope ones closest to the query (each counts a retrieval). */
+/**
+ * The agent's facts of the Task's session and its agent-scope ones closest to the query, those
+ * less related than `memory.minRelevance` left out as a turn's context leaves them (each found
+ * counts a retrieval).
+ */
 export async function searchOwnFacts(hub: MemoryHub, request: FactSearchRequest): Promise<FoundFact[]> {
   const memory = await ownMemory(hub, request.agentId);
-  const hits = await renamedFields(() => memory.search(request.query, request.k, { sessionId: request.sessionId }), { text: 'query' });
+  const filter = { sessionId: request.sessionId, minSimilarity: hub.minRelevance };
+  const hits = await renamedFields(() => memory.search(request.query, request.k, filter), { text: 'query' });
   return hits.map(({ fact, similarity }) => ({ id: fact.id, text: fact.text, scope: fact.scope, importance: fact.importance, similarity }));
 }

@@ -68,21 +68,23 @@ export class RuntimeMemory {
   }
 
   /**
-   * Why `agentId`'s memory cannot take `incoming` more Tasks of new work now (`memory_behind`,
-   * with the compactor told it is due), or null when it can or is not open yet: intake refuses
-   * such a Task before accepting it, rather than memory dropping what the work says.
+   * Why `agentId`'s memory cannot take `incoming` more Tasks of new work now, while `unanswered`
+   * Tasks it took are in progress (`memory_behind`, with the compactor told it is due), or null
+   * when it can or is not open yet: intake refuses such a Task before accepting it, rather than
+   * memory dropping what the work says.
    */
-  refusal(agentId: string, incoming: number): TroupeError | null {
+  refusal(agentId: string, incoming: number, unanswered: number): TroupeError | null {
     // An agent without a memory here (one on another node) is not this runtime's to hold back.
     if (this.hub.opened(agentId) === undefined) return null;
-    // A memory still opening (at a start, a flood may come before it is read) counts as empty.
+    // A memory still opening (at a start, a flood may come before it is read) counts as empty,
+    // each Task expected to add its request and its answer.
     const memory = this.hub.memoryOf(agentId);
-    if (memory?.admits(incoming) ?? incoming < intakeBound(this.#limits)) return null;
+    if (memory?.admits(incoming, unanswered) ?? unanswered + incoming * 2 <= intakeBound(this.#limits)) return null;
     if (memory !== undefined) this.#compactor.due(agentId);
     const held = memory?.counts().l1 ?? 0;
     return new TroupeError(
       'memory_behind',
-      `agent ${agentId}'s memory holds ${held} recent Tasks and ${incoming} more are coming, past l1Capacity + maxBacklog / 2 (${intakeBound(this.#limits)}): compaction is catching up; try again later`,
+      `agent ${agentId}'s memory holds ${held} recent Tasks, ${unanswered} Tasks it took are in progress and ${incoming} more are coming: with what they are expected to add, past l1Capacity + maxBacklog less a quarter of it (${intakeBound(this.#limits)} entries); compaction is catching up; try again later`,
       { context: { agentId, retryAfterSeconds: memoryRetryAfterSeconds } },
     );
   }

@@ -1,8 +1,12 @@
+import { stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../../src/errors.js';
+import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
 import type { CompressionReport, FactStore, NewFact } from '../../../src/memory/facts/factStore.js';
+import { indexFileOf } from '../../../src/memory/facts/indexFile.js';
 import { floodFact } from '../../support/clusteredFacts.js';
 import { factHarness } from '../../support/factStoreFixture.js';
+import { itWithHnswlib } from '../../support/hnswlibTests.js';
 
 // L4 held to its bound under a flood of adds (issue 30, point 5): never more than compressAbove
 // facts, compression that gives the event loop turns while it works, and reports that add up.
@@ -141,3 +145,30 @@ describe('L4 compression and the event loop', () => {
     expect(between.length, `sizes seen: ${[...new Set(watch.seen)].join(', ')}`).toBeGreaterThan(0);
   });
 });
+
+describe("L4's index after a compression", () => {
+  itWithHnswlib('holds the live vectors and few removed ones: a compression that removed many rebuilds it without them', async () => {
+    const where = await place();
+    const { store } = await openStore(where, { limits: { compressAbove: 300, keepTopN: 300 } });
+    await flood(
+      store,
+      Array.from({ length: 300 }, (_, i) => floodFact(i, 5)),
+      20,
+    );
+    await store.flush();
+    const full = { facts: store.size, bytes: await indexBytes(where.indexDir) };
+    // Not due (at compressAbove, not above): it merges the rewordings into their originals, nothing more.
+    const report = await store.compress();
+    await store.flush();
+    const after = { facts: store.size, bytes: await indexBytes(where.indexDir) };
+    expect(full.facts).toBe(300);
+    expect(report.mergedAway).toBeGreaterThan(100);
+    expect(after.facts).toBe(300 - report.mergedAway + report.merged);
+    // hnswlib's file holds every slot, removed or not, at the same bytes a slot.
+    expect(after.bytes / full.bytes).toBeLessThan((1.1 * after.facts) / full.facts);
+  });
+});
+
+async function indexBytes(indexDir: string): Promise<number> {
+  return (await stat(indexFileOf(indexDir, 'root', new HashedNgramEmbedder()))).size;
+}
