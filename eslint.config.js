@@ -140,8 +140,11 @@ const sourceResolver = {
 const fileSize = { max: 400, skipBlankLines: true, skipComments: true };
 const functionSize = { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true };
 
+const suiteFunctions = new Set(['describe', 'describeWithNatsServer']);
+
 /**
- * True for the callback given to `describe` (also `describe.skip(…)`, `describe.each(…)(…)`).
+ * True for the callback given to `describe` (also `describe.skip(…)`, `describe.each(…)(…)`), or to
+ * `describeWithNatsServer`, the `describe` of tests that start a nats-server.
  * @param {import('estree').Node & { parent?: import('estree').Node }} node
  */
 const isSuiteCallback = (node) => {
@@ -152,7 +155,7 @@ const isSuiteCallback = (node) => {
   while (callee.type === 'MemberExpression' || callee.type === 'CallExpression') {
     callee = callee.type === 'MemberExpression' ? callee.object : callee.callee;
   }
-  return callee.type === 'Identifier' && callee.name === 'describe';
+  return callee.type === 'Identifier' && suiteFunctions.has(callee.name);
 };
 
 const coreMaxLinesPerFunction = /** @type {import('eslint').Rule.RuleModule} */ (builtinRules.get('max-lines-per-function'));

@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The JavaScript of src/, machines/ and test/ for the processes tests spawn (see the file).
-    globalSetup: ['test/support/transpiledSources.ts'],
+    // The JavaScript of src/, machines/ and test/ for the processes tests spawn, and whether
+    // nats-server and hnswlib-node are there for the tests that need them (see the files).
+    globalSetup: ['test/support/transpiledSources.ts', 'test/support/optionalDependencies.ts'],
     // Integration tests spawn child processes and real servers; keep them honest, not hurried.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -57,6 +57,8 @@ export const errorCodes = [
   'too_many_streams',
   // An org store whose files are damaged (truncated, garbled): refused rather than set aside.
   'store_damaged',
+  // A native addon troupe cannot run without (lmdb's) that is not installed: no prebuilt one, and its build did not run.
+  'native_addon_missing',
   // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
   'memory_full',
   'embedder_mismatch',

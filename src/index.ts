@@ -11,6 +11,7 @@
  *
  * A society spread over processes (NATS, node hosts, remote tools) is `troupe/nodes`.
  */
+import './checkZodPeer.js';
 export {
   createRuntime,
   Runtime,

@@ -2,6 +2,7 @@
  * Test doubles for troupe users: the scripted model and a simulated clock, so a society can be
  * tested deterministically without a network or real sleeps.
  */
+import './checkZodPeer.js';
 export { ScriptedModel, type ScriptStep, type ScriptReply } from './llm/index.js';
 export { SimulatedClock } from './simulatedClock.js';
 export { sequentialIds } from './ids.js';

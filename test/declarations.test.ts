@@ -34,7 +34,7 @@ describe('published declarations', () => {
     expect(journal).not.toMatch(/declare const memoryJournal/);
   });
 
-  it('type-check a program that uses the public API', async () => {
+  it('type-check a program that uses the public API, under exactOptionalPropertyTypes with skipLibCheck off', async () => {
     const program = join(out, 'consumer.ts');
     await writeFile(
       program,
@@ -42,6 +42,7 @@ describe('published declarations', () => {
         "import { type AgentState, createRuntime, defineTool } from './src/index.js';",
         "import { createHttpServer } from './src/server/index.js';",
         "import { societyOf } from './src/testing.js';",
+        "import * as machines from './machines/index.js';",
         "import { z } from 'zod';",
         "const tool = defineTool({ name: 'echo', description: 'echo', parameters: z.object({ text: z.string() }), execute: async ({ text }) => ({ content: text }) });",
         'const rt = await createRuntime({ tools: [tool] });',
@@ -49,19 +50,24 @@ describe('published declarations', () => {
         'const roles: string[] = rt.roles().map((role) => role.name);',
         'const live: string[] = societyOf(rt).liveIds();',
         'const server = createHttpServer(rt);',
-        'export { states, roles, live, server };',
+        'export { states, roles, live, server, machines };',
       ].join('\n'),
     );
-    const args = [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', program];
-    // lmdb's own declarations do not type-check as ESM (its `export =`): only errors in ours count.
+    // The strictest settings a user may compile with: every declaration file checked, and an
+    // optional property that may not be given `undefined` unless its type says so.
+    const strictest = ['--strict', '--exactOptionalPropertyTypes', '--skipLibCheck', 'false'];
+    const args = [tsc, '--noEmit', ...strictest, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', program];
     const errors = await run(process.execPath, args, { cwd: root }).then(
       () => [],
       (failure: unknown) =>
         String((failure as { stdout?: unknown }).stdout)
           .split('\n')
-          .filter((line) => line.includes('error TS') && !line.includes('node_modules/')),
+          .filter((line) => line.includes('error TS')),
     );
-    expect(errors).toEqual([]);
+    expect(errors.filter((line) => !line.includes('node_modules/'))).toEqual([]);
+    // Two dependencies' declarations fail there on their own (docs/install.md): lmdb's ES module
+    // types end in `export =`, and xstate's setup.d.ts breaks under exactOptionalPropertyTypes.
+    expect(errors.filter((line) => !/node_modules\/(lmdb|xstate)\//.test(line))).toEqual([]);
   }, 120_000);
 });
 

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { processArgs, transpiledPath } from './support/cliProcess.js';
+import { itWithHnswlib } from './support/hnswlibTests.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,7 +35,6 @@ async function packagesLoadedByCli(args: readonly string[]): Promise<string[]> {
   }
 }
 
-// What goes through Node's CJS loader (ESM-only packages, such as openai, never show here).
 const heavy = /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|xstate)/;
 
 describe('what the CLI loads', () => {
@@ -57,15 +57,20 @@ describe('what the CLI loads', () => {
   });
 });
 
-// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib and the NATS client load only when used.
+// `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib, the
+// NATS client and the tokenizer's table (most of the memory the import would add) load only when used.
 describe('what importing troupe loads', () => {
-  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib nor the NATS client', async () => {
+  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib, the NATS client nor the tokenizer', async () => {
     const loaded = await packagesLoadedBy('src/index.ts');
-    expect(loaded).toContain('xstate');
-    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/)/.test(name))).toEqual([]);
+    expect(loaded).toEqual(expect.arrayContaining(['xstate', 'zod']));
+    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|gpt-tokenizer)/.test(name))).toEqual([]);
   });
 
-  it('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
+  it('the first count of tokens loads the tokenizer', async () => {
+    expect(await packagesLoadedBy('test/support/tokenCountUse.ts')).toContain('gpt-tokenizer');
+  });
+
+  itWithHnswlib('an agent memory with no facts does not load hnswlib; its first vector does', async () => {
     expect(await packagesLoadedBy('test/support/factStoreUse.ts')).not.toContain('hnswlib-node');
     expect(await packagesLoadedBy('test/support/factStoreUse.ts', { FACTS: '1' })).toContain('hnswlib-node');
   });

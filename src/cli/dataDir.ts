@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, createLogger } from '../logger.js';
 import type { OrgStore } from '../org/index.js';
+import { loadOrgStore } from '../org/loadOrgStore.js';
 import { type CliIo, reportFailure } from './cliIo.js';
 import { readLogLevel, resolveDataDir } from './environment.js';
 import { ExitCode } from './exitCodes.js';
@@ -47,7 +48,7 @@ export async function withOrganisation(
   let store: OrgStore;
   try {
     // Loaded here, not with the CLI: only the commands that read an organisation need the store.
-    const { openOrgStore } = await import('../org/index.js');
+    const { openOrgStore } = await loadOrgStore();
     store = await openOrgStore({ dir, logger, onDamage: 'refuse' });
   } catch (error) {
     return reportFailure(io, error, `cannot read the organisation at ${dir}`);

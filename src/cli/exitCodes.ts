@@ -39,6 +39,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'url_too_long':
     case 'headers_too_large':
     case 'store_damaged': // A damaged store in the data dir: the environment must be fixed.
+    case 'native_addon_missing': // lmdb's addon was never built: the installation must be fixed.
     case 'embedder_mismatch': // Memory made with another embedder than the one configured: fix the configuration.
     case 'transport_unavailable': // No NATS server at the address given: fix the address or start the server.
       return ExitCode.usage;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Each command's implementation is imported when it runs: `troupe --help`, `--version` and a
 // refused command line load none of the runtime, its store, the HTTP server or the NATS client.
+import '../checkZodPeer.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { Redactor } from '../task/index.js';
 import { redactedIo, reportFailure } from './cliIo.js';

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { loadOrgStore } from '../org/loadOrgStore.js';
 
 /**
  * `--strict-store`: opens the org store in `dataDir` once before the runtime does, with
@@ -9,7 +10,7 @@ import type { Logger } from '../logger.js';
  */
 export async function refuseDamagedStore(dataDir: string | null, logger: Logger): Promise<void> {
   if (dataDir === null) return;
-  const { openOrgStore } = await import('../org/store.js');
+  const { openOrgStore } = await loadOrgStore();
   const store = await openOrgStore({ dir: dataDir, logger, onDamage: 'refuse' });
   await store.close();
 }

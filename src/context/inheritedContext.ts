@@ -1,6 +1,6 @@
-import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage } from '../task/index.js';
 import { type Fitted, nothingFitted } from './fitted.js';
+import { o200k } from './o200k.js';
 import { fitTextBlock } from './textBlock.js';
 import { type TokenCounter, frameOf, textTokens } from './tokenCounter.js';
 
@@ -42,6 +42,7 @@ export function fitInherited(inherited: string | readonly ChatMessage[] | null |
 /** The start of `text` that fits with the header and the cut note, or nothing when no token of it does. */
 function cutToFit(text: string, allotment: number): Fitted {
   const frame = frameOf('system') + textTokens(`${header}\n`) + textTokens(cutNote);
+  const { encode, decode } = o200k();
   const tokens = encode(text, { disallowedSpecial: new Set() });
   let keep = allotment - frame;
   // Decoding a prefix and counting it again may not give back exactly `keep` tokens (a character

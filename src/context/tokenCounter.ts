@@ -1,7 +1,7 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { z } from 'zod';
 import type { ChatMessage } from '../task/index.js';
 import { parseOrThrow } from '../task/index.js';
+import { o200k } from './o200k.js';
 
 /**
  * Counts tokens as OpenAI's chat models do (o200k_base, the encoding of gpt-4o, gpt-4.1, o-series
@@ -36,18 +36,15 @@ export type TokenCounterOptions = z.input<typeof TokenCounterOptionsSchema>;
 
 /** Tokens of `text` with no cache: the tokenizer itself. */
 export function textTokens(text: string): number {
-  return text === '' ? 0 : countTokens(text, plainText);
+  return text === '' ? 0 : o200k().countTokens(text, plainText);
 }
 
-const roleTokens: Readonly<Record<ChatMessage['role'], number>> = {
-  system: textTokens('system'),
-  user: textTokens('user'),
-  assistant: textTokens('assistant'),
-  tool: textTokens('tool'),
-};
+/** Tokens of each role's name, counted on the first frame asked for (the tokenizer loads on first use). */
+let roleTokens: Readonly<Record<ChatMessage['role'], number>> | undefined;
 
 /** The frame of one message of `role`, without its content. */
 export function frameOf(role: ChatMessage['role']): number {
+  roleTokens ??= { system: textTokens('system'), user: textTokens('user'), assistant: textTokens('assistant'), tool: textTokens('tool') };
   return frameTokens + roleTokens[role];
 }
 

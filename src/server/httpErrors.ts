@@ -82,6 +82,7 @@ export function statusOf(code: ErrorCode): number {
     case 'tool_error':
     case 'aborted':
     case 'store_damaged':
+    case 'native_addon_missing':
     case 'embedder_mismatch':
     case 'internal':
       return 500;

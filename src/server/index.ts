@@ -1,3 +1,4 @@
+import '../checkZodPeer.js';
 export { createHttpServer, type HttpServer, type HttpServerOptions } from './httpServer.js';
 export { HttpError, statusOf, toResponse } from './httpErrors.js';
 export { Redactor, redactedMark } from './redact.js';

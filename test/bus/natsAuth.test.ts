@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, take } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { connectNatsTransport } from '../../src/bus/index.js';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { createTask } from '../../src/task/index.js';
-import { type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
 const startServer = natsServerAfterEach();
 const natsBus = natsBusesAfterEach();
@@ -31,7 +31,7 @@ async function refusal(options: Parameters<typeof connectNatsTransport>[0]): Pro
   return { code: (error as Error & { code: string }).code, message: error.message };
 }
 
-describe('NATS transport: credentials and TLS', () => {
+describeWithNatsServer('NATS transport: credentials and TLS', () => {
   it('connects with the token the server requires; refuses, as unauthorized and never showing it, a missing or wrong one', async () => {
     const server = await startServer({ authorization: '{ token: "s3cret-nats-token" }' });
     await talks(await natsBus({ servers: server.url, token: 's3cret-nats-token' }), await natsBus({ servers: server.url, token: 's3cret-nats-token' }));

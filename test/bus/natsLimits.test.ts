@@ -1,12 +1,12 @@
 import { firstValueFrom, take } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type NatsTransportHandle, connectNatsTransport } from '../../src/bus/index.js';
 import { ValidationError } from '../../src/errors.js';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { troupeErrorOf } from '../support/busFixture.js';
-import { natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
 const startServer = natsServerAfterEach();
 const natsBus = natsBusesAfterEach();
@@ -17,7 +17,7 @@ function taskOf(textBytes: number, to = 'poet'): Task {
   return createTask({ from: 'user', to, action: 'execute', parameters: { text: 'x'.repeat(textBytes) } }, { ids, clock });
 }
 
-describe('NATS transport limits', () => {
+describeWithNatsServer('NATS transport limits', () => {
   it("refuses a Task larger than the server's max_payload, naming its size and the limit", async () => {
     const server = await startServer({ max_payload: 4096 });
     const { bus, transport } = await natsBus({ servers: server.url });

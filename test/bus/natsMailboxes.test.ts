@@ -1,13 +1,13 @@
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom, skipWhile } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { type NatsBus, mailboxesOf, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, type NatsBus, mailboxesOf, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 import type { NatsServer } from '../support/natsServer.js';
 
 // Durable mailboxes on a real nats-server with JetStream: what the owner opens, a host holds,
@@ -66,7 +66,7 @@ async function heldBy(jsm: JetStreamManager, agentId = 'poet'): Promise<{ waitin
   return { waiting: info.num_pending, unacknowledged: info.num_ack_pending };
 }
 
-describe('durable mailboxes (NATS JetStream)', () => {
+describeWithNatsServer('durable mailboxes (NATS JetStream)', () => {
   it('keeps a Task sent while no host holds the mailbox, and hands it to the first that does', async () => {
     const { server, owner, jsm } = await society();
     await mailboxesOf(owner).open('poet');

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
-import { natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
 // The README's way to close the trust gap, on a real nats-server: a society's own account, and a
 // gateway user that may send execute Tasks to root only and read the answers to itself.
@@ -25,7 +25,7 @@ function work(to: string, text: string): Task {
   return createTask({ from: 'gateway', to, action: 'execute', parameters: { text } }, { ids, clock });
 }
 
-describe('NATS permissions for a society', () => {
+describeWithNatsServer('NATS permissions for a society', () => {
   it('lets a gateway user send work to root and read its answers, and keeps its Tasks to any other agent off the society', async () => {
     const server = await startServer({ accounts });
     const owner = await natsBus({ servers: server.url, society: 'demo', user: 'owner', password: 'owner-secret' });

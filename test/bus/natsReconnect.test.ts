@@ -1,12 +1,12 @@
 import { type Observable, filter, firstValueFrom, skipWhile, take, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask } from '../../src/task/index.js';
 import { troupeErrorOf } from '../support/busFixture.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, type NatsBus, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 import { TcpProxy } from '../support/tcpProxy.js';
 
 const startServer = natsServerAfterEach();
@@ -41,7 +41,7 @@ async function nodes(options: { whileDisconnected?: 'wait' | 'fail'; maxPendingB
   return { sender, receiver, proxy, logger };
 }
 
-describe('NATS transport when its connection drops', () => {
+describeWithNatsServer('NATS transport when its connection drops', () => {
   it("holds Tasks sent while the connection is down ('wait', the default) and sends them in order once it is back", async () => {
     const { sender, receiver, proxy, logger } = await nodes();
     const arrived = firstValueFrom(receiver.bus.to('poet').pipe(take(3), toArray()));
@@ -95,7 +95,7 @@ describe('NATS transport when its connection drops', () => {
   });
 });
 
-describe('NATS transport across a restart of nats-server', () => {
+describeWithNatsServer('NATS transport across a restart of nats-server', () => {
   it('gets both buses back, with their subscriptions, and Tasks flow again', async () => {
     const server = await startServer();
     const options = { servers: server.url, reconnectWaitMs };

@@ -1,12 +1,20 @@
 import { type Msg, connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { type NatsBus, mailboxesOf, natsBusesAfterEach, natsServerAfterEach, natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
+import {
+  describeWithNatsServer,
+  type NatsBus,
+  mailboxesOf,
+  natsBusesAfterEach,
+  natsServerAfterEach,
+  natsServerForFile,
+  rawNatsClientForFile,
+} from '../support/natsBus.js';
 
 // A Task replayed on the society's subjects (the same work, published again by anyone who can
 // publish there) is not run a second time: by this bus, within its replay window, and by a
@@ -59,7 +67,7 @@ async function poet(replayWindowTasks?: number, logger = new MemoryLogger()): Pr
 
 const timesGiven = (poet: Poet, task: Task): number => poet.given.filter((given) => given.id === task.id).length;
 
-describe('replayed work on NATS', () => {
+describeWithNatsServer('replayed work on NATS', () => {
   it('runs work once though it is published again, under its own sending id or another, long after', async () => {
     const poem = await poet();
     const once = work('a poem');
@@ -131,7 +139,7 @@ describe('replayed work on NATS', () => {
   });
 });
 
-describe('work a store says was given (a runtime with a data dir lends its log)', () => {
+describeWithNatsServer('work a store says was given (a runtime with a data dir lends its log)', () => {
   const givenBefore = work('given before a restart');
   const record = { given: (agentId: string, taskId: string) => agentId === 'poet' && taskId === givenBefore.id };
 

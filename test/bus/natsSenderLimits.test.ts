@@ -1,10 +1,10 @@
 import { filter, firstValueFrom } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
-import { natsBusesAfterEach, natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
 
 // One peer flooding an agent with work over NATS: it gets its share, the rest is refused by name,
 // and another peer's work still reaches the agent and is answered.
@@ -32,7 +32,7 @@ function repliesTo(forger: string, count: number): Promise<Task[]> {
   });
 }
 
-describe('NATS intake limits per sender', () => {
+describeWithNatsServer('NATS intake limits per sender', () => {
   it('refuses a flood of 500 pieces of work from one sender past maxWorkPerSender, naming the limit, while another sender’s work is answered', async () => {
     const logger = new MemoryLogger();
     const receiver = await natsBus({ servers: serverOf().url, society: 'limits', maxWorkPerSender: 10, logger });

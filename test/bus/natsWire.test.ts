@@ -1,6 +1,6 @@
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { filter, firstValueFrom, take } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectNatsTransport, subjectOf } from '../../src/bus/index.js';
 import { subscriptionSubjectOf } from '../../src/bus/transports/natsSubjects.js';
 import { ValidationError } from '../../src/errors.js';
@@ -9,7 +9,7 @@ import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, type TaskInit, createTask } from '../../src/task/index.js';
 import { NatsServer } from '../support/natsServer.js';
-import { natsBusesAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach } from '../support/natsBus.js';
 
 let server: NatsServer;
 let raw: NatsConnection;
@@ -32,7 +32,7 @@ function task(init: Partial<TaskInit> = {}): Task {
   return createTask({ from: 'user', to: 'poet', action: 'execute', parameters: { text: 'hi' }, ...init }, { ids, clock });
 }
 
-describe('NATS subjects', () => {
+describeWithNatsServer('NATS subjects', () => {
   it('puts society, target and action in the subject, and maps interests onto NATS wildcards', () => {
     expect(subjectOf({ to: 'poet-1', action: 'node.tool_call' }, 'demo')).toBe('troupe.demo.agent.poet-1.action.node.tool_call');
     expect(subscriptionSubjectOf({ target: 'poet-1' }, 'demo')).toBe('troupe.demo.agent.poet-1.>');
@@ -64,7 +64,7 @@ describe('NATS subjects', () => {
   });
 });
 
-describe('NATS routing', () => {
+describeWithNatsServer('NATS routing', () => {
   it('brings a bus only the Tasks it declared an interest in, and none of another society', async () => {
     const society = nextSociety();
     const sender = await natsBus({ servers: server.url, society });
@@ -82,7 +82,7 @@ describe('NATS routing', () => {
   });
 });
 
-describe('malformed messages from the wire', () => {
+describeWithNatsServer('malformed messages from the wire', () => {
   it('drops each, naming its subject and what is wrong, counts it, and keeps delivering', async () => {
     const society = nextSociety();
     const logger = new MemoryLogger();

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { runCli } from '../support/cliProcess.js';
-import { natsServerForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsServerForFile } from '../support/natsBus.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
 const token = 'n4ts-token-never-printed';
@@ -17,7 +17,7 @@ function started(command: 'serve' | 'node', args: readonly string[], env: Record
   return child;
 }
 
-describe('troupe serve and node on a NATS server that requires a token', () => {
+describeWithNatsServer('troupe serve and node on a NATS server that requires a token', () => {
   it('node logs in with TROUPE_NATS_TOKEN, serve with the token in its --nats URL; neither prints it', { timeout: 120_000 }, async () => {
     const url = natsServer().url;
     const node = started('node', ['--nats', url, '--roles', 'poet', '--name', 'node-a'], { TROUPE_NATS_TOKEN: token });

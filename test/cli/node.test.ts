@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { NodeActions, maxRolesPerNode } from '../../src/bus/index.js';
 import type { Task } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { runCli } from '../support/cliProcess.js';
 import { NatsServer } from '../support/natsServer.js';
-import { natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
 const natsServer = natsServerForFile();
@@ -21,7 +21,7 @@ function node(args: readonly string[]): ServeProcess {
   return child;
 }
 
-describe('troupe node (child process and a real nats-server)', () => {
+describeWithNatsServer('troupe node (child process and a real nats-server)', () => {
   it('announces itself and its roles to the owner every heartbeat, and says it leaves on SIGTERM (exit 0)', async () => {
     const { bus, transport } = await natsBus({ servers: natsServer().url, society: 'poets' });
     const heard: Task[] = [];

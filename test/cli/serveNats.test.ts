@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sequentialIds } from '../../src/ids.js';
 import { systemClock } from '../../src/clock.js';
 import { createTask, taskText } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { runCli } from '../support/cliProcess.js';
 import { NatsServer } from '../support/natsServer.js';
-import { natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
 const natsServer = natsServerForFile();
@@ -22,7 +22,7 @@ function served(args: readonly string[]): ServeProcess {
   return serve;
 }
 
-describe('troupe serve --nats (child process and a real nats-server)', () => {
+describeWithNatsServer('troupe serve --nats (child process and a real nats-server)', () => {
   it("puts the society's bus on NATS: a bus in another process asks root and gets its answer, seeing the society at work", async () => {
     const serve = served(['--nats', natsServer().url, '--society', 'haiku']);
     expect(await serve.log('runtime started')).toMatchObject({ nats: natsServer().url, society: 'haiku' });

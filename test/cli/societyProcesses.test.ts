@@ -1,14 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { type OpenAICompatibleServer, type ScriptReply, type ServerAnswer, startOpenAICompatibleServer } from '../../src/testing.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { type Task, finalStatuses } from '../../src/task/index.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
-import { natsServerAfterEach } from '../support/natsBus.js';
+import { describeWithNatsServer, natsServerAfterEach } from '../support/natsBus.js';
 import { type RoleStep, delegationChain, lastToolResult, roleOf, scriptByRole } from '../support/scriptByRole.js';
 import { ServeProcess } from '../support/serveProcess.js';
 
@@ -92,7 +92,7 @@ async function answerOf(events: EventStreamClient, taskId: string): Promise<Task
   return final() as Task;
 }
 
-describe('a society over three processes and a real nats-server', () => {
+describeWithNatsServer('a society over three processes and a real nats-server', () => {
   it(
     'root (owner) delegates to a manager on one node, which delegates to a worker on another and terminates it; root terminates the manager',
     { timeout: 180_000 },
@@ -200,7 +200,7 @@ describe('a society over three processes and a real nats-server', () => {
   });
 });
 
-describe('durable mailboxes over three processes and a nats-server with JetStream', () => {
+describeWithNatsServer('durable mailboxes over three processes and a nats-server with JetStream', () => {
   it('a node killed mid-task (SIGKILL) loses no work: its agent moves to the other node, which answers root', { timeout: 180_000 }, async () => {
     const nats = await natsServer(undefined, { jetstream: true });
     // The worker's first call never ends (its node is killed while it waits); its next, on the other node, answers.

@@ -1,15 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { eraseStoredMemories, entriesDbName } from '../../src/memory/index.js';
 import { fact, factHarness } from '../support/factStoreFixture.js';
+import { itWithHnswlib } from '../support/hnswlibTests.js';
 
 // Erasing the memories of agents the organisation forgets: real LMDB and real hnswlib index files.
 
 const { place, openStore } = factHarness();
 
 describe('eraseStoredMemories', () => {
-  it("erases the named agents' entries, facts, vectors, bookkeeping and index files, and nothing of another agent's", async () => {
+  itWithHnswlib("erases the named agents' entries, facts, vectors, bookkeeping and index files, and nothing of another agent's", async () => {
     const at = await place();
     for (const agentId of ['gone', 'kept', 'gone-too']) {
       const { store } = await openStore(at, { agentId });

@@ -1,5 +1,5 @@
 import { filter, firstValueFrom, Subject } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { EventBus, type NatsTransportHandle, connectNatsTransport } from '../../src/bus/index.js';
 import { randomIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
@@ -7,7 +7,7 @@ import { type Runtime, createRuntime } from '../../src/runtime/index.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, finalStatuses, parseTask, readPrompt } from '../../src/task/index.js';
 import { cleanupAfterEach, tempDirsAfterEach } from '../support/cleanupAfterEach.js';
-import { natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsServerForFile, rawNatsClientForFile } from '../support/natsBus.js';
 import { runUntilSelfKilled } from '../support/killedWriter.js';
 import { ReplyingModel } from '../support/workerModel.js';
 
@@ -87,7 +87,7 @@ async function replayAfterRestart(society: string, dataDir: string, message: Uin
   };
 }
 
-describe('replayed work after the owner restarts (core NATS, with a data dir)', () => {
+describeWithNatsServer('replayed work after the owner restarts (core NATS, with a data dir)', () => {
   it('does not run an exact replay of work taken before a shutdown, and runs new work', async () => {
     const society = `replay-restart-${++societies}`;
     const dataDir = await tempDir();

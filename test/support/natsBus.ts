@@ -7,13 +7,21 @@ import {
   type NatsTransportOptions,
   connectNatsTransport,
 } from '../../src/bus/index.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { cleanupAfterEach } from './cleanupAfterEach.js';
 import { NatsServer, type NatsServerConfig, type NatsServerOptions } from './natsServer.js';
 
 export interface NatsBus {
   readonly bus: EventBus;
   readonly transport: NatsTransportHandle;
+}
+
+/**
+ * `describe` for tests that start a nats-server: they skip when none is on PATH (the global setup,
+ * `optionalDependencies.ts`, says so once a run, and fails the run instead where CI requires it).
+ */
+export function describeWithNatsServer(name: string, tests: () => void): void {
+  describe.skipIf(!inject('natsServerOnPath'))(name, tests);
 }
 
 /** Connects buses to a NATS server for the test and closes them after it. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { systemClock } from '../../src/clock.js';
 import { randomIds } from '../../src/ids.js';
@@ -8,7 +8,7 @@ import { createTask } from '../../src/task/index.js';
 import { defineTool, jsonResult, remoteTool, serveTools, toolCallAction } from '../../src/tools/index.js';
 import type { ScriptStep } from '../../src/testing.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
-import { natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerForFile } from '../support/natsBus.js';
 import { lastToolResult } from '../support/scriptByRole.js';
 import { ReplyingModel } from '../support/workerModel.js';
 
@@ -58,7 +58,7 @@ async function society(steps: ScriptStep[], serve: { maxConcurrentCalls?: number
   return { rt, model, providerBus };
 }
 
-describe('tools served on another node (serveTools and remoteTool over a real nats-server)', () => {
+describeWithNatsServer('tools served on another node (serveTools and remoteTool over a real nats-server)', () => {
   it("runs an agent's tool call on the provider and gives the model its result", async () => {
     const { rt, model } = await society([
       { toolCalls: [{ name: 'add', arguments: { a: 2, b: 40 } }] },

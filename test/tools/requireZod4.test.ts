@@ -16,6 +16,8 @@ describe('tools refuse a schema that is not zod 4', () => {
     const define = (): unknown => defineTool({ name: 'weather', description: 'd', parameters: foreign(zod3.object({ city: zod3.string() })), execute });
     expect(define).toThrow(TroupeError);
     expect(define).toThrow(/^tool "weather": parameters is a zod 3 schema; troupe needs a zod 4 schema \(zod is a peer dependency, \^4/);
+    // The fix it names is zod 4 itself: troupe's own schemas need it, so zod 3.25's `zod/v4` is no way out.
+    expect(define).toThrow(/npm install zod@\^4/);
   });
 
   it('toolFromFunction: the same', () => {

@@ -70,6 +70,12 @@ export const FactLimitsSchema = z
     efSearch: z.number().int().positive().max(10_000).default(80),
     /** Vectors an index has room for when first made; it doubles when full. */
     initialCapacity: z.number().int().positive().default(64),
+    /**
+     * Search by comparing the query with every vector instead of through hnswlib's graph: what L4
+     * does anyway when hnswlib-node is not installed. Exact, with no index file, and linear in the
+     * facts (hnswlib's search grows with their logarithm).
+     */
+    exactSearch: z.boolean().default(false),
   })
   .strict()
   .refine((limits) => limits.compressAbove <= limits.maxFacts, { message: 'must be at most maxFacts', path: ['compressAbove'] })

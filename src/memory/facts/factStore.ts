@@ -17,7 +17,8 @@ import { IndexSaver } from './indexSaver.js';
 import { indexParams, loadFacts } from './loadFacts.js';
 import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
-import { VectorIndex } from './vectorIndex.js';
+import { createVectorIndex } from './createVectorIndex.js';
+import type { VectorIndex } from './vectorIndex.js';
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
 export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
@@ -37,7 +38,8 @@ export interface FactStoreOptions {
 
 /**
  * L4 of one agent's memory: facts (text and metadata) in LMDB `memory-facts`, their vectors in
- * `memory-vectors` (what the index is rebuilt from) and an hnswlib index saved beside the store.
+ * `memory-vectors` (what the index is rebuilt from) and an hnswlib index saved beside the store
+ * (without hnswlib-node, or with `exactSearch`, an exact index that is not saved).
  * Every change is one LMDB transaction, applied in memory in the same synchronous section that
  * issues it, so concurrent calls always see a consistent store; a change resolves once it is on
  * disk. One FactStore per agent at a time.
@@ -118,7 +120,7 @@ export class FactStore {
     // Kept at the precision it is stored at, so the index and a rebuild of it from the store agree.
     const embedded = await this.#embedOne(fact.text);
     const vector = embedded === null ? null : halfPrecision(embedded);
-    const index = vector === null ? null : await (this.#set.index ??= VectorIndex.create(indexParams(vector.length, this.#limits)));
+    const index = vector === null ? null : await (this.#set.index ??= createVectorIndex(indexParams(vector.length, this.#limits), this.#logger));
     let failed: { error: unknown } | undefined;
     for (;;) {
       // Awaits only while a save runs: an await when none does would let one start before the change below.

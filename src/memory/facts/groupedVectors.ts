@@ -1,3 +1,4 @@
+import { nearestByComparison, unit } from './unitVectors.js';
 import type { Neighbour, VectorIndex } from './vectorIndex.js';
 
 /**
@@ -70,32 +71,6 @@ export class GroupedVectors {
   }
 
   #compareEach(query: Float32Array, k: number, candidates: readonly number[]): Neighbour[] {
-    const direction = unit(query);
-    const best: Neighbour[] = [];
-    for (const label of candidates) {
-      const vector = this.#vectors.get(label);
-      if (vector === undefined) continue;
-      const similarity = dot(direction, vector);
-      if (best.length === k && similarity <= (best[k - 1]?.similarity ?? -Infinity)) continue;
-      // Insertion into a list of at most k, kept nearest first (k is small: tens at most).
-      let at = best.length;
-      while (at > 0 && (best[at - 1]?.similarity ?? Infinity) < similarity) at--;
-      best.splice(at, 0, { label, similarity });
-      if (best.length > k) best.pop();
-    }
-    return best;
+    return nearestByComparison(unit(query), k, candidates, (label) => this.#vectors.get(label));
   }
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
-  return sum;
-}
-
-/** `vector` scaled to length 1 (as hnswlib's cosine space stores it); the zero vector stays zero. */
-function unit(vector: Float32Array): Float32Array {
-  const length = Math.sqrt(dot(vector, vector));
-  if (length === 0) return new Float32Array(vector.length);
-  return vector.map((x) => x / length);
 }

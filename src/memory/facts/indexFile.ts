@@ -4,7 +4,9 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { describeError } from '../../errors.js';
-import { type IndexParams, VectorIndex } from './vectorIndex.js';
+import { HnswIndex } from './hnswIndex.js';
+import type { Hnswlib } from './hnswlibApi.js';
+import type { IndexParams } from './vectorIndex.js';
 
 /**
  * What an index file reflects, in a small JSON file beside it (`<index>.json`): the embedder and
@@ -52,7 +54,7 @@ let saves = 0;
  * checksum no longer matches, so the next open rebuilds; never a sidecar vouching for a file it
  * does not describe.
  */
-export async function saveIndex(index: VectorIndex, file: string, state: IndexState): Promise<void> {
+export async function saveIndex(index: HnswIndex, file: string, state: IndexState): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}-${++saves}.tmp`;
   try {
@@ -69,7 +71,7 @@ export async function saveIndex(index: VectorIndex, file: string, state: IndexSt
 }
 
 /** The index saved in `file` when it reflects exactly `state`; otherwise why it cannot be used (to rebuild instead). */
-export async function loadIndex(file: string, state: IndexState, params: IndexParams): Promise<{ index: VectorIndex } | { stale: string }> {
+export async function loadIndex(hnswlib: Hnswlib, file: string, state: IndexState, params: IndexParams): Promise<{ index: HnswIndex } | { stale: string }> {
   let sidecar: z.infer<typeof SidecarSchema>;
   try {
     const parsed = SidecarSchema.safeParse(JSON.parse(await readFile(sidecarOf(file), 'utf8')));
@@ -92,7 +94,7 @@ export async function loadIndex(file: string, state: IndexState, params: IndexPa
     const digest = await digestOf(file);
     if (digest.bytes !== sidecar.bytes || digest.sha256 !== sidecar.sha256)
       return { stale: 'the index file does not match its checksum (truncated or damaged)' };
-    return { index: await VectorIndex.read(file, params, state.live) };
+    return { index: await HnswIndex.read(hnswlib, file, params, state.live) };
   } catch (error) {
     return {
       stale: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the index file is missing' : `the index file is unreadable: ${describeError(error)}`,

@@ -1,5 +1,6 @@
 import type { Embedder } from '../embedding/embedder.js';
 import type { FactSet } from './factSet.js';
+import { HnswIndex } from './hnswIndex.js';
 import { saveIndex } from './indexFile.js';
 
 /**
@@ -35,7 +36,8 @@ export class IndexSaver {
   async #write(set: FactSet): Promise<void> {
     const index = await set.index;
     const { generation } = set.meta;
-    if (index === null || this.#savedGeneration === generation) return;
+    // An exact index has no file: an open rebuilds it from the stored vectors.
+    if (!(index instanceof HnswIndex) || this.#savedGeneration === generation) return;
     await saveIndex(index, this.#file, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
     this.#savedGeneration = generation;
   }

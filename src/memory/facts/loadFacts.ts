@@ -6,8 +6,10 @@ import type { FactLimits } from './factLimits.js';
 import type { FactRecords } from './factRecords.js';
 import { type Fact, type FactMeta, labelOf } from './factSchema.js';
 import { indexFileOf, loadIndex, saveIndex } from './indexFile.js';
+import { HnswIndex, loadHnswlib } from './hnswIndex.js';
+import { buildVectorIndex } from './createVectorIndex.js';
 import { TurnBudget } from './turnBudget.js';
-import { type IndexParams, VectorIndex } from './vectorIndex.js';
+import type { IndexParams, VectorIndex } from './vectorIndex.js';
 
 /** One agent's L4 as read back: its facts, its bookkeeping, and its index when it has vectors. */
 export interface LoadedFacts {
@@ -31,7 +33,8 @@ export interface LoadDeps {
 
 /** How an index of this store is built. */
 export function indexParams(dimension: number, limits: FactLimits): IndexParams {
-  return { dimension, m: limits.m, efConstruction: limits.efConstruction, efSearch: limits.efSearch, initialCapacity: limits.initialCapacity };
+  const { m, efConstruction, efSearch, initialCapacity, exactSearch } = limits;
+  return { dimension, m, efConstruction, efSearch, initialCapacity, exactSearch };
 }
 
 /**
@@ -87,9 +90,11 @@ async function loadIndexOf(deps: LoadDeps, embedder: Embedder, facts: Map<string
   const params = indexParams(embedder.dimension, deps.limits);
   const withDimension = { ...meta, dimension: embedder.dimension };
   if (deps.indexDir === null) return rebuild(deps, embedder, facts, withDimension, { why: 'there is no index directory (memory only)', save: null });
+  const hnswlib = params.exactSearch ? null : await loadHnswlib(deps.logger);
+  if (hnswlib === null) return rebuild(deps, embedder, facts, withDimension, { why: 'its searches are exact, with no index file', save: null });
   const file = indexFileOf(deps.indexDir, deps.agentId, embedder);
   const state = { embedder: embedder.id, dimension: embedder.dimension, generation: meta.generation, live: facts.size };
-  const loaded = trusted ? await loadIndex(file, state, params) : { stale: 'its memory-meta record was missing or invalid' };
+  const loaded = trusted ? await loadIndex(hnswlib, file, state, params) : { stale: 'its memory-meta record was missing or invalid' };
   if (!('index' in loaded)) return rebuild(deps, embedder, facts, withDimension, { why: loaded.stale, save: file });
   // The file holds the graph; searches within a session compare the JS copies, read from the source of truth.
   const vectors = storedVectors(deps, embedder, facts);
@@ -125,15 +130,14 @@ async function rebuild(
   // A new generation: no index file saved before this rebuild may pass for it.
   const current = { ...meta, generation: meta.generation + 1 };
   await deps.records.write({ putVectors, meta: current });
-  // In slices: thousands of inserts at once would hold the event loop for seconds while other agents run.
   const byLabel = new Map([...vectors].map(([id, vector]) => [labelOf(id), vector]));
-  const index = await VectorIndex.build(indexParams(embedder.dimension, deps.limits), byLabel, new TurnBudget());
+  const index = await buildVectorIndex(indexParams(embedder.dimension, deps.limits), byLabel, new TurnBudget(), deps.logger);
   const level = how.save === null ? 'debug' : 'warn';
   deps.logger[level](
     { agentId: deps.agentId, reason: how.why, vectors: vectors.size, reembedded: missing.length },
     'rebuilt the L4 index from the stored vectors',
   );
-  if (how.save !== null) {
+  if (how.save !== null && index instanceof HnswIndex) {
     await saveIndex(index, how.save, { embedder: embedder.id, dimension: embedder.dimension, generation: current.generation, live: index.size });
   }
   return { facts, meta: current, index, vectors, savedGeneration: how.save === null ? null : current.generation };

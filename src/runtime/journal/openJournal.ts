@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
+import { loadOrgStore } from '../../org/loadOrgStore.js';
 import { type Journal, memoryJournal } from './journal.js';
 import { storeJournal } from './storeJournal.js';
 import type { WriteBatchLimits } from './writeBatch.js';
@@ -16,7 +17,7 @@ export async function openJournal(
   deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number; terminatedAgentsKept: number },
 ): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
-  const { openOrgStore } = await import('../../org/store.js');
+  const { openOrgStore } = await loadOrgStore();
   const { logger, clock, messageLogLimit, terminatedAgentsKept } = deps;
   const store = await openOrgStore({ dir: dataDir, logger, clock, messageLogLimit, terminatedAgentsKept });
   // Agents' L4 vector indexes: files beside the store, each a cache of vectors the store holds.

@@ -6,6 +6,7 @@ import type { CompressionReport, FactStore, NewFact } from '../../../src/memory/
 import { indexFileOf } from '../../../src/memory/facts/indexFile.js';
 import { floodFact } from '../../support/clusteredFacts.js';
 import { factHarness } from '../../support/factStoreFixture.js';
+import { itWithHnswlib } from '../../support/hnswlibTests.js';
 
 // L4 held to its bound under a flood of adds (issue 30, point 5): never more than compressAbove
 // facts, compression that gives the event loop turns while it works, and reports that add up.
@@ -146,7 +147,7 @@ describe('L4 compression and the event loop', () => {
 });
 
 describe("L4's index after a compression", () => {
-  it('holds the live vectors and few removed ones: a compression that removed many rebuilds it without them', async () => {
+  itWithHnswlib('holds the live vectors and few removed ones: a compression that removed many rebuilds it without them', async () => {
     const where = await place();
     const { store } = await openStore(where, { limits: { compressAbove: 300, keepTopN: 300 } });
     await flood(

@@ -4,6 +4,7 @@ import { cosine } from '../../../src/memory/embedding/vectors.js';
 import { FactRecords, recordsPerTransaction } from '../../../src/memory/facts/factRecords.js';
 import { MemoryLogger } from '../../../src/logger.js';
 import { fact, factHarness } from '../../support/factStoreFixture.js';
+import { loggedAboveDebug } from '../../support/hnswlibTests.js';
 
 // L4 compression: clusters of close facts (cosine + union-find over k-NN neighbours) merged when
 // the merged fact stays close to every original, kept as they are when it does not; without an
@@ -39,7 +40,7 @@ describe('L4 compression with an embedder', () => {
     await store.close();
     const { store: reopened, logger } = await openStore(await reopenEnv(at));
     expect(reopened.list().map((stored) => stored.id)).toEqual(['f3', 'f4', 'f5']);
-    expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+    expect(loggedAboveDebug(logger)).toEqual([]);
   });
 
   it('keeps the originals of a cluster that fails the fidelity check, untouched, and stays so when asked again', async () => {

@@ -4,6 +4,7 @@ import { OpenAIEmbeddings } from '../../../src/llm/index.js';
 import { startOpenAICompatibleServer } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { fact, factHarness } from '../../support/factStoreFixture.js';
+import { loggedAboveDebug } from '../../support/hnswlibTests.js';
 
 // L4 with embeddings from an OpenAI-compatible endpoint: the official `openai` package over real
 // HTTP to the local server.
@@ -33,7 +34,7 @@ describe('L4 with OpenAIEmbeddings', () => {
     await store.close();
     const { store: reopened, logger } = await openStore(await reopenEnv(at), { embedder });
     expect(reopened.size).toBe(2);
-    expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+    expect(loggedAboveDebug(logger)).toEqual([]);
     // Opening needs no embedding: the index was saved.
     expect(server.embeddingCalls).toBe(5);
   });

@@ -1,15 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GroupedVectors } from '../../../src/memory/facts/groupedVectors.js';
-import { VectorIndex } from '../../../src/memory/facts/vectorIndex.js';
+import { ExactIndex } from '../../../src/memory/facts/exactIndex.js';
+import { HnswIndex } from '../../../src/memory/facts/hnswIndex.js';
+import { createVectorIndex } from '../../../src/memory/facts/createVectorIndex.js';
+import { silentLogger } from '../../../src/logger.js';
+import { hnswlibInstalled } from '../../support/hnswlibTests.js';
 import { loggedSeed } from '../../support/loggedSeed.js';
 
 // Searches confined to a few groups (one session's facts and the agent-scope ones) compare the
-// query with each candidate when they are few, and go through hnswlib with a filter when they are
-// many and a good share of the index. Either way the answer is the candidates' nearest.
+// query with each candidate when they are few, and go through the index with a filter when they
+// are many and a good share of it. Either way the answer is the candidates' nearest, whether the
+// index is hnswlib's graph or the exact search that stands in for it without hnswlib-node.
 
 const dimension = 8;
 const params = { dimension, m: 16, efConstruction: 200, efSearch: 200, initialCapacity: 64 };
+
+// hnswlib's only where hnswlib-node built (the global setup says when it did not).
+const indexKinds = [
+  { kind: 'hnswlib', exactSearch: false, type: HnswIndex },
+  { kind: 'exact search', exactSearch: true, type: ExactIndex },
+].filter((index) => index.exactSearch || hnswlibInstalled());
 
 function unitVector(numbers: readonly number[]): Float32Array {
   const length = Math.hypot(...numbers) || 1;
@@ -28,7 +39,13 @@ function bruteForce(entries: readonly { label: number; group: string; vector: Fl
 
 const vectorArb = fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: dimension, maxLength: dimension }).filter((v) => Math.hypot(...v) > 0.1);
 
-describe('GroupedVectors', () => {
+describe.each(indexKinds)('GroupedVectors over $kind', ({ exactSearch, type }) => {
+  const newIndex = async () => {
+    const index = await createVectorIndex({ ...params, exactSearch }, silentLogger);
+    expect(index).toBeInstanceOf(type);
+    return index;
+  };
+
   it('a search within groups returns exactly the nearest of their vectors, never one of another group (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -38,7 +55,7 @@ describe('GroupedVectors', () => {
         fc.integer({ min: 1, max: 10 }),
         async (drawn, query, groups, k) => {
           const entries = drawn.map((entry, label) => ({ ...entry, label, vector: unitVector(entry.vector) }));
-          const index = await VectorIndex.create(params);
+          const index = await newIndex();
           const vectors = new GroupedVectors();
           for (const { label, group, vector } of entries) {
             index.add(label, vector);
@@ -51,12 +68,12 @@ describe('GroupedVectors', () => {
           expect(found.every((hit) => groups.includes(entries[hit.label]?.group ?? '?'))).toBe(true);
         },
       ),
-      loggedSeed('grouped vectors, direct comparison'),
+      loggedSeed(`grouped vectors over ${exactSearch ? 'exact search' : 'hnswlib'}, direct comparison`),
     );
   });
 
-  it('a group that is most of a large index is searched through hnswlib, filtered to its labels', async () => {
-    const index = await VectorIndex.create(params);
+  it('a group that is most of a large index is searched through the index, filtered to its labels', async () => {
+    const index = await newIndex();
     const vectors = new GroupedVectors();
     const entries: { label: number; group: string; vector: Float32Array }[] = [];
     // Deterministic spread of vectors: 3,000 in session a (past the direct comparison's 2,048), 300 in b.

@@ -5,6 +5,7 @@ import { startOpenAICompatibleServer } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { compactorHarness, untilIdle } from '../../support/compactorFixture.js';
 import { fact } from '../../support/factStoreFixture.js';
+import { itWithHnswlib } from '../../support/hnswlibTests.js';
 
 // The compactor and L4: compression in a batch when an agent's facts are above their threshold
 // (an L4 opened with a lower compressAbove than it was filled with: adds never pass it), a
@@ -119,7 +120,7 @@ describe('the memory compactor and L4', () => {
     expect(compactor.actor.getSnapshot().value).toBe('running');
   });
 
-  it('saves the memories’ index files when it drains, while they stay open', async () => {
+  itWithHnswlib('saves the memories’ index files when it drains, while they stay open', async () => {
     const { open, start, indexDir } = await world();
     const memory = await open('a1');
     for (const text of unrelated) await memory.remember(fact(text));

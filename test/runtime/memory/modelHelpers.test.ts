@@ -6,6 +6,7 @@ import { type OpenAICompatibleServer, type ServerStep, startOpenAICompatibleServ
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
 import { type CompactorWorld, compactorHarness, untilIdle } from '../../support/compactorFixture.js';
 import { memoryTask } from '../../support/memoryFixture.js';
+import { loggedAboveDebug } from '../../support/hnswlibTests.js';
 
 // Summaries (L3) and facts (L4) written by a model: the real `openai` package over loopback to the
 // local OpenAI-compatible server, with the extractive helpers taking over whenever the model's
@@ -161,6 +162,6 @@ describe('without a model', () => {
     await untilIdle(compactor);
     expect(memory.l3().map((entry) => entry.source)).toEqual(['extractive']);
     expect(memory.counts().l4).toBeGreaterThan(0);
-    expect(current.logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+    expect(loggedAboveDebug(current.logger)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type EventBus, NodeActions, NodeDirectory } from '../../../src/bus/index.js';
 import { systemClock } from '../../../src/clock.js';
 import { randomIds } from '../../../src/ids.js';
@@ -10,7 +10,7 @@ import { SimulatedClock } from '../../../src/simulatedClock.js';
 import { createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
-import { natsBusesAfterEach, natsServerAfterEach } from '../../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerAfterEach } from '../../support/natsBus.js';
 import { until } from '../../support/runtimeFixture.js';
 import { ReplyingModel } from '../../support/workerModel.js';
 
@@ -85,7 +85,7 @@ function hanging(): { reply: () => ScriptStep; called: () => boolean } {
   };
 }
 
-describe('durable mailboxes across nodes (JetStream)', () => {
+describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
   it('moves the agent of a node that died to another node with its role, which answers the work the dead one never did', async () => {
     const directoryClock = new SimulatedClock();
     const { rt, node, ownerLogger } = await society(directoryClock);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type EventBus, NodeActions, NodeDirectory } from '../../../src/bus/index.js';
 import { systemClock } from '../../../src/clock.js';
 import { randomIds } from '../../../src/ids.js';
@@ -9,7 +9,7 @@ import type { ChatRequest } from '../../../src/llm/index.js';
 import { Actions, type JsonValue, type Task, createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
-import { natsBusesAfterEach, natsServerForFile } from '../../support/natsBus.js';
+import { describeWithNatsServer, natsBusesAfterEach, natsServerForFile } from '../../support/natsBus.js';
 import { until } from '../../support/runtimeFixture.js';
 import { type RoleStep, delegationChain, scriptByRole } from '../../support/scriptByRole.js';
 import { ReplyingModel } from '../../support/workerModel.js';
@@ -83,7 +83,7 @@ async function agentsUntil(rt: Runtime, condition: (states: Record<string, strin
   return states();
 }
 
-describe('agents placed on the nodes of a society on NATS (owner and node hosts on a real nats-server)', () => {
+describeWithNatsServer('agents placed on the nodes of a society on NATS (owner and node hosts on a real nats-server)', () => {
   it('root delegates to a manager on one node, which delegates to a worker on another; spawns and terminations go through the owner', async () => {
     const { rt, hosts, scripted } = await society(delegationChain(), { 'node-a': ['manager'], 'node-b': ['worker'] });
     const notices: Task[] = [];

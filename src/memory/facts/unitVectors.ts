@@ -1,0 +1,44 @@
+import type { Neighbour } from './vectorIndex.js';
+
+/**
+ * The dot product of two vectors of the same length (their cosine when both are unit vectors).
+ * Every index is in range, so the numbers are read as numbers: a `?? 0` on each read made the
+ * loop, and so every exact search, about 2.5 times slower.
+ */
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
+
+/** `vector` scaled to length 1 (as hnswlib's cosine space stores it); the zero vector stays zero. */
+export function unit(vector: Float32Array): Float32Array {
+  const length = Math.sqrt(dot(vector, vector));
+  if (length === 0) return new Float32Array(vector.length);
+  return vector.map((x) => x / length);
+}
+
+/**
+ * Up to `k` of `labels` whose unit vectors (`vectorOf`) are nearest to the unit vector
+ * `direction`, nearest first, by comparing it with each: exact, and linear in the candidates.
+ */
+export function nearestByComparison(
+  direction: Float32Array,
+  k: number,
+  labels: Iterable<number>,
+  vectorOf: (label: number) => Float32Array | undefined,
+): Neighbour[] {
+  const best: Neighbour[] = [];
+  for (const label of labels) {
+    const vector = vectorOf(label);
+    if (vector === undefined) continue;
+    const similarity = dot(direction, vector);
+    if (best.length === k && similarity <= (best[k - 1]?.similarity ?? -Infinity)) continue;
+    // Insertion into a list of at most k, kept nearest first (k is small: tens at most).
+    let at = best.length;
+    while (at > 0 && (best[at - 1]?.similarity ?? Infinity) < similarity) at--;
+    best.splice(at, 0, { label, similarity });
+    if (best.length > k) best.pop();
+  }
+  return best;
+}
