@@ -1,15 +1,16 @@
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { NatsServer } from '../../test/support/natsServer.js';
 import { EventBus, type Task, connectNatsTransport, createTask, sequentialIds, systemClock } from '../../src/index.js';
+import { sized } from './benchSize.js';
 import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
 import { startReadyProcess } from './readyProcess.js';
 import { type Row, duration, rate } from './report.js';
 
 // Issue 15: request/reply across processes through troupe's NATS transport against the raw NATS
 // client (goal ≥ 0.5× its rate), and 1 KB Task throughput between two connections.
-const REQUESTS = 2_000;
-const TASKS = 20_000;
-const options = { warmup: 1, rounds: 5 };
+const REQUESTS = sized(2_000, 20);
+const TASKS = sized(20_000, 100);
+const options = sized({ warmup: 1, rounds: 5 }, { warmup: 0, rounds: 1 });
 
 /** A round of `count` sequential requests, each one's latency kept (ms). */
 function sequentialRequests(count: number, ask: () => Promise<unknown>, latencies: number[]): Round<undefined> {
