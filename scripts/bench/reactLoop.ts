@@ -26,13 +26,23 @@ const options = sized({ blocks: 6, warmup: 200, rounds: 50 }, { blocks: 1, warmu
  * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
  * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone;
  * `troupe-fresh` spawns its agent and terminates it within each timed round (a conversation);
- * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store;
+ * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store, and
+ * `troupe-fresh-disk` troupe-fresh with one;
  * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node);
  * `hand-lmdb` is the hand-written loop keeping each step durably with raw lmdb puts.
  */
-export type Side = 'troupe' | 'troupe-fresh' | 'troupe-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
+export type Side = 'troupe' | 'troupe-fresh' | 'troupe-disk' | 'troupe-fresh-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
 // troupe first: the others are checked against its opening request, and the hand-written loops given its messages.
-const [first, ...others]: readonly ['troupe', ...Side[]] = ['troupe', 'hand', 'troupe-fresh', 'troupe-disk', 'hand-lmdb', 'hand-sse', 'troupe-remote'];
+const [first, ...others]: readonly ['troupe', ...Side[]] = [
+  'troupe',
+  'hand',
+  'troupe-fresh',
+  'troupe-disk',
+  'troupe-fresh-disk',
+  'hand-lmdb',
+  'hand-sse',
+  'troupe-remote',
+];
 const isTroupe = (side: Side): boolean => side.startsWith('troupe');
 
 /** The system and user messages troupe opens with, given to the hand-written loop. */
@@ -118,6 +128,7 @@ async function runBlocks(): Promise<Record<Side, WorkerReport[]>> {
     troupe: [],
     'troupe-fresh': [],
     'troupe-disk': [],
+    'troupe-fresh-disk': [],
     'troupe-remote': [],
     hand: [],
     'hand-sse': [],
@@ -155,9 +166,18 @@ export async function reactLoop(): Promise<Row[]> {
 
   const ratio = msPerStep('troupe') / msPerStep('hand');
   const verdict = (of: number): string => (of <= GOAL ? `met in this run (${times(of)})` : `NOT met in this run (${times(of)})`);
-  const freshRatio = msPerStep('troupe-fresh') / msPerStep('hand');
-  // What a spawn and a terminate add to a conversation, and as how many of the loop's own steps.
-  const lifecycleMs = (msPerStep('troupe-fresh') - msPerStep('troupe')) * CALLS;
+  // A fresh agent per conversation against its loop with the agent spawned beforehand: what a spawn and a terminate add to a conversation, and as how many of that loop's steps.
+  const freshRow = (fresh: 'troupe-fresh' | 'troupe-fresh-disk', ready: 'troupe' | 'troupe-disk'): Row => {
+    const lifecycleMs = (msPerStep(fresh) - msPerStep(ready)) * CALLS;
+    const disk = fresh === 'troupe-fresh-disk';
+    return {
+      benchmark: `ReAct loop, a fresh agent per conversation${disk ? ', data dir' : ''}: spawn, ${STEPS} echo tool steps + answer, terminate (per model call)`,
+      troupe: `${msPerStep(fresh).toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
+      ratio: msPerStep(fresh) / msPerStep('hand'),
+      notes: `the loop people write: the ${ready} loop${disk ? " (data dir, every record and the agent's memory kept in the store)" : " (memory-only: the agent's memory on, in memory)"} with rt.spawn before rt.send and await rt.terminate after the answer inside each timed round, ms per step = round ÷ ${CALLS}; against the same hand-written loop: ${overhead('hand', fresh)}; the spawn and terminate add ${lifecycleMs.toFixed(2)} ms a conversation to ${ready}'s, as much as ${(lifecycleMs / msPerStep(ready)).toFixed(1)} of its steps; ${disk ? `against hand-lmdb ${times(msPerStep(fresh) / msPerStep('hand-lmdb'))}; ` : ''}goal ≤ ${GOAL}×: ${verdict(msPerStep(fresh) / msPerStep('hand'))}; block medians (ms/step) ${fresh} ${blockMedians(fresh)}; ratio of each block pair ${pairRatios('hand', fresh)}; process CPU time per step: ${cpu('hand', fresh)}`,
+    };
+  };
   const measured = options.blocks * options.rounds;
   return [
     {
@@ -167,13 +187,8 @@ export async function reactLoop(): Promise<Row[]> {
       ratio,
       notes: `each side in its own process, blocks alternated (${[first, ...others].join(', ')} × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict(ratio)}`,
     },
-    {
-      benchmark: `ReAct loop, a fresh agent per conversation: spawn, ${STEPS} echo tool steps + answer, terminate (per model call)`,
-      troupe: `${msPerStep('troupe-fresh').toFixed(2)} ms/step`,
-      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
-      ratio: freshRatio,
-      notes: `the loop people write: the troupe loop above with rt.spawn before rt.send and await rt.terminate after the answer inside each timed round (memory-only runtime, the agent's memory on as by default), ms per step = round ÷ ${CALLS}; against the same hand-written loop: ${overhead('hand', 'troupe-fresh')}; the spawn and terminate add ${lifecycleMs.toFixed(2)} ms a conversation, as much as ${(lifecycleMs / msPerStep('troupe')).toFixed(1)} of troupe's steps; goal ≤ ${GOAL}×: ${verdict(freshRatio)}; block medians (ms/step) troupe-fresh ${blockMedians('troupe-fresh')}; ratio of each block pair ${pairRatios('hand', 'troupe-fresh')}; process CPU time per step: ${cpu('hand', 'troupe-fresh')}`,
-    },
+    freshRow('troupe-fresh', 'troupe'),
+    freshRow('troupe-fresh-disk', 'troupe-disk'),
     {
       benchmark: 'ReAct loop: troupe overhead per step',
       troupe: overhead('hand'),
