@@ -75,7 +75,10 @@ async function hammer(url: string, request: { method: 'GET' | 'POST'; path: stri
     ...span,
     ...(request.body === undefined ? {} : { body: request.body, headers: { 'content-type': 'application/json' } }),
   });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
+  if (result.errors > 0 || result.non2xx > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${String(count)}× ${status}`);
+    throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies (${statuses.join(', ')})`);
+  }
   return result;
 }
 
@@ -94,7 +97,7 @@ async function measure(side: Side, request: { method: 'GET' | 'POST'; path: stri
 
 const agents = { method: 'GET', path: '/api/agents' } as const;
 const submit = { method: 'POST', path: '/api/submit', body: JSON.stringify({ text: 'write a haiku about rain' }) } as const;
-const notes = `autocannon, ${load.connections} connections, ${spanText(load.measured)} after ${spanText(load.warmup)} of warm-up; server in its own process; raw = bare Fastify answering a constant`;
+const notes = `autocannon, ${load.connections} connections, ${spanText(load.measured)} after ${spanText(load.warmup)} of warm-up; server in its own process, its mailboxLimit and memory's maxBacklog raised so a flood is measured rather than refused; raw = bare Fastify answering a constant`;
 
 /** `GET /api/agents` and `POST /api/submit` throughput and submit p99, against bare Fastify. */
 export async function httpService(): Promise<Row[]> {
