@@ -6,7 +6,8 @@
  * per suite (`suites.ts`).
  * BENCH_ONLY=<text> runs only the suites whose name contains it; BENCH_SIZE=smoke runs each at a
  * tiny size, all at once (`benchSize.ts`). A suite that fails is reported and the rest still run;
- * the exit code is then 1.
+ * the exit code is then 1. Each suite's table is printed as soon as it is done, so a run cut short
+ * keeps what it measured.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
@@ -29,30 +30,33 @@ function header(): string {
   ].join(' · ');
 }
 
-/** A suite's section of the report: its heading and table, or why it failed (then `failed` is set). */
-async function section(suite: Suite): Promise<{ text: string; failed: boolean }> {
+/** Runs a suite and prints its section of the report (its heading and table, or why it failed); resolves with whether it failed. */
+async function section(suite: Suite): Promise<boolean> {
   process.stderr.write(`bench: ${suite.name}…\n`);
   const started = process.hrtime.bigint();
+  let text: string;
+  let failed = false;
   try {
-    const text = `### ${suite.name}\n\n${markdownTable(await suite.run())}`;
+    text = markdownTable(await suite.run());
     process.stderr.write(`bench: ${suite.name} done in ${(elapsedMs(started) / 1000).toFixed(1)} s\n`);
-    return { text, failed: false };
   } catch (error) {
     process.stderr.write(`bench: ${suite.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return { text: `### ${suite.name}\n\nfailed: ${error instanceof Error ? error.message : String(error)}`, failed: true };
+    text = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    failed = true;
   }
+  process.stdout.write(`\n### ${suite.name}\n\n${text}\n`);
+  return failed;
 }
 
 async function main(): Promise<void> {
-  const head = header();
+  process.stdout.write(`${header()}\n`);
   const started = process.hrtime.bigint();
   // BENCH_ONLY=<words> runs only the suites whose name contains them (e.g. BENCH_ONLY=react).
   const only = process.env['BENCH_ONLY']?.toLowerCase() ?? '';
   const chosen = suites.filter((candidate) => candidate.name.toLowerCase().includes(only));
-  const sections = await inTurn(chosen, section);
-  const seconds = (elapsedMs(started) / 1000).toFixed(1);
-  process.stdout.write(`${head} · ran in ${seconds} s\n\n${sections.map((one) => one.text).join('\n\n')}\n`);
-  const failed = chosen.filter((_, i) => sections[i]?.failed === true).map((suite) => suite.name);
+  const outcomes = await inTurn(chosen, section);
+  process.stdout.write(`\nran in ${(elapsedMs(started) / 1000).toFixed(1)} s\n`);
+  const failed = chosen.filter((_, i) => outcomes[i] === true).map((suite) => suite.name);
   if (failed.length > 0) {
     process.stderr.write(`bench: ${failed.length} suite(s) failed: ${failed.join(', ')}\n`);
     process.exitCode = 1;
