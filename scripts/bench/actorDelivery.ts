@@ -1,14 +1,17 @@
 import { type Actor, assign, createActor, setup } from 'xstate';
 import { Actions, type Clock, type IdGenerator, type Runtime, type Task, createRuntime, createTask, sequentialIds, systemClock } from '../../src/index.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 import { ScriptedModel } from '../../src/testing.js';
+import { sized } from './benchSize.js';
 import { type MeasureOptions, type Round, type Timing, compare, settle } from './measure.js';
 import { type Row, duration, rate } from './report.js';
 import { silentLogger } from './silentLogger.js';
-import { internalsOf } from '../../src/runtime/internals.js';
 
-const options = { warmup: 1, rounds: 5 };
+const options = sized({ warmup: 1, rounds: 5 }, { warmup: 0, rounds: 1 });
 // Rounds at the large size take ~10× longer; three give a median.
-const largeOptions = { warmup: 1, rounds: 3 };
+const largeOptions = sized({ warmup: 1, rounds: 3 }, { warmup: 0, rounds: 1 });
+/** The runtime's default `maxLanesPerAgent`: the Tasks past the first that start lanes rather than queue. */
+const LANES = 16;
 
 /** The baseline: one event that appends the Task to an immutable array in context, as the agent's `enqueue` does. */
 const mailboxMachine = setup({
@@ -36,9 +39,13 @@ interface Busy {
 /** How a round hands its Tasks to the busy agent. */
 type Delivery = 'bus' | 'actor.send';
 
-/** A fresh agent per round, stuck in `running.turn.thinking` on a model call that never returns, so every Task queues. */
+/**
+ * A fresh agent per round, in `running.turn.thinking` on a model call that never returns. Each
+ * Task the round gives it is a session of its own, so the first LANES − 1 start lanes (each on a
+ * model call that never returns either) and the rest queue.
+ */
 async function busyAgent(rt: Runtime, model: ScriptedModel, count: number): Promise<Busy> {
-  model.push({ hang: true });
+  model.push(...Array.from({ length: LANES }, () => ({ hang: true }) as const));
   const agentId = await rt.spawn({ role: 'worker' });
   await settle();
   const deps = { ids: sequentialIds(), clock: systemClock };
@@ -48,7 +55,7 @@ async function busyAgent(rt: Runtime, model: ScriptedModel, count: number): Prom
   return { agentId, tasks: tasksFor(agentId, count, deps) };
 }
 
-/** Queues `count` Tasks per round into a fresh busy agent, via the bus or straight into its actor. */
+/** Delivers `count` Tasks per round to a fresh busy agent, via the bus or straight into its actor. */
 function agentRound(rt: Runtime, model: ScriptedModel, count: number, delivery: Delivery): Round<Busy> {
   return {
     setup: () => busyAgent(rt, model, count),
@@ -62,9 +69,17 @@ function agentRound(rt: Runtime, model: ScriptedModel, count: number, delivery: 
       }
     },
     teardown: async ({ agentId }) => {
-      const queued = rt.agent(agentId)?.queued;
-      if (queued !== count) throw new Error(`agent ${agentId} queued ${String(queued)} Tasks, expected ${count}`);
-      await rt.terminate(agentId, { by: 'user' });
+      // Delivered: each Task the round sent is in a lane's turn or queued; the first Task's lane was there before.
+      const agent = rt.agent(agentId);
+      const delivered = (agent?.lanes ?? 0) - 1 + (agent?.queued ?? 0);
+      if (delivered !== count) {
+        throw new Error(
+          `agent ${agentId} holds ${delivered} of the round's Tasks (${String(agent?.lanes)} lanes, ${String(agent?.queued)} queued), expected ${count}`,
+        );
+      }
+      if (agent?.lanes !== LANES) throw new Error(`agent ${agentId} runs ${String(agent?.lanes)} lanes, expected ${LANES}`);
+      // Aborted: a drain would wait out drainTimeoutMs (30 s) for turns whose model calls never return.
+      await rt.terminate(agentId, { by: 'user', mode: 'abort' });
     },
   };
 }
@@ -88,7 +103,7 @@ function bareRound(count: number): Round<Actor<typeof mailboxMachine>> {
 /** Times the agent against the bare actor, rounds alternating, in a runtime of its own. */
 async function timeAgainstBare(count: number, delivery: Delivery, rounds: MeasureOptions = options): Promise<[Timing, Timing]> {
   const model = new ScriptedModel([]);
-  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds() });
+  const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), maxLanesPerAgent: LANES });
   await rt.createRole({ name: 'worker', prompt: 'You work.' });
   try {
     return await compare(agentRound(rt, model, count, delivery), bareRound(count), rounds);
@@ -97,10 +112,10 @@ async function timeAgainstBare(count: number, delivery: Delivery, rounds: Measur
   }
 }
 
-/** Tasks queued into a busy agent's XState mailbox, against a bare actor doing the same append. */
+/** Tasks delivered to a busy agent (lanes, then its XState mailbox), against a bare actor appending each to its mailbox. */
 export async function actorDelivery(): Promise<Row[]> {
-  const small = 2_000;
-  const large = 8_000;
+  const small = sized(2_000, 50);
+  const large = sized(8_000, 100);
   const [viaBus, rawSmall] = await timeAgainstBare(small, 'bus');
   const [direct, rawSmallAgain] = await timeAgainstBare(small, 'actor.send');
   const [viaBusLarge, rawLarge] = await timeAgainstBare(large, 'bus', largeOptions);
@@ -113,7 +128,7 @@ export async function actorDelivery(): Promise<Row[]> {
       troupe: rateOf(viaBus, small),
       raw: rateOf(rawSmall, small),
       ratio: viaBus.medianMs / rawSmall.medianMs,
-      notes: `fresh agent per round, stuck on a hanging model call; raw = bare actor.send whose one assign copies the array too; ratio = time troupe ÷ time raw; N kept small because enqueue copies the mailbox (bounded by mailboxLimit, default 10,000)`,
+      notes: `fresh agent per round, its first Task's turn on a model call that never returns; each Task has a session of its own, so the first ${LANES - 1} start lanes (maxLanesPerAgent ${LANES}, each turn on a hanging call too) and the rest queue; every Task checked held (lanes + queued) after the round; raw = bare actor.send whose one assign copies the array too; ratio = time troupe ÷ time raw; N kept small because enqueue copies the mailbox (bounded by mailboxLimit, default 10,000)`,
     },
     {
       benchmark: `agent mailbox: actor.send straight to the agent actor (${small.toLocaleString('en')} Tasks)`,

@@ -1,12 +1,13 @@
 import { Subject } from 'rxjs';
 import { Actions, EventBus, type Task, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { seededRandom } from '../../src/random.js';
+import { sized } from './benchSize.js';
 import { type Round, type Timing, compare, opsPerSecond } from './measure.js';
 import { type Row, rate } from './report.js';
 
-const PUBLISHES = 100_000;
-const TARGETS = 10_000;
-const options = { warmup: 1, rounds: 5 };
+const PUBLISHES = sized(100_000, 1_000);
+const TARGETS = sized(10_000, 100);
+const options = sized({ warmup: 1, rounds: 5 }, { warmup: 0, rounds: 1 });
 
 interface Workload {
   readonly ids: readonly string[];
@@ -119,9 +120,10 @@ export async function busDelivery(): Promise<Row[]> {
     ratio: troupe.medianMs / raw.medianMs,
     notes,
   });
+  const targets = TARGETS.toLocaleString('en');
   return [
     row(
-      'bus: publish to 1 of 10,000 `to` subscribers',
+      `bus: publish to 1 of ${targets} \`to\` subscribers`,
       many,
       rawOne,
       `${PUBLISHES / 1000}k pre-built frozen Tasks to seeded-random targets; raw = Subject.next to 1 subscriber; ratio = raw Tasks/s ÷ troupe Tasks/s (times slower)`,
@@ -130,16 +132,16 @@ export async function busDelivery(): Promise<Row[]> {
       'bus: publish to 1 of 10 `to` subscribers',
       few,
       rawOneAgain,
-      'same with 10 targets; the gap to the row above is mostly cache misses on 10,000 scattered routes (next row), not a scan',
+      `same with 10 targets; the gap to the row above is mostly cache misses on ${targets} scattered routes (next row), not a scan`,
     ),
     row(
-      'bus: 1 of 10,000 `to` subscribers vs a Map→Subject router',
+      `bus: 1 of ${targets} \`to\` subscribers vs a Map→Subject router`,
       manyAgain,
       router,
-      'raw = Map<target, Subject>.get(task.to).next(task) over the same 10,000 targets and sequence: troupe overhead at equal memory locality',
+      `raw = Map<target, Subject>.get(task.to).next(task) over the same ${targets} targets and sequence: troupe overhead at equal memory locality`,
     ),
     row(
-      "bus: 10,000 `to` subscribers + one on('*') observer",
+      `bus: ${targets} \`to\` subscribers + one on('*') observer`,
       wildcard,
       rawTwo,
       'every Task reaches its target and the wildcard; raw = Subject.next to 2 subscribers; ratio as above',

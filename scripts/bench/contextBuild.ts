@@ -3,15 +3,16 @@ import { type ContextSources, type RetrievalHit, type SessionSummary, TokenCount
 import { createTask, replyTo, sequentialIds, systemClock } from '../../src/index.js';
 import { seededRandom } from '../../src/random.js';
 import type { ChatMessage, Task } from '../../src/task/index.js';
+import { sized } from './benchSize.js';
 import { type Round, type Timing, compare } from './measure.js';
 import { type Row, duration } from './report.js';
 
 // Issue 14: the context of one turn built from 10,000 memory entries (goal: p50 ≤ 5 ms), against
 // tokenising the messages it yields once with gpt-tokenizer.
 
-const ENTRIES = 10_000;
-const L1_TASKS = 4_000;
-const L2_TASKS = 4_000;
+const ENTRIES = sized(10_000, 200);
+const L1_TASKS = sized(4_000, 80);
+const L2_TASKS = sized(4_000, 80);
 const FACTS = 10;
 const SUMMARIES = ENTRIES - L1_TASKS - L2_TASKS - FACTS;
 const SESSION = 'bench-session';
@@ -102,7 +103,7 @@ async function warm(): Promise<[Timing, Timing]> {
   return compare(
     troupe,
     rawRound(() => messages),
-    { warmup: 20, rounds: 300 },
+    sized({ warmup: 20, rounds: 300 }, { warmup: 0, rounds: 2 }),
   );
 }
 
@@ -120,7 +121,7 @@ async function cold(): Promise<[Timing, Timing]> {
   return compare(
     troupe,
     rawRound(() => messages),
-    { warmup: 2, rounds: 20, gcEachRound: true },
+    sized({ warmup: 2, rounds: 20, gcEachRound: true }, { warmup: 0, rounds: 1, gcEachRound: true }),
   );
 }
 
@@ -138,7 +139,7 @@ export async function contextBuild(): Promise<Row[]> {
   });
   return [
     row(
-      'context: build one turn from 10,000 memory entries',
+      `context: build one turn from ${ENTRIES.toLocaleString('en')} memory entries`,
       warmBuild,
       warmRaw,
       `${workload}; each round a new exchange joins L1 (rendered and tokenised in the build); raw = the built messages' text joined and counted once with gpt-tokenizer; goal p50 ≤ 5 ms; ratio of p50s`,

@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { type ChatDelta, type ModelClient, createRuntime } from '../../src/index.js';
-import { createHttpServer } from '../../src/server/index.js';
+import type { ChatDelta, ModelClient } from '../../src/index.js';
 import { silentLogger } from './silentLogger.js';
 
 /** Agents besides root, so `GET /api/agents` lists a small society. */
@@ -28,9 +27,20 @@ const instantModel: ModelClient = {
 };
 
 async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  // Loaded here, not at the top: the bare side's process has no use for troupe.
+  const [{ createRuntime }, { createHttpServer }] = await Promise.all([import('../../src/index.js'), import('../../src/server/index.js')]);
   const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
   // At `troupe serve`'s default level (info: no line per request), and dropped: the figure is the API's, not the log's.
-  const rt = await createRuntime({ model: instantModel, logger: silentLogger, dataDir: dir, retry: false, mailboxLimit: 1_000_000 });
+  // The mailbox and memory's backlog are raised so a flood of submits is measured, not refused: with
+  // the defaults root's memory pushes back (429 memory_behind) once it is 150 Tasks behind.
+  const rt = await createRuntime({
+    model: instantModel,
+    logger: silentLogger,
+    dataDir: dir,
+    retry: false,
+    mailboxLimit: 1_000_000,
+    memory: { limits: { maxBacklog: 1_000_000 } },
+  });
   const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
   for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });
   const server = createHttpServer(rt, { logger: silentLogger });

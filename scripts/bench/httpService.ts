@@ -1,13 +1,21 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { inTurn, sized } from './benchSize.js';
 import { type Row, duration, rate } from './report.js';
 
 type Side = 'troupe' | 'troupe-durable' | 'bare';
 
+/** How long autocannon hammers: seconds, or (in a smoke run) a number of requests. */
+type Span = { readonly duration: number } | { readonly amount: number };
+
 // Each measurement: 10 connections for 5 s after a 1 s warm-up, the load generator in this
 // process and the server in a fresh one (2 cores here: one each, near enough).
-const load = { connections: 10, warmupSeconds: 1, seconds: 5 };
+const load: { readonly connections: number; readonly warmup: Span; readonly measured: Span } = sized(
+  { connections: 10, warmup: { duration: 1 }, measured: { duration: 5 } },
+  { connections: 2, warmup: { amount: 20 }, measured: { amount: 100 } },
+);
+const spanText = (span: Span): string => ('duration' in span ? `${span.duration} s` : `${span.amount} requests`);
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
@@ -59,24 +67,27 @@ interface Figures {
   readonly cpuMicrosPerRequest: number;
 }
 
-async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, seconds: number): Promise<autocannon.Result> {
+async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, span: Span): Promise<autocannon.Result> {
   const result = await autocannon({
     url: `${url}${request.path}`,
     method: request.method,
     connections: load.connections,
-    duration: seconds,
+    ...span,
     ...(request.body === undefined ? {} : { body: request.body, headers: { 'content-type': 'application/json' } }),
   });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
+  if (result.errors > 0 || result.non2xx > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${String(count)}× ${status}`);
+    throw new Error(`${request.method} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx replies (${statuses.join(', ')})`);
+  }
   return result;
 }
 
 async function measure(side: Side, request: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
   const worker = await startWorker(side);
   try {
-    await hammer(worker.url, request, load.warmupSeconds);
+    await hammer(worker.url, request, load.warmup);
     const cpuBefore = await worker.cpuMicros();
-    const result = await hammer(worker.url, request, load.seconds);
+    const result = await hammer(worker.url, request, load.measured);
     const cpuMicros = (await worker.cpuMicros()) - cpuBefore;
     return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpuMicros / result.requests.total };
   } finally {
@@ -86,15 +97,18 @@ async function measure(side: Side, request: { method: 'GET' | 'POST'; path: stri
 
 const agents = { method: 'GET', path: '/api/agents' } as const;
 const submit = { method: 'POST', path: '/api/submit', body: JSON.stringify({ text: 'write a haiku about rain' }) } as const;
-const notes = `autocannon, ${load.connections} connections, ${load.seconds} s after ${load.warmupSeconds} s warm-up; server in its own process; raw = bare Fastify answering a constant`;
+const notes = `autocannon, ${load.connections} connections, ${spanText(load.measured)} after ${spanText(load.warmup)} of warm-up; server in its own process, its mailboxLimit and memory's maxBacklog raised so a flood is measured rather than refused; raw = bare Fastify answering a constant`;
 
 /** `GET /api/agents` and `POST /api/submit` throughput and submit p99, against bare Fastify. */
 export async function httpService(): Promise<Row[]> {
-  const bareAgents = await measure('bare', agents);
-  const troupeAgents = await measure('troupe', agents);
-  const bareSubmit = await measure('bare', submit);
-  const troupeSubmit = await measure('troupe', submit);
-  const durableSubmit = await measure('troupe-durable', submit);
+  const runs = [
+    ['bare', agents],
+    ['troupe', agents],
+    ['bare', submit],
+    ['troupe', submit],
+    ['troupe-durable', submit],
+  ] as const;
+  const [bareAgents, troupeAgents, bareSubmit, troupeSubmit, durableSubmit] = await inTurn(runs, ([side, request]) => measure(side, request));
   return [
     {
       benchmark: 'HTTP GET /api/agents (11 agents)',
@@ -108,8 +122,7 @@ export async function httpService(): Promise<Row[]> {
       troupe: duration(troupeAgents.cpuMicrosPerRequest / 1000),
       raw: duration(bareAgents.cpuMicrosPerRequest / 1000),
       ratio: troupeAgents.cpuMicrosPerRequest / bareAgents.cpuMicrosPerRequest,
-      notes:
-        "same runs as the row above: the server process's user + system time over the 5 s, per request; moved much less than req/s by what else shares the cores",
+      notes: `same runs as the row above: the server process's user + system time over the ${spanText(load.measured)}, per request; moved much less than req/s by what else shares the cores`,
     },
     {
       benchmark: 'HTTP POST /api/submit (memory only)',

@@ -2,40 +2,19 @@
  * `npm run bench`: troupe's bus, agent mailboxes and spawning against bare RxJS and XState, and a
  * tool loop through the whole runtime against a hand-written one, the HTTP API against bare
  * Fastify, L4 memory's vector index against exact search, and a turn's context built from memory
- * against tokenising it, and the NATS transport against the raw NATS client, printed as one markdown table.
- * BENCH_ONLY=<text> runs only the suites whose name contains it.
+ * against tokenising it, and the NATS transport against the raw NATS client: one markdown table
+ * per suite (`suites.ts`).
+ * BENCH_ONLY=<text> runs only the suites whose name contains it; BENCH_SIZE=smoke runs each at a
+ * tiny size, all at once (`benchSize.ts`). A suite that fails is reported and the rest still run;
+ * the exit code is then 1. Each suite's table is printed as soon as it is done, so a run cut short
+ * keeps what it measured.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { cpus, loadavg } from 'node:os';
-import { actorDelivery } from './actorDelivery.js';
-import { busDelivery } from './busDelivery.js';
-import { contextBuild } from './contextBuild.js';
-import { httpService } from './httpService.js';
-import { l4Vectors } from './l4Vectors.js';
-import { natsTransport } from './natsTransport.js';
+import { benchSize, inTurn } from './benchSize.js';
 import { elapsedMs, gcSource } from './measure.js';
-import { orgStoreSuite } from './orgStore.js';
-import { reactLatency } from './reactLatency.js';
-import { reactLoop } from './reactLoop.js';
-import { reactMachinery } from './reactMachinery.js';
-import { type Row, markdownTable } from './report.js';
-import { sessionLanes } from './sessionLanes.js';
-import { spawnSuite } from './spawn.js';
-
-const suites: readonly { readonly name: string; readonly run: () => Promise<Row[]> }[] = [
-  { name: 'bus delivery', run: busDelivery },
-  { name: 'actor delivery', run: actorDelivery },
-  { name: 'spawn', run: spawnSuite },
-  { name: 'ReAct loop', run: reactLoop },
-  { name: 'ReAct with a slow model', run: reactLatency },
-  { name: 'ReAct machinery', run: reactMachinery },
-  { name: 'org store', run: orgStoreSuite },
-  { name: 'HTTP service', run: httpService },
-  { name: 'L4 vectors', run: l4Vectors },
-  { name: 'context build', run: contextBuild },
-  { name: 'session lanes', run: sessionLanes },
-  { name: 'NATS transport', run: natsTransport },
-];
+import { markdownTable } from './report.js';
+import { type Suite, suites } from './suites.js';
 
 function header(): string {
   const cores = cpus();
@@ -47,21 +26,41 @@ function header(): string {
     `${model} (${cores.length} cores)`,
     `load avg at start ${load?.toFixed(2) ?? 'n/a'}`,
     `gc: ${gcSource}`,
+    ...(benchSize === 'full' ? [] : [`size: ${benchSize} (figures meaningless)`]),
   ].join(' · ');
 }
 
-async function main(): Promise<void> {
-  const head = header();
+/** Runs a suite and prints its section of the report (its heading and table, or why it failed); resolves with whether it failed. */
+async function section(suite: Suite): Promise<boolean> {
+  process.stderr.write(`bench: ${suite.name}…\n`);
   const started = process.hrtime.bigint();
-  const rows: Row[] = [];
-  // BENCH_ONLY=<words> runs only the suites whose name contains them (e.g. BENCH_ONLY=react).
-  const only = process.env['BENCH_ONLY']?.toLowerCase();
-  for (const suite of suites.filter((candidate) => only === undefined || candidate.name.toLowerCase().includes(only))) {
-    process.stderr.write(`bench: ${suite.name}…\n`);
-    rows.push(...(await suite.run()));
+  let text: string;
+  let failed = false;
+  try {
+    text = markdownTable(await suite.run());
+    process.stderr.write(`bench: ${suite.name} done in ${(elapsedMs(started) / 1000).toFixed(1)} s\n`);
+  } catch (error) {
+    process.stderr.write(`bench: ${suite.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    text = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    failed = true;
   }
-  const seconds = (elapsedMs(started) / 1000).toFixed(1);
-  process.stdout.write(`${head} · ran in ${seconds} s\n\n${markdownTable(rows)}\n`);
+  process.stdout.write(`\n### ${suite.name}\n\n${text}\n`);
+  return failed;
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`${header()}\n`);
+  const started = process.hrtime.bigint();
+  // BENCH_ONLY=<words> runs only the suites whose name contains them (e.g. BENCH_ONLY=react).
+  const only = process.env['BENCH_ONLY']?.toLowerCase() ?? '';
+  const chosen = suites.filter((candidate) => candidate.name.toLowerCase().includes(only));
+  const outcomes = await inTurn(chosen, section);
+  process.stdout.write(`\nran in ${(elapsedMs(started) / 1000).toFixed(1)} s\n`);
+  const failed = chosen.filter((_, i) => outcomes[i] === true).map((suite) => suite.name);
+  if (failed.length > 0) {
+    process.stderr.write(`bench: ${failed.length} suite(s) failed: ${failed.join(', ')}\n`);
+    process.exitCode = 1;
+  }
 }
 
 await main();

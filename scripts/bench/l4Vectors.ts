@@ -3,6 +3,7 @@ import { HnswIndex, loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
 import type { Hnswlib } from '../../src/memory/facts/hnswlibApi.js';
 import { silentLogger } from '../../src/logger.js';
 import { seededRandom } from '../../src/random.js';
+import { sized } from './benchSize.js';
 import { elapsedMs, median } from './measure.js';
 import { type Row, duration, rate } from './report.js';
 
@@ -13,16 +14,19 @@ import { type Row, duration, rate } from './report.js';
 // efConstruction and ef, grown by doubling from its initial capacity as a store grows); the
 // baselines are exact search in JS (a dot product with every vector) and hnswlib's own addPoint.
 // BENCH_L4_VECTORS sets the size: 100,000 is the issue's figure, but building it takes 85–170 s
-// a side here, so the default is 20,000.
+// a side here, so the default is 20,000 (500 in a smoke run).
 
-const size = Number(process.env['BENCH_L4_VECTORS'] ?? 20_000);
+const sizeSetting = process.env['BENCH_L4_VECTORS'];
+const size = sizeSetting === undefined ? sized(20_000, 500) : Number(sizeSetting);
 const dimension = 384;
 const latentDimension = 16;
 const noise = 0.1;
 const k = 10;
-const queries = 1000;
+const queries = sized(1000, 50);
 // Exact search at 100,000 vectors takes tens of milliseconds a query: its p50 and the recall come from the same queries.
-const exactQueries = 100;
+const exactQueries = sized(100, 20);
+/** Queries run untimed first. */
+const warmupQueries = sized(100, 10);
 const limits = FactLimitsSchema.parse({});
 
 /** `count` unit vectors: a random 16-d latent point, projected by one fixed random matrix, plus Gaussian noise. */
@@ -103,8 +107,8 @@ function buildRaw(hnsw: Hnswlib, vectors: readonly Float32Array[]): number {
 }
 
 export async function l4Vectors(): Promise<Row[]> {
-  if (!Number.isInteger(size) || size < 1000)
-    throw new Error(`BENCH_L4_VECTORS must be a whole number of at least 1000, got ${String(process.env['BENCH_L4_VECTORS'])}`);
+  if (sizeSetting !== undefined && (!Number.isInteger(size) || size < 1000))
+    throw new Error(`BENCH_L4_VECTORS must be a whole number of at least 1000, got ${sizeSetting}`);
   const hnsw = await loadHnswlib(silentLogger);
   if (hnsw === null) throw new Error('the L4 bench measures hnswlib, and hnswlib-node did not load (docs/install.md)');
   const projectionRandom = seededRandom(7);
@@ -116,7 +120,7 @@ export async function l4Vectors(): Promise<Row[]> {
   process.stderr.write(`  built in ${(troupe.ms / 1000).toFixed(1)} s; raw hnswlib build…\n`);
   const rawMs = buildRaw(hnsw, vectors);
   // Warm-up, then every query timed one by one.
-  timed(probes.slice(0, 100), (query) => troupe.index.nearest(query, k));
+  timed(probes.slice(0, warmupQueries), (query) => troupe.index.nearest(query, k));
   const troupeP50 = median(timed(probes, (query) => troupe.index.nearest(query, k)));
   const flat = flatten(vectors);
   const exactMs: number[] = [];

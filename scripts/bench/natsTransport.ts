@@ -2,15 +2,19 @@ import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { NatsServer } from '../../test/support/natsServer.js';
 import { EventBus, type Task, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { connectNatsTransport } from '../../src/nodes.js';
+import { sized } from './benchSize.js';
 import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
 import { startReadyProcess } from './readyProcess.js';
 import { type Row, duration, rate } from './report.js';
 
 // Issue 15: request/reply across processes through troupe's NATS transport against the raw NATS
 // client (goal ≥ 0.5× its rate), and 1 KB Task throughput between two connections.
-const REQUESTS = 2_000;
-const TASKS = 20_000;
-const options = { warmup: 1, rounds: 5 };
+const REQUESTS = sized(2_000, 20);
+const TASKS = sized(20_000, 100);
+// Two rounds at least, so what only a round after the first meets (a replay) shows in a smoke run too.
+const options = sized({ warmup: 1, rounds: 5 }, { warmup: 1, rounds: 1 });
+/** How long a throughput round may wait for its last message: past it, the round fails saying how many came. */
+const ARRIVAL_DEADLINE_MS = 60_000;
 
 /** A round of `count` sequential requests, each one's latency kept (ms). */
 function sequentialRequests(count: number, ask: () => Promise<unknown>, latencies: number[]): Round<undefined> {
@@ -97,19 +101,23 @@ async function requestRounds(bus: EventBus, raw: NatsConnection, stopWorker: () 
   return [...timings, troupeLatencies, rawLatencies];
 }
 
-/** A round publishing `TASKS` messages on one connection that ends when another has received them all. */
-function throughputRound(publishAll: () => void, arrived: () => Promise<void>): Round<{ readonly allArrived: Promise<void> }> {
+/**
+ * A round publishing `TASKS` messages on one connection that ends when another has received them
+ * all. The messages are made in its untimed setup, new every round: a transport drops work it was
+ * given before as a replay, so Tasks sent again would never arrive.
+ */
+function throughputRound<M>(make: () => M[], publish: (message: M) => void, arrived: () => Promise<void>): Round<{ messages: M[]; allArrived: Promise<void> }> {
   return {
     // Wrapped: a promise returned by setup would be awaited before the round starts.
-    setup: () => ({ allArrived: arrived() }),
-    run: async ({ allArrived }) => {
-      publishAll();
+    setup: () => ({ messages: make(), allArrived: arrived() }),
+    run: async ({ messages, allArrived }) => {
+      for (const message of messages) publish(message);
       await allArrived;
     },
   };
 }
 
-function countTo(expected: number): { readonly tick: () => void; readonly next: () => Promise<void> } {
+function countTo(what: string, expected: number): { readonly tick: () => void; readonly next: () => Promise<void> } {
   let received = 0;
   let done: () => void = () => undefined;
   return {
@@ -117,9 +125,16 @@ function countTo(expected: number): { readonly tick: () => void; readonly next: 
       if (++received === expected) done();
     },
     next: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         received = 0;
-        done = resolve;
+        const deadline = setTimeout(
+          () => reject(new Error(`${what}: ${received} of ${expected} messages arrived in ${ARRIVAL_DEADLINE_MS / 1000} s`)),
+          ARRIVAL_DEADLINE_MS,
+        );
+        done = () => {
+          clearTimeout(deadline);
+          resolve();
+        };
       }),
   };
 }
@@ -129,18 +144,18 @@ async function kilobyteThroughput(url: string, society: string, raw: NatsConnect
     new EventBus({ transport: await connectNatsTransport({ servers: url, society, name, maxPendingBytes: 256 * 1024 * 1024 }) });
   const [sender, receiver] = await Promise.all([connectBus('bench-sender'), connectBus('bench-receiver')]);
   const rawReceiver = await connect({ servers: url });
-  const tasks = Array.from({ length: TASKS }, (_, n) => kilobyteTask(n));
-  const payloads = tasks.map((task) => new TextEncoder().encode(JSON.stringify({ v: 1, id: task.id, task })));
-  const troupeCount = countTo(TASKS);
-  const rawCount = countTo(TASKS);
+  const tasks = (): Task[] => Array.from({ length: TASKS }, (_, n) => kilobyteTask(n));
+  const payloads = (): Uint8Array[] => tasks().map((task) => new TextEncoder().encode(JSON.stringify({ v: 1, id: task.id, task })));
+  const troupeCount = countTo('troupe throughput', TASKS);
+  const rawCount = countTo('raw throughput', TASKS);
   receiver.subscribe({ to: 'sink' }, troupeCount.tick);
   rawReceiver.subscribe('bench.raw.sink', { callback: rawCount.tick });
   await Promise.all([receiver.transport.flush(), rawReceiver.flush()]);
   let timings: [Timing, Timing];
   try {
     timings = await compare(
-      throughputRound(() => tasks.forEach((task) => sender.publish(task)), troupeCount.next),
-      throughputRound(() => payloads.forEach((payload) => raw.publish('bench.raw.sink', payload)), rawCount.next),
+      throughputRound(tasks, (task) => sender.publish(task), troupeCount.next),
+      throughputRound(payloads, (payload) => raw.publish('bench.raw.sink', payload), rawCount.next),
       options,
     );
   } finally {
@@ -152,7 +167,7 @@ async function kilobyteThroughput(url: string, society: string, raw: NatsConnect
     troupe: rate(opsPerSecond(TASKS, troupe.medianMs), 'Tasks'),
     raw: rate(opsPerSecond(TASKS, bare.medianMs), 'msgs'),
     ratio: troupe.medianMs / bare.medianMs,
-    notes: `${TASKS / 1000}k Tasks of 1 KB text a round, one connection to another through nats-server; troupe = bus.publish (encoded) → a subscriber of the target (each checked against the Task schema); raw = nc.publish of the same encoded bytes → a subscription`,
+    notes: `${TASKS / 1000}k Tasks of 1 KB text a round (new ones each round, made untimed: the same work again is dropped as a replay), one connection to another through nats-server; troupe = bus.publish (encoded) → a subscriber of the target (each checked against the Task schema); raw = nc.publish of the same Tasks encoded beforehand → a subscription`,
   };
 }
 

@@ -6,6 +6,7 @@ import { createRuntime, sequentialIds, systemClock } from '../../src/index.js';
 import { ScriptedModel } from '../../src/llm/index.js';
 import { type OrgStore, openOrgStore } from '../../src/org/index.js';
 import { type Task, createTask } from '../../src/task/index.js';
+import { sized } from './benchSize.js';
 import { elapsedMs, median } from './measure.js';
 import { type Row, duration, rate } from './report.js';
 import { silentLogger } from './silentLogger.js';
@@ -13,12 +14,15 @@ import { silentLogger } from './silentLogger.js';
 // Issue 4: durable organisation writes against raw lmdb puts with the same durability (each
 // acknowledged only once committed and fsynced), and the time to restart on a big organisation.
 
-const SEQUENTIAL = 1_500;
-const CONCURRENT = 20_000;
-const IN_FLIGHT = 100;
-const AGENTS = 10_000;
-const TASKS = 100_000;
-const SESSIONS = 1_000;
+const SEQUENTIAL = sized(1_500, 20);
+const CONCURRENT = sized(20_000, 200);
+const IN_FLIGHT = sized(100, 10);
+const AGENTS = sized(10_000, 20);
+const TASKS = sized(100_000, 200);
+const SESSIONS = sized(1_000, 10);
+/** Appends of each side's warm-up, before the timed ones. */
+const WARMUP = sized(200, 10);
+const RESTARTS = sized(3, 1);
 
 const ids = sequentialIds();
 const taskFor = (session: number, n: number): Task =>
@@ -67,8 +71,8 @@ async function writeRates(): Promise<Row[]> {
     try {
       const tasks = Array.from({ length: count }, (_, i) => taskFor(i % SESSIONS, i));
       // Warm-up on both sides, then the same appends, raw first.
-      await throughput(200, inFlight, (i) => raw.put(['warm', i], { v: 1, task: tasks[i] }));
-      await throughput(200, inFlight, (i) => store.appendMessage('warm', tasks[i] as Task));
+      await throughput(WARMUP, inFlight, (i) => raw.put(['warm', i], { v: 1, task: tasks[i] }));
+      await throughput(WARMUP, inFlight, (i) => store.appendMessage('warm', tasks[i] as Task));
       const rawRate = await throughput(count, inFlight, (i) => raw.put([`s${i % SESSIONS}`, i], { v: 1, task: tasks[i] }));
       const troupeRate = await throughput(count, inFlight, (i) => store.appendMessage(`s${i % SESSIONS}`, tasks[i] as Task));
       rows.push({
@@ -76,7 +80,7 @@ async function writeRates(): Promise<Row[]> {
         troupe: rate(troupeRate, 'writes'),
         raw: rate(rawRate, 'writes'),
         ratio: rawRate / troupeRate,
-        notes: `${count} Tasks appended to 1,000 task logs; troupe = OrgStore.appendMessage (zod check, sequence number from the in-flight view, async lmdb put committed and fsynced by lmdb's write thread); raw = lmdb \`db.put\` of the same record; each resolves only once committed and fsynced`,
+        notes: `${count} Tasks appended to ${SESSIONS.toLocaleString('en')} task logs; troupe = OrgStore.appendMessage (zod check, sequence number from the in-flight view, async lmdb put committed and fsynced by lmdb's write thread); raw = lmdb \`db.put\` of the same record; each resolves only once committed and fsynced`,
       });
     } finally {
       await store.close();
@@ -120,7 +124,7 @@ async function restart(): Promise<Row[]> {
     const openMs: number[] = [];
     const runtimeMs: number[] = [];
     let records = 0;
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < RESTARTS; round++) {
       let start = process.hrtime.bigint();
       records = readEverything(dir);
       rawMs.push(elapsedMs(start));
@@ -137,7 +141,7 @@ async function restart(): Promise<Row[]> {
       await rt.shutdown({ drainTimeoutMs: 0 });
       if (live !== AGENTS + 1) throw new Error(`restart restored ${live} agents, expected ${AGENTS + 1}`);
     }
-    const common = `${AGENTS.toLocaleString('en')} live agents + ${TASKS.toLocaleString('en')} logged Tasks (${records.toLocaleString('en')} records, built in ${duration(buildMs)} through the store); median of 3`;
+    const common = `${AGENTS.toLocaleString('en')} live agents + ${TASKS.toLocaleString('en')} logged Tasks (${records.toLocaleString('en')} records, built in ${duration(buildMs)} through the store); median of ${RESTARTS}`;
     return [
       {
         benchmark: 'Reopen the org store (validate every record but the message log, checked when read)',

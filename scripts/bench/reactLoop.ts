@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { ChatRequest } from '../../src/index.js';
+import { inTurn, sized } from './benchSize.js';
+import { loopFigures } from './loopFigures.js';
 import { median } from './measure.js';
 import { type Row, times } from './report.js';
 
@@ -18,17 +20,29 @@ const DISK_GOAL = 1.3;
 // the next for no reason of its own (the same code, another layout in memory), so there are
 // 6 blocks a side, alternated (8 with three sides took ~3 min; the fourth side, with a data dir,
 // would make it ~4.5). With 5, one run's ratio ranged 1.05–1.33×.
-const options = { blocks: 6, warmup: 200, rounds: 50 };
+const options = sized({ blocks: 6, warmup: 200, rounds: 50 }, { blocks: 1, warmup: 0, rounds: 1 });
 
 /**
  * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
  * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone;
- * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store;
+ * `troupe-fresh` spawns its agent and terminates it within each timed round (a conversation);
+ * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store, and
+ * `troupe-fresh-disk` troupe-fresh with one;
  * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node);
  * `hand-lmdb` is the hand-written loop keeping each step durably with raw lmdb puts.
  */
-export type Side = 'troupe' | 'troupe-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
-const sides: readonly Side[] = ['troupe', 'hand', 'troupe-disk', 'hand-lmdb', 'hand-sse', 'troupe-remote'];
+export type Side = 'troupe' | 'troupe-fresh' | 'troupe-disk' | 'troupe-fresh-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
+// troupe first: the others are checked against its opening request, and the hand-written loops given its messages.
+const [first, ...others]: readonly ['troupe', ...Side[]] = [
+  'troupe',
+  'hand',
+  'troupe-fresh',
+  'troupe-disk',
+  'troupe-fresh-disk',
+  'hand-lmdb',
+  'hand-sse',
+  'troupe-remote',
+];
 const isTroupe = (side: Side): boolean => side.startsWith('troupe');
 
 /** The system and user messages troupe opens with, given to the hand-written loop. */
@@ -110,19 +124,28 @@ export function openingOf(request: ChatRequest): Opening {
 
 /** Every side's reports, one a block, the sides alternated within each block. */
 async function runBlocks(): Promise<Record<Side, WorkerReport[]>> {
-  const blocks: Record<Side, WorkerReport[]> = { troupe: [], 'troupe-disk': [], 'troupe-remote': [], hand: [], 'hand-sse': [], 'hand-lmdb': [] };
+  const blocks: Record<Side, WorkerReport[]> = {
+    troupe: [],
+    'troupe-fresh': [],
+    'troupe-disk': [],
+    'troupe-fresh-disk': [],
+    'troupe-remote': [],
+    hand: [],
+    'hand-sse': [],
+    'hand-lmdb': [],
+  };
   let reference: ChatRequest | undefined;
   for (let block = 1; block <= options.blocks; block++) {
-    for (const side of sides) {
-      // troupe always runs first, so the hand-written loops are given troupe's opening messages.
-      const report = await runWorker(side, !isTroupe(side) && reference !== undefined ? openingOf(reference) : undefined);
-      // Same opening request on both sides and in every block: same messages, same tool schema.
-      reference ??= report.firstRequest;
-      if (!isDeepStrictEqual(report.firstRequest, reference))
-        throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
+    const keep = (side: Side, report: WorkerReport, opening: ChatRequest): void => {
+      // Same opening request on every side and in every block: same messages, same tool schema.
+      if (!isDeepStrictEqual(report.firstRequest, opening)) throw new Error(`${side} loop (block ${block}) sent a different first request than troupe's first`);
       blocks[side].push(report);
       process.stderr.write(`  ${side} ${block}/${options.blocks}: ${median(report.msPerStepSamples).toFixed(3)} ms/step\n`);
-    }
+    };
+    const troupe = await runWorker(first);
+    const opening = (reference ??= troupe.firstRequest);
+    keep(first, troupe, opening);
+    await inTurn(others, async (side) => keep(side, await runWorker(side, isTroupe(side) ? undefined : openingOf(opening)), opening));
   }
   return blocks;
 }
@@ -136,39 +159,25 @@ async function runBlocks(): Promise<Record<Side, WorkerReport[]>> {
  */
 export async function reactLoop(): Promise<Row[]> {
   const blocks = await runBlocks();
-  const all = (side: Side, samples: (report: WorkerReport) => number[]): number[] => blocks[side].flatMap(samples);
-  const msPerStep = (side: Side): number => median(all(side, (report) => report.msPerStepSamples));
-  const cpuPerStep = (side: Side): number => median(all(side, (report) => report.cpuPerStepSamples));
-  const range = (side: Side): string => {
-    const samples = all(side, (report) => report.msPerStepSamples);
-    return `${Math.min(...samples).toFixed(2)}–${Math.max(...samples).toFixed(2)}`;
-  };
-  const blockMedians = (side: Side): string => blocks[side].map((report) => median(report.msPerStepSamples).toFixed(2)).join('/');
-  // troupe's block i against a hand loop's block i, run right after it: how far one pair of processes can stray.
-  const pairRatios = (hand: Side, troupe: Side = 'troupe'): string => {
-    const ratios = blocks[troupe].map((report, i) => median(report.msPerStepSamples) / median(blocks[hand][i]?.msPerStepSamples ?? [Number.NaN]));
-    return `${times(Math.min(...ratios))}–${times(Math.max(...ratios))}`;
-  };
-  const overhead = (hand: Side, troupe: Side = 'troupe'): string => {
-    const us = (msPerStep(troupe) - msPerStep(hand)) * 1000;
-    return `${us >= 0 ? '+' : '−'}${Math.abs(us).toFixed(0)} µs/step`;
-  };
-  const cpu = (hand: Side, troupe: Side = 'troupe'): string =>
-    `${troupe} ${cpuPerStep(troupe).toFixed(2)} ms, ${hand} ${cpuPerStep(hand).toFixed(2)} ms, ${times(cpuPerStep(troupe) / cpuPerStep(hand))}`;
-  // Where a side's CPU goes, per step: the main thread, and every other thread
-  // (for troupe-disk, lmdb's write thread and the kernel's fsync on its behalf, besides V8's GC helpers).
-  const threads = (side: Side): string => {
-    const split = blocks[side].map((report) => report.threadCpuPerStep);
-    if (split.some((one) => one === null)) return `${side} n/a (no /proc)`;
-    const part = (which: 'main' | 'others' | 'mainWaiting'): string => median(split.map((one) => one?.[which] ?? Number.NaN)).toFixed(2);
-    return `${side} ${part('main')} ms main thread + ${part('others')} ms other threads, the main thread waiting ${part('mainWaiting')} ms for a CPU`;
-  };
+  const { msPerStep, range, blockMedians, pairRatios, overhead, cpu, threads } = loopFigures(blocks, 'troupe');
   const diskRatio = msPerStep('troupe-disk') / msPerStep('hand');
   const remoteRatio = msPerStep('troupe-remote') / msPerStep('hand');
   const rawDiskRatio = msPerStep('hand-lmdb') / msPerStep('hand');
 
   const ratio = msPerStep('troupe') / msPerStep('hand');
-  const verdict = ratio <= GOAL ? `met in this run (${times(ratio)})` : `NOT met in this run (${times(ratio)})`;
+  const verdict = (of: number): string => (of <= GOAL ? `met in this run (${times(of)})` : `NOT met in this run (${times(of)})`);
+  // A fresh agent per conversation against its loop with the agent spawned beforehand: what a spawn and a terminate add to a conversation, and as how many of that loop's steps.
+  const freshRow = (fresh: 'troupe-fresh' | 'troupe-fresh-disk', ready: 'troupe' | 'troupe-disk'): Row => {
+    const lifecycleMs = (msPerStep(fresh) - msPerStep(ready)) * CALLS;
+    const disk = fresh === 'troupe-fresh-disk';
+    return {
+      benchmark: `ReAct loop, a fresh agent per conversation${disk ? ', data dir' : ''}: spawn, ${STEPS} echo tool steps + answer, terminate (per model call)`,
+      troupe: `${msPerStep(fresh).toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
+      ratio: msPerStep(fresh) / msPerStep('hand'),
+      notes: `the loop people write: the ${ready} loop${disk ? " (data dir, every record and the agent's memory kept in the store)" : " (memory-only: the agent's memory on, in memory)"} with rt.spawn before rt.send and await rt.terminate after the answer inside each timed round, ms per step = round ÷ ${CALLS}; against the same hand-written loop: ${overhead('hand', fresh)}; the spawn and terminate add ${lifecycleMs.toFixed(2)} ms a conversation to ${ready}'s, as much as ${(lifecycleMs / msPerStep(ready)).toFixed(1)} of its steps; ${disk ? `against hand-lmdb ${times(msPerStep(fresh) / msPerStep('hand-lmdb'))}; ` : ''}goal ≤ ${GOAL}×: ${verdict(msPerStep(fresh) / msPerStep('hand'))}; block medians (ms/step) ${fresh} ${blockMedians(fresh)}; ratio of each block pair ${pairRatios('hand', fresh)}; process CPU time per step: ${cpu('hand', fresh)}`,
+    };
+  };
   const measured = options.blocks * options.rounds;
   return [
     {
@@ -176,8 +185,10 @@ export async function reactLoop(): Promise<Row[]> {
       troupe: `${msPerStep('troupe').toFixed(2)} ms/step`,
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio,
-      notes: `each side in its own process, blocks alternated (troupe, hand, troupe-disk, hand-lmdb, hand-sse, troupe-remote × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict}`,
+      notes: `each side in its own process, blocks alternated (${[first, ...others].join(', ')} × ${options.blocks}), each block ${options.warmup} warm-up rounds then ${options.rounds} measured; median of all ${measured} measured rounds a side; ms per step = round ÷ ${CALLS} model calls (${STEPS} tool steps + the answer); troupe = rt.send → waitForAnswer through agent actor, bus, conversation, retry layer, OpenAIModel (streaming, body read by CompletionChunks); raw = hand-written loop, same openai client, messages, tools and streaming, iterating the SDK's Stream; server ${process.env['BENCH_MODEL_PROCESS'] === '1' ? 'in a process of its own (BENCH_MODEL_PROCESS=1)' : 'in the same process'}, zero latency; goal ≤ ${GOAL}×: ${verdict(ratio)}`,
     },
+    freshRow('troupe-fresh', 'troupe'),
+    freshRow('troupe-fresh-disk', 'troupe-disk'),
     {
       benchmark: 'ReAct loop: troupe overhead per step',
       troupe: overhead('hand'),

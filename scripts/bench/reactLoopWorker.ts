@@ -2,7 +2,7 @@
  * One side of the ReAct-loop benchmark, alone in its own process so it has the JIT, heap and GC
  * to itself, as in an application that runs one loop or the other, never both:
  *
- *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup>
+ *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-fresh|troupe-disk|troupe-fresh-disk|troupe-remote <rounds> <warmup>
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse|hand-lmdb <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
@@ -12,7 +12,9 @@
  *
  * Starts its own local OpenAI-compatible server, runs the warm-up rounds, then the measured ones,
  * and prints one JSON `WorkerReport` on stdout (nothing else goes there). `troupe-disk` is the
- * troupe loop with a data dir (a fresh temp dir, removed at the end). The hand-written loop
+ * troupe loop with a data dir (a fresh temp dir, removed at the end); `troupe-fresh` spawns its
+ * agent, asks it and terminates it within each timed round, and `troupe-fresh-disk` does so with
+ * a data dir. The hand-written loop
  * is given troupe's opening system and user messages, so both sides send the same first request.
  * `troupe-remote` runs the troupe loop on a bus over a nats-server of its own, its `echo` served
  * by a node in another process (`toolNodeWorker.ts`). `hand-lmdb` is the hand-written loop keeping
@@ -30,7 +32,9 @@ import { type LoopPlacement, echoDescription, echoParameters, handLoop, openHand
 import { startLineProcess, startReadyProcess } from './readyProcess.js';
 import { NatsServer } from '../../test/support/natsServer.js';
 
-type TroupeSide = 'troupe' | 'troupe-disk' | 'troupe-remote';
+const troupeSides = ['troupe', 'troupe-fresh', 'troupe-disk', 'troupe-fresh-disk', 'troupe-remote'] as const;
+type TroupeSide = (typeof troupeSides)[number];
+const isTroupeSide = (side: string | undefined): side is TroupeSide => troupeSides.includes(side as TroupeSide);
 const handSides = ['hand', 'hand-sse', 'hand-lmdb'] as const;
 type HandSide = (typeof handSides)[number];
 const isHandSide = (side: string | undefined): side is HandSide => handSides.includes(side as HandSide);
@@ -43,11 +47,9 @@ function parseArgs([side, rounds, warmup, opening]: readonly string[]): Args {
     return value;
   };
   const counts = { rounds: count(rounds, 1), warmup: count(warmup, 0) };
-  if (side === 'troupe' || side === 'troupe-disk' || side === 'troupe-remote') return { side, ...counts };
+  if (isTroupeSide(side)) return { side, ...counts };
   if (isHandSide(side) && opening !== undefined) return { side, ...counts, opening: JSON.parse(opening) as Opening };
-  throw new Error(
-    'usage: reactLoopWorker.ts troupe|troupe-disk|troupe-remote <rounds> <warmup> | hand|hand-sse|hand-lmdb <rounds> <warmup> \'{"system": …, "user": …}\'',
-  );
+  throw new Error(`usage: reactLoopWorker.ts ${troupeSides.join('|')} <rounds> <warmup> | ${handSides.join('|')} <rounds> <warmup> '{"system": …, "user": …}'`);
 }
 
 /** A nats-server, the node serving `echo` in its own process, and the loop's bus and remote `echo` (what they start is pushed on `stops`). */
@@ -93,7 +95,8 @@ async function main(): Promise<void> {
   const server = await startLoopModel(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0), process.env['BENCH_MODEL_PROCESS'] === '1');
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
-  const dataDir = side === 'troupe-disk' || side === 'hand-lmdb' ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
+  const onDisk = side === 'troupe-disk' || side === 'troupe-fresh-disk' || side === 'hand-lmdb';
+  const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
   // What troupe-remote started (the node, the nats-server) or hand-lmdb opened (its store), stopped last first.
   const stops: (() => Promise<void>)[] = [];
   let calls = 0;
@@ -106,7 +109,13 @@ async function main(): Promise<void> {
     const loop =
       'opening' in args
         ? handLoop(server, args.opening, args.side === 'hand-sse' ? 'sse' : 'sdk', handStore)
-        : await troupeLoop(server, thisBuild, dataDir, args.side === 'troupe-remote' ? await remotePlacement(stops) : {});
+        : await troupeLoop(
+            server,
+            thisBuild,
+            dataDir,
+            args.side === 'troupe-remote' ? await remotePlacement(stops) : {},
+            args.side === 'troupe-fresh' || args.side === 'troupe-fresh-disk' ? 'fresh' : 'ready',
+          );
     try {
       for (let i = 0; i < warmup + rounds; i++) {
         // One full collection before the measured rounds, so they start from a clean heap.

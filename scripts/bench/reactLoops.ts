@@ -80,15 +80,24 @@ export interface Loop {
 }
 
 /**
- * A fresh worker agent per round in one long-lived runtime; timed from rt.send until the answer is back.
- * With `dataDir` the runtime keeps its organisation in the LMDB store there (every Task, step and
- * waiting record written durably); without, it is memory-only.
+ * Where a round's agent comes from: `ready`, spawned before the round and terminated after it
+ * (untimed), the loop alone timed; `fresh`, spawned, asked and terminated inside the timed round,
+ * as an application that starts an agent per conversation does.
+ */
+export type AgentPerRound = 'ready' | 'fresh';
+
+/**
+ * A fresh worker agent per round in one long-lived runtime; timed from rt.send until the answer is
+ * back, or (`fresh`) from rt.spawn until rt.terminate resolves. With `dataDir` the runtime keeps
+ * its organisation in the LMDB store there (every Task, step and waiting record written durably);
+ * without, it is memory-only.
  */
 export async function troupeLoop(
   server: { readonly baseURL: string },
   { createRuntime, defineTool, sequentialIds, OpenAIModel }: TroupeBuild,
   dataDir: string | null = null,
   placement: LoopPlacement = {},
+  agentPerRound: AgentPerRound = 'ready',
 ): Promise<Loop> {
   const model = new OpenAIModel({ apiKey: 'bench', baseURL: server.baseURL, model: 'bench' });
   const tools = [placement.tool ?? echoTool(defineTool)];
@@ -96,18 +105,28 @@ export async function troupeLoop(
   const rt = await createRuntime({ model, logger: silentLogger, ids: sequentialIds(), tools, maxSteps: 30, dataDir, ...bus });
   // Only `echo` is offered, so both sides send the same tools array (the 7 meta-tools would add ~3.4 KB of schema to every request).
   await rt.createRole({ name: 'worker', prompt: 'Call echo until told otherwise, then answer.', tools: { allow: ['echo'] } });
+  const ask = async (agentId: string): Promise<string> => {
+    const answer = await rt.waitForAnswer(await rt.send(agentId, 'loop'), { timeoutMs: 30_000 });
+    if (answer.status !== 'completed') throw new Error(`troupe loop ended ${answer.status}: ${JSON.stringify(answer.error ?? null)}`);
+    return taskText(answer);
+  };
+  const spawn = (): Promise<string> => rt.spawn({ role: 'worker' });
+  const terminate = (agentId: string): Promise<void> => rt.terminate(agentId, { by: 'user' });
   let agentId = '';
   return {
     setup: async () => {
-      agentId = await rt.spawn({ role: 'worker' });
+      if (agentPerRound === 'fresh') return;
+      agentId = await spawn();
       await settle();
     },
     run: async () => {
-      const answer = await rt.waitForAnswer(await rt.send(agentId, 'loop'), { timeoutMs: 30_000 });
-      if (answer.status !== 'completed') throw new Error(`troupe loop ended ${answer.status}: ${JSON.stringify(answer.error ?? null)}`);
-      return taskText(answer);
+      if (agentPerRound === 'ready') return ask(agentId);
+      const fresh = await spawn();
+      const text = await ask(fresh);
+      await terminate(fresh);
+      return text;
     },
-    teardown: () => rt.terminate(agentId, { by: 'user' }),
+    teardown: () => (agentPerRound === 'ready' ? terminate(agentId) : Promise.resolve()),
     close: async () => {
       await rt.shutdown({ drainTimeoutMs: 0 });
     },

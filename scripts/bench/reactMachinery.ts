@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type ChatRequest, type Runtime, createRuntime, defineTool, sequentialIds, taskText } from '../../src/index.js';
 import type { ChatDelta, ChatMessage, ModelClient } from '../../src/llm/index.js';
 import { jsonResult } from '../../src/tools/index.js';
+import { sized } from './benchSize.js';
 import { elapsedMs, median } from './measure.js';
 import { type Row, duration } from './report.js';
 import { silentLogger } from './silentLogger.js';
@@ -13,7 +14,7 @@ import { silentLogger } from './silentLogger.js';
 
 const STEPS = 20;
 const CALLS = STEPS + 1;
-const options = { blocks: 3, warmup: 150, rounds: 100 };
+const options = sized({ blocks: 3, warmup: 150, rounds: 100 }, { blocks: 1, warmup: 0, rounds: 1 });
 
 /** Replies like the local server's script: `echo` until STEPS results follow the last user message. */
 class InstantLoopModel implements ModelClient {

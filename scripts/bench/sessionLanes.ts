@@ -1,5 +1,6 @@
 import { OpenAIModel, type Runtime, createRuntime } from '../../src/index.js';
 import { startOpenAICompatibleServer } from '../../src/testing.js';
+import { sized } from './benchSize.js';
 import { elapsedMs, median } from './measure.js';
 import { type Row, duration } from './report.js';
 import { silentLogger } from './silentLogger.js';
@@ -8,7 +9,7 @@ import { silentLogger } from './silentLogger.js';
 // OpenAI-compatible server pauses 75 ms before each of a short reply's four streamed chunks (role,
 // text, finish, usage), and troupe calls it through the `openai` package. One session alone is the
 // baseline, measured in the same run; rounds alternate one and ten.
-const schedule = { warmup: 1, rounds: 5, sessions: 10, chunkDelayMs: 75 };
+const schedule = sized({ warmup: 1, rounds: 5, sessions: 10, chunkDelayMs: 75 }, { warmup: 0, rounds: 1, sessions: 3, chunkDelayMs: 5 });
 
 /** Submits `count` Tasks at once, each a session of its own, and resolves with the time until the last is answered. */
 async function answerAll(rt: Runtime, count: number): Promise<number> {
@@ -50,7 +51,7 @@ export async function sessionLanes(): Promise<Row[]> {
     const defaults = await measure(server.baseURL);
     return [
       {
-        benchmark: `${schedule.sessions} sessions at once on one agent, against a ~300 ms model (time until all answered)`,
+        benchmark: `${schedule.sessions} sessions at once on one agent, against a ~${schedule.chunkDelayMs * 4} ms model (time until all answered)`,
         troupe: duration(defaults.all),
         raw: duration(defaults.one),
         ratio: defaults.all / defaults.one,

@@ -1,13 +1,14 @@
 import { type Actor, createActor, fromPromise, setup, toPromise } from 'xstate';
 import { type Runtime, createRuntime, sequentialIds } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
+import { sized } from './benchSize.js';
 import { collect, elapsedMs, gcSource, median, settle } from './measure.js';
 import { type Row, bytes, duration } from './report.js';
 import { silentLogger } from './silentLogger.js';
 
-const AGENTS = 10_000;
+const AGENTS = sized(10_000, 50);
 // The warm-up round spawns fewer agents: it only has to get the code compiled.
-const options = { warmup: 1, rounds: 3, warmupAgents: 1_000 };
+const options = sized({ warmup: 1, rounds: 3, warmupAgents: 1_000 }, { warmup: 0, rounds: 1, warmupAgents: 0 });
 
 /** The baseline: the agent's four lifecycle states and its two promise steps, nothing else. */
 const lifecycleMachine = setup({
@@ -173,7 +174,7 @@ const plainSide: Side<Actor<typeof plainLifecycleMachine>[]> = {
   },
 };
 
-/** Spawning (and shutting down) 10,000 agents against 10,000 bare actors of the same lifecycle. */
+/** Spawning (and shutting down) AGENTS agents against as many bare actors of the same lifecycle. */
 export async function spawnSuite(): Promise<Row[]> {
   const [troupe, raw, plain] = await measureSides(troupeSide, bareSide, plainSide);
   const gcNote = gcSource === 'unavailable' ? ' (no forced gc: figures include garbage)' : '';

@@ -233,10 +233,10 @@ function storeWrites(
         return (ctx) => w.putAgent(ctx, record);
       }),
     updateAgent: (agentId, patch) => write('updateAgent', false, () => (ctx) => w.patchAgent(ctx, agentId, patch)),
-    markTerminated: (termination) =>
+    markTerminated: (termination, options = {}) =>
       write('markTerminated', true, () => {
         const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
-        return (ctx) => w.terminate(ctx, record);
+        return (ctx) => w.terminate(ctx, record, options.removeConversations === true);
       }),
     appendMessage: (rootTaskId, task) => {
       const appended = write('appendMessage', false, () => {

@@ -127,8 +127,12 @@ export interface OrgStore {
   /** The agent record and its parent link, in one transaction. */
   createAgent(agent: NewAgent): Promise<StoredAgentRecord>;
   updateAgent(agentId: string, patch: AgentPatch): Promise<StoredAgentRecord>;
-  /** Marks the agent terminated and records who ended it and why, in one transaction. */
-  markTerminated(termination: NewTermination): Promise<TerminationRecord>;
+  /**
+   * Marks the agent terminated and records who ended it and why, in one transaction; with
+   * `removeConversations`, its conversations go in that transaction too (as `clearConversations`
+   * would remove them, without a commit of its own first).
+   */
+  markTerminated(termination: NewTermination, options?: { removeConversations?: boolean }): Promise<TerminationRecord>;
   /** Appends one Task to a task tree's log; resolves with its sequence number. */
   appendMessage(rootTaskId: string, task: Task): Promise<number>;
   messages(rootTaskId: string, page?: Page): Task[];

@@ -28,8 +28,9 @@ import { artifactHash } from './validators.js';
 //
 // Everything a write reads that an earlier write may have changed comes through the view
 // (sequence numbers, waiting keys, agent records, role and artifact existence), except the
-// list of an agent's waiting Tasks: `terminate` is therefore `checked` in store.ts, staged
-// only once every earlier write has committed, when disk alone is exact.
+// lists of an agent's waiting Tasks and conversations: `terminate` and `clearAgentConversations`
+// are therefore `checked` in store.ts, staged only once every earlier write has committed, when
+// disk alone is exact.
 
 /** One put or remove of a staged write. */
 export type Op =
@@ -118,13 +119,17 @@ export function patchAgent(ctx: StageContext, agentId: string, patch: AgentPatch
   return staged(updated, [...ops, put(dbs.agents, agentId, updated)], [agentUpdate(updated)]);
 }
 
-/** Staged only once every earlier write has committed: it lists the agent's waiting Tasks from disk. */
-export function terminate(ctx: StageContext, termination: TerminationRecord): Staged<TerminationRecord> {
+/**
+ * Staged only once every earlier write has committed: it lists the agent's waiting Tasks (and,
+ * with `removeConversations`, its conversations: see `clearAgentConversations`) from disk.
+ */
+export function terminate(ctx: StageContext, termination: TerminationRecord, removeConversations: boolean): Staged<TerminationRecord> {
   const { dbs } = ctx;
   const agent = liveAgent(ctx, termination.agentId);
   const ended: StoredAgentRecord = { ...agent, status: 'terminated', terminatedAt: termination.at };
   // A terminated agent answers nothing more: what waited for it is cancelled, never handed back.
   const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
+  const conversations = removeConversations ? clearAgentConversations(ctx, agent.id) : staged(0, []);
   // Pinned: one number for the whole store, read from disk once.
   const order = ctx.view.read(viewKey.terminationSeq, () => (endKey(dbs.terminationOrder, 'last') ?? -1) + 1);
   return staged(
@@ -134,11 +139,13 @@ export function terminate(ctx: StageContext, termination: TerminationRecord): St
       put(dbs.terminations, termination.agentId, termination),
       put(dbs.terminationOrder, order, { v: 1, agentId: agent.id }),
       ...waiting.map((key) => remove(dbs.mailboxes, key)),
+      ...conversations.ops,
     ],
     [
       agentUpdate(ended),
       { key: viewKey.terminationSeq, value: order + 1, keep: 'pinned' },
       ...waiting.map(([agentId, taskId]) => ({ key: viewKey.waiting(agentId, taskId), value: false })),
+      ...conversations.updates,
     ],
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
-import { artifactHash } from '../../src/org/index.js';
+import { artifactHash, sessionConversationKey } from '../../src/org/index.js';
 import { isParsedTask } from '../../src/task/index.js';
 import { makeTask, orgHarness, snapshot } from '../support/orgStoreFixture.js';
 
@@ -78,6 +78,23 @@ describe('org store: round trip over real LMDB files', () => {
     await reopened.markTerminated({ agentId: 'poet-2', terminatedBy: 'user', reason: 'done' });
     expect(reopened.waiting('poet-2')).toEqual([]);
     expect(await codeOf(reopened.addWaiting('poet-1', { ...makeTask({ id: 'e' }), status: 'completed' }))).toBe('invalid_input');
+  });
+
+  it("removes a terminated agent's conversations when asked, every session's, in the termination's transaction, and nobody else's", async () => {
+    const staged: string[] = [];
+    const { store } = await openTestStore(await tempDir(), { writeFault: (label) => void staged.push(label) });
+    await store.createRole({ id: 'role-1', name: 'poet', prompt: 'p', createdBy: 'user' });
+    await store.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
+    await store.createAgent({ id: 'poet-10', roleId: 'role-1', parentAgentId: null });
+    const keys = [sessionConversationKey('poet-1', 's1'), sessionConversationKey('poet-1', 's2'), 'poet-1', sessionConversationKey('poet-10', 's1'), 'poet-10'];
+    for (const key of keys) await store.appendConversation(key, [{ role: 'user', content: key }]);
+    staged.length = 0;
+    await store.markTerminated({ agentId: 'poet-1', terminatedBy: 'user', reason: 'done' }, { removeConversations: true });
+    expect(staged).toEqual(['markTerminated']);
+    expect(keys.map((key) => store.conversation(key).length)).toEqual([0, 0, 0, 1, 1]);
+    // Without the option a terminated agent's conversations stay until it is forgotten.
+    await store.markTerminated({ agentId: 'poet-10', terminatedBy: 'user', reason: 'done' });
+    expect(keys.map((key) => store.conversation(key).length)).toEqual([0, 0, 0, 1, 1]);
   });
 
   it('reads sequences in order and pages them', async () => {

@@ -146,6 +146,27 @@ describe('conversations kept through the journal', () => {
     expect(store.conversation('poet-1/s1')).toEqual([summary, step(3), step(4)]);
   });
 
+  it("records a termination with the agent's held clear in one write, so a terminate waits for one commit", async () => {
+    const staged: string[] = [];
+    const { journal, store } = await journalOnStore({ delayMs: 10, maxWrites: 100 }, { writeFault: (label) => void staged.push(label) });
+    journal.conversation(sessionConversationKey('poet-1', 's1')).appended([step(1)]);
+    await journal.durable();
+    staged.length = 0;
+    // As a terminate does: the agent's release holds a clear, then the termination is recorded.
+    journal.clearConversations('poet-1');
+    await journal.terminated({ agentId: 'poet-1', terminatedBy: 'user', at: 2_000, reason: 'done', mode: 'drain' });
+    expect(staged).toEqual(['markTerminated']);
+    expect(store.conversation(sessionConversationKey('poet-1', 's1'))).toEqual([]);
+    expect(store.agent('poet-1')?.status).toBe('terminated');
+    // A clear not followed by a termination is written as before.
+    await store.createAgent({ id: 'poet-2', roleId: 'role-1', parentAgentId: null });
+    journal.conversation(sessionConversationKey('poet-2', 's1')).appended([step(2)]);
+    journal.clearConversations('poet-2');
+    await journal.durable();
+    expect(staged.slice(2)).toEqual(['appendConversation', 'clearConversations']);
+    expect(store.conversation(sessionConversationKey('poet-2', 's1'))).toEqual([]);
+  });
+
   it("clearConversations forgets every session's conversation of the agent and one kept under its bare id, and nobody else's", async () => {
     const { journal, store } = await journalOnStore();
     await store.createAgent({ id: 'poet-10', roleId: 'role-1', parentAgentId: null });

@@ -16,7 +16,7 @@ function typeScriptFiles(dir: string): string[] {
 }
 
 /**
- * Vitest's global setup: transpiles `src/`, `machines/` and `test/` once a run into `build/test/`
+ * Vitest's global setup: transpiles `src/`, `machines/`, `test/` and `scripts/` once a run into `build/test/`
  * with esbuild, the transform tsx applies inside every process it starts. The CLI processes and
  * scripts the tests spawn (`processArgs`) then start on plain JavaScript: a `troupe run` takes
  * 1.2 s instead of 2.0 s on a 2-core VM, and a run starts well over a hundred of them. Types
@@ -26,7 +26,7 @@ export default async function transpileForProcesses(): Promise<void> {
   rmSync(join(root, outDir), { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: ['src', 'machines', 'test'].flatMap(typeScriptFiles),
+    entryPoints: ['src', 'machines', 'test', 'scripts'].flatMap(typeScriptFiles),
     outdir: outDir,
     outbase: '.',
     format: 'esm',

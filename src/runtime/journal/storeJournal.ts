@@ -61,7 +61,9 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       return start();
     },
     terminated: async (termination) => {
-      await awaited(() => store.markTerminated({ ...termination }));
+      // A clear of the agent's conversations still held goes in the termination's transaction.
+      const removeConversations = conversations.takeClear(termination.agentId);
+      await awaited(() => store.markTerminated({ ...termination }, { removeConversations }));
     },
     userInput: async (task, send) => {
       await awaited(() => Promise.all([store.appendMessage(task.sessionId, task), store.addWaiting(task.to, task)]));
@@ -123,10 +125,19 @@ type Queue = (write: () => Promise<unknown>, what: string, fields: Record<string
  * Conversations' writes through the batch. Appends to a conversation held since its last write
  * was issued join that write: a ReAct step's reply and its tool results (the tool-call log entry
  * held between them) are staged once, not once each. A clear or a rewrite ends the run, so
- * nothing appended after it joins a write issued before it.
+ * nothing appended after it joins a write issued before it. An agent's clear still held when its
+ * termination is recorded is taken by the termination's write (`takeClear`): both are writes the
+ * store stages only once earlier ones have committed, so apart they would cost a terminate two
+ * commits in a row.
  */
-function heldConversations(store: OrgStore, batch: WriteBatch, queued: Queue): { sink(owner: string): ConversationSink; clearAgent(agentId: string): void } {
+function heldConversations(
+  store: OrgStore,
+  batch: WriteBatch,
+  queued: Queue,
+): { sink(owner: string): ConversationSink; clearAgent(agentId: string): void; takeClear(agentId: string): boolean } {
   const held = new Map<string, ChatMessage[]>();
+  // Agents whose clear is held, not yet issued.
+  const clearing = new Set<string>();
   const append = (owner: string, messages: readonly ChatMessage[]): void => {
     const run = held.get(owner);
     if (run !== undefined) {
@@ -158,7 +169,10 @@ function heldConversations(store: OrgStore, batch: WriteBatch, queued: Queue): {
     clearAgent: (agentId) => {
       // Every run ends, not only the agent's: a conversation key does not say cheaply whose it is.
       held.clear();
-      queued(() => store.clearConversations(agentId), 'conversations', { agentId });
+      clearing.add(agentId);
+      queued(() => (clearing.delete(agentId) ? store.clearConversations(agentId) : Promise.resolve()), 'conversations', { agentId });
     },
+    // Whether a clear of `agentId` was held: it is then the caller's to write, and the held one writes nothing.
+    takeClear: (agentId) => clearing.delete(agentId),
   };
 }

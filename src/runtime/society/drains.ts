@@ -22,11 +22,13 @@ export class Drains {
    * cancelled with.
    */
   async drain(agents: readonly { drain(): void }[], subtree: readonly string[], reason: string, timeoutMs: number): Promise<string> {
+    for (const agent of agents) agent.drain();
+    const quiet = (): boolean => subtree.every((id) => !this.activity.isBusy(id));
+    // Already quiet (an idle agent, the common case): nothing to wait for, so nothing a shutdown could cut short.
+    if (quiet()) return reason;
     const cut = new AbortController();
     this.#cuts.add(cut);
-    for (const agent of agents) agent.drain();
     try {
-      const quiet = (): boolean => subtree.every((id) => !this.activity.isBusy(id));
       if (await waitForQuiet(quiet, [this.activity.changes$], timeoutMs, this.clock, cut.signal)) return reason;
       return cut.signal.aborted ? `${reason} (drain cut short by shutdown)` : `${reason} (not drained within ${timeoutMs} ms)`;
     } finally {

@@ -1,0 +1,35 @@
+import { actorDelivery } from './actorDelivery.js';
+import { busDelivery } from './busDelivery.js';
+import { contextBuild } from './contextBuild.js';
+import { httpService } from './httpService.js';
+import { l4Vectors } from './l4Vectors.js';
+import { natsTransport } from './natsTransport.js';
+import { orgStoreSuite } from './orgStore.js';
+import { reactLatency } from './reactLatency.js';
+import { reactLoop } from './reactLoop.js';
+import { reactMachinery } from './reactMachinery.js';
+import type { Row } from './report.js';
+import { sessionLanes } from './sessionLanes.js';
+import { spawnSuite } from './spawn.js';
+
+/** A suite of the bench: its name (the heading of its table) and what measures it. */
+export interface Suite {
+  readonly name: string;
+  readonly run: () => Promise<Row[]>;
+}
+
+/** Every suite `npm run bench` runs, in order; the smoke test checks each one printed its rows. */
+export const suites: readonly Suite[] = [
+  { name: 'bus delivery', run: busDelivery },
+  { name: 'actor delivery', run: actorDelivery },
+  { name: 'spawn', run: spawnSuite },
+  { name: 'ReAct loop', run: reactLoop },
+  { name: 'ReAct with a slow model', run: reactLatency },
+  { name: 'ReAct machinery', run: reactMachinery },
+  { name: 'org store', run: orgStoreSuite },
+  { name: 'HTTP service', run: httpService },
+  { name: 'L4 vectors', run: l4Vectors },
+  { name: 'context build', run: contextBuild },
+  { name: 'session lanes', run: sessionLanes },
+  { name: 'NATS transport', run: natsTransport },
+];
