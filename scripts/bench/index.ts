@@ -10,11 +10,14 @@
  * keeps what it measured.
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { silentLogger } from '../../src/logger.js';
+import { loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
 import { benchSize, inTurn } from './benchSize.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { markdownTable } from './report.js';
-import { type Suite, suites } from './suites.js';
+import { type Suite, type SuiteNeed, suites } from './suites.js';
 
 function header(): string {
   const cores = cpus();
@@ -30,8 +33,28 @@ function header(): string {
   ].join(' · ');
 }
 
+/**
+ * Why a suite cannot run here (what it needs is missing), or null when it can. CI sets the
+ * variable that makes a missing need a failure rather than a skip, as the tests do.
+ */
+async function missing(need: SuiteNeed | undefined): Promise<{ reason: string; required: boolean } | null> {
+  if (need === undefined) return null;
+  const present =
+    need === 'nats-server' ? spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).error === undefined : (await loadHnswlib(silentLogger)) !== null;
+  if (present) return null;
+  const variable = need === 'nats-server' ? 'TROUPE_REQUIRE_NATS_SERVER' : 'TROUPE_REQUIRE_HNSWLIB';
+  const reason = need === 'nats-server' ? 'nats-server is not on PATH' : 'hnswlib-node did not load (its build needs a C++ compiler)';
+  return { reason: `skipped: ${reason} (docs/install.md)`, required: !['', '0', undefined].includes(process.env[variable]) };
+}
+
 /** Runs a suite and prints its section of the report (its heading and table, or why it failed); resolves with whether it failed. */
 async function section(suite: Suite): Promise<boolean> {
+  const absent = await missing(suite.needs);
+  if (absent !== null) {
+    process.stderr.write(`bench: ${suite.name} ${absent.reason}\n`);
+    process.stdout.write(`\n### ${suite.name}\n\n${absent.reason}\n`);
+    return absent.required;
+  }
   process.stderr.write(`bench: ${suite.name}…\n`);
   const started = process.hrtime.bigint();
   let text: string;

@@ -12,10 +12,14 @@ import type { Row } from './report.js';
 import { sessionLanes } from './sessionLanes.js';
 import { spawnSuite } from './spawn.js';
 
-/** A suite of the bench: its name (the heading of its table) and what measures it. */
+/** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
+export type SuiteNeed = 'nats-server' | 'hnswlib-node';
+
+/** A suite of the bench: its name (the heading of its table), what measures it, and what it needs beyond Node and npm. */
 export interface Suite {
   readonly name: string;
   readonly run: () => Promise<Row[]>;
+  readonly needs?: SuiteNeed;
 }
 
 /** Every suite `npm run bench` runs, in order; the smoke test checks each one printed its rows. */
@@ -28,8 +32,8 @@ export const suites: readonly Suite[] = [
   { name: 'ReAct machinery', run: reactMachinery },
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
-  { name: 'L4 vectors', run: l4Vectors },
+  { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'session lanes', run: sessionLanes },
-  { name: 'NATS transport', run: natsTransport },
+  { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
 ];

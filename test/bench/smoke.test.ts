@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { suites } from '../../scripts/bench/suites.js';
 import { type CliResult, processArgs, projectRoot } from '../support/cliProcess.js';
 
@@ -41,7 +41,12 @@ describe('npm run bench', () => {
     const { code, stdout, stderr } = await runSmokeBench();
     expect(code, `the bench exited with ${String(code)}:\n${stderr.slice(-4000)}`).toBe(0);
     expect(suites.length).toBeGreaterThan(0);
-    for (const { name } of suites) {
+    const present = { 'nats-server': inject('natsServerOnPath'), 'hnswlib-node': inject('hnswlibLoads') };
+    for (const { name, needs } of suites) {
+      if (needs !== undefined && !present[needs]) {
+        expect(stdout, `the suite "${name}" needs ${needs}, which is missing here`).toContain(`### ${name}\n\nskipped: `);
+        continue;
+      }
       const rows = rowsOf(stdout, name);
       expect(rows, `no table for the suite "${name}" in:\n${stdout}`).not.toBeNull();
       expect(rows?.length, `the suite "${name}" printed no rows`).toBeGreaterThan(0);
