@@ -38,6 +38,12 @@ interface Entry {
 }
 
 /**
+ * How late a silence timer may fire before the owner doubts its own ears: past this share of an
+ * interval, the owner's event loop was held, and heartbeats may be waiting unread behind it.
+ */
+const STALL_SHARE = 0.5;
+
+/**
  * The owner's view of a society's nodes, from their `nodes.announce` and `nodes.leave` Tasks to
  * `owner`: which nodes are up and which roles each hosts. A node silent for `missedHeartbeats`
  * of its own intervals is marked `unreachable` (never forgotten: its agents are not lost); a
@@ -98,14 +104,33 @@ export class NodeDirectory {
     }
     if (known !== undefined) this.deps.clock.clearTimeout(known.timer);
     const node: KnownNode = { ...announcement, status: 'up' };
-    const timer = this.deps.clock.setTimeout(() => this.#silent(announcement.node), announcement.heartbeatMs * this.#limits.missedHeartbeats);
-    this.#nodes.set(announcement.node, { node, timer });
+    this.#nodes.set(announcement.node, { node, timer: this.#listen(announcement.node, announcement.heartbeatMs * this.#limits.missedHeartbeats) });
     const change =
       known === undefined ? 'joined' : known.node.incarnation !== node.incarnation ? 'restarted' : known.node.status === 'up' ? undefined : 'reachable';
     if (change === undefined) return;
     const message = { joined: 'node joined', restarted: 'node restarted: what it hosted before is gone', reachable: 'node reachable again' }[change];
     this.deps.logger[change === 'restarted' ? 'warn' : 'info']({ node: node.node, roles: node.roles }, message);
     this.#changes.next({ node, change });
+  }
+
+  /**
+   * The timer that marks node `id` silent `ms` from now. A timer that fires late says the owner's
+   * event loop was held (timers run before the I/O queued meanwhile): the node's heartbeats may be
+   * waiting unread, so it listens one more interval rather than marking a live node unreachable
+   * and reachable again a moment later. It listens so once per silence: a loop held for good would
+   * otherwise never let a dead node be marked.
+   */
+  #listen(id: string, ms: number, mayListenAgain = true): TimerHandle {
+    const due = this.deps.clock.now() + ms;
+    return this.deps.clock.setTimeout(() => {
+      const entry = this.#nodes.get(id);
+      if (entry === undefined) return;
+      const lateMs = this.deps.clock.now() - due;
+      if (mayListenAgain && lateMs > entry.node.heartbeatMs * STALL_SHARE) {
+        this.deps.logger.debug({ node: id, lateMs }, 'silence timer fired late: listening one more heartbeat');
+        entry.timer = this.#listen(id, entry.node.heartbeatMs, false);
+      } else this.#silent(id);
+    }, ms);
   }
 
   #silent(id: string): void {

@@ -5,8 +5,16 @@ import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
 import { createTask } from '../../src/task/index.js';
 
+/** A simulated clock whose timers can fire late, as a real one's do while the event loop is held: `now` runs `lagMs` ahead of their schedule. */
+class LaggingClock extends SimulatedClock {
+  lagMs = 0;
+  override now(): number {
+    return super.now() + this.lagMs;
+  }
+}
+
 function owner(options: NodeDirectoryOptions = {}) {
-  const clock = new SimulatedClock();
+  const clock = new LaggingClock();
   const logger = new MemoryLogger();
   const bus = new EventBus({ clock });
   const directory = new NodeDirectory(bus, { clock, logger }, options);
@@ -50,6 +58,27 @@ describe('NodeDirectory: the owner knows which nodes are up and which roles they
     expect(directory.nodes()[0]?.status).toBe('up');
     expect(messages().at(-1)).toBe('node reachable again');
     expect(changes).toEqual(['node-a joined', 'node-a unreachable', 'node-a reachable']);
+  });
+
+  it('does not take its own held event loop for a silent node: a timer that fires late listens one more heartbeat, once', () => {
+    const { clock, directory, announce, changes } = owner({ missedHeartbeats: 3 });
+    announce('node-a');
+    // The owner's loop was held 2 s: its silence timer fires late, before the heartbeats queued meanwhile are read.
+    clock.lagMs = 2000;
+    clock.advance(3000);
+    expect(directory.nodes()[0]?.status).toBe('up');
+    announce('node-a');
+    clock.advance(2999);
+    expect(changes).toEqual(['node-a joined']);
+    clock.lagMs = 4000;
+    // Late again, and silent through the extra heartbeat too: a node that is really gone is still marked, one interval later.
+    clock.advance(1);
+    expect(directory.nodes()[0]?.status).toBe('up');
+    clock.advance(999);
+    expect(directory.nodes()[0]?.status).toBe('up');
+    clock.advance(1);
+    expect(directory.nodes()[0]?.status).toBe('unreachable');
+    expect(changes).toEqual(['node-a joined', 'node-a unreachable']);
   });
 
   it('tells a restarted node (a new incarnation) from one that was only silent: what it hosted before is gone', () => {
