@@ -78,6 +78,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
 const workerScript = fileURLToPath(new URL(compiled ? 'reactLoopWorker.js' : 'reactLoopWorker.ts', import.meta.url));
 
+/**
+ * A guard against a hung worker, not a measure: 250 rounds of 21 steps with an fsync each took
+ * over 120 s on a 2-core machine at load 20.
+ */
+const WORKER_TIMEOUT_MS = 600_000;
+
 /** How many rounds a worker runs, and how long the model pauses between streamed chunks. */
 export interface Schedule {
   readonly warmup: number;
@@ -90,14 +96,15 @@ export function runWorker(side: Side, opening?: Opening, schedule: Schedule = op
   const args = [...(compiled ? [] : ['--import', 'tsx']), workerScript, side, String(schedule.rounds), String(schedule.warmup)];
   if (opening !== undefined) args.push(JSON.stringify(opening));
   const env = { ...process.env, BENCH_MODEL_DELAY_MS: String(schedule.modelDelayMs ?? 0) };
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], timeout: WORKER_TIMEOUT_MS });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code !== 0) {
-        reject(new Error(`${side} worker exited with ${signal ?? `code ${String(code)}`}`));
+        const timedOut = signal === 'SIGTERM' ? ` (killed after ${WORKER_TIMEOUT_MS / 1000} s, the guard against a hung worker)` : '';
+        reject(new Error(`${side} worker exited with ${signal ?? `code ${String(code)}`}${timedOut}`));
         return;
       }
       try {
