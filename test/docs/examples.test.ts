@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdownFiles } from '../../scripts/docsOptions.js';
 import { type CliResult, projectRoot } from '../support/cliProcess.js';
 import { describeWithNatsServer } from '../support/natsBus.js';
 import { NatsServer } from '../support/natsServer.js';
@@ -14,12 +15,6 @@ import { NatsServer } from '../support/natsServer.js';
 
 const examplesDir = 'docs/examples';
 const markerPattern = /^<!-- example: (docs\/examples\/[\w.-]+\.ts) -->$/;
-
-/** The README and every page under docs/, as paths from the project's root. */
-function markdownFiles(): string[] {
-  const docs = readdirSync(join(projectRoot, 'docs'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md'));
-  return ['README.md', ...docs.map((file) => join('docs', file))];
-}
 
 /** A ```ts block: where it is, the example its marker names (null without one) and its text. */
 interface TsFence {
