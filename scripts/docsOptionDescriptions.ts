@@ -4,7 +4,9 @@ import type { RuntimeConfigSchema } from '../src/runtime/config/config.js';
 import type { MemoryLimitsSchema } from '../src/memory/limits.js';
 import type { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
 import type { ServerLimitsSchema } from '../src/server/serverLimits.js';
-import type { NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
+import type { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
+import type { ModelLimitsSchema } from '../src/llm/modelLimits.js';
+import type { SharedSource } from '../src/context/contextBudget.js';
 
 // What each option of an option table means, as the docs say it; its type and default come from
 // its zod schema (scripts/docsOptions.ts). Each map is typed by its schema's keys, so an option
@@ -149,4 +151,41 @@ export const natsOptions: Record<NatsLimit, string> = {
   connectTimeoutMs: 'the first connection',
   reconnectWaitMs: 'the wait between two attempts to reconnect (they never stop)',
   whileDisconnected: "`'wait'` holds Tasks sent while the connection is down, `'fail'` refuses them",
+};
+
+/** `connectNatsTransport({ durableMailboxes })` (docs/distributed.md). */
+export const durableOptions: Record<Options<typeof DurableMailboxOptionsSchema>, string> = {
+  ackWaitMs:
+    'how long a node may hold a Task unacknowledged before JetStream hands it to another; a live node extends it while the agent works. `TROUPE_NATS_ACK_WAIT` (seconds) for the CLI; give every process the same',
+  maxStoredTasks: "Tasks the society's stream keeps at once, over every mailbox; one more is refused (`mailbox_full`)",
+  maxStoredBytes: 'bytes the stream keeps at once; one more Task is refused (`mailbox_full`)',
+  maxAgeMs: 'how long a Task may wait in a mailbox before JetStream drops it',
+  maxUnacknowledged: 'Tasks one mailbox hands its node before the node acknowledges any',
+  maxDeliveries: 'deliveries of one Task (each hand-back counts) before it is given up and its sender answered `agent_unreachable`',
+  duplicateWindowMs: 'how long the stream remembers each work Task stored (its `Nats-Msg-Id`): a replay within it is not stored again (at most `maxAgeMs`)',
+};
+
+/** `OpenAIModel`'s limits of one call (docs/models.md). */
+export const modelOptions: Record<Options<typeof ModelLimitsSchema>, string> = {
+  timeoutMs: "one attempt, from sending the request to the stream's last chunk (an embedding call: its whole reply)",
+  idleTimeoutMs: 'silence between two reads of a streamed reply, from its headers on',
+  maxReplyBytes: "bytes of one reply's body: a streamed completion, an embedding, an error page",
+};
+
+/** The variables `modelFromEnv` (so the CLI) reads for them. */
+export const modelVariables: Record<Options<typeof ModelLimitsSchema>, string> = {
+  timeoutMs: 'TROUPE_MODEL_TIMEOUT_MS',
+  idleTimeoutMs: 'TROUPE_MODEL_IDLE_TIMEOUT_MS',
+  maxReplyBytes: 'TROUPE_MODEL_MAX_REPLY_BYTES',
+};
+
+/** A turn's context: `createRuntime({ memory: { context } })` (docs/memory.md); `shares` flattened. */
+export const contextOptions: Record<'tokens' | `shares.${SharedSource}` | 'warnAtTurnShare', string> = {
+  tokens: "tokens of a turn's messages, frames included (64 to 10,000,000)",
+  'shares.recent': "L1 Tasks' part of what the role prompt, the turn and the newest exchange leave",
+  'shares.important': "L2 Tasks' part",
+  'shares.summaries': "L3 summaries' part",
+  'shares.retrieval': "L4 facts' part",
+  'shares.inherited': "the parent's context's part",
+  warnAtTurnShare: "`contextWarning` warns once the turn's steps use more than this part of `tokens`",
 };

@@ -10,14 +10,28 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CompactorConfigSchema } from '../src/runtime/config/compactorConfig.js';
 import { RuntimeConfigSchema } from '../src/runtime/config/config.js';
 import { MemoryLimitsSchema } from '../src/memory/limits.js';
 import { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
 import { ServerLimitsSchema } from '../src/server/serverLimits.js';
-import { NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
-import { compactorOptions, factsOptions, httpOptions, memoryOptions, natsOptions, runtimeOptions } from './docsOptionDescriptions.js';
+import { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
+import { ModelLimitsSchema } from '../src/llm/modelLimits.js';
+import { ContextBudgetSchema } from '../src/context/contextBudget.js';
+import { limitVariables } from '../src/cli/limitSettings.js';
+import {
+  compactorOptions,
+  contextOptions,
+  durableOptions,
+  factsOptions,
+  httpOptions,
+  memoryOptions,
+  modelOptions,
+  modelVariables,
+  natsOptions,
+  runtimeOptions,
+} from './docsOptionDescriptions.js';
 
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,13 +41,30 @@ interface OptionTable {
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Defaults the schema cannot say (an option whose absence means something). */
   readonly absent?: Readonly<Record<string, string>>;
+  /** The environment variable the CLI reads for each option that has one: the table gets a column for them. */
+  readonly variables?: Readonly<Record<string, string>>;
 }
 
-/** The defaults a schema fills in when given nothing (an object schema's every field). */
-const defaultsOf = (schema: z.ZodType, given: Record<string, unknown> = {}): Record<string, unknown> => schema.parse(given) as Record<string, unknown>;
+/** Each runtime limit's variable, from the CLI's own map. */
+const runtimeVariables = Object.fromEntries(Object.entries(limitVariables).map(([variable, option]) => [option, variable]));
+
+/** An object's fields, a nested object's as `outer.inner`. */
+function flattened(value: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, field]) =>
+      field !== null && typeof field === 'object' && !Array.isArray(field)
+        ? Object.entries(flattened(field as Record<string, unknown>, `${prefix}${key}.`))
+        : [[`${prefix}${key}`, field]],
+    ),
+  );
+}
+
+/** The defaults a schema fills in when given nothing (an object schema's every field, nested ones as `outer.inner`). */
+const defaultsOf = (schema: z.ZodType, given: Record<string, unknown> = {}): Record<string, unknown> =>
+  flattened(schema.parse(given) as Record<string, unknown>);
 
 export const optionTables: Readonly<Record<string, OptionTable>> = {
-  runtime: { meanings: runtimeOptions, defaults: defaultsOf(RuntimeConfigSchema) },
+  runtime: { meanings: runtimeOptions, defaults: defaultsOf(RuntimeConfigSchema), variables: runtimeVariables },
   compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema) },
   memory: { meanings: memoryOptions, defaults: defaultsOf(MemoryLimitsSchema) },
   facts: { meanings: factsOptions, defaults: defaultsOf(FactLimitsSchema) },
@@ -43,6 +74,9 @@ export const optionTables: Readonly<Record<string, OptionTable>> = {
     defaults: defaultsOf(NatsTransportOptionsSchema, { servers: 'nats://127.0.0.1:4222' }),
     absent: { maxPayloadBytes: "the server's (1 MiB by default)" },
   },
+  durable: { meanings: durableOptions, defaults: defaultsOf(DurableMailboxOptionsSchema) },
+  context: { meanings: contextOptions, defaults: defaultsOf(ContextBudgetSchema) },
+  model: { meanings: modelOptions, defaults: defaultsOf(ModelLimitsSchema), variables: modelVariables },
 };
 
 const units: readonly [number, string, string][] = [
@@ -52,6 +86,7 @@ const units: readonly [number, string, string][] = [
   [1_000, 's', 's'],
 ];
 const byteUnits: readonly [number, string][] = [
+  [1024 * 1024 * 1024, 'GiB'],
   [1024 * 1024, 'MiB'],
   [1024, 'KiB'],
 ];
@@ -77,11 +112,18 @@ export function formatDefault(option: string, value: unknown): string {
 
 /** The markdown table of one region, a row per option. */
 export function renderTable(table: OptionTable): string {
+  const { variables } = table;
   const rows = Object.entries(table.meanings).map(([option, meaning]) => {
     const value = table.absent?.[option] ?? formatDefault(option, table.defaults[option]);
-    return `| \`${option}\` | ${meaning} | ${value} |`;
+    if (variables === undefined) return `| \`${option}\` | ${meaning} | ${value} |`;
+    const variable = variables[option];
+    return `| \`${option}\` | ${variable === undefined ? '' : `\`${variable}\``} | ${meaning} | ${value} |`;
   });
-  return ['| option | what it sets | default |', '| --- | --- | --- |', ...rows].join('\n');
+  const header =
+    variables === undefined
+      ? ['| option | what it sets | default |', '| --- | --- | --- |']
+      : ['| option | variable (CLI) | what it sets | default |', '| --- | --- | --- | --- |'];
+  return [...header, ...rows].join('\n');
 }
 
 const regionPattern = /(<!-- options: ([\w-]+) -->\n)([\s\S]*?)(<!-- \/options -->)/g;
