@@ -21,7 +21,7 @@ import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
 
-/** The server's options; the limits (`ServerLimitOptions`, README "Limits") each have a default. */
+/** The server's options; the limits (`ServerLimitOptions`, docs/http.md, "Limits") each have a default. */
 export interface HttpServerOptions extends ServerLimitOptions {
   /** Bearer token every route but `/health` and `/ready` requires; absent or empty: no auth. */
   readonly token?: string | undefined;
@@ -89,7 +89,7 @@ function fastifyOptions(limits: ServerLimits): FastifyHttpOptions<Server> {
 }
 
 /**
- * The HTTP API of a runtime (see the README's "HTTP API"): intake, reads over the organisation,
+ * The HTTP API of a runtime (see docs/http.md, "HTTP API"): intake, reads over the organisation,
  * a live event stream, health and an OpenAPI document. Nothing listens until `listen`. It reads
  * no environment: the token and the secrets to redact come in `options` (the CLI reads them).
  *

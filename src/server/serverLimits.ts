@@ -8,7 +8,7 @@ const MiB = 1024 * KiB;
 const positive = () => z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be > 0');
 
 /**
- * Every resource a client can make the HTTP server hold, with its default: the README's
+ * Every resource a client can make the HTTP server hold, with its default: docs/http.md's
  * "Limits" table lists the same. One schema, so a bad value is refused naming the option.
  */
 export const ServerLimitsSchema = z

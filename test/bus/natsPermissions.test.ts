@@ -4,7 +4,7 @@ import { SimulatedClock } from '../../src/simulatedClock.js';
 import { type Task, createTask, replyTo } from '../../src/task/index.js';
 import { describeWithNatsServer, natsBusesAfterEach, natsServerAfterEach } from '../support/natsBus.js';
 
-// The README's way to close the trust gap, on a real nats-server: a society's own account, and a
+// docs/distributed.md's way to close the trust gap, on a real nats-server: a society's own account, and a
 // gateway user that may send execute Tasks to root only and read the answers to itself.
 
 const startServer = natsServerAfterEach();

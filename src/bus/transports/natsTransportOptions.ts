@@ -9,7 +9,7 @@ const positive = z.number().int().positive();
 
 /**
  * Agents' mailboxes kept by JetStream until their host acknowledges each Task (see
- * `DurableMailboxes`); every bound has a default (README, "Durable mailboxes").
+ * `DurableMailboxes`); every bound has a default (docs/distributed.md, "Durable mailboxes").
  */
 export const DurableMailboxOptionsSchema = z
   .object({
@@ -31,7 +31,7 @@ export const DurableMailboxOptionsSchema = z
   .strict();
 export type DurableMailboxSettings = z.output<typeof DurableMailboxOptionsSchema>;
 
-/** How a NATS transport connects and what it may hold; every bound has a default (README, "NATS transport"). */
+/** How a NATS transport connects and what it may hold; every bound has a default (docs/distributed.md, "The NATS transport"). */
 export const NatsTransportOptionsSchema = z
   .object({
     /** The server(s) to connect to, as `nats://host:port` URLs. */

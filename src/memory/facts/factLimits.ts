@@ -6,7 +6,7 @@ const unit = z.number().min(0).max(1);
 
 /**
  * Every bound and threshold of one agent's L4, with its default: one schema gives the defaults,
- * the checks (a bad value is refused naming the option) and the type. The README's limits table
+ * the checks (a bad value is refused naming the option) and the type. docs/memory.md's limits table
  * lists them.
  */
 export const FactLimitsSchema = z
