@@ -67,7 +67,7 @@ async function killLoop(run: number): Promise<void> {
     // A clean start finishes what the last kill interrupted: every worker is let go.
     const { waiting } = await rootState(dir);
     const rt = await createRuntime({ dataDir: dir, model: new OfflineModel(), logger: new MemoryLogger() });
-    const answers = await Promise.all(waiting.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 60_000 })));
+    const answers = await Promise.all(waiting.map((taskId) => rt.waitForAnswer(taskId, { timeoutMs: 300_000 })));
     await rt.shutdown();
     expect(answers.map((answer) => answer.status)).toEqual(waiting.map(() => 'completed'));
     expect((await rootState(dir)).liveChildren, `seed ${seed}`).toEqual([]);
@@ -78,6 +78,7 @@ async function killLoop(run: number): Promise<void> {
 
 describe('a society hiring a worker per requirement, killed at random moments', () => {
   for (const run of [1, 2]) {
-    it(`leaves no orphaned worker over ${rounds} kill -9 rounds (run ${run})`, () => killLoop(run), 120_000);
+    // The timeout guards against a hang, not a measure: each round starts a process, slow on a loaded machine.
+    it(`leaves no orphaned worker over ${rounds} kill -9 rounds (run ${run})`, () => killLoop(run), 600_000);
   }
 });
