@@ -18,7 +18,8 @@ beforeAll(async () => {
   await mkdir(join(root, 'build'), { recursive: true });
   out = await mkdtemp(join(root, 'build', 'declarations-'));
   await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root });
-}, 120_000);
+  // Timeouts here guard against a hang: a whole tsc build takes minutes on a loaded 2-core machine.
+}, 600_000);
 
 afterAll(async () => {
   if (out !== '') await rm(out, { recursive: true, force: true });
@@ -68,7 +69,7 @@ describe('published declarations', () => {
     // Two dependencies' declarations fail there on their own (docs/install.md): lmdb's ES module
     // types end in `export =`, and xstate's setup.d.ts breaks under exactOptionalPropertyTypes.
     expect(errors.filter((line) => !/node_modules\/(lmdb|xstate)\//.test(line))).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });
 
 describe('published source maps', () => {
