@@ -24,6 +24,7 @@ describe('public surface', () => {
       'Runtime',
       'TaskSchema',
       'TaskStatusSchema',
+      'ToolAnnotationsSchema',
       'ToolRegistry',
       'TroupeError',
       'ValidationError',
@@ -42,6 +43,7 @@ describe('public surface', () => {
       'subjectOf',
       'systemClock',
       'taskText',
+      'toolAnnotations',
       'toolFromFunction',
     ]);
   });

@@ -26,18 +26,22 @@ const options = sized({ blocks: 6, warmup: 200, rounds: 50 }, { blocks: 1, warmu
  * `hand` iterates the SDK's Stream (the goal's baseline); `hand-sse` reads the body with the
  * reader troupe's OpenAIModel uses, so troupe against it is the runtime's own cost alone;
  * `troupe-fresh` spawns its agent and terminates it within each timed round (a conversation);
- * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store, and
+ * `troupe-disk` is troupe with a data dir, every Task and step kept in the LMDB store (its echo
+ * left to MCP's defaults: a tool that changes the world, so each step waits for the disk),
+ * `troupe-disk-read-only` the same with echo declared read-only (its steps wait for nothing), and
  * `troupe-fresh-disk` troupe-fresh with one;
  * `troupe-remote` is troupe on a NATS bus with its `echo` served by another process (a node);
  * `hand-lmdb` is the hand-written loop keeping each step durably with raw lmdb puts.
  */
-export type Side = 'troupe' | 'troupe-fresh' | 'troupe-disk' | 'troupe-fresh-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
+export type Side =
+  'troupe' | 'troupe-fresh' | 'troupe-disk' | 'troupe-disk-read-only' | 'troupe-fresh-disk' | 'troupe-remote' | 'hand' | 'hand-sse' | 'hand-lmdb';
 // troupe first: the others are checked against its opening request, and the hand-written loops given its messages.
 const [first, ...others]: readonly ['troupe', ...Side[]] = [
   'troupe',
   'hand',
   'troupe-fresh',
   'troupe-disk',
+  'troupe-disk-read-only',
   'troupe-fresh-disk',
   'hand-lmdb',
   'hand-sse',
@@ -135,6 +139,7 @@ async function runBlocks(): Promise<Record<Side, WorkerReport[]>> {
     troupe: [],
     'troupe-fresh': [],
     'troupe-disk': [],
+    'troupe-disk-read-only': [],
     'troupe-fresh-disk': [],
     'troupe-remote': [],
     hand: [],
@@ -168,6 +173,7 @@ export async function reactLoop(): Promise<Row[]> {
   const blocks = await runBlocks();
   const { msPerStep, range, blockMedians, pairRatios, overhead, cpu, threads } = loopFigures(blocks, 'troupe');
   const diskRatio = msPerStep('troupe-disk') / msPerStep('hand');
+  const readOnlyDiskRatio = msPerStep('troupe-disk-read-only') / msPerStep('hand');
   const remoteRatio = msPerStep('troupe-remote') / msPerStep('hand');
   const rawDiskRatio = msPerStep('hand-lmdb') / msPerStep('hand');
 
@@ -216,6 +222,13 @@ export async function reactLoop(): Promise<Row[]> {
       raw: `${msPerStep('hand').toFixed(2)} ms/step`,
       ratio: diskRatio,
       notes: `the troupe loop above with createRuntime({ dataDir }) (a fresh temp dir per process): every Task logged, every conversation step and waiting record kept durably in the org store; against the same hand-written loop (which keeps nothing): ${overhead('hand', 'troupe-disk')}, of which persistence ${overhead('troupe', 'troupe-disk')}; goal ≤ ${DISK_GOAL}×: ${diskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) troupe-disk ${blockMedians('troupe-disk')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk')}; rounds (ms/step) ${range('troupe-disk')}; process CPU time per step: ${cpu('hand', 'troupe-disk')}; the same by thread: ${threads('troupe-disk')}, ${threads('troupe')}`,
+    },
+    {
+      benchmark: 'ReAct loop with a data dir, its tool read-only',
+      troupe: `${msPerStep('troupe-disk-read-only').toFixed(2)} ms/step`,
+      raw: `${msPerStep('hand').toFixed(2)} ms/step`,
+      ratio: readOnlyDiskRatio,
+      notes: `the data-dir loop above with echo declared read-only (annotations: { readOnly: true }): a step whose tools are all read-only or idempotent waits for no fsync, its records joining the next commit, and the answer still waits for everything; against the same hand-written loop: ${overhead('hand', 'troupe-disk-read-only')}; against echo left to the defaults ${times(msPerStep('troupe-disk-read-only') / msPerStep('troupe-disk'))}; goal ≤ ${DISK_GOAL}×: ${readOnlyDiskRatio <= DISK_GOAL ? 'met' : 'NOT met'} in this run; block medians (ms/step) ${blockMedians('troupe-disk-read-only')}; ratio of each block pair ${pairRatios('hand', 'troupe-disk-read-only')}; process CPU time per step: ${cpu('hand', 'troupe-disk-read-only')}`,
     },
     {
       benchmark: 'ReAct loop with a data dir, against a hand-written loop keeping each step in LMDB',

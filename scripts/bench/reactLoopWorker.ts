@@ -2,7 +2,7 @@
  * One side of the ReAct-loop benchmark, alone in its own process so it has the JIT, heap and GC
  * to itself, as in an application that runs one loop or the other, never both:
  *
- *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-fresh|troupe-disk|troupe-fresh-disk|troupe-remote <rounds> <warmup>
+ *   node --import tsx scripts/bench/reactLoopWorker.ts troupe|troupe-fresh|troupe-disk|troupe-disk-read-only|troupe-fresh-disk|troupe-remote <rounds> <warmup>
  *   node --import tsx scripts/bench/reactLoopWorker.ts hand|hand-sse|hand-lmdb <rounds> <warmup> '{"system":"…","user":"…"}'
  *
  * BENCH_MODEL_DELAY_MS=<ms> makes the server pause that long between streamed chunks, a model
@@ -28,11 +28,11 @@ import * as thisBuildNodes from '../../src/nodes.js';
 import { type MainThreadTimes, collect, elapsedMs, mainThreadTimes } from './measure.js';
 import type { ChatRequest } from '../../src/index.js';
 import { CALLS, type Opening, type WorkerReport } from './reactLoop.js';
-import { type LoopPlacement, echoDescription, echoParameters, handLoop, openHandStore, startLoopServer, troupeLoop } from './reactLoops.js';
+import { type LoopPlacement, echoDescription, echoTool, echoParameters, handLoop, openHandStore, startLoopServer, troupeLoop } from './reactLoops.js';
 import { startLineProcess, startReadyProcess } from './readyProcess.js';
 import { NatsServer } from '../../test/support/natsServer.js';
 
-const troupeSides = ['troupe', 'troupe-fresh', 'troupe-disk', 'troupe-fresh-disk', 'troupe-remote'] as const;
+const troupeSides = ['troupe', 'troupe-fresh', 'troupe-disk', 'troupe-disk-read-only', 'troupe-fresh-disk', 'troupe-remote'] as const;
 type TroupeSide = (typeof troupeSides)[number];
 const isTroupeSide = (side: string | undefined): side is TroupeSide => troupeSides.includes(side as TroupeSide);
 const handSides = ['hand', 'hand-sse', 'hand-lmdb'] as const;
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const server = await startLoopModel(Number(process.env['BENCH_MODEL_DELAY_MS'] ?? 0), process.env['BENCH_MODEL_PROCESS'] === '1');
   const msPerStepSamples: number[] = [];
   const cpuPerStepSamples: number[] = [];
-  const onDisk = side === 'troupe-disk' || side === 'troupe-fresh-disk' || side === 'hand-lmdb';
+  const onDisk = side === 'troupe-disk' || side === 'troupe-disk-read-only' || side === 'troupe-fresh-disk' || side === 'hand-lmdb';
   const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'troupe-bench-react-')) : null;
   // What troupe-remote started (the node, the nats-server) or hand-lmdb opened (its store), stopped last first.
   const stops: (() => Promise<void>)[] = [];
@@ -113,7 +113,11 @@ async function main(): Promise<void> {
             server,
             thisBuild,
             dataDir,
-            args.side === 'troupe-remote' ? await remotePlacement(stops) : {},
+            args.side === 'troupe-remote'
+              ? await remotePlacement(stops)
+              : args.side === 'troupe-disk-read-only'
+                ? { tool: echoTool(thisBuild.defineTool, true) }
+                : {},
             args.side === 'troupe-fresh' || args.side === 'troupe-fresh-disk' ? 'fresh' : 'ready',
           );
     try {

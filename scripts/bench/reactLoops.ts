@@ -21,12 +21,16 @@ export type TroupeBuild = Pick<typeof troupeEntry, 'createRuntime' | 'defineTool
 export const echoDescription = 'Returns its argument.';
 export const echoParameters = z.object({ n: z.number() });
 
-/** The loop's tool, as its runtime (or the node serving it) runs it. */
-export function echoTool(defineTool: TroupeBuild['defineTool']): troupeEntry.Tool {
+/**
+ * The loop's tool, as its runtime (or the node serving it) runs it: left to MCP's defaults (it
+ * changes the world, so with a data dir each step waits for the disk), or declared read-only.
+ */
+export function echoTool(defineTool: TroupeBuild['defineTool'], readOnly = false): troupeEntry.Tool {
   return defineTool({
     name: 'echo',
     description: echoDescription,
     parameters: echoParameters,
+    ...(readOnly ? { annotations: { readOnly: true } } : {}),
     // The ToolResult jsonResult would make, written out: a baseline build need not export jsonResult.
     execute: ({ n }) => Promise.resolve({ content: JSON.stringify({ n }), metadata: { n } }),
   });

@@ -18,6 +18,7 @@ import { TaskIdSchema } from '../task/index.js';
 import { societyName } from './natsArguments.js';
 import { registerNodeCommand } from './node.js';
 import { registerAgentsCommand } from './agentsCommand.js';
+import { registerToolsCommand } from './toolsCommand.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -238,6 +239,8 @@ registerMemoryCommand(program, io);
 registerNodeCommand(program, io);
 // Writes to a data dir no runtime has open.
 registerAgentsCommand(program, io);
+// Lists what agents may use.
+registerToolsCommand(program, io);
 
 try {
   await program.parseAsync(process.argv);

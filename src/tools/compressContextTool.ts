@@ -19,6 +19,8 @@ export const compressContextTool = defineTool({
     summary: z.string().min(1).max(20_000).regex(/\S/, 'must not be blank').describe('What matters from the steps so far'),
     keepRecent: z.number().int().nonnegative().max(10_000).default(defaultKeepRecent).describe('How many recent messages to keep verbatim, default 10'),
   }),
+  // The steps it folds into the summary are gone from the turn.
+  annotations: { destructive: true, openWorld: false },
   execute: (args, { agentId, task, society }) =>
     Promise.resolve(jsonResult(compressContext(society, { agentId, sessionId: task.sessionId, summary: args.summary, keepRecent: args.keepRecent }))),
 });

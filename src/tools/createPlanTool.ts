@@ -25,6 +25,7 @@ export const createPlanTool = defineTool({
       .max(maxPlanSteps)
       .describe('The steps, in order'),
   }),
+  annotations: { destructive: false, openWorld: false },
   execute: (args, { agentId, society, task }) => {
     const plan = recordPlan(society, { agentId, goal: args.goal, steps: args.steps, parentTask: task });
     return Promise.resolve(jsonResult({ planId: plan.planId, steps: plan.steps.map((step) => ({ ...step })) }));

@@ -5,3 +5,4 @@ export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';
 export * from './metaTools.js';
 export { remoteTool, serveTools, toolCallAction, type ServeToolsOptions } from './remoteTools.js';
+export { ToolAnnotationsSchema, resolveToolAnnotations, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './toolAnnotations.js';

@@ -24,6 +24,8 @@ export const rememberTool = defineTool({
     scope: z.enum(['session', 'agent']).default('session').describe('"session" (default): this conversation only; "agent": all of them'),
     importance: z.number().min(0).max(1).default(defaultImportance).describe(`How much it matters, 0..1 (default ${defaultImportance})`),
   }),
+  // The same fact again is merged into the one already kept, whose text stays.
+  annotations: { destructive: false, idempotent: true, openWorld: false },
   execute: async (args, { agentId, task, society }) => {
     const fact = await society.remember({ agentId, sessionId: task.sessionId, text: args.text, scope: args.scope, importance: args.importance });
     return jsonResult({
@@ -49,6 +51,7 @@ export const searchMemoryTool = defineTool({
     query: blankRefused(z.string().max(4_000)).describe('What to look for'),
     k: z.number().int().min(1).max(maxSearchResults).default(defaultSearchResults).describe(`How many facts at most (default ${defaultSearchResults})`),
   }),
+  annotations: { readOnly: true, idempotent: true, openWorld: false },
   execute: async (args, { agentId, task, society }) => {
     const found = await society.searchMemory({ agentId, sessionId: task.sessionId, query: args.query, k: args.k });
     return jsonResult({

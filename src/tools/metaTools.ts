@@ -16,6 +16,7 @@ const createRoleTool = defineTool({
     name: z.string().min(1).max(64).describe('Short role name, e.g. "poet"'),
     prompt: z.string().min(1).max(20_000).describe('System prompt for agents of this role'),
   }),
+  annotations: { destructive: false, openWorld: false },
   execute: async (args, { agentId, society }) => jsonResult(await society.createRole({ ...args, createdBy: agentId })),
 });
 
@@ -26,6 +27,7 @@ const spawnAgentTool = defineTool({
     role: z.string().min(1).describe('Role name or role id'),
     task: z.string().min(1).optional().describe('A first task to send to the new agent'),
   }),
+  annotations: { destructive: false, openWorld: false },
   execute: async (args, { agentId, society, task, toolCallId }) => {
     const call = toolCallId === undefined ? {} : { call: { taskId: task.id, toolCallId } };
     const spawned = await society.spawn({ role: args.role, parent: agentId, parentTask: task, ...call });
@@ -44,6 +46,8 @@ const delegateTaskTool = defineTool({
   }),
   // The delegate's own timeout governs; the tool timeout must not cut it short.
   timeoutMs: 3_600_000 + 1_000,
+  // The delegate may use any tool it has, so nothing narrower than the defaults can be promised.
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   execute: async (args, { agentId, society, task, signal }) => {
     const reply = await delegateTask(society, {
       from: agentId,
@@ -69,6 +73,7 @@ const sendMessageTool = defineTool({
     to: AgentIdSchema.describe('Recipient agent id, or "user"'),
     text: z.string().min(1),
   }),
+  annotations: { destructive: false, openWorld: false },
   execute: (args, { agentId, society, task }) => {
     const sent = sendMessage(society, { from: agentId, to: args.to, text: args.text, parentTask: task });
     return Promise.resolve(jsonResult({ messageId: sent.id, to: args.to }));
@@ -85,6 +90,8 @@ const terminateAgentTool = defineTool({
     reason: z.string().max(500).optional(),
     mode: TerminationModeSchema.default('drain'),
   }),
+  // Asked again for an agent it already terminated, it answers as the first time and ends nothing more.
+  annotations: { destructive: true, idempotent: true, openWorld: false },
   execute: async (args, { agentId, society, task }) => {
     // Asked again for an agent it already terminated (a resumed turn), it answers as the first time.
     const ended = await society.terminate({

@@ -14,8 +14,25 @@ export class ToolRegistry {
     for (const tool of tools) {
       if (this.#tools.has(tool.name)) throw new TroupeError('invalid_input', `a tool named ${tool.name} is already registered`);
       this.#tools.set(tool.name, tool);
-      this.#definitions.set(tool.name, { name: tool.name, description: tool.description, parameters: parametersJsonSchema(tool.parameters) });
+      this.#definitions.set(tool.name, {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.inputSchema === undefined ? parametersJsonSchema(tool.parameters) : { ...tool.inputSchema },
+      });
     }
+    return this.#changed();
+  }
+
+  /** Takes tools out (an MCP server's, when its list changes); a name not registered is ignored. */
+  unregister(...names: string[]): this {
+    for (const name of names) {
+      this.#tools.delete(name);
+      this.#definitions.delete(name);
+    }
+    return this.#changed();
+  }
+
+  #changed(): this {
     this.#seen = new WeakMap();
     this.#unrestricted = undefined;
     return this;

@@ -9,6 +9,7 @@ import { ToolRegistry } from './registry.js';
 import { runToolCall } from './runToolCall.js';
 import type { SocietyPort } from './societyPort.js';
 import { type Tool, type ToolResult, defineTool, errorResult } from './tool.js';
+import type { ToolAnnotations } from './toolAnnotations.js';
 
 /** A tool call sent to the process that serves the tool: a request Task, answered with the tool's result. */
 export const toolCallAction = 'tools.call';
@@ -77,7 +78,14 @@ export function serveTools(bus: EventBus, provider: string, tools: readonly Tool
  * same name, description and parameters (the model sees them as for a local tool), each call a
  * request Task to the provider from the calling agent, within the call's timeout and abort.
  */
-export function remoteTool<S extends z.ZodType>(tool: { name: string; description: string; parameters: S; provider: string; timeoutMs?: number }): Tool<S> {
+export function remoteTool<S extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  parameters: S;
+  provider: string;
+  timeoutMs?: number;
+  annotations?: ToolAnnotations;
+}): Tool<S> {
   const provider = parseOrThrow(AgentIdSchema, tool.provider, 'provider');
   const timeoutMs = tool.timeoutMs ?? 60_000;
   return defineTool({
@@ -85,6 +93,7 @@ export function remoteTool<S extends z.ZodType>(tool: { name: string; descriptio
     description: tool.description,
     parameters: tool.parameters,
     timeoutMs,
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     execute: async (args, context) => {
       const { society, task: about } = context;
       const request = createTask(

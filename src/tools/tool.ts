@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.js';
 import type { JsonValue, Task } from '../task/index.js';
 import { requireZod4 } from './requireZod4.js';
 import type { SocietyPort } from './societyPort.js';
+import { type ToolAnnotations, checkToolAnnotations } from './toolAnnotations.js';
 
 /** Something a tool produced besides its text, e.g. a file. */
 export interface Artifact {
@@ -37,18 +38,31 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly parameters: S;
   /** Longest a call may run before it becomes an error result. */
   readonly timeoutMs?: number;
+  /** What the tool does to the world; read them resolved with `toolAnnotations(tool)`. */
+  readonly annotations?: ToolAnnotations;
+  /** What the tool's provider claims about it when that is not relied on (an untrusted MCP server's hints): shown, never used. */
+  readonly hints?: ToolAnnotations;
+  /** Where the tool comes from when not from code, e.g. `mcp:files`; shown by `troupe tools`. */
+  readonly source?: string;
+  /** The JSON Schema the model sees, when the tool has one of its own (an MCP tool's); else generated from `parameters`. */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
-/** Declares a tool, keeping the argument type inferred from its zod schema; a schema that is not zod 4 is refused (`invalid_input`). */
+/**
+ * Declares a tool, keeping the argument type inferred from its zod schema; a schema that is not
+ * zod 4, or annotations with an unknown field or a contradiction, are refused (`invalid_input`).
+ */
 export function defineTool<S extends z.ZodType>(tool: {
   name: string;
   description: string;
   parameters: S;
   timeoutMs?: number;
+  annotations?: ToolAnnotations;
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }): Tool<S> {
   requireZod4(tool.parameters, tool.name);
+  checkToolAnnotations(tool.annotations, tool.name);
   return tool;
 }
 

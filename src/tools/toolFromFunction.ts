@@ -3,6 +3,7 @@ import { TroupeError } from '../errors.js';
 import type { JsonValue } from '../task/index.js';
 import { requireZod4 } from './requireZod4.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
+import { type ToolAnnotations, checkToolAnnotations } from './toolAnnotations.js';
 
 /** What a plain function may return: text, any JSON value, or a full ToolResult. */
 export type ToolFunctionReturn = string | JsonValue | ToolResult;
@@ -25,18 +26,20 @@ const toolResultKeys: ReadonlySet<string> = new Set(['content', 'metadata', 'art
  */
 export function toolFromFunction<S extends z.ZodType>(
   fn: ToolFunction<S>,
-  options: { name?: string; description: string; parameters: S; timeoutMs?: number },
+  options: { name?: string; description: string; parameters: S; timeoutMs?: number; annotations?: ToolAnnotations },
 ): Tool<S> {
   const name = options.name ?? fn.name;
   if (!toolName.test(name)) {
     throw new TroupeError('invalid_input', `tool name "${name}" must be 1–64 letters, digits, "_" or "-" (name an anonymous function with options.name)`);
   }
   requireZod4(options.parameters, name);
+  const annotations = checkToolAnnotations(options.annotations, name);
   return {
     name,
     description: options.description,
     parameters: options.parameters,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(annotations === undefined ? {} : { annotations }),
     execute: async (args, context) => asToolResult(await fn(args, context)),
   };
 }

@@ -32,3 +32,21 @@ export function tallyTool(ledger: string, options: { hang?: boolean } = {}) {
     },
   });
 }
+
+/**
+ * A tool that only looks, for tests of durability by annotation: each completed call appends its
+ * mark to `ledger`, so a test can count its executions across a kill -9. Annotated read-only with
+ * `readOnly`, else left to MCP's defaults (it changes the world, destructively).
+ */
+export function peekTool(ledger: string, options: { readOnly: boolean }) {
+  return defineTool({
+    name: 'peek',
+    description: 'Looks at the tallies.',
+    parameters: z.object({ mark: z.string() }),
+    ...(options.readOnly ? { annotations: { readOnly: true } } : {}),
+    execute: async ({ mark }) => {
+      appendFileSync(ledger, `${mark}\n`);
+      return jsonResult({ seen: mark });
+    },
+  });
+}

@@ -5,6 +5,7 @@ import { type CollectedReply, ImportanceTagStripper, collectReply, readImportanc
 import { Actions, type Task, type ToolCall, observationTask } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
+import { changesTheWorld } from './changesTheWorld.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
 import { resumePoint } from './resume.js';
 import type { TurnContext } from './context/sessionContexts.js';
@@ -210,9 +211,12 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     controller.abort(error);
     end({ type: 'turn.failed', sessionId, error });
   }, config.maxTaskMs);
-  // What the last tool step wrote (its results, and everything before): durable before the next
-  // tool runs, its commit overlapping the model call in between rather than adding to it.
-  let stepWritten: Promise<void> = Promise.resolve();
+  // What the last step that changed the world wrote (its results, and everything before): durable
+  // before the next tool runs, its commit overlapping the model call in between rather than adding
+  // to it. Null after a step whose tools were all read-only or idempotent: its records wait for the
+  // next commit, since running such a step again after a crash changes nothing.
+  let stepWritten: Promise<void> | null = Promise.resolve();
+  let lastStepChanged = false;
   // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
   const answer = async (text: string, importance?: number): Promise<void> => {
     await journal.durable();
@@ -224,15 +228,20 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
       // One round of tools, reported on both sides; false once the machine has left the turn.
       const toolStep = async (calls: number): Promise<boolean> => {
         report({ type: 'turn.tools', sessionId, calls });
-        // A finished tool's result is on disk before another tool acts on the world, so a
-        // crash never runs it again.
-        await stepWritten;
+        // A finished tool that changed the world has its result on disk before another tool runs,
+        // and a tool about to change it runs only once everything before is on disk, so a crash
+        // never runs it again; steps of read-only or idempotent tools alone wait for nothing.
+        const changes = journal.persistent && changesTheWorld(turn.pending, agent.env.tools, agent.role.tools);
+        if (changes || lastStepChanged) await (stepWritten ?? journal.durable());
         if (stopped()) return false;
         await act(agent, turn, input.task, signal);
-        stepWritten = journal.durable();
-        // The commit starts in the event loop's next check phase: let it, before the model call
-        // whose request would otherwise go first and push it back by the request's work.
-        await journal.committing();
+        lastStepChanged = changes;
+        if (changes) {
+          stepWritten = journal.durable();
+          // The commit starts in the event loop's next check phase: let it, before the model call
+          // whose request would otherwise go first and push it back by the request's work.
+          await journal.committing();
+        } else stepWritten = null;
         if (stopped()) return false;
         report({ type: 'turn.observed', sessionId, step });
         return !stopped();
