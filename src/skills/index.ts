@@ -1,0 +1,13 @@
+export { type FrontMatter, type SkillProblem, describeProblem, specFields } from './frontMatter.js';
+export { type Skill, type SkillInput, defineSkill } from './skill.js';
+export { type SkillLimits, type SkillLimitsInput, SkillLimitsSchema } from './skillLimits.js';
+export { type LoadedSkills, loadSkillFolders } from './loadSkills.js';
+export { type SkillSource, loadSkillSources } from './skillSources.js';
+export { readSkillFolder, troupeSettingsFile } from './readSkillFolder.js';
+export { readSkillFile } from './readSkillFile.js';
+export { type SkillMatch, SkillMatcher, defaultMinSimilarity } from './skillMatcher.js';
+export { type SkillPolicy, SkillRegistry, skillAllowed } from './skillRegistry.js';
+export { type ActivatedBy, SkillActions, SkillHub } from './skillHub.js';
+export { type StepRunner, type StepsOutcome, runSkillSteps } from './runSkillSteps.js';
+export { type StepTools, runStepsOf, skillTools, stepFailure } from './skillTools.js';
+export type { SkillStep, SkillTriggers, ToolStep, TroupeSettings } from './troupeSettings.js';
