@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashedNgramEmbedder } from '../../src/memory/embedding/hashedNgramEmbedder.js';
 import { SkillMatcher, defineSkill } from '../../src/skills/index.js';
+import { compilePattern } from '../../src/skills/skillMatcher.js';
 
 const pdf = defineSkill({ name: 'pdf', description: 'PDF work.', triggers: { keywords: ['pdf', 'fill a form'] } });
 const invoice = defineSkill({ name: 'invoice', description: 'Invoices.', triggers: { patterns: ['\\binv-\\d{4}\\b'] } });
@@ -45,5 +46,13 @@ describe('matching a Task against skill triggers', () => {
       ['weather', 'semantic'],
     ]);
     expect(new SkillMatcher(skills, null).semantic).toBe(false);
+  });
+
+  it('matches patterns case-insensitively whether they need Unicode or not', () => {
+    expect(compilePattern('\\binv-\\d+').test('see INV-12')).toBe(true);
+    expect(compilePattern('\\binv-\\d+').flags).toBe('i');
+    expect(compilePattern('ÉTÉ').test('un été chaud')).toBe(true);
+    expect(compilePattern('\\p{Lu}{3}').flags).toBe('iu');
+    expect(compilePattern('\\p{Lu}{3}').test('abc')).toBe(true);
   });
 });
