@@ -174,12 +174,34 @@ describe('skills in a runtime', () => {
 
   it('loads the good skills and lists the problems of the bad ones', async () => {
     const { rt, logger } = await quietRuntime({ skills: [fixtures, resolve(fixtures, 'missing-skill'), haiku, haiku] });
-    expect(rt.skills.registry.list().map((skill) => skill.name)).toEqual(['pdf-processing', 'haiku']);
+    expect(rt.skills.registry.list().map((skill) => skill.name)).toEqual(['house-rules', 'pdf-processing', 'haiku']);
     expect(rt.skillProblems.map((problem) => [problem.field, problem.rule])).toEqual([
       ['(folder)', 'does not exist'],
       ['name', 'a skill named haiku is already loaded'],
     ]);
     expect(logger.entries.filter((entry) => entry.message.startsWith('skill refused:'))).toHaveLength(2);
     await rt.shutdown();
+  });
+
+  it('lists only the skills that fit in catalogueShare of the context budget, counting the rest', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => defineSkill({ name: `skill-${i}`, description: `Does task number ${i} of a long list of tasks.` }));
+    const { rt, model } = await quietRuntime({
+      skills: many,
+      skillLimits: { catalogueShare: 0.01 },
+      memory: { context: { tokens: 8_000 } },
+      steps: [{ text: 'ok' }],
+    });
+    await rt.waitForAnswer(await rt.submit('hello'), { timeoutMs: 5_000 });
+    const listed = systemText(model.requests[0])
+      .split('\n')
+      .filter((line) => line.startsWith('- skill-'));
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThan(40);
+    expect(systemText(model.requests[0])).toContain(`- … and ${40 - listed.length} more skills not listed here (ask use_skill by name)`);
+    await rt.shutdown();
+  });
+
+  it('refuses a bad skill limit, naming it', async () => {
+    await expect(quietRuntime({ skillLimits: { maxActivePerSession: 0 } })).rejects.toThrow(/^skillLimits\.maxActivePerSession: /);
   });
 });
