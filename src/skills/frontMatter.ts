@@ -14,7 +14,7 @@ export function describeProblem(problem: SkillProblem): string {
 }
 
 /** The fields the Agent Skills spec allows in SKILL.md's front matter, and no others. */
-export const specFields = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
+const specFields = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
 
 /** A string field whose absence reads "is required" and whose wrong type reads `typeRule`. */
 function text(typeRule = 'must be a string'): z.ZodString {
@@ -22,7 +22,7 @@ function text(typeRule = 'must be a string'): z.ZodString {
 }
 
 /** A skill's name by the spec: 1–64 of a-z, 0-9 and hyphens, no hyphen first, last or twice in a row. */
-export const SkillNameSchema = text()
+const SkillNameSchema = text()
   .min(1, 'must be 1–64 characters')
   .max(64, 'must be 1–64 characters')
   .regex(/^[a-z0-9-]+$/, 'may hold only lowercase letters a-z, digits and hyphens')
@@ -42,8 +42,6 @@ export const FrontMatterSchema = z
     'allowed-tools': text('must be a string of space-separated tool names').optional(),
   })
   .strict();
-
-export type FrontMatter = z.infer<typeof FrontMatterSchema>;
 
 /** What a front-matter field the spec does not define is told. */
 export const unknownFrontMatterRule = `is not a field of the Agent Skills spec (allowed: ${specFields.join(', ')}; troupe's own settings go in troupe.yaml)`;

@@ -7,7 +7,7 @@ import type { SkillLimits } from './skillLimits.js';
 import { TroupeSettingsSchema } from './troupeSettings.js';
 
 /** The file of troupe's additions beside SKILL.md (triggers, steps); other clients ignore it. */
-export const troupeSettingsFile = 'troupe.yaml';
+const troupeSettingsFile = 'troupe.yaml';
 
 export type FolderResult =
   { readonly skill: Skill; readonly problems?: undefined } | { readonly skill?: undefined; readonly problems: readonly SkillProblem[] };
@@ -59,7 +59,7 @@ async function readBounded(file: string, maxBytes: number): Promise<string | Ski
 }
 
 /** The YAML between the opening and closing `---` lines, and the body after them; null without front matter. */
-export function splitFrontMatter(text: string): { yaml: string; body: string } | null {
+function splitFrontMatter(text: string): { yaml: string; body: string } | null {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines[0]?.trimEnd() !== '---') return null;
   const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---');

@@ -10,7 +10,7 @@ export interface SkillMatch {
 }
 
 /** The similarity a Task needs to a skill's semantic description when the skill does not say. */
-export const defaultMinSimilarity = 0.35;
+const defaultMinSimilarity = 0.35;
 
 /** A keyword of some skill, indexed under its first word. */
 interface Phrase {
@@ -20,7 +20,7 @@ interface Phrase {
 }
 
 /** A text's words, lowercased: what keywords are matched against (whole words, so `art` never matches `start`). */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 

@@ -17,7 +17,7 @@ export const ToolStepSchema = z
   .strict();
 
 /** Steps run at once; `join` names their results gathered as one JSON object (step name → content). */
-export const ParallelStepSchema = z
+const ParallelStepSchema = z
   .object({
     parallel: z.array(ToolStepSchema).min(2, 'needs at least 2 steps').max(16, 'may hold at most 16 steps'),
     join: ToolStepSchema.shape.name,
@@ -74,7 +74,6 @@ export const TroupeSettingsSchema = z
 export type ToolStep = z.infer<typeof ToolStepSchema>;
 export type SkillStep = z.infer<typeof SkillStepSchema>;
 export type SkillTriggers = z.infer<typeof SkillTriggersSchema>;
-export type TroupeSettings = z.infer<typeof TroupeSettingsSchema>;
 
 function compiles(source: string): boolean {
   try {
