@@ -77,6 +77,19 @@ export {
 export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
 export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
 export { ToolAnnotationsSchema, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './tools/index.js';
+export {
+  defineSkill,
+  loadSkillFolders,
+  SkillActions,
+  type Skill,
+  type SkillInput,
+  type SkillLimits,
+  type SkillLimitsInput,
+  type SkillMatch,
+  type SkillProblem,
+  type SkillSource,
+  type SkillHub,
+} from './skills/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
 export type { Embedder } from './memory/embedding/embedder.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';

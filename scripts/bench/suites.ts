@@ -10,6 +10,7 @@ import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import type { Row } from './report.js';
 import { sessionLanes } from './sessionLanes.js';
+import { skillMatch } from './skillMatch.js';
 import { spawnSuite } from './spawn.js';
 
 /** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
@@ -35,5 +36,6 @@ export const suites: readonly Suite[] = [
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'session lanes', run: sessionLanes },
+  { name: 'skill matching', run: skillMatch },
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
 ];

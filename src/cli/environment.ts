@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import type { NatsTransportOptions } from '../bus/index.js';
 import { ValidationError } from '../errors.js';
 import { type ModelClient, embeddingsFromEnv, modelFromEnv } from '../llm/index.js';
@@ -80,6 +80,15 @@ export function readDurableMailboxes(env: CliEnv): { readonly ackWaitMs?: number
   return { ackWaitMs: Math.round(seconds * 1000) };
 }
 
+/**
+ * The skill folders of `--skills` (each a skill, or a folder of them) followed by those of
+ * `TROUPE_SKILLS` (separated like PATH, by `:`; `;` on Windows).
+ */
+export function readSkillDirs(flags: readonly string[] | undefined, env: CliEnv): string[] {
+  const listed = (valueOf(env, 'TROUPE_SKILLS') ?? '').split(delimiter).map((dir) => dir.trim());
+  return [...(flags ?? []), ...listed.filter((dir) => dir !== '')];
+}
+
 /** What a command that starts a runtime (`run`, `serve`) reads from its flags and environment. */
 export interface RuntimeSettings {
   readonly logLevel: LogLevel;
@@ -89,6 +98,8 @@ export interface RuntimeSettings {
   readonly limits: ReturnType<typeof readLimits>;
   /** Agents' memory: the embedder from the environment (see `embeddingsFromEnv`). */
   readonly memory: MemoryOptions;
+  /** Skill folders from `--skills` and `TROUPE_SKILLS` (see `readSkillDirs`). */
+  readonly skills: readonly string[];
 }
 
 /**
@@ -98,7 +109,7 @@ export interface RuntimeSettings {
  * first malformed variable.
  */
 export function readRuntimeSettings(
-  flags: { readonly dataDir?: string | undefined; readonly memory: boolean },
+  flags: { readonly dataDir?: string | undefined; readonly memory: boolean; readonly skills?: readonly string[] | undefined },
   env: CliEnv,
   defaultLevel: LogLevel,
 ): RuntimeSettings {
@@ -108,6 +119,7 @@ export function readRuntimeSettings(
     dataDir: resolveDataDir(flags.dataDir, flags.memory, env),
     limits: readLimits(env),
     memory: memoryFromEnv(env),
+    skills: readSkillDirs(flags.skills, env),
   };
 }
 

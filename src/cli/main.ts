@@ -19,6 +19,7 @@ import { societyName } from './natsArguments.js';
 import { registerNodeCommand } from './node.js';
 import { registerAgentsCommand } from './agentsCommand.js';
 import { registerToolsCommand } from './toolsCommand.js';
+import { registerSkillsCommand } from './skillsCommand.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -118,6 +119,13 @@ const program = new Command()
   // Commander throws where it would exit, so its output is written before the process ends too.
   .exitOverride();
 
+/** `--skills <folder>`, repeatable: skill folders the runtime loads besides those of TROUPE_SKILLS. */
+function skillsOption(): Option {
+  return new Option('--skills <folder>', 'load skills from this folder (a skill, or a folder of them); repeatable; also TROUPE_SKILLS').argParser(
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
+}
+
 const run = program
   .command('run')
   .description('give the root agent one requirement, print each Task as the society works, exit when the user has the answer')
@@ -130,6 +138,7 @@ run
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
+run.addOption(skillsOption());
 run.action(
   async (
     requirement: string,
@@ -142,6 +151,7 @@ run.action(
       dataDir?: string;
       memory: boolean;
       strictStore: boolean;
+      skills?: string[];
     },
   ) => {
     const { runRequirement } = await import('./run.js');
@@ -154,6 +164,7 @@ run.action(
         status: options.status,
         memory: options.memory,
         strictStore: options.strictStore,
+        ...(options.skills === undefined ? {} : { skills: options.skills }),
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.session === undefined ? {} : { sessionId: options.session }),
         ...inspectFlags(options),
@@ -190,6 +201,7 @@ const serve = program
   .option('--society <name>', 'the society to join on --nats (default: "default")', societyName)
   .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
 for (const option of dataDirOptions()) serve.addOption(option);
+serve.addOption(skillsOption());
 // The relay lives as long as the service: it is inspectable while it runs.
 for (const option of inspectOptions()) serve.addOption(option);
 interface ServeFlags extends InspectFlagsGiven {
@@ -206,6 +218,7 @@ interface ServeFlags extends InspectFlagsGiven {
   nats?: string;
   society?: string;
   durableMailboxes?: boolean;
+  skills?: string[];
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
@@ -217,6 +230,7 @@ serve.action(async (options: ServeFlags) => {
       host: options.host,
       memory: options.memory,
       strictStore: options.strictStore,
+      ...(options.skills === undefined ? {} : { skills: options.skills }),
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
       drainTimeoutMs: options.drainTimeout * 1000,
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),
@@ -241,6 +255,7 @@ registerNodeCommand(program, io);
 registerAgentsCommand(program, io);
 // Lists what agents may use.
 registerToolsCommand(program, io);
+registerSkillsCommand(program, io);
 
 try {
   await program.parseAsync(process.argv);

@@ -85,6 +85,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     rt = await createRuntime({
       ...settings.limits,
       memory: settings.memory,
+      skills: settings.skills,
       logger,
       model: watch.model,
       // The watch is the retry layer: the runtime adds none.

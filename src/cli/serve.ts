@@ -109,6 +109,7 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
     const runtimeOptions = {
       ...settings.limits,
       memory: settings.memory,
+      skills: settings.skills,
       logger,
       model,
       dataDir,

@@ -10,6 +10,7 @@ import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Role } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, parseOrThrow } from '../task/index.js';
+import { type Skill, type SkillHub, type SkillLimits, type SkillProblem, describeProblem, loadSkillSources } from '../skills/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import type { RuntimeConfig } from './config/config.js';
@@ -36,6 +37,13 @@ import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 import { registerInternals } from './internals.js';
 import { UserIntake } from './userIntake.js';
 
+/** The skills `create` loaded, their bounds, and the problems of those refused. */
+interface LoadedSkillsOption {
+  readonly loaded: readonly Skill[];
+  readonly limits: SkillLimits;
+  readonly problems: readonly SkillProblem[];
+}
+
 /** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
 interface RuntimeSeams {
   readonly betweenRestoreSlices?: () => Promise<void>;
@@ -57,6 +65,10 @@ export class Runtime {
   readonly config: RuntimeConfig;
   /** Takes the configured `secrets` (and well-known key shapes) out of text; what every output built on the runtime uses. */
   readonly redactor: Redactor;
+  /** The society's skills (registry, and which are active for whom). */
+  readonly skills: SkillHub;
+  /** Why each skill given in `skills` that was refused was (file, field, rule). */
+  readonly skillProblems: readonly SkillProblem[];
   readonly #society: Society;
   readonly #user: UserEndpoint;
   readonly #userIntake: UserIntake;
@@ -86,15 +98,18 @@ export class Runtime {
   static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
     const { dataDir, secrets } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
-    const { config, memorySettings, level } = runtimeSettings(options);
+    const { config, memorySettings, level, skillLimits } = runtimeSettings(options);
     // A library is quiet unless given a logger or a level; whatever it writes is redacted.
     const redactor = new Redactor(secrets ?? []);
     const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
     const clock = options.clock ?? systemClock;
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
     const { messageLogLimit, terminatedAgentsKept } = config;
+    const skills = await loadSkillSources(options.skills ?? [], skillLimits);
+    for (const problem of skills.problems) logger.warn({ file: problem.file, field: problem.field }, `skill refused: ${describeProblem(problem)}`);
+    const loadedSkills = { loaded: skills.skills, limits: skillLimits, problems: skills.problems };
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
-    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings }, config, journal);
+    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills }, config, journal);
     const stored = journal.stored(config.inboxLimit);
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
@@ -107,7 +122,8 @@ export class Runtime {
 
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
   private constructor(
-    options: RuntimeOptions & RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings },
+    options: RuntimeOptions &
+      RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings; loadedSkills: LoadedSkillsOption },
     config: RuntimeConfig,
     journal: Journal,
   ) {
@@ -127,7 +143,8 @@ export class Runtime {
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
-    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory } = environment);
+    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills } = environment);
+    this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
     this.#society = new Society(environment.deps, nodes ?? {});
     // The owner of a society on several nodes answers their agents' requests to change the organisation.

@@ -5,6 +5,7 @@ import type { IdGenerator } from '../ids.js';
 import type { LogLevel, Logger } from '../logger.js';
 import type { ModelClient, RetryPolicy } from '../llm/index.js';
 import type { ToolPolicy } from '../task/index.js';
+import type { SkillLimitsInput, SkillSource } from '../skills/index.js';
 import type { Tool } from '../tools/index.js';
 import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
@@ -53,6 +54,14 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * there is one.
    */
   memory?: MemoryOptions;
+  /**
+   * Skills (docs/skills.md): made in code with `defineSkill`, or folders in the Agent Skills format
+   * (a folder with a SKILL.md, or a folder of such folders). A bad one is left out, each problem
+   * logged as a warning and listed in `rt.skillProblems`; the others load.
+   */
+  skills?: readonly SkillSource[];
+  /** Bounds on skills: how many, how big, how many active at once (see `SkillLimits` for the defaults). */
+  skillLimits?: SkillLimitsInput;
   /** The root agent's role prompt and tool policy. */
   root?: { prompt?: string; tools?: ToolPolicy };
 }

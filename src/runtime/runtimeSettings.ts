@@ -1,11 +1,17 @@
 import { type LogLevel, LogLevelSchema } from '../logger.js';
+import { type SkillLimits, SkillLimitsSchema } from '../skills/index.js';
 import { parseOrThrow } from '../task/index.js';
 import { type RuntimeConfig, RuntimeConfigSchema } from './config/config.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 
 /** The settings among `createRuntime`'s options, checked before anything is opened: a bad one is refused with a ValidationError naming it. */
-export function runtimeSettings(options: RuntimeOptions): { config: RuntimeConfig; memorySettings: MemorySettings; level: LogLevel | undefined } {
+export function runtimeSettings(options: RuntimeOptions): {
+  config: RuntimeConfig;
+  memorySettings: MemorySettings;
+  level: LogLevel | undefined;
+  skillLimits: SkillLimits;
+} {
   // Everything but the parts given as objects (model, bus, clock, logger, …) is the config.
   const {
     model: _m,
@@ -22,11 +28,14 @@ export function runtimeSettings(options: RuntimeOptions): { config: RuntimeConfi
     dataDir: _d,
     secrets: _s,
     memory,
+    skills: _skills,
+    skillLimits,
     ...settings
   } = options;
   return {
     config: parseOrThrow(RuntimeConfigSchema, settings),
     memorySettings: memorySettingsOf(memory),
     level: logLevel === undefined ? undefined : parseOrThrow(LogLevelSchema, logLevel, 'logLevel'),
+    skillLimits: parseOrThrow(SkillLimitsSchema, skillLimits ?? {}, 'skillLimits'),
   };
 }

@@ -34,6 +34,11 @@ export const ToolPolicySchema = z
     allow: z.array(z.string()).optional(),
     deny: z.array(z.string()).optional(),
     rememberScopes: z.array(z.enum(['session', 'agent'])).optional(),
+    /** Which skills the role may use: `allow` (when given), then `deny`; every loaded skill by default. */
+    skills: z
+      .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
+import type { SkillHub } from '../../skills/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
 import type { RuntimeConfig } from '../config/config.js';
@@ -42,6 +43,8 @@ export interface AgentEnvironment {
   /** Every live agent's memory, fed from the bus: what each turn's context is built from. */
   readonly memory: MemoryHub;
   readonly memorySettings: MemorySettings;
+  /** The society's skills, and which each agent has active in each session. */
+  readonly skills: SkillHub;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */
@@ -90,6 +93,7 @@ export class Agent {
       memory: () => memory.opened(record.id),
       inherited: (sessionId) => (parentId === null ? null : parentContext(memory.memoryOf(parentId), sessionId, memorySettings.budget)),
       budget: memorySettings.budget,
+      skills: (sessionId) => env.skills.prompt(record.id, sessionId, memorySettings.budget.tokens),
       retrieve: memorySettings.retrieve,
       minRelevance: memorySettings.minRelevance,
     });
@@ -127,6 +131,7 @@ export class Agent {
         logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
       },
     });
+    this.env.skills.enter(id, this.role.tools);
     // Open before anything reaches the agent: what its memory is fed meanwhile waits for the opening.
     void this.env.memory.open(id);
     this.actor.start();
@@ -262,6 +267,7 @@ export class Agent {
     this.#released = true;
     this.#inbox?.unsubscribe();
     this.#contexts.release(resumable);
+    this.env.skills.leave(this.id);
     this.env.memory.close(this.id);
   }
 

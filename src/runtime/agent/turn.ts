@@ -8,6 +8,7 @@ import type { Agent } from './agent.js';
 import { changesTheWorld } from './changesTheWorld.js';
 import { judgeRepeat, repeatMessage } from './repeatGuard.js';
 import { resumePoint } from './resume.js';
+import { skillsBeforeModel } from './skillsBeforeModel.js';
 import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
 
@@ -43,7 +44,11 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { env } = agent;
   const { context } = turn;
   // A resumed turn's prompt is already in the context.
-  if (step === 0 && !input.resuming) await context.begin(input.task);
+  if (step === 0 && !input.resuming) {
+    await context.begin(input.task);
+    const answered = await skillsBeforeModel(agent, input.task, context, signal);
+    if (answered !== null) return answered;
+  }
   // Memory was read meanwhile: a turn stopped during it (a budget, a termination) calls no model.
   signal.throwIfAborted();
   agent.warnIfLong(input.task);

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy } from '../../llm/index.js';
+import { type Skill, SkillHub, type SkillLimits, SkillLimitsSchema, SkillRegistry, skillTools } from '../../skills/index.js';
 import type { Redactor } from '../../task/index.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
@@ -26,6 +27,8 @@ export interface EnvironmentOptions {
   readonly inspect?: ((event: InspectionEvent) => void) | undefined;
   readonly redactor: Redactor;
   readonly memorySettings: MemorySettings;
+  /** Skills loaded (checked) and their bounds; none when absent. */
+  readonly loadedSkills?: { readonly loaded: readonly Skill[]; readonly limits: SkillLimits } | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -34,6 +37,7 @@ export interface SocietyEnvironment {
   readonly model: ModelClient;
   readonly tools: ToolRegistry;
   readonly memory: RuntimeMemory;
+  readonly skills: SkillHub;
   /** What the society and every agent in it are made with. */
   readonly deps: SocietyDeps;
 }
@@ -48,6 +52,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const model = options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
+  const skills = skillHub(options, config, tools, bus);
   const memory = new RuntimeMemory({
     bus,
     clock,
@@ -73,6 +78,22 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     model,
     tools,
     memory,
-    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings },
+    skills,
+    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings, skills },
   };
+}
+
+/**
+ * The society's skills: the registry with every skill loaded, the tools they bring and, when there
+ * is any skill, `use_skill` and `read_skill_file` in the shared tool registry.
+ */
+function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: ToolRegistry, bus: EventBus): SkillHub {
+  const { clock, ids, memorySettings } = options;
+  const limits = options.loadedSkills?.limits ?? SkillLimitsSchema.parse({});
+  const loaded = options.loadedSkills?.loaded ?? [];
+  const registry = new SkillRegistry({ maxSkills: limits.maxSkills, embedder: memorySettings.embedder }).add(...loaded);
+  const hub = new SkillHub({ registry, bus, ids, clock, limits, sessionsPerAgent: config.sessionsInMemoryPerAgent });
+  for (const skill of loaded) for (const tool of skill.tools) if (tools.get(tool.name) !== tool) tools.register(tool);
+  if (loaded.length > 0) tools.register(...skillTools(hub, { registry: tools, defaultTimeoutMs: config.toolTimeoutMs, clock }));
+  return hub;
 }

@@ -31,6 +31,8 @@ export interface MemoryContextDeps {
   readonly agentId: string;
   readonly sessionId: string;
   readonly rolePrompt: string;
+  /** What the context shows of skills in this session (their list, the active ones' instructions), after the role prompt; '' for none. */
+  readonly skills?: (sessionId: string) => string;
   /** The agent's memory once open (turns wait for it in `begin`). */
   readonly memory: () => Promise<AgentMemory> | undefined;
   /** The parent's context in this session, for a sub-agent (null: none). */
@@ -87,7 +89,9 @@ export class MemoryContext implements TurnContext {
   }
 
   get messages(): readonly ChatMessage[] {
-    const { agentId, sessionId, rolePrompt, budget } = this.#deps;
+    const { agentId, sessionId, budget } = this.#deps;
+    const skills = this.#deps.skills?.(sessionId) ?? '';
+    const rolePrompt = skills === '' ? this.#deps.rolePrompt : `${this.#deps.rolePrompt}\n\n${skills}`;
     const currentTaskId = this.#task?.id ?? null;
     const { recent, important, summaries } = this.#sessionView();
     const shown = beforeTheTurn(agentId, currentTaskId, recent, important);

@@ -1,0 +1,13 @@
+export { type SkillProblem, describeProblem } from './frontMatter.js';
+export { type Skill, type SkillInput, defineSkill } from './skill.js';
+export { type SkillLimits, type SkillLimitsInput, SkillLimitsSchema } from './skillLimits.js';
+export { loadSkillFolders } from './loadSkills.js';
+export { type SkillSource, loadSkillSources } from './skillSources.js';
+export { readSkillFolder } from './readSkillFolder.js';
+export { readSkillFile } from './readSkillFile.js';
+export { type SkillMatch, SkillMatcher } from './skillMatcher.js';
+export { SkillRegistry } from './skillRegistry.js';
+export { SkillActions, SkillHub } from './skillHub.js';
+export { type StepRunner, runSkillSteps } from './runSkillSteps.js';
+export { runStepsOf, skillTools, stepFailure } from './skillTools.js';
+export type { SkillStep } from './troupeSettings.js';
