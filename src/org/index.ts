@@ -5,3 +5,4 @@ export { currentSchemaVersion, type Migrations } from './migrations.js';
 export { artifactHash } from './validators.js';
 export * from './schemas.js';
 export { sessionConversationKey } from './keys.js';
+export * from './artifacts/index.js';

@@ -18,6 +18,7 @@ import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
 import { InFlightView } from './inFlight.js';
+import { artifactSubDbs } from './artifacts/lmdbArtifactTable.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
 import * as retain from './retention.js';
@@ -85,7 +86,7 @@ async function loadStore(settings: StoreSettings): Promise<OrgStore> {
   let root: RootDatabase;
   try {
     // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
-    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs, mapSize: mapSizeBytes });
+    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs + Object.keys(artifactSubDbs).length, mapSize: mapSizeBytes });
   } catch (error) {
     if (isLmdbFailure(error)) throw storeDamaged(dir, `lmdb cannot open it: ${describeError(error)}`, error);
     throw new TroupeError('internal', `cannot open the org store in ${dir}: ${describeError(error)}`, { cause: error });

@@ -8,7 +8,7 @@ import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
-import type { Role } from '../org/index.js';
+import type { ArtifactRef, ArtifactStore, Role, StoredArtifact } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, parseOrThrow } from '../task/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
@@ -72,6 +72,7 @@ export class Runtime {
   readonly #restore: BackgroundRestore;
   /** Every live agent's memory and the compactor beside the turns; closed after the agents stop and before the store. */
   readonly #memory: RuntimeMemory;
+  readonly #artifacts: ArtifactStore;
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
@@ -127,7 +128,7 @@ export class Runtime {
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
-    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory } = environment);
+    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, artifacts: this.#artifacts } = environment);
     const { nodes } = options;
     this.#society = new Society(environment.deps, nodes ?? {});
     // The owner of a society on several nodes answers their agents' requests to change the organisation.
@@ -313,6 +314,19 @@ export class Runtime {
   }
 
   /**
+   * Artifact `id` (what a tool call stored: a file, an image) with its content, text as a string and
+   * bytes as bytes; undefined when it is unknown or was evicted. A damaged record throws `store_damaged` naming the id.
+   */
+  artifact(id: string): StoredArtifact | undefined {
+    return this.#artifacts.get(id);
+  }
+
+  /** The artifacts the tool calls of a session's Tasks stored, oldest first (references: no content). */
+  artifacts(sessionId: string): ArtifactRef[] {
+    return this.#artifacts.list(sessionId);
+  }
+
+  /**
    * What an agent remembers (see `MemoryQuerySchema`): counts of every tier, and a page of one
    * tier or the L4 facts closest to `search`, its text redacted (with `redactor`, `rt.redactor`
    * by default). A terminated agent's memory is read from the data dir; memory only, it is gone
@@ -364,6 +378,7 @@ export class Runtime {
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
       await this.#memory.close();
       await this.bus.close();
+      await this.#artifacts.idle();
       await this.#journal.close();
       return summary;
     })();

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
-import type { AgentRecord, Role } from '../../org/index.js';
+import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
@@ -42,6 +42,8 @@ export interface AgentEnvironment {
   /** Every live agent's memory, fed from the bus: what each turn's context is built from. */
   readonly memory: MemoryHub;
   readonly memorySettings: MemorySettings;
+  /** Where the artifacts of tool results are stored; the model sees them by reference. */
+  readonly artifacts: ArtifactStore;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */

@@ -4,7 +4,9 @@ import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy } from '../../llm/index.js';
-import type { Redactor } from '../../task/index.js';
+import { type Redactor, finalStatuses } from '../../task/index.js';
+import { ArtifactStore } from '../../org/index.js';
+import { describeError } from '../../errors.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
@@ -34,6 +36,8 @@ export interface SocietyEnvironment {
   readonly model: ModelClient;
   readonly tools: ToolRegistry;
   readonly memory: RuntimeMemory;
+  /** The artifacts tools produced, in the data dir or in memory. */
+  readonly artifacts: ArtifactStore;
   /** What the society and every agent in it are made with. */
   readonly deps: SocietyDeps;
 }
@@ -60,6 +64,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     inspect,
     forgetRetired: (max, erase) => journal.forgetRetired(max, erase),
   });
+  const artifacts = taskArtifacts(bus, journal, config, logger, clock);
   // Each termination recorded counts towards the next check of `terminatedAgentsKept`.
   const recording: Journal = {
     ...journal,
@@ -73,6 +78,23 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     model,
     tools,
     memory,
-    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings },
+    artifacts,
+    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings, artifacts },
   };
+}
+
+/** The society's artifact store, told of every Task that reaches a final status (its artifacts may then be evicted). */
+function taskArtifacts(bus: EventBus, journal: Journal, config: RuntimeConfig, logger: Logger, clock: Clock): ArtifactStore {
+  const artifacts = new ArtifactStore(journal.artifactTable(), { limits: config, logger, clock });
+  bus.subscribe(
+    { pattern: '*' },
+    (task) => {
+      if (!finalStatuses.has(task.status)) return;
+      artifacts
+        .taskEnded(task)
+        .catch((error: unknown) => logger.error({ taskId: task.id, error: describeError(error) }, 'artifact store: marking a Task ended failed'));
+    },
+    'artifacts',
+  );
+  return artifacts;
 }
