@@ -13,7 +13,7 @@ import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
-import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
@@ -196,7 +196,6 @@ type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: Stag
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
 type StoreQueries =
   | 'conversation'
-  | 'artifact'
   | 'inbox'
   | 'latestInbox'
   | 'waitingCount'
@@ -255,11 +254,6 @@ function storeWrites(
       }),
     clearConversation: (agentId) => write('clearConversation', false, () => (ctx) => w.clearSeq(ctx, 'conversations', agentId)),
     clearConversations: (agentId) => write('clearConversations', true, () => (ctx) => w.clearAgentConversations(ctx, agentId)),
-    putArtifact: (artifact) =>
-      write('putArtifact', false, () => {
-        const { hash, record } = w.artifactRecord(artifact);
-        return (ctx) => w.putArtifactRecord(ctx, hash, record);
-      }),
     appendInbox: (task) => {
       const appended = write('appendInbox', false, () => {
         const record = w.inboxRecord(task);
@@ -287,7 +281,6 @@ function storeWrites(
 function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, StoreQueries> {
   return {
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
-    artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     latestInbox: (count) => latestTasks(dbs.inbox, count),
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
