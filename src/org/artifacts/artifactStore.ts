@@ -33,7 +33,7 @@ export interface StoredArtifact {
  * by content within its Task, so a tool call run again (a turn resumed after a crash) stores
  * nothing twice, while two Tasks never share a record and each Task's artifacts are evicted alone.
  */
-export function artifactId(taskId: string, name: string, mediaType: string, bytes: Uint8Array): string {
+function artifactId(taskId: string, name: string, mediaType: string, bytes: Uint8Array): string {
   return createHash('sha256').update(`${taskId}\u0000${name}\u0000${mediaType}\u0000`).update(bytes).digest('hex').slice(0, 32);
 }
 
