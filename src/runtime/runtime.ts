@@ -313,15 +313,12 @@ export class Runtime {
     return this.#journal.messageLog(rootTaskId, page);
   }
 
-  /**
-   * Artifact `id` (what a tool call stored: a file, an image) with its content, text as a string and
-   * bytes as bytes; undefined when it is unknown or was evicted. A damaged record throws `store_damaged` naming the id.
-   */
+  /** Artifact `id` a tool call stored, content as given (text or bytes); undefined when unknown or evicted; `store_damaged` naming a damaged one. */
   artifact(id: string): StoredArtifact | undefined {
     return this.#artifacts.get(id);
   }
 
-  /** The artifacts the tool calls of a session's Tasks stored, oldest first (references: no content). */
+  /** References to the artifacts the tool calls of a session's Tasks stored, oldest first. */
   artifacts(sessionId: string): ArtifactRef[] {
     return this.#artifacts.list(sessionId);
   }

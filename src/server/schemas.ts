@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
 import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
-import { ArtifactIdSchema, ArtifactRefSchema } from '../org/index.js';
+import { ArtifactIdSchema, ArtifactRefSchema } from '../org/artifacts/artifactRecords.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
 // handlers' types are inferred from them, and the OpenAPI document is generated from them.

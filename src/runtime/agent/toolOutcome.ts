@@ -1,5 +1,6 @@
 import { TroupeError, describeError } from '../../errors.js';
-import { type ArtifactRef, previewOf } from '../../org/index.js';
+import type { ArtifactRef } from '../../org/index.js';
+import { previewOf } from '../../org/artifacts/artifactLimits.js';
 import { Actions, type JsonValue, type Task, type ToolCall, createTask } from '../../task/index.js';
 import type { Artifact, ToolResult } from '../../tools/index.js';
 import type { Agent } from './agent.js';

@@ -1,6 +1,7 @@
 import type { RootDatabase } from 'lmdb';
 import type { EventBus } from '../../bus/index.js';
-import { type AgentRecord, type ArtifactTable, type Role, type Termination, memoryArtifactTable } from '../../org/index.js';
+import type { AgentRecord, ArtifactTable, Role, Termination } from '../../org/index.js';
+import { memoryArtifactTable } from '../../org/artifacts/memoryArtifactTable.js';
 import type { ChatMessage, Task } from '../../task/index.js';
 
 /** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */

@@ -5,7 +5,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy } from '../../llm/index.js';
 import { type Redactor, finalStatuses } from '../../task/index.js';
-import { ArtifactStore } from '../../org/index.js';
+import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
 import { describeError } from '../../errors.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
