@@ -61,6 +61,12 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
     "sessions one agent serves at once: each session's turn runs in a lane of its own, so turns of different sessions run side by side while a session's Tasks run one after another; past it, Tasks wait in the mailbox (in arrival order) until a lane frees",
   sessionsInMemoryPerAgent:
     "sessions whose context (conversation) one agent keeps in memory; past it the least recently used idle session's is let go: its last turn's steps are dropped, in memory and in the store (so the store keeps steps for no more sessions than memory), and its next Task continues from the session's exchanges in the agent's memory (L1–L4). A session with a turn in progress is never let go",
+  maxArtifactBytes:
+    "bytes one artifact may have (UTF-8 for text); a larger one is not stored (`artifact_limit`), the tool call's result tells the model so, and the Task goes on ([artifacts](artifacts.md))",
+  maxArtifactsPerTask: "artifacts one Task's tool calls may store; past it the next is refused the same way",
+  maxArtifactStoreBytes:
+    'bytes of every artifact stored together (in the data dir, or in memory); past it the artifacts of the Tasks that ended first are evicted (each eviction logged), and a new artifact is refused when none is left to evict',
+  artifactPreviewChars: 'characters of a text artifact the model sees beside its reference (0: none); never the whole of a larger one',
 };
 
 /** The memory compactor's options, of `createRuntime` (docs/memory.md). */

@@ -62,6 +62,9 @@ export const errorCodes = [
   // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
   'memory_full',
   'embedder_mismatch',
+  // The artifact store: an id it does not hold (never stored, or evicted), and an artifact past one of its limits.
+  'unknown_artifact',
+  'artifact_limit',
   // A network transport (NATS): a Task too large for one message, a transport at its bounds, or no server to reach.
   'task_too_large',
   'transport_full',

@@ -75,7 +75,6 @@ export {
   type ChatDelta,
 } from './llm/index.js';
 export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
-export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext } from './tools/index.js';
 export { ToolAnnotationsSchema, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './tools/index.js';
 export {
   defineSkill,
@@ -90,6 +89,8 @@ export {
   type SkillSource,
   type SkillHub,
 } from './skills/index.js';
+export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type Artifact } from './tools/index.js';
+export type { ArtifactRef, StoredArtifact } from './org/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
 export type { Embedder } from './memory/embedding/embedder.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';

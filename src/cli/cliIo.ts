@@ -8,7 +8,8 @@ export type CliEnv = Readonly<Record<string, string | undefined>>;
 
 /** Where a command writes; `isTTY` and `columns` are read when present (the status line, pretty logs). */
 export interface CliOutput {
-  write(text: string): unknown;
+  /** Text, or bytes (an artifact's content, written as they are). */
+  write(text: string | Uint8Array): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
 }
@@ -42,7 +43,8 @@ export function reportFailure(io: Pick<CliIo, 'stderr'>, error: unknown, about =
 /** `out`, with every text redacted as it is written (a JSON line never into invalid JSON): what the process prints can carry no configured secret. */
 function redactedOutput(out: CliOutput, redactor: Redactor): CliOutput {
   return {
-    write: (text: string) => out.write(redactor.json(text)),
+    // Bytes are an artifact's content as stored: redacting them would corrupt it.
+    write: (text: string | Uint8Array) => out.write(typeof text === 'string' ? redactor.json(text) : text),
     get isTTY() {
       return out.isTTY;
     },

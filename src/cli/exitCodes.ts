@@ -27,6 +27,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'user_to_user':
     case 'unknown_agent':
     case 'unknown_task':
+    case 'unknown_artifact':
     case 'agent_terminated':
     case 'not_parent':
     case 'unauthorized':
@@ -66,6 +67,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'spawn_depth_limit':
     case 'model_error':
     case 'task_too_large':
+    case 'artifact_limit':
     case 'transport_full':
     case 'unknown_tool':
     case 'tool_timeout':

@@ -21,6 +21,10 @@ export const limitVariables = {
   TROUPE_MESSAGE_LOG_LIMIT: 'messageLogLimit',
   TROUPE_TERMINATED_AGENTS_KEPT: 'terminatedAgentsKept',
   TROUPE_REAP_IDLE_CHILDREN_AFTER_MS: 'reapIdleChildrenAfterMs',
+  TROUPE_MAX_ARTIFACT_BYTES: 'maxArtifactBytes',
+  TROUPE_MAX_ARTIFACTS_PER_TASK: 'maxArtifactsPerTask',
+  TROUPE_MAX_ARTIFACT_STORE_BYTES: 'maxArtifactStoreBytes',
+  TROUPE_ARTIFACT_PREVIEW_CHARS: 'artifactPreviewChars',
 } as const;
 
 type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];

@@ -12,6 +12,7 @@ import { ExitCode } from './exitCodes.js';
 import { exitWhenWritten } from './exitWhenWritten.js';
 import { registerMemoryCommand } from './memoryCommand.js';
 import { registerMessagesCommand } from './messagesView.js';
+import { registerArtifactCommand } from './artifactCommand.js';
 import { registerOrgCommand } from './orgView.js';
 import { troupeVersion } from '../version.js';
 import { TaskIdSchema } from '../task/index.js';
@@ -249,6 +250,7 @@ serve.action(async (options: ServeFlags) => {
 // Read-only views over the data dir.
 registerOrgCommand(program, io);
 registerMessagesCommand(program, io);
+registerArtifactCommand(program, io);
 registerMemoryCommand(program, io);
 registerNodeCommand(program, io);
 // Writes to a data dir no runtime has open.

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { Redactor, type Task, TaskIdSchema } from '../task/index.js';
 import type { CliIo } from './cliIo.js';
+import type { Logger } from '../logger.js';
+import type { ArtifactRef } from '../org/artifacts/artifactRecords.js';
+import { artifactReader } from '../org/artifacts/artifactReader.js';
+import type { OrgStore } from '../org/index.js';
 import { withOrganisation } from './dataDir.js';
 import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
@@ -29,7 +33,7 @@ function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): 
     io.stderr.write(`troupe: <taskId> ${checked.error.issues[0]?.message ?? 'is invalid'}, got "${taskId}"\n`);
     return Promise.resolve(ExitCode.usage);
   }
-  return withOrganisation(options.dataDir, io, (store, dir) => {
+  return withOrganisation(options.dataDir, io, (store, dir, logger) => {
     // An empty page past the end is fine; a task tree with no message at all is not one.
     if (store.messages(taskId, { limit: 1 }).length === 0) {
       io.stderr.write(`troupe: no messages for task ${taskId} in ${dir}\n`);
@@ -45,8 +49,24 @@ function messagesView(taskId: string, options: MessagesViewOptions, io: CliIo): 
     // One line a Task either way: --json is NDJSON, as `troupe run --json` and `troupe memory --json` print.
     const line = options.json ? (task: Task): string => JSON.stringify(task) : (task: Task): string => `${clockTime(task.createdAt)}  ${formatTask(task)}`;
     io.stdout.write(tasks.map((task) => `${line(task)}\n`).join(''));
+    // What is stored now (an evicted artifact is still named in the log, not here); NDJSON stays Tasks only.
+    if (!options.json)
+      io.stdout.write(
+        storedArtifacts(store, taskId, logger)
+          .map((ref) => `${artifactLine(ref)}\n`)
+          .join(''),
+      );
     return ExitCode.ok;
   });
+}
+
+/** One line per stored artifact: when, its id (for `troupe artifact`), name, media type, size and Task. */
+function artifactLine(ref: ArtifactRef): string {
+  return `${clockTime(ref.createdAt)}  artifact ${ref.id}  ${ref.name} (${ref.mediaType}, ${ref.size} bytes)  of task ${ref.taskId}`;
+}
+
+function storedArtifacts(store: OrgStore, sessionId: string, logger: Logger): ArtifactRef[] {
+  return artifactReader(store.environment, logger).list(sessionId);
 }
 
 /** Adds `troupe messages` to the program, run on `io`. */

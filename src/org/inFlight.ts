@@ -85,5 +85,4 @@ export const viewKey = {
   waiting: (agentId: string, taskId: string): string => `waiting\u0000${agentId}\u0000${taskId}`,
   agent: (agentId: string): string => `agent\u0000${agentId}`,
   role: (roleId: string): string => `role\u0000${roleId}`,
-  artifact: (hash: string): string => `artifact\u0000${hash}`,
 } as const;

@@ -2,6 +2,6 @@ export { openOrgStore } from './store.js';
 export type { OrgStore, OrgStoreOptions } from './types.js';
 export type { QuarantineEntry } from './quarantine.js';
 export { currentSchemaVersion, type Migrations } from './migrations.js';
-export { artifactHash } from './validators.js';
 export * from './schemas.js';
 export { sessionConversationKey } from './keys.js';
+export * from './artifacts/index.js';

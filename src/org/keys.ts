@@ -16,7 +16,6 @@ export const subDbNames = [
   'messageOrder',
   'givenWork',
   'conversations',
-  'artifacts',
   'inbox',
   'mailboxes',
   'quarantine',

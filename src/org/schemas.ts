@@ -118,10 +118,6 @@ export const ConversationRecordSchema = z.discriminatedUnion('role', [
   ToolMessageSchema.extend({ v: v1 }).strict(),
 ]);
 
-export const ArtifactContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
-
-export const ArtifactRecordSchema = z.object({ v: v1, name: z.string().min(1), mediaType: z.string().min(1), content: ArtifactContentSchema }).strict();
-
 export const MetaRecordSchema = z.object({ v: v1, schemaVersion: z.number().int().nonnegative() }).strict();
 
 /** A record moved aside on open because it failed validation; kept byte for byte. */
@@ -147,6 +143,4 @@ export type SpawnCall = Readonly<z.infer<typeof SpawnCallSchema>>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
 /** Who ended an agent, when and why. */
 export type Termination = Omit<TerminationRecord, 'v'>;
-export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
-export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;

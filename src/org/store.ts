@@ -13,11 +13,12 @@ import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
-import type { StoredAgentRecord, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, RoleRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
 import { InFlightView } from './inFlight.js';
+import { artifactSubDbs } from './artifacts/lmdbArtifactTable.js';
 import { createDurableWriter } from './writer.js';
 import * as w from './writes.js';
 import * as retain from './retention.js';
@@ -85,7 +86,7 @@ async function loadStore(settings: StoreSettings): Promise<OrgStore> {
   let root: RootDatabase;
   try {
     // noSubdir: lmdb would otherwise take a path with a dot in its last part (`.troupe`) for a file name.
-    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs, mapSize: mapSizeBytes });
+    root = open({ path: dir, noSubdir: false, maxDbs: subDbNames.length + memorySubDbs + Object.keys(artifactSubDbs).length, mapSize: mapSizeBytes });
   } catch (error) {
     if (isLmdbFailure(error)) throw storeDamaged(dir, `lmdb cannot open it: ${describeError(error)}`, error);
     throw new TroupeError('internal', `cannot open the org store in ${dir}: ${describeError(error)}`, { cause: error });
@@ -195,7 +196,6 @@ type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: Stag
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
 type StoreQueries =
   | 'conversation'
-  | 'artifact'
   | 'inbox'
   | 'latestInbox'
   | 'waitingCount'
@@ -254,11 +254,6 @@ function storeWrites(
       }),
     clearConversation: (agentId) => write('clearConversation', false, () => (ctx) => w.clearSeq(ctx, 'conversations', agentId)),
     clearConversations: (agentId) => write('clearConversations', true, () => (ctx) => w.clearAgentConversations(ctx, agentId)),
-    putArtifact: (artifact) =>
-      write('putArtifact', false, () => {
-        const { hash, record } = w.artifactRecord(artifact);
-        return (ctx) => w.putArtifactRecord(ctx, hash, record);
-      }),
     appendInbox: (task) => {
       const appended = write('appendInbox', false, () => {
         const record = w.inboxRecord(task);
@@ -286,7 +281,6 @@ function storeWrites(
 function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, StoreQueries> {
   return {
     conversation: (agentId) => conversationSteps(dbs.conversations, agentId),
-    artifact: (hash) => dbs.artifacts.get(hash) as ArtifactRecord | undefined,
     inbox: (page = {}) => sequencedTasks(dbs.inbox, page),
     latestInbox: (count) => latestTasks(dbs.inbox, count),
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),

@@ -5,7 +5,7 @@ import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
-import type { StoredAgentRecord, ArtifactContent, SpawnCall, ArtifactRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, SpawnCall, RoleRecord, TerminationRecord } from './schemas.js';
 
 /**
  * Test seam: called after a write is staged and before anything of it is issued, with the
@@ -48,12 +48,6 @@ export interface NewTermination {
   readonly at?: number;
   /** `abort` when absent. */
   readonly mode?: TerminationMode;
-}
-
-export interface NewArtifact {
-  readonly name: string;
-  readonly mediaType: string;
-  readonly content: ArtifactContent;
 }
 
 /** A terminated agent past retention, with its place in the order agents were terminated in. */
@@ -146,9 +140,6 @@ export interface OrgStore {
    * many conversations went.
    */
   clearConversations(agentId: string): Promise<number>;
-  /** Stores an artifact under the sha256 of its content and resolves with that hash. */
-  putArtifact(artifact: NewArtifact): Promise<string>;
-  artifact(hash: string): ArtifactRecord | undefined;
   /**
    * Keeps a Task `agentId` accepted until `removeWaiting` says it was answered, so a restart
    * can hand it back. Adding a Task already waiting keeps the first record (and its place).

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { formatPath } from '../task/index.js';
 import { type RecordDbName, isNameKey, isSeq, isSeqKey } from './keys.js';
 import {
   AgentRecordSchema,
-  ArtifactRecordSchema,
   ChildLinkRecordSchema,
   ConversationRecordSchema,
   InboxRecordSchema,
@@ -23,11 +21,6 @@ export function zodReason(error: z.ZodError): string {
   if (issue === undefined) return 'invalid value';
   const field = formatPath(issue.path);
   return field === '' ? issue.message : `${field}: ${issue.message}`;
-}
-
-/** The content address of an artifact: hex sha256 of its bytes (UTF-8 for text). */
-export function artifactHash(content: string | Uint8Array): string {
-  return createHash('sha256').update(content).digest('hex');
 }
 
 /** Checks a decoded record against its key; returns why it is invalid, or undefined. */
@@ -61,7 +54,6 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   messageOrder: shaped(MessageOrderRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   givenWork: shaped(GivenWorkRecordSchema, (key) => givenWorkKeyReason(key)),
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
-  artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
     isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',

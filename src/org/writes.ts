@@ -7,8 +7,6 @@ import { isNameKey, isSeq, isSeqKey, nameRange, seqRange, sessionConversationsRa
 import {
   type StoredAgentRecord,
   AgentRecordSchema,
-  type ArtifactRecord,
-  ArtifactRecordSchema,
   ConversationRecordSchema,
   InboxRecordSchema,
   MailboxRecordSchema,
@@ -18,8 +16,7 @@ import {
   type TerminationRecord,
   TerminationRecordSchema,
 } from './schemas.js';
-import type { AgentPatch, NewArtifact, SubDbs } from './types.js';
-import { artifactHash } from './validators.js';
+import type { AgentPatch, SubDbs } from './types.js';
 
 // Each function here stages one write: it reads what it needs (synchronously, from disk and
 // from the in-flight view of writes not yet committed) and returns the puts and removes to
@@ -248,13 +245,6 @@ export function dropWaiting({ dbs }: StageContext, agentId: string, taskId: stri
   return staged(undefined, [remove(dbs.mailboxes, [agentId, taskId])], [{ key: viewKey.waiting(agentId, taskId), value: false }]);
 }
 
-/** Content-addressed: storing the same content again keeps the first record. */
-export function putArtifactRecord({ dbs, view }: StageContext, hash: string, record: ArtifactRecord): Staged<string> {
-  const key = viewKey.artifact(hash);
-  if (view.read(key, () => dbs.artifacts.doesExist(hash))) return staged(hash, []);
-  return staged(hash, [put(dbs.artifacts, hash, record)], [{ key, value: true }]);
-}
-
 // Validation of inputs into full records, done before a write is queued.
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
@@ -268,8 +258,3 @@ export const waitingRecord = (seq: number, task: Task): { v: 1; seq: number; tas
   isParsedTask(task) && isSeq(seq) ? { v: 1, seq, task } : parseOrThrow(MailboxRecordSchema, { v: 1, seq, task }, 'waiting');
 export const stepRecords = (steps: readonly ChatMessage[]): unknown[] =>
   steps.map((step, index) => parseOrThrow(ConversationRecordSchema, { ...step, v: 1 }, `steps[${index}]`));
-
-export function artifactRecord(input: NewArtifact): { hash: string; record: ArtifactRecord } {
-  const record = parseOrThrow(ArtifactRecordSchema, { v: 1, ...input }, 'artifact');
-  return { hash: artifactHash(record.content), record };
-}

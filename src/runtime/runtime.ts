@@ -8,7 +8,7 @@ import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
-import type { Role } from '../org/index.js';
+import type { ArtifactRef, ArtifactStore, Role, StoredArtifact } from '../org/index.js';
 import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, parseOrThrow } from '../task/index.js';
 import { type Skill, type SkillHub, type SkillLimits, type SkillProblem, describeProblem, loadSkillSources } from '../skills/index.js';
 import type { ToolRegistry } from '../tools/index.js';
@@ -84,6 +84,7 @@ export class Runtime {
   readonly #restore: BackgroundRestore;
   /** Every live agent's memory and the compactor beside the turns; closed after the agents stop and before the store. */
   readonly #memory: RuntimeMemory;
+  readonly #artifacts: ArtifactStore;
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
@@ -143,7 +144,7 @@ export class Runtime {
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
-    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills } = environment);
+    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
     this.#society = new Society(environment.deps, nodes ?? {});
@@ -329,6 +330,16 @@ export class Runtime {
     return this.#journal.messageLog(rootTaskId, page);
   }
 
+  /** Artifact `id` a tool call stored, content as given (text or bytes); undefined when unknown or evicted; `store_damaged` naming a damaged one. */
+  artifact(id: string): StoredArtifact | undefined {
+    return this.#artifacts.get(id);
+  }
+
+  /** References to the artifacts the tool calls of a session's Tasks stored, oldest first. */
+  artifacts(sessionId: string): ArtifactRef[] {
+    return this.#artifacts.list(sessionId);
+  }
+
   /**
    * What an agent remembers (see `MemoryQuerySchema`): counts of every tier, and a page of one
    * tier or the L4 facts closest to `search`, its text redacted (with `redactor`, `rt.redactor`
@@ -381,6 +392,7 @@ export class Runtime {
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
       await this.#memory.close();
       await this.bus.close();
+      await this.#artifacts.idle();
       await this.#journal.close();
       return summary;
     })();

@@ -38,6 +38,7 @@ export function statusOf(code: ErrorCode): number {
       return 408;
     case 'unknown_agent':
     case 'unknown_task':
+    case 'unknown_artifact':
     case 'route_not_found':
       return 404;
     case 'agent_terminated':
@@ -45,6 +46,7 @@ export function statusOf(code: ErrorCode): number {
       return 409;
     case 'body_too_large':
     case 'task_too_large':
+    case 'artifact_limit':
       return 413;
     case 'url_too_long':
       return 414;

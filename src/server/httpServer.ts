@@ -14,6 +14,7 @@ import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { registerMemoryRoute } from './memoryRoute.js';
+import { registerArtifactRoute } from './artifactRoute.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -139,6 +140,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
   registerMemoryRoute(app, runtime, redactor);
+  registerArtifactRoute(app, runtime, redactor);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,

@@ -89,6 +89,16 @@ const routes: readonly RouteDoc[] = [
     reply: { status: 200, schema: MemoryViewSchema },
     errors: [400, 401, 404, 409, 503],
   },
+  {
+    method: 'get',
+    path: '/api/artifacts/{id}',
+    operationId: 'getArtifact',
+    summary:
+      "An artifact a tool call stored (ids are listed with a session's messages): its content, with the artifact's own Content-Type and Content-Length; 404 `unknown_artifact` when never stored or evicted",
+    params: s.ArtifactIdParamsSchema,
+    reply: { status: 200, mediaType: '*/*' },
+    errors: [400, 401, 404],
+  },
   { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {
     method: 'get',

@@ -51,6 +51,7 @@ function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): Mes
     total: tasks.length,
     offset: query.offset,
     messages: tasks.slice(query.offset, query.offset + query.limit),
+    artifacts: runtime.artifacts(taskId),
     source,
   });
   if (log === undefined) {

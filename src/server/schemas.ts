@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
 import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
+import { ArtifactIdSchema, ArtifactRefSchema } from '../org/artifacts/artifactRecords.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
 // handlers' types are inferred from them, and the OpenAPI document is generated from them.
@@ -33,6 +34,7 @@ export const SendReplySchema = z.object({ messageId: TaskIdSchema, sessionId: Ta
 
 export const TaskIdParamsSchema = z.object({ taskId: TaskIdSchema });
 export const AgentIdParamsSchema = z.object({ id: AgentIdSchema });
+export const ArtifactIdParamsSchema = z.object({ id: ArtifactIdSchema });
 
 /** The largest number a query accepts: nine digits. */
 const largestQueryInteger = 999_999_999;
@@ -65,6 +67,8 @@ export const MessagesReplySchema = z.object({
   total: z.number().int().nonnegative(),
   offset: z.number().int().nonnegative(),
   messages: z.array(TaskSchema),
+  /** The artifacts the session's tool calls stored (references; `GET /api/artifacts/{id}` has the content), oldest first. */
+  artifacts: z.array(ArtifactRefSchema),
   /** `store` when read from the org store; `memory` from the runtime's bounded inbox. */
   source: z.enum(['store', 'memory']),
 });

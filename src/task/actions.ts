@@ -13,6 +13,8 @@ export const Actions = {
   thinking: 'node.thinking',
   /** A tool call an agent is making (observation only). */
   toolCall: 'node.tool_call',
+  /** What a tool call gave besides its text: its metadata and its artifacts by reference (observation only; made only when it has either). */
+  toolResult: 'node.tool_result',
   /** Lifecycle notices, addressed to the agent's parent. */
   spawned: 'agent.spawned',
   terminated: 'agent.terminated',

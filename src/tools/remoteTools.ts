@@ -8,24 +8,18 @@ import { AgentIdSchema, type JsonValue, type Task, createTask, parseOrThrow, rep
 import { ToolRegistry } from './registry.js';
 import { runToolCall } from './runToolCall.js';
 import type { SocietyPort } from './societyPort.js';
-import { type Tool, type ToolResult, defineTool, errorResult } from './tool.js';
 import type { ToolAnnotations } from './toolAnnotations.js';
+import { type Artifact, type Tool, type ToolResult, ToolResultSchema, defineTool, errorResult } from './tool.js';
 
 /** A tool call sent to the process that serves the tool: a request Task, answered with the tool's result. */
 export const toolCallAction = 'tools.call';
 
 const ToolCallParametersSchema = z.object({ tool: z.string().min(1).max(64), arguments: z.json() }).strict();
 
-const ArtifactSchema = z.object({ name: z.string(), mediaType: z.string(), content: z.string() }).strict();
-/** A tool's result as it travels back: exactly the fields of a ToolResult. */
-const ToolResultSchema = z
-  .object({
-    content: z.string(),
-    metadata: z.record(z.string(), z.json()).optional(),
-    artifacts: z.array(ArtifactSchema).optional(),
-    isError: z.boolean().optional(),
-  })
-  .strict();
+/** An artifact as it travels in JSON: bytes as base64, said so by `base64`. */
+const WireArtifactSchema = z.object({ name: z.string(), mediaType: z.string(), content: z.string(), base64: z.literal(true).optional() }).strict();
+/** A tool's result as it travels back: the fields of a ToolResult, its artifacts' bytes as base64. */
+const WireResultSchema = ToolResultSchema.extend({ artifacts: z.array(WireArtifactSchema).optional() });
 
 export interface ServeToolsOptions {
   /** What the served tools see as their society (the serving process's). */
@@ -110,7 +104,8 @@ export function remoteTool<S extends z.ZodType>(tool: {
       const reply = await society.bus.request(request, { timeoutMs, signal: context.signal });
       if (reply.status !== 'completed')
         return errorResult(`${tool.name} on ${provider}: ${reply.error?.message ?? reply.status}`, reply.error?.code ?? 'tool_error');
-      const result = ToolResultSchema.safeParse(reply.result);
+      const wire = WireResultSchema.safeParse(reply.result);
+      const result = wire.success ? ToolResultSchema.safeParse(fromWire(wire.data)) : wire;
       if (!result.success) return errorResult(`${tool.name} on ${provider} answered something that is not a tool result`, 'tool_error');
       return result.data;
     },
@@ -122,7 +117,20 @@ function toJson(result: ToolResult): JsonValue {
   return {
     content: result.content,
     ...(result.metadata === undefined ? {} : { metadata: { ...result.metadata } }),
-    ...(result.artifacts === undefined ? {} : { artifacts: result.artifacts.map((artifact) => ({ ...artifact })) }),
+    ...(result.artifacts === undefined ? {} : { artifacts: result.artifacts.map(artifactToJson) }),
     ...(result.isError === undefined ? {} : { isError: result.isError }),
   };
+}
+
+function artifactToJson({ name, mediaType, content }: Artifact): JsonValue {
+  return typeof content === 'string' ? { name, mediaType, content } : { name, mediaType, content: Buffer.from(content).toString('base64'), base64: true };
+}
+
+/** A result off the wire with its artifacts' bytes decoded. */
+function fromWire(result: z.infer<typeof WireResultSchema>): unknown {
+  if (result.artifacts === undefined) return result;
+  const artifacts = result.artifacts.map(({ base64, ...artifact }) =>
+    base64 === true ? { ...artifact, content: new Uint8Array(Buffer.from(artifact.content, 'base64')) } : artifact,
+  );
+  return { ...result, artifacts };
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type ToolCall, type ToolPolicy, formatPath } from '../task/index.js';
 import type { ToolRegistry } from './registry.js';
-import { type Tool, type ToolContext, type ToolResult, errorResult } from './tool.js';
+import { type Tool, type ToolContext, type ToolResult, ToolResultSchema, errorResult } from './tool.js';
 
 export interface RunToolOptions {
   readonly registry: ToolRegistry;
@@ -105,9 +105,25 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
             return toolSignal();
           },
         })
-        .then(settle, failed);
+        .then((value) => settle(checkedResult(call.name, value)), failed);
     } catch (error) {
       failed(error);
     }
   });
+}
+
+/**
+ * What a tool returned, checked against ToolResultSchema: a malformed result (a bad artifact, metadata
+ * that is not JSON) becomes an error result naming the field. The common result, text alone, skips the parse.
+ */
+function checkedResult(tool: string, value: unknown): ToolResult {
+  const plain = value as Partial<ToolResult> | null;
+  if (plain !== null && typeof plain === 'object' && typeof plain.content === 'string' && plain.metadata === undefined && plain.artifacts === undefined) {
+    return plain as ToolResult;
+  }
+  const parsed = ToolResultSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue === undefined ? '' : formatPath(issue.path);
+  return errorResult(`${tool} returned an invalid result: ${field === '' ? '' : `${field}: `}${issue?.message ?? 'invalid'}`, 'tool_error');
 }

@@ -1,24 +1,41 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
-import type { JsonValue, Task } from '../task/index.js';
+import { JsonValueSchema, type JsonValue, type Task } from '../task/index.js';
 import { requireZod4 } from './requireZod4.js';
 import type { SocietyPort } from './societyPort.js';
 import { type ToolAnnotations, checkToolAnnotations } from './toolAnnotations.js';
 
-/** Something a tool produced besides its text, e.g. a file. */
-export interface Artifact {
-  readonly name: string;
-  readonly mediaType: string;
-  readonly content: string;
-}
+/** A media type as a `Content-Type` header carries it: `type/subtype`, optional parameters, no line breaks. */
+const MediaTypeSchema = z
+  .string()
+  .max(255)
+  .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;[^\r\n;]+)*$/, 'must be a media type like "text/plain" or "image/png"');
 
-/** What a tool call returns to the model. `isError` results are shown to the model as failures. */
-export interface ToolResult {
-  readonly content: string;
-  readonly metadata?: Readonly<Record<string, JsonValue>>;
-  readonly artifacts?: readonly Artifact[];
-  readonly isError?: boolean;
-}
+/** Something a tool produced besides its text (a file, an image): text, or bytes. */
+export const ArtifactSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^\P{Cc}+$/u, 'must have no control characters'),
+    mediaType: MediaTypeSchema,
+    content: z.union([z.string(), z.instanceof(Uint8Array)]),
+  })
+  .strict();
+
+/** What a tool call returns: the text the model reads, JSON metadata for observers and the log, artifacts stored apart. `isError` results are shown to the model as failures. */
+export const ToolResultSchema = z
+  .object({
+    content: z.string(),
+    metadata: z.record(z.string(), JsonValueSchema).readonly().optional(),
+    artifacts: z.array(ArtifactSchema.readonly()).readonly().optional(),
+    isError: z.boolean().optional(),
+  })
+  .strict();
+
+export type Artifact = Readonly<z.infer<typeof ArtifactSchema>>;
+export type ToolResult = Readonly<z.infer<typeof ToolResultSchema>>;
 
 /** What a running tool may use: who called it, for which Task, and the society around it. */
 export interface ToolContext {

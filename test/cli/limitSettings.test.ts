@@ -13,6 +13,11 @@ describe('limits from the environment', () => {
       maxLanesPerAgent: 4,
       sessionsInMemoryPerAgent: 20,
     });
+    expect(readLimits({ TROUPE_MAX_ARTIFACT_BYTES: '1000', TROUPE_MAX_ARTIFACTS_PER_TASK: '3', TROUPE_ARTIFACT_PREVIEW_CHARS: '0' })).toEqual({
+      maxArtifactBytes: 1000,
+      maxArtifactsPerTask: 3,
+      artifactPreviewChars: 0,
+    });
     const all = Object.fromEntries(Object.keys(limitVariables).map((name) => [name, '7']));
     expect(Object.keys(readLimits(all)).sort()).toEqual(Object.values(limitVariables).sort());
   });

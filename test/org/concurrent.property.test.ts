@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
-import { type OrgStore, artifactHash } from '../../src/org/index.js';
+import type { OrgStore } from '../../src/org/index.js';
 import { makeTask, orgHarness, snapshot } from '../support/orgStoreFixture.js';
 
 // Issue 12: writes are issued without waiting for earlier ones to commit, so a write staged
@@ -16,7 +16,6 @@ type Op =
   | { readonly kind: 'createAgent'; readonly agent: number; readonly parent: number | null }
   | { readonly kind: 'updateAgent'; readonly agent: number; readonly parent: number | null; readonly role: number }
   | { readonly kind: 'markTerminated'; readonly agent: number }
-  | { readonly kind: 'putArtifact'; readonly content: number; readonly name: number }
   | { readonly kind: 'appendMessage'; readonly root: number }
   | { readonly kind: 'appendConversation'; readonly agent: number; readonly steps: number }
   | { readonly kind: 'clearConversation'; readonly agent: number }
@@ -29,7 +28,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('createAgent' as const), agent: fc.nat(3), parent: fc.option(fc.nat(3), { nil: null }) }),
   fc.record({ kind: fc.constant('updateAgent' as const), agent: fc.nat(3), parent: fc.option(fc.nat(3), { nil: null }), role: fc.nat(1) }),
   fc.record({ kind: fc.constant('markTerminated' as const), agent: fc.nat(3) }),
-  fc.record({ kind: fc.constant('putArtifact' as const), content: fc.nat(1), name: fc.nat(2) }),
   fc.record({ kind: fc.constant('appendMessage' as const), root: fc.nat(1) }),
   fc.record({ kind: fc.constant('appendConversation' as const), agent: fc.nat(3), steps: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant('clearConversation' as const), agent: fc.nat(3) }),
@@ -48,8 +46,6 @@ function issue(store: OrgStore, op: Op, index: number): Promise<string> {
         return store.createAgent({ id: `a${op.agent}`, roleId: 'r0', parentAgentId: op.parent === null ? null : `a${op.parent}` }).then(() => null);
       case 'updateAgent':
         return store.updateAgent(`a${op.agent}`, { roleId: `r${op.role}`, parentAgentId: op.parent === null ? null : `a${op.parent}` });
-      case 'putArtifact':
-        return store.putArtifact({ name: `n${op.name}`, mediaType: 'text/plain', content: `c${op.content}` });
       case 'markTerminated':
         return store.markTerminated({ agentId: `a${op.agent}`, terminatedBy: 'user', reason: `op ${index}` }).then(() => null);
       case 'appendMessage':
@@ -83,7 +79,6 @@ function state(store: OrgStore): unknown {
   return {
     ...(snapshot(store, ['root0', 'root1']) as object),
     conversations: agents.map((id) => store.conversation(id)),
-    artifacts: ['c0', 'c1'].map((content) => store.artifact(artifactHash(content))),
     waiting: agents.map((id) => store.waiting(id).map((task) => [task.id, task.parameters['text']])),
   };
 }

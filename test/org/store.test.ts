@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/errors.js';
-import { artifactHash, sessionConversationKey } from '../../src/org/index.js';
+import { sessionConversationKey } from '../../src/org/index.js';
 import { isParsedTask } from '../../src/task/index.js';
 import { makeTask, orgHarness, snapshot } from '../support/orgStoreFixture.js';
 
@@ -31,9 +31,6 @@ describe('org store: round trip over real LMDB files', () => {
       { role: 'tool' as const, content: 'found', toolCallId: 'c1', name: 'search' },
     ];
     expect(await store.appendConversation('poet-1', steps)).toBe(3);
-    const text = await store.putArtifact({ name: 'poem.txt', mediaType: 'text/plain', content: 'rain on the roof' });
-    const bytes = await store.putArtifact({ name: 'b.bin', mediaType: 'application/octet-stream', content: new Uint8Array([1, 2, 3]) });
-    expect(text).toBe(artifactHash('rain on the roof'));
     await store.appendInbox(makeTask({ id: 'in1', from: 'poet-1', to: 'user' }));
     const before = snapshot(store, ['root']);
     await store.close();
@@ -47,8 +44,6 @@ describe('org store: round trip over real LMDB files', () => {
     expect(reopened.messages('root')).toEqual(tasks);
     expect(reopened.messages('root').every(isParsedTask)).toBe(true);
     expect(reopened.conversation('poet-1')).toEqual(steps);
-    expect(reopened.artifact(text)).toEqual({ v: 1, name: 'poem.txt', mediaType: 'text/plain', content: 'rain on the roof' });
-    expect(new Uint8Array(reopened.artifact(bytes)?.content as Uint8Array)).toEqual(new Uint8Array([1, 2, 3]));
     expect(reopened.inbox().map((task) => task.id)).toEqual(['in1']);
     expect(reopened.quarantined()).toEqual([]);
     expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
@@ -159,15 +154,6 @@ describe('org store: round trip over real LMDB files', () => {
     expect(moved).toMatchObject({ parentAgentId: 'a', roleId: 'r2' });
     expect(store.children('a')).toEqual(['b', 'c']);
     expect(store.children('b')).toEqual([]);
-  });
-
-  it('stores an artifact once per content', async () => {
-    const { store } = await openTestStore(await tempDir());
-    const first = await store.putArtifact({ name: 'a.txt', mediaType: 'text/plain', content: 'same' });
-    const second = await store.putArtifact({ name: 'b.txt', mediaType: 'text/markdown', content: 'same' });
-    expect(second).toBe(first);
-    expect(store.artifact(first)?.name).toBe('a.txt');
-    expect(store.artifact('0'.repeat(64))).toBeUndefined();
   });
 
   it('rejects writes after close', async () => {

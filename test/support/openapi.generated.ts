@@ -103,6 +103,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/artifacts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An artifact a tool call stored (ids are listed with a session's messages): its content, with the artifact's own Content-Type and Content-Length; 404 `unknown_artifact` when never stored or evicted */
+    get: operations['getArtifact'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/roles': {
     parameters: {
       query?: never;
@@ -259,6 +276,8 @@ export interface components {
           | 'native_addon_missing'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'unknown_artifact'
+          | 'artifact_limit'
           | 'task_too_large'
           | 'transport_full'
           | 'transport_unavailable'
@@ -331,6 +350,8 @@ export interface components {
           | 'native_addon_missing'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'unknown_artifact'
+          | 'artifact_limit'
           | 'task_too_large'
           | 'transport_full'
           | 'transport_unavailable'
@@ -565,6 +586,15 @@ export interface operations {
             total: number;
             offset: number;
             messages: components['schemas']['Task'][];
+            artifacts: {
+              id: string;
+              name: string;
+              mediaType: string;
+              size: number;
+              taskId: string;
+              sessionId: string;
+              createdAt: number;
+            }[];
             /** @enum {string} */
             source: 'store' | 'memory';
           };
@@ -900,6 +930,55 @@ export interface operations {
       };
       /** @description error */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getArtifact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': string;
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
-import type { AgentRecord, Role } from '../../org/index.js';
+import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
@@ -45,6 +45,8 @@ export interface AgentEnvironment {
   readonly memorySettings: MemorySettings;
   /** The society's skills, and which each agent has active in each session. */
   readonly skills: SkillHub;
+  /** Where the artifacts of tool results are stored; the model sees them by reference. */
+  readonly artifacts: ArtifactStore;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */

@@ -11,6 +11,7 @@ import { resumePoint } from './resume.js';
 import { skillsBeforeModel } from './skillsBeforeModel.js';
 import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
+import { keepToolResult } from './toolOutcome.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -143,7 +144,9 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
       if (stopped)
         return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
       if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
-      return runToolCall(call, context, options).then(feedBack(call));
+      return runToolCall(call, context, options)
+        .then((result) => keepToolResult(agent, task, call, result))
+        .then(feedBack(call));
     }),
   );
   signal.throwIfAborted();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ArtifactLimitsSchema } from '../../org/artifacts/artifactLimits.js';
 import { CompactorConfigSchema } from './compactorConfig.js';
 
 /** Plain settings of a runtime; everything here can come from a config file or environment. */
@@ -104,6 +105,8 @@ export const RuntimeConfigSchema = z.object({
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
   // The memory compactor's: agents compacted at once, and the bounds of its model calls.
   ...CompactorConfigSchema.shape,
+  // The artifact store's: bytes per artifact, artifacts per Task, bytes in all, and the model's preview.
+  ...ArtifactLimitsSchema.shape,
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

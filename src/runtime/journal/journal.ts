@@ -1,6 +1,7 @@
 import type { RootDatabase } from 'lmdb';
 import type { EventBus } from '../../bus/index.js';
-import type { AgentRecord, Role, Termination } from '../../org/index.js';
+import type { AgentRecord, ArtifactTable, Role, Termination } from '../../org/index.js';
+import { memoryArtifactTable } from '../../org/artifacts/memoryArtifactTable.js';
 import type { ChatMessage, Task } from '../../task/index.js';
 
 /** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */
@@ -37,6 +38,8 @@ export interface Journal {
   readonly persistent: boolean;
   /** Where agents' memories are kept beside the organisation (null: in memory only). */
   readonly memoryStore: MemoryStore | null;
+  /** Where tools' artifacts are kept beside the organisation: the store's sub-dbs, or maps in memory (a new table each call). */
+  artifactTable(): ArtifactTable;
   /**
    * Starts logging what the society says: every Task on `bus`, and what is addressed to the user
    * in the inbox too. A journal that keeps the log also lends it to the bus's transport, which
@@ -114,6 +117,7 @@ function now<T>(next: () => T): Promise<T> {
 export const memoryJournal: Journal = {
   persistent: false,
   memoryStore: null,
+  artifactTable: memoryArtifactTable,
   connect: () => undefined,
   role: () => done,
   agent: (_record, start) => now(start),

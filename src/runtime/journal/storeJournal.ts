@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { OrgStore } from '../../org/index.js';
+import { lmdbArtifactTable } from '../../org/artifacts/lmdbArtifactTable.js';
 import { Actions, type ChatMessage, type Task } from '../../task/index.js';
 import type { ConversationSink, Journal, StoredOrganisation } from './journal.js';
 import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
@@ -35,6 +36,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
   return {
     persistent: true,
     memoryStore: { db: store.environment, indexDir: memoryIndexDir },
+    artifactTable: () => lmdbArtifactTable(store.environment),
     connect(bus: EventBus) {
       // Every Task goes to its tree's log, except the streamed thinking fragments (the answer they
       // add up to is logged) and the user's own messages (logged before they were sent). What is

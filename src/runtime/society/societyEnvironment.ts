@@ -5,7 +5,9 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy } from '../../llm/index.js';
 import { type Skill, SkillHub, type SkillLimits, SkillLimitsSchema, SkillRegistry, skillTools } from '../../skills/index.js';
-import type { Redactor } from '../../task/index.js';
+import { type Redactor, finalStatuses } from '../../task/index.js';
+import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
+import { describeError } from '../../errors.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
@@ -38,6 +40,8 @@ export interface SocietyEnvironment {
   readonly tools: ToolRegistry;
   readonly memory: RuntimeMemory;
   readonly skills: SkillHub;
+  /** The artifacts tools produced, in the data dir or in memory. */
+  readonly artifacts: ArtifactStore;
   /** What the society and every agent in it are made with. */
   readonly deps: SocietyDeps;
 }
@@ -65,6 +69,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     inspect,
     forgetRetired: (max, erase) => journal.forgetRetired(max, erase),
   });
+  const artifacts = taskArtifacts(bus, journal, config, logger, clock);
   // Each termination recorded counts towards the next check of `terminatedAgentsKept`.
   const recording: Journal = {
     ...journal,
@@ -79,7 +84,8 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     tools,
     memory,
     skills,
-    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings, skills },
+    artifacts,
+    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings, skills, artifacts },
   };
 }
 
@@ -96,4 +102,20 @@ function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: Too
   for (const skill of loaded) for (const tool of skill.tools) if (tools.get(tool.name) !== tool) tools.register(tool);
   if (loaded.length > 0) tools.register(...skillTools(hub, { registry: tools, defaultTimeoutMs: config.toolTimeoutMs, clock }));
   return hub;
+}
+
+/** The society's artifact store, told of every Task that reaches a final status (its artifacts may then be evicted). */
+function taskArtifacts(bus: EventBus, journal: Journal, config: RuntimeConfig, logger: Logger, clock: Clock): ArtifactStore {
+  const artifacts = new ArtifactStore(journal.artifactTable(), { limits: config, logger, clock });
+  bus.subscribe(
+    { pattern: '*' },
+    (task) => {
+      if (!finalStatuses.has(task.status)) return;
+      artifacts
+        .taskEnded(task)
+        .catch((error: unknown) => logger.error({ taskId: task.id, error: describeError(error) }, 'artifact store: marking a Task ended failed'));
+    },
+    'artifacts',
+  );
+  return artifacts;
 }
