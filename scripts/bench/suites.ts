@@ -9,6 +9,7 @@ import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import type { Row } from './report.js';
+import { routingSuite } from './routing.js';
 import { sessionLanes } from './sessionLanes.js';
 import { spawnSuite } from './spawn.js';
 
@@ -35,5 +36,6 @@ export const suites: readonly Suite[] = [
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'session lanes', run: sessionLanes },
+  { name: 'routing', run: routingSuite },
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
 ];
