@@ -2,4 +2,4 @@ export { HybridRouter, type RouterParts, type RoutingChooser } from './hybridRou
 export { modelChooser } from './modelChooser.js';
 export type { RoutingCandidate } from './routingCandidate.js';
 export { type RoutingDecision, RoutingDecisionSchema, type ScoredCandidate } from './routingDecision.js';
-export { type RouterOptions, RouterOptionsSchema, type RouterSettings } from './routingOptions.js';
+export { type RouterOptions, RouterOptionsSchema } from './routingOptions.js';
