@@ -151,18 +151,18 @@ export async function routingSuite(): Promise<Row[]> {
       notes: `${unseen.requests.length} requests whose verb no role text has ("vet", "whip up"); semantic-only ${share(semantic.unseen)}; what a lexical score cannot know: a real embedding model is needed here`,
     },
     {
-      benchmark: `routing: one request among ${roles.length.toLocaleString('en')} roles, default (keyword fast path when confident)`,
-      troupe: `p50 ${duration(withFastPath.p50)} · p99 ${duration(withFastPath.p99)}`,
+      benchmark: `routing: one request among ${roles.length.toLocaleString('en')} roles, keyword path`,
+      troupe: `p50 ${duration(keywordOnly.p50)} · p99 ${duration(keywordOnly.p99)}`,
       raw: `p50 ${duration(scan.p50)}`,
-      ratio: withFastPath.p50 / scan.p50,
-      notes: `${timeNote}; ${(withFastPath.fast * 100).toFixed(0)}% took the fast path; keyword-only p50 ${duration(keywordOnly.p50)} (goal ≤ 2 ms); raw = every role's text scanned for the request's words`,
+      ratio: keywordOnly.p50 / scan.p50,
+      notes: `${timeNote}; BM25 alone; goal p50 ≤ 2 ms; the default router (fast path when confident, else both scores) p50 ${duration(withFastPath.p50)}, ${(withFastPath.fast * 100).toFixed(0)}% of these took the fast path; raw = every role's text scanned for the request's words, no index`,
     },
     {
-      benchmark: `routing: one request among ${roles.length.toLocaleString('en')} roles, semantic score always computed`,
+      benchmark: `routing: one request among ${roles.length.toLocaleString('en')} roles, with the semantic score`,
       troupe: `p50 ${duration(alwaysSemantic.p50)} · p99 ${duration(alwaysSemantic.p99)}`,
       raw: `p50 ${duration(scan.p50)}`,
       ratio: alwaysSemantic.p50 / scan.p50,
-      notes: `${timeNote}; no fast path: BM25 + the request embedded + 1,000 cosines; goal p50 ≤ 5 ms; raw as above`,
+      notes: `${timeNote}; no fast path: BM25, the request embedded and compared with all ${roles.length.toLocaleString('en')} roles' vectors; goal p50 ≤ 5 ms; raw as above`,
     },
   ];
 }
