@@ -15,7 +15,8 @@ import type { SharedSource } from '../src/context/contextBudget.js';
 type Options<Schema extends z.ZodType> = keyof z.input<Schema>;
 
 /** `createRuntime`'s limits, but the memory compactor's (its own table). */
-type RuntimeLimit = Exclude<Options<typeof RuntimeConfigSchema>, Options<typeof CompactorConfigSchema>>;
+/** `routing` is an object of the router's own options, tabled in docs/routing.md. */
+type RuntimeLimit = Exclude<Options<typeof RuntimeConfigSchema>, Options<typeof CompactorConfigSchema> | 'routing'>;
 
 /** The NATS transport's options that are no limit (how it connects), described in the page's prose. */
 type NatsConnection = 'servers' | 'society' | 'name' | 'token' | 'user' | 'password' | 'tls' | 'durableMailboxes';

@@ -41,6 +41,8 @@ export const errorCodes = [
   'unknown_tool',
   'tool_timeout',
   'tool_error',
+  // Work given by role or description that no role fits well enough (the router refused).
+  'no_route',
   // Refusals only the HTTP layer makes: auth, routing, body parsing.
   'unauthorized',
   'route_not_found',

@@ -93,6 +93,16 @@ export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type 
 export type { ArtifactRef, StoredArtifact } from './org/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
 export type { Embedder } from './memory/embedding/embedder.js';
+export {
+  HybridRouter,
+  type RouterOptions,
+  type RouterParts,
+  type RoutingCandidate,
+  type RoutingChooser,
+  type RoutingDecision,
+  type ScoredCandidate,
+  modelChooser,
+} from './routing/index.js';
 export { TroupeError, ValidationError, RequestTimeoutError, type ErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { randomIds, sequentialIds, type IdGenerator } from './ids.js';

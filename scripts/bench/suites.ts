@@ -9,6 +9,7 @@ import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import type { Row } from './report.js';
+import { routingSuite } from './routing.js';
 import { sessionLanes } from './sessionLanes.js';
 import { skillMatch } from './skillMatch.js';
 import { spawnSuite } from './spawn.js';
@@ -37,5 +38,6 @@ export const suites: readonly Suite[] = [
   { name: 'context build', run: contextBuild },
   { name: 'session lanes', run: sessionLanes },
   { name: 'skill matching', run: skillMatch },
+  { name: 'routing', run: routingSuite },
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
 ];

@@ -72,6 +72,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'unknown_tool':
     case 'tool_timeout':
     case 'tool_error':
+    case 'no_route':
     case 'internal':
       return ExitCode.internal;
     default: {

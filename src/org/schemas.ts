@@ -23,6 +23,8 @@ export const RoleRecordSchema = z
     id: z.string().min(1),
     name: z.string().min(1),
     prompt: z.string(),
+    /** What agents of the role do and when to give them work: what the router matches requests against. */
+    description: z.string().max(1024).optional(),
     /** The agent (or `user`) that created the role. */
     createdBy: AgentIdSchema,
     createdAt: timestamp,

@@ -247,7 +247,7 @@ export class Runtime {
 
   // The intake calls are async so that each can await a durable write before it resolves;
   // every broken rule rejects the returned promise (a TroupeError with its code).
-  async createRole(input: { name: string; prompt: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
+  async createRole(input: { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
     return this.#society.addRole({ ...input, createdBy: input.createdBy ?? 'user' });
   }
 

@@ -82,6 +82,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unknown_tool':
     case 'tool_timeout':
     case 'tool_error':
+    case 'no_route':
     case 'aborted':
     case 'store_damaged':
     case 'native_addon_missing':

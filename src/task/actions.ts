@@ -24,6 +24,12 @@ export const Actions = {
   warning: 'agent.warning',
   /** One step of a plan an agent made (`create_plan`), addressed to itself; a record, not work: it starts no turn. */
   planStep: 'plan.step',
+  /**
+   * Where a delegation given by role or in words went and why (`parameters.decision`: the
+   * candidates, their scores, the choice or the refusal); a record addressed to the delegating
+   * agent itself, not work.
+   */
+  routed: 'routing.decided',
 } as const;
 
 /** Actions that start a turn in the receiving agent. */

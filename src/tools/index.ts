@@ -1,5 +1,15 @@
 export * from './tool.js';
-export type { SocietyPort, SpawnCallRef, CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact } from './societyPort.js';
+export type {
+  SocietyPort,
+  SpawnCallRef,
+  CompressibleConversation,
+  FactSearchRequest,
+  FoundFact,
+  RememberRequest,
+  RememberedFact,
+  RoutedWork,
+  WorkRequest,
+} from './societyPort.js';
 export { ToolRegistry } from './registry.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgentIdSchema, TerminationModeSchema, taskText } from '../task/index.js';
+import { AgentIdSchema, type JsonValue, TerminationModeSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
 import { rememberTool, searchMemoryTool } from './memoryTools.js';
-import { delegateTask, sendMessage } from './societyServices.js';
+import { delegateTask, routeAndRecord, sendMessage } from './societyServices.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
 
 /** How long `delegate_task` waits for a child's answer unless the model says otherwise. */
@@ -15,6 +15,7 @@ const createRoleTool = defineTool({
   parameters: z.object({
     name: z.string().min(1).max(64).describe('Short role name, e.g. "poet"'),
     prompt: z.string().min(1).max(20_000).describe('System prompt for agents of this role'),
+    description: z.string().min(1).max(1024).optional().describe('What agents of this role do and when to give them work (what delegate_task by role matches)'),
   }),
   annotations: { destructive: false, openWorld: false },
   execute: async (args, { agentId, society }) => jsonResult(await society.createRole({ ...args, createdBy: agentId })),
@@ -38,27 +39,48 @@ const spawnAgentTool = defineTool({
 
 const delegateTaskTool = defineTool({
   name: 'delegate_task',
-  description: 'Send a task to another agent (usually your child) and wait for its result.',
-  parameters: z.object({
-    agentId: AgentIdSchema.describe('The agent to delegate to'),
-    task: z.string().min(1).describe('What the agent should do'),
-    timeoutSeconds: z.number().positive().max(3600).optional().describe('How long to wait, default 120'),
-  }),
+  description:
+    'Send a task to another agent and wait for its result. Name the agent (agentId), or instead give a role name or a plain ' +
+    'description of who should do it (role, e.g. "someone who can review TypeScript"): the best-fitting role is chosen, an idle ' +
+    'agent of it reused or a new child spawned; when no role fits, nothing is sent and you are told why.',
+  parameters: z
+    .object({
+      agentId: AgentIdSchema.optional().describe('The agent to delegate to'),
+      role: z.string().min(1).max(1000).optional().describe('Instead of agentId: a role name, or a plain description of who should do the task'),
+      task: z.string().min(1).describe('What the agent should do'),
+      timeoutSeconds: z.number().positive().max(3600).optional().describe('How long to wait, default 120'),
+    })
+    .refine((args) => (args.agentId === undefined) !== (args.role === undefined), { message: 'give exactly one of agentId and role' }),
   // The delegate's own timeout governs; the tool timeout must not cut it short.
   timeoutMs: 3_600_000 + 1_000,
   // The delegate may use any tool it has, so nothing narrower than the defaults can be promised.
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
-  execute: async (args, { agentId, society, task, signal }) => {
+  execute: async (args, { agentId, society, task, signal, toolCallId }) => {
+    let to = args.agentId;
+    let routing: Record<string, JsonValue> = {};
+    if (args.role !== undefined) {
+      const call = toolCallId === undefined ? {} : { call: { taskId: task.id, toolCallId } };
+      const routed = await routeAndRecord(society, { from: agentId, request: args.role, parentTask: task, signal, ...call });
+      if (routed.agentId === null) {
+        const message = `no role fits "${args.role}": ${routed.reason}; create a role for it or name an agent`;
+        return { content: JSON.stringify({ error: message, code: 'no_route' }), isError: true, metadata: { code: 'no_route', routing: routed.decision } };
+      }
+      to = routed.agentId;
+      routing = { routing: routed.decision };
+    }
+    const target = to ?? '';
     const reply = await delegateTask(society, {
       from: agentId,
-      to: args.agentId,
+      to: target,
       text: args.task,
       parentTask: task,
       timeoutMs: args.timeoutSeconds === undefined ? defaultDelegateTimeoutMs : args.timeoutSeconds * 1000,
       signal,
+      metadata: routing,
     });
     return jsonResult({
-      agentId: args.agentId,
+      ...routing,
+      agentId: target,
       status: reply.status,
       result: reply.status === 'completed' ? taskText(reply) : null,
       error: reply.error === null ? null : reply.error.message,

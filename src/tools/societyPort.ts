@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { Task, TerminationMode } from '../task/index.js';
+import type { JsonValue, Task, TerminationMode } from '../task/index.js';
 
 /** A tool call of a turn: the Task the turn is on and the call's id (the model's). */
 export interface SpawnCallRef {
@@ -51,6 +51,31 @@ export interface FoundFact {
   readonly similarity: number;
 }
 
+/** Work a delegating agent described by a role's name or in words, instead of naming an agent. */
+export interface WorkRequest {
+  readonly from: string;
+  readonly request: string;
+  /** The turn delegating: the routing record and any spawn notice join its tree. */
+  readonly parentTask: Task;
+  /** The delegating tool call: a turn resumed after a crash that spawns for it again gets the same child. */
+  readonly call?: SpawnCallRef;
+  readonly signal?: AbortSignal;
+}
+
+/** Where described work goes: an agent of the chosen role (an idle one reused, or one spawned), or nowhere, and why. */
+export interface RoutedWork {
+  /** Null when no role fits well enough: the work must not be sent anywhere. */
+  readonly agentId: string | null;
+  readonly role: string | null;
+  readonly spawned: boolean;
+  /** One sentence: why this role, or why none. */
+  readonly reason: string;
+  /** The decision in one short line, as `troupe messages` shows it: `keyword → poet-1: poet 0.61 ≥ 0.15, spawned`. */
+  readonly summary: string;
+  /** The router's whole decision (method, candidates and scores), as plain JSON for a Task's metadata. */
+  readonly decision: Readonly<Record<string, JsonValue>>;
+}
+
 /**
  * The one port through which meta-tools reach the society they run in. The runtime implements
  * it; tools never see the runtime itself. Every method enforces the society's rules and throws a
@@ -61,7 +86,7 @@ export interface SocietyPort {
   readonly bus: EventBus;
   readonly ids: IdGenerator;
   readonly clock: Clock;
-  createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
+  createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
   /**
    * Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s
    * tree. With `call` (the spawning tool call), spawning again for the same call gives the child
@@ -84,4 +109,10 @@ export interface SocietyPort {
   remember(request: RememberRequest): Promise<RememberedFact>;
   /** The agent's facts closest to the query, closest first (each counts a retrieval). */
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]>;
+  /**
+   * Picks the agent for work described by a role or in words: a live idle agent of the role the
+   * router chose (the caller's own children first), else a new child of the caller within the
+   * society's limits (rejecting with their refusal). Resolves with no agent when no role fits.
+   */
+  routeWork(request: WorkRequest): Promise<RoutedWork>;
 }

@@ -1,6 +1,6 @@
 import { TroupeError } from '../errors.js';
-import { Actions, type Task, createTask } from '../task/index.js';
-import type { SocietyPort } from './societyPort.js';
+import { Actions, type Task, type TaskMetadata, createTask } from '../task/index.js';
+import type { RoutedWork, SocietyPort, WorkRequest } from './societyPort.js';
 
 // What send_message, delegate_task, compress_context and create_plan do, each a plain function
 // over the society's port, beside the tools they serve.
@@ -36,10 +36,10 @@ export function sendMessage(society: SocietyPort, input: { from: string; to: str
   return task;
 }
 
-/** Sends `text` to `to` as work and resolves with its final reply (or rejects on timeout or abort). */
+/** Sends `text` to `to` as work and resolves with its final reply (or rejects on timeout or abort); `metadata` goes with the work (why it went there). */
 export function delegateTask(
   society: SocietyPort,
-  input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal },
+  input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal; metadata?: TaskMetadata },
 ): Promise<Task> {
   if (input.to === input.from) return Promise.reject(new TroupeError('invalid_input', 'an agent cannot delegate to itself'));
   try {
@@ -55,6 +55,7 @@ export function delegateTask(
       parameters: { text: input.text },
       parentId: input.parentTask.id,
       sessionId: input.parentTask.sessionId,
+      ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     },
     society,
   );
@@ -91,4 +92,27 @@ export function recordPlan(society: SocietyPort, input: { agentId: string; goal:
   // Made (and validated) before any is published, so a plan is recorded whole or not at all.
   for (const task of tasks) society.bus.publish(task);
   return { planId: input.parentTask.id, steps: tasks.map((task, index) => ({ taskId: task.id, index, title: input.steps[index]?.title ?? '' })) };
+}
+
+/**
+ * Routes work described by a role or in words (see `SocietyPort.routeWork`) and publishes the
+ * decision as a `routing.decided` Task from the caller to itself under the delegating turn, so
+ * the message log shows why the work went where it went, or why it went nowhere.
+ */
+export async function routeAndRecord(society: SocietyPort, request: WorkRequest): Promise<RoutedWork> {
+  const routed = await society.routeWork(request);
+  const record = createTask(
+    {
+      from: request.from,
+      to: request.from,
+      action: Actions.routed,
+      parameters: { text: routed.summary, reason: routed.reason, decision: routed.decision, agentId: routed.agentId, spawned: routed.spawned },
+      parentId: request.parentTask.id,
+      sessionId: request.parentTask.sessionId,
+      metadata: { routing: routed.decision },
+    },
+    society,
+  );
+  society.bus.publish(record);
+  return routed;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ArtifactLimitsSchema } from '../../org/artifacts/artifactLimits.js';
+import { RouterOptionsSchema } from '../../routing/index.js';
 import { CompactorConfigSchema } from './compactorConfig.js';
 
 /** Plain settings of a runtime; everything here can come from a config file or environment. */
@@ -103,6 +104,12 @@ export const RuntimeConfigSchema = z.object({
   reapIdleChildrenAfterMs: z.number().int().positive().max(2_147_483_647).nullable().default(null),
   /** Terminated agents' records kept in memory, newest first (the store keeps them all); older ones leave memory. */
   terminatedAgentsInMemory: z.number().int().nonnegative().default(1_000),
+  /**
+   * How `delegate_task` picks a role from a description (see docs/routing.md): the router's options,
+   * and whether a model that is not scripted may be asked to choose among the closest roles when
+   * none is good enough (`askModel`, on by default; a scripted or offline model is never asked).
+   */
+  routing: RouterOptionsSchema.extend({ askModel: z.boolean().default(true) }).prefault({}),
   // The memory compactor's: agents compacted at once, and the bounds of its model calls.
   ...CompactorConfigSchema.shape,
   // The artifact store's: bytes per artifact, artifacts per Task, bytes in all, and the model's preview.

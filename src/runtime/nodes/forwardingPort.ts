@@ -3,7 +3,16 @@ import type { Clock } from '../../clock.js';
 import { RequestTimeoutError, TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import { type JsonValue, type Task, type TerminationMode, TerminationModeSchema, createTask, refTo } from '../../task/index.js';
-import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../../tools/index.js';
+import type {
+  CompressibleConversation,
+  FactSearchRequest,
+  FoundFact,
+  RememberRequest,
+  RememberedFact,
+  RoutedWork,
+  SocietyPort,
+  SpawnCallRef,
+} from '../../tools/index.js';
 import type { Society } from '../society/society.js';
 import { OrgActions } from '../society/remote/nodeProtocol.js';
 
@@ -30,8 +39,10 @@ export class ForwardingPort implements SocietyPort {
     return this.local.clock;
   }
 
-  async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
-    const result = await this.#ask(input.createdBy, OrgActions.createRole, { name: input.name, prompt: input.prompt });
+  async createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
+    const parameters: Record<string, JsonValue> = { name: input.name, prompt: input.prompt };
+    if (input.description !== undefined) parameters['description'] = input.description;
+    const result = await this.#ask(input.createdBy, OrgActions.createRole, parameters);
     return { roleId: field(result, 'roleId'), name: field(result, 'name') };
   }
 
@@ -69,6 +80,16 @@ export class ForwardingPort implements SocietyPort {
 
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
     return this.local.searchMemory(request);
+  }
+
+  /** The roles are the owner's: routing by role or description is not answered for a node's agents, which name the agent instead. */
+  routeWork(): Promise<RoutedWork> {
+    return Promise.reject(
+      new TroupeError(
+        'invalid_input',
+        'delegate_task by role or description is not available to an agent on a node; give the agentId of the agent to delegate to',
+      ),
+    );
   }
 
   /** Asks the owner on behalf of `from`; resolves with its result, rejects with its refusal (same code). */

@@ -44,7 +44,7 @@ const handlers: Partial<Record<string, Handler>> = {
     return { agentId, terminated: true, mode: ended.mode };
   },
   [OrgActions.createRole]: async (society, task) => {
-    const { name, prompt } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
-    return { ...(await society.createRole({ name, prompt, createdBy: task.from })) };
+    const { name, prompt, description } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
+    return { ...(await society.createRole({ name, prompt, ...(description === undefined ? {} : { description }), createdBy: task.from })) };
   },
 };

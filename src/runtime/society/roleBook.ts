@@ -11,10 +11,13 @@ export class RoleBook {
 
   constructor(private readonly deps: { ids: IdGenerator; clock: Clock }) {}
 
-  create(input: { name: string; prompt: string; createdBy: string; tools?: ToolPolicy }): Role {
+  create(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy }): Role {
     const name = input.name.trim();
     if (name === '') throw new TroupeError('invalid_input', 'a role needs a name');
     if (this.#byName.has(name)) throw new TroupeError('invalid_input', `a role named "${name}" already exists`);
+    if (input.description !== undefined && input.description.length > 1024) {
+      throw new TroupeError('invalid_input', `the description of role "${name}" has ${input.description.length} characters, more than 1,024`);
+    }
     const role: Role = Object.freeze({ ...input, name, id: `role-${this.deps.ids.task()}`, createdAt: this.deps.clock.now() });
     this.#byId.set(role.id, role);
     this.#byName.set(role.name, role);
@@ -42,5 +45,10 @@ export class RoleBook {
 
   list(): Role[] {
     return [...this.#byId.values()];
+  }
+
+  /** How many roles there are: a role once made stays (but for one whose creation failed), so a change of count is a change of roles. */
+  get size(): number {
+    return this.#byId.size;
   }
 }

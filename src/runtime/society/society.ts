@@ -7,7 +7,17 @@ import type { AgentRecord, Role, Termination } from '../../org/index.js';
 // From the schemas alone: the org store's module would load lmdb.
 import { SpawnCallSchema } from '../../org/schemas.js';
 import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
-import type { CompressibleConversation, FactSearchRequest, FoundFact, RememberRequest, RememberedFact, SocietyPort, SpawnCallRef } from '../../tools/index.js';
+import type {
+  CompressibleConversation,
+  FactSearchRequest,
+  FoundFact,
+  RememberRequest,
+  RememberedFact,
+  RoutedWork,
+  SocietyPort,
+  SpawnCallRef,
+  WorkRequest,
+} from '../../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from '../agent/index.js';
 import type { StoredOrganisation } from '../journal/journal.js';
 import { terminatedInMemory } from '../config/config.js';
@@ -24,6 +34,8 @@ import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from '../memory/ownFacts.js';
 import type { HostAgent, StopHosted } from './remote/nodeProtocol.js';
 import type { RemoteAgent } from './remote/remoteAgent.js';
+import { routeWork } from './routedWork.js';
+import { WorkRouter } from './workRouter.js';
 
 export type { SocietyDeps } from './liveAgents.js';
 
@@ -55,9 +67,11 @@ export class Society implements SocietyPort {
   readonly #limits: SpawnLimits;
   /** Terminates children idle past `reapIdleChildrenAfterMs`, when it is set. */
   readonly #reaper: IdleReaper | undefined;
+  readonly #router: WorkRouter;
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
+    this.#router = new WorkRouter({ roles: this.roles, embedder: deps.memorySettings.embedder, model: deps.model, settings: deps.config.routing });
     this.#org = new OrgTree(terminatedInMemory(deps.config, deps.journal.persistent));
     this.#live = new LiveAgents(deps, hosting, this.#org, {
       port: hosting.portFor?.(this) ?? this,
@@ -184,6 +198,17 @@ export class Society implements SocietyPort {
     return searchOwnFacts(this.#env.memory, request);
   }
 
+  /** The agent for work described by a role or in words: an idle one of the role chosen, else a new child of the caller (see `routeWork`). */
+  routeWork(request: WorkRequest): Promise<RoutedWork> {
+    return routeWork(request, {
+      router: this.#router,
+      agents: () => this.#org.all(),
+      isActive: (agentId) => this.isActive(agentId),
+      isBusy: (agentId) => this.#live.activity.isBusy(agentId),
+      spawn: (input) => this.spawn(input),
+    });
+  }
+
   /** Model calls and tokens of an agent, live or terminated. */
   usageOf(agentId: string): ModelUsage | undefined {
     return this.#live.usageOf(agentId);
@@ -199,13 +224,13 @@ export class Society implements SocietyPort {
     return this.#live.activity.busyCount;
   }
 
-  async createRole(input: { name: string; prompt: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
+  async createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
     const role = await this.addRole(input);
     return { roleId: role.id, name: role.name };
   }
 
   /** Creates a role and resolves once it is recorded; a role that could not be recorded is taken back. */
-  async addRole(input: { name: string; prompt: string; createdBy: string; tools?: ToolPolicy }): Promise<Role> {
+  async addRole(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy }): Promise<Role> {
     const role = this.roles.create(input);
     try {
       await this.#env.journal.role(role);

@@ -66,4 +66,6 @@ export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about
 export const OrgTerminateSchema = z
   .object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: TaskRefSchema.nullable().optional() })
   .strict();
-export const OrgCreateRoleSchema = z.object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000) }).strict();
+export const OrgCreateRoleSchema = z
+  .object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000), description: z.string().max(1024).optional() })
+  .strict();
