@@ -19,6 +19,7 @@ export const subDbNames = [
   'artifacts',
   'inbox',
   'mailboxes',
+  'sessionAgents',
   'quarantine',
 ] as const;
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   AgentIdSchema,
+  AgentSettingsSchema,
+  HandoffTargetsSchema,
   AssistantMessageSchema,
   SystemMessageSchema,
   TaskSchema,
@@ -27,6 +29,8 @@ export const RoleRecordSchema = z
     createdBy: AgentIdSchema,
     createdAt: timestamp,
     tools: ToolPolicySchema.optional(),
+    /** The agents or roles (or `user`) its agents may hand a conversation to, each a `transfer_to_<name>` tool. */
+    handoffs: HandoffTargetsSchema.optional(),
   })
   .strict();
 
@@ -50,6 +54,8 @@ export const AgentRecordSchema = z
     terminatedAt: timestamp.nullable(),
     status: AgentStatusSchema,
     spawnCall: SpawnCallSchema.optional(),
+    /** What it inherited from its parent, with its spawn's overrides, resolved at spawn (see `AgentSettingsSchema`). */
+    settings: AgentSettingsSchema.optional(),
   })
   .strict()
   .refine((agent) => (agent.status === 'terminated') === (agent.terminatedAt !== null), {
@@ -118,6 +124,12 @@ export const ConversationRecordSchema = z.discriminatedUnion('role', [
   ToolMessageSchema.extend({ v: v1 }).strict(),
 ]);
 
+/**
+ * The agent a session's user talks to since a handoff, kept under the session's id: the user's
+ * next message in that session goes to it, also after a restart.
+ */
+export const SessionAgentRecordSchema = z.object({ v: v1, sessionId: z.string().min(1), agentId: AgentIdSchema, at: timestamp }).strict();
+
 export const ArtifactContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
 
 export const ArtifactRecordSchema = z.object({ v: v1, name: z.string().min(1), mediaType: z.string().min(1), content: ArtifactContentSchema }).strict();
@@ -149,4 +161,5 @@ export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>
 export type Termination = Omit<TerminationRecord, 'v'>;
 export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
 export type ArtifactRecord = Readonly<z.infer<typeof ArtifactRecordSchema>>;
+export type SessionAgentRecord = Readonly<z.infer<typeof SessionAgentRecordSchema>>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;

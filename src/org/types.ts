@@ -1,7 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
+import type { AgentSettings, ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
@@ -24,6 +24,7 @@ export interface NewRole {
   /** Defaults to the store's clock. */
   readonly createdAt?: number;
   readonly tools?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };
+  readonly handoffs?: readonly string[];
 }
 
 export interface NewAgent {
@@ -33,6 +34,7 @@ export interface NewAgent {
   readonly createdAt?: number;
   /** The parent's tool call that spawned it, when a turn did (see `SpawnCallSchema`). */
   readonly spawnCall?: SpawnCall;
+  readonly settings?: AgentSettings;
 }
 
 /** What may change on a live agent; the parent link moves with `parentAgentId`. */
@@ -146,6 +148,10 @@ export interface OrgStore {
    * many conversations went.
    */
   clearConversations(agentId: string): Promise<number>;
+  /** Makes `agentId` the agent the user of `sessionId` talks to (see `SessionAgentRecordSchema`). */
+  setSessionAgent(sessionId: string, agentId: string): Promise<void>;
+  /** The agent the user of `sessionId` talks to since a handoff; undefined when none was recorded. */
+  sessionAgent(sessionId: string): string | undefined;
   /** Stores an artifact under the sha256 of its content and resolves with that hash. */
   putArtifact(artifact: NewArtifact): Promise<string>;
   artifact(hash: string): ArtifactRecord | undefined;

@@ -13,6 +13,7 @@ import {
   MessageOrderRecordSchema,
   MessageRecordSchema,
   RoleRecordSchema,
+  SessionAgentRecordSchema,
   TerminationOrderRecordSchema,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -63,6 +64,7 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   artifacts: shaped(ArtifactRecordSchema, (key, artifact) => keyIs(artifactHash(artifact.content), key)),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
+  sessionAgents: shaped(SessionAgentRecordSchema, (key, record) => keyIs(record.sessionId, key)),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
     isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',
   ),

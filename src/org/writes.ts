@@ -15,6 +15,8 @@ import {
   MessageRecordSchema,
   type RoleRecord,
   RoleRecordSchema,
+  type SessionAgentRecord,
+  SessionAgentRecordSchema,
   type TerminationRecord,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -255,9 +257,15 @@ export function putArtifactRecord({ dbs, view }: StageContext, hash: string, rec
   return staged(hash, [put(dbs.artifacts, hash, record)], [{ key, value: true }]);
 }
 
+/** The agent a session's user talks to: the newest record replaces the one before. */
+export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): Staged<undefined> {
+  return staged(undefined, [put(ctx.dbs.sessionAgents, record.sessionId, record)]);
+}
+
 // Validation of inputs into full records, done before a write is queued.
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
+export const sessionAgentRecord = (input: unknown): SessionAgentRecord => parseOrThrow(SessionAgentRecordSchema, input, 'sessionAgent');
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord => parseOrThrow(TerminationRecordSchema, input, 'termination');
 // A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):

@@ -2,9 +2,10 @@ import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
 import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
+import { Actions, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
+import { handOver } from './handOver.js';
 
 /**
  * The agent machine with troupe's implementations, made once per runtime (providing a machine
@@ -67,6 +68,13 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         agent.env.logger.error({ agentId: agent.id, taskId: task.id, error: message }, 'agent turn failed');
         reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
         agent.notify(Actions.error, { error: message }, task);
+      }),
+      handOff: guarded('handOff', (agent, { task, handoff }: { agentId: string; task: Task; handoff: HandoffDecision }) => {
+        agent.env.logger.info({ agentId: agent.id, taskId: task.id, to: handoff.to }, 'handed off');
+        if (handoff.to !== 'user') return handOver(agent, task, handoff);
+        // Handed back to the user: the Task waits for them, and their answer in this session comes here.
+        reply(agent, task, { status: 'input-required', result: { text: handoff.message === '' ? 'Please tell me more.' : handoff.message } });
+        if (task.from === 'user') agent.env.handoffs?.handedOver(task.sessionId, agent.id);
       }),
       stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task; steps: number }) => {
         agent.env.logger.warn({ agentId: agent.id, taskId: task.id, steps }, 'turn stopped at the step limit');

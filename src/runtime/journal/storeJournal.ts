@@ -56,8 +56,9 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       await awaited(() => store.createRole({ ...role }));
     },
     agent: async (record, start) => {
-      const { id, roleId, parentAgentId, createdAt, spawnCall } = record;
-      await awaited(() => store.createAgent({ id, roleId, parentAgentId, createdAt, ...(spawnCall === undefined ? {} : { spawnCall }) }));
+      const { id, roleId, parentAgentId, createdAt, spawnCall, settings } = record;
+      const optional = { ...(spawnCall === undefined ? {} : { spawnCall }), ...(settings === undefined ? {} : { settings }) };
+      await awaited(() => store.createAgent({ id, roleId, parentAgentId, createdAt, ...optional }));
       return start();
     },
     terminated: async (termination) => {
@@ -74,6 +75,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
     answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
+    sessionAgent: (sessionId, agentId) => queued(() => store.setSessionAgent(sessionId, agentId), 'session agent', { sessionId, agentId }),
+    storedSessionAgent: (sessionId) => store.sessionAgent(sessionId),
     conversation: (owner) => conversations.sink(owner),
     clearConversations: (agentId) => conversations.clearAgent(agentId),
     forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),
