@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ChatRequest, type ScriptStep } from '../../src/testing.js';
+import type { ScriptStep } from '../../src/testing.js';
+import type { ChatRequest } from '../../src/llm/index.js';
 import { type ChatMessage, handoffToolName, taskText } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import type { RuntimeOptions } from '../../src/runtime/index.js';
@@ -15,7 +16,9 @@ async function society(scripts: Record<string, RoleStep[]>, options: RuntimeOpti
   const script = scriptByRole(scripts);
   const steps: ScriptStep[] = Array.from({ length: 30 }, () => (request: ChatRequest) => script.reply(request));
   const { rt, model } = await quietRuntime({ steps, ...options });
-  later(async () => void (await rt.shutdown({ drainTimeoutMs: 0 })));
+  later(async () => {
+    await rt.shutdown({ drainTimeoutMs: 0 });
+  });
   return { rt, requestsOf: (role: string) => model.requests.filter((request) => roleOf(request) === role) };
 }
 
@@ -33,7 +36,9 @@ describe('handoff tools', () => {
   it('refuses a role whose targets collide, leave no name, or take a registered tool', async () => {
     const taken = defineTool({ name: 'transfer_to_ops', description: 'x', parameters: z.object({}), execute: () => Promise.resolve(jsonResult({})) });
     const { rt } = await quietRuntime({ tools: [taken] });
-    later(async () => void (await rt.shutdown({ drainTimeoutMs: 0 })));
+    later(async () => {
+      await rt.shutdown({ drainTimeoutMs: 0 });
+    });
     const role = (handoffs: string[]) => rt.createRole({ name: `r${Math.random()}`.slice(0, 10), prompt: 'p', handoffs });
     await expect(role(['Billing', 'billing'])).rejects.toThrow(/"Billing" and "billing" both become the tool transfer_to_billing/);
     await expect(role(['!!!'])).rejects.toThrow(/no letter or digit/);

@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import { Actions, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
-import { handOver } from './handOver.js';
+import { handOff } from './handOver.js';
 
 /**
  * The agent machine with troupe's implementations, made once per runtime (providing a machine
@@ -70,11 +70,7 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         agent.notify(Actions.error, { error: message }, task);
       }),
       handOff: guarded('handOff', (agent, { task, handoff }: { agentId: string; task: Task; handoff: HandoffDecision }) => {
-        agent.env.logger.info({ agentId: agent.id, taskId: task.id, to: handoff.to }, 'handed off');
-        if (handoff.to !== 'user') return handOver(agent, task, handoff);
-        // Handed back to the user: the Task waits for them, and their answer in this session comes here.
-        reply(agent, task, { status: 'input-required', result: { text: handoff.message === '' ? 'Please tell me more.' : handoff.message } });
-        if (task.from === 'user') agent.env.handoffs?.handedOver(task.sessionId, agent.id);
+        handOff(agent, task, handoff, (text) => reply(agent, task, { status: 'input-required', result: { text } }));
       }),
       stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task; steps: number }) => {
         agent.env.logger.warn({ agentId: agent.id, taskId: task.id, steps }, 'turn stopped at the step limit');

@@ -56,9 +56,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       await awaited(() => store.createRole({ ...role }));
     },
     agent: async (record, start) => {
-      const { id, roleId, parentAgentId, createdAt, spawnCall, settings } = record;
-      const optional = { ...(spawnCall === undefined ? {} : { spawnCall }), ...(settings === undefined ? {} : { settings }) };
-      await awaited(() => store.createAgent({ id, roleId, parentAgentId, createdAt, ...optional }));
+      const { terminatedAt: _terminatedAt, status: _status, ...agent } = record;
+      await awaited(() => store.createAgent(agent));
       return start();
     },
     terminated: async (termination) => {
