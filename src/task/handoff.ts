@@ -3,10 +3,10 @@ import { AgentIdSchema } from './schema.js';
 import type { ChatMessage } from './chat.js';
 
 /** Where a role may hand a conversation: an agent id, a role name, or `user`. */
-export const HandoffTargetSchema = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+const HandoffTargetSchema = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 
 /** The most targets one role may list (each is a tool the model sees). */
-export const maxHandoffTargets = 32;
+const maxHandoffTargets = 32;
 
 export const HandoffTargetsSchema = z.array(HandoffTargetSchema).max(maxHandoffTargets, `at most ${maxHandoffTargets} handoff targets`);
 

@@ -48,7 +48,7 @@ export function handoffTools(targets: readonly string[] | undefined, taken: (nam
 }
 
 /** A role's handoff targets from outside (code, HTTP), checked: the list's shape and every rule of `handoffTools`. */
-export function checkedHandoffs(targets: readonly string[] | undefined, taken: (name: string) => boolean): string[] | undefined {
+function checkedHandoffs(targets: readonly string[] | undefined, taken: (name: string) => boolean): string[] | undefined {
   if (targets === undefined) return undefined;
   const parsed = parseOrThrow(HandoffTargetsSchema, targets, 'handoffs');
   handoffTools(parsed, taken);
