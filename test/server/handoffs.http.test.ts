@@ -46,6 +46,8 @@ describe('handoffs over HTTP, offline', () => {
     const { model, requestsOf } = societyModel({ root: [handToBilling], billing: [{ text: 'refund sent' }, { text: 'it arrives Monday' }] });
     const { rt, url } = await serve({ model, runtime: { root: { handoffs: ['billing'] } } });
     await rt.createRole(billing);
+    const roles = await call<{ roles: { name: string; handoffs?: string[] }[] }>(url, '/api/roles');
+    expect(roles.body.roles.find((role) => role.name === 'root')?.handoffs).toEqual(['billing']);
 
     const first = await submit(url, 'I want a refund');
     const answer = await answered(rt, first.taskId);

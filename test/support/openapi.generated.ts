@@ -933,6 +933,7 @@ export interface operations {
               prompt: string;
               createdBy: string;
               createdAt: number;
+              handoffs?: string[];
             }[];
           };
         };
