@@ -2,6 +2,7 @@ import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise,
 import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
 import type { TaskRef } from '../src/task/schema.js';
+import type { HandoffDecision } from '../src/task/handoff.js';
 import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 export type { ResumeAt } from './agentLanes.js';
@@ -63,6 +64,20 @@ const laneReports = {
           task: laneTask(context, event),
           text: event.text,
           importance: event.importance,
+        }),
+      },
+      ...laneOver,
+    ],
+  },
+  'turn.handedOff': {
+    guard: 'laneOpen',
+    actions: [
+      {
+        type: 'handOff',
+        params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.handedOff' }> }) => ({
+          agentId: context.agentId,
+          task: laneTask(context, event),
+          handoff: event.handoff,
         }),
       },
       ...laneOver,
@@ -141,6 +156,7 @@ const agentSetup = setup({
     beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
     answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined }) => undefined,
     failTurn: (_, _params: { agentId: string; task: Task; error: unknown }) => undefined,
+    handOff: (_, _params: { agentId: string; task: Task; handoff: HandoffDecision }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task; steps: number }) => undefined,
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => undefined,
     refuseTask: (_, _params: { agentId: string; task: Task; reason: Refusal }) => undefined,

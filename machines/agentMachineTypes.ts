@@ -1,4 +1,5 @@
 import type { Task, TaskRef } from '../src/task/schema.js';
+import type { HandoffDecision } from '../src/task/handoff.js';
 import type { Lane, ResumeAt } from './agentLanes.js';
 
 // The agent machine's input, context and events (agent.machine.ts), apart from the machine so it reads as a chart.
@@ -65,7 +66,9 @@ export type TurnEvent =
   /** The model answered: the lane's turn is over. */
   | { type: 'turn.answered'; sessionId: string; text: string; importance?: number }
   /** A model call or tool step failed: the lane's turn is over, the agent lives on. */
-  | { type: 'turn.failed'; sessionId: string; error: unknown };
+  | { type: 'turn.failed'; sessionId: string; error: unknown }
+  /** The model handed the conversation over (to an agent, or back to the user): the lane's turn is over. */
+  | { type: 'turn.handedOff'; sessionId: string; handoff: HandoffDecision };
 
 export type AgentEvent =
   /**

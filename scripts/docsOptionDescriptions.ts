@@ -68,6 +68,11 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
   maxArtifactStoreBytes:
     'bytes of every artifact stored together (in the data dir, or in memory); past it the artifacts of the Tasks that ended first are evicted (each eviction logged), and a new artifact is refused when none is left to evict',
   artifactPreviewChars: 'characters of a text artifact the model sees beside its reference (0: none); never the whole of a larger one',
+  maxHandoffsPerTask:
+    'times one Task may be handed from agent to agent (`transfer_to_<name>`); one more handoff is refused (`handoff_limit`) and the model reads why, so two agents never hand a Task back and forth forever ([handoffs](handoffs.md))',
+  maxHandoffMessages: "messages of the session's conversation a handoff passes to its target at most, the newest (after the filter)",
+  sessionAgentsInMemory:
+    'sessions whose agent since a handoff is kept in memory, most recently used; past it the least recently used is let go (with a data dir it is read back from the store when its session speaks again)',
 };
 
 /** The memory compactor's options, of `createRuntime` (docs/memory.md). */

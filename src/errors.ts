@@ -28,6 +28,8 @@ export const errorCodes = [
   'step_limit',
   'repeat_guard',
   'tool_call_limit',
+  // A handoff refused: the Task was handed over too often, or back to an agent that had it.
+  'handoff_limit',
   // A Task's turn ran past its budget of tokens or time.
   'token_budget',
   'time_budget',

@@ -26,6 +26,8 @@ export {
   type TerminateOptions,
   type UserTerminateOptions,
   type RestoreState,
+  type HandoffFilter,
+  type HandoffInfo,
   MemoryQuerySchema,
   type MemoryQueryInput,
   type MemoryView,
@@ -74,7 +76,7 @@ export {
   type ChatRequest,
   type ChatDelta,
 } from './llm/index.js';
-export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode } from './task/index.js';
+export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode, AgentSettings, AgentLimits, HandoffMark } from './task/index.js';
 export { ToolAnnotationsSchema, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './tools/index.js';
 export {
   defineSkill,

@@ -57,6 +57,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'step_limit':
     case 'repeat_guard':
     case 'tool_call_limit':
+    case 'handoff_limit':
     case 'token_budget':
     case 'time_budget':
     case 'model_queue_full':

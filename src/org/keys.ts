@@ -18,6 +18,7 @@ export const subDbNames = [
   'conversations',
   'inbox',
   'mailboxes',
+  'sessionAgents',
   'quarantine',
 ] as const;
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   AgentIdSchema,
+  AgentSettingsSchema,
+  HandoffTargetsSchema,
   AssistantMessageSchema,
   SystemMessageSchema,
   TaskSchema,
@@ -29,6 +31,8 @@ export const RoleRecordSchema = z
     createdBy: AgentIdSchema,
     createdAt: timestamp,
     tools: ToolPolicySchema.optional(),
+    /** The agents or roles (or `user`) its agents may hand a conversation to, each a `transfer_to_<name>` tool. */
+    handoffs: HandoffTargetsSchema.optional(),
   })
   .strict();
 
@@ -52,6 +56,8 @@ export const AgentRecordSchema = z
     terminatedAt: timestamp.nullable(),
     status: AgentStatusSchema,
     spawnCall: SpawnCallSchema.optional(),
+    /** What it inherited from its parent, with its spawn's overrides, resolved at spawn (see `AgentSettingsSchema`). */
+    settings: AgentSettingsSchema.optional(),
   })
   .strict()
   .refine((agent) => (agent.status === 'terminated') === (agent.terminatedAt !== null), {
@@ -120,6 +126,12 @@ export const ConversationRecordSchema = z.discriminatedUnion('role', [
   ToolMessageSchema.extend({ v: v1 }).strict(),
 ]);
 
+/**
+ * The agent a session's user talks to since a handoff, kept under the session's id: the user's
+ * next message in that session goes to it, also after a restart.
+ */
+export const SessionAgentRecordSchema = z.object({ v: v1, sessionId: z.string().min(1), agentId: AgentIdSchema, at: timestamp }).strict();
+
 export const MetaRecordSchema = z.object({ v: v1, schemaVersion: z.number().int().nonnegative() }).strict();
 
 /** A record moved aside on open because it failed validation; kept byte for byte. */
@@ -145,4 +157,5 @@ export type SpawnCall = Readonly<z.infer<typeof SpawnCallSchema>>;
 export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>>;
 /** Who ended an agent, when and why. */
 export type Termination = Omit<TerminationRecord, 'v'>;
+export type SessionAgentRecord = Readonly<z.infer<typeof SessionAgentRecordSchema>>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;

@@ -13,7 +13,7 @@ import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
-import type { StoredAgentRecord, RoleRecord, TerminationRecord } from './schemas.js';
+import type { StoredAgentRecord, RoleRecord, SessionAgentRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
@@ -200,6 +200,7 @@ type StoreQueries =
   | 'latestInbox'
   | 'waitingCount'
   | 'workGiven'
+  | 'sessionAgent'
   | 'role'
   | 'roles'
   | 'agent'
@@ -269,6 +270,11 @@ function storeWrites(
         return (ctx) => w.putWaiting(ctx, agentId, task);
       }),
     removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
+    setSessionAgent: (sessionId, agentId) =>
+      write('setSessionAgent', false, () => {
+        const record = w.sessionAgentRecord({ v: 1, sessionId, agentId, at: clock.now() });
+        return (ctx) => w.putSessionAgent(ctx, record);
+      }),
     forgetTerminated: (agents) =>
       write('forgetTerminated', true, () => {
         const checked = retain.retiredAgents(agents);
@@ -285,6 +291,7 @@ function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, S
     latestInbox: (count) => latestTasks(dbs.inbox, count),
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
     workGiven: (agentId, taskId) => dbs.givenWork.doesExist([agentId, taskId]),
+    sessionAgent: (sessionId) => (dbs.sessionAgents.get(sessionId) as SessionAgentRecord | undefined)?.agentId,
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,

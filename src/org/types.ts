@@ -1,7 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, Task, TerminationMode } from '../task/index.js';
+import type { AgentSettings, ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
@@ -24,6 +24,7 @@ export interface NewRole {
   /** Defaults to the store's clock. */
   readonly createdAt?: number;
   readonly tools?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };
+  readonly handoffs?: readonly string[];
 }
 
 export interface NewAgent {
@@ -33,6 +34,7 @@ export interface NewAgent {
   readonly createdAt?: number;
   /** The parent's tool call that spawned it, when a turn did (see `SpawnCallSchema`). */
   readonly spawnCall?: SpawnCall;
+  readonly settings?: AgentSettings;
 }
 
 /** What may change on a live agent; the parent link moves with `parentAgentId`. */
@@ -140,6 +142,10 @@ export interface OrgStore {
    * many conversations went.
    */
   clearConversations(agentId: string): Promise<number>;
+  /** Makes `agentId` the agent the user of `sessionId` talks to (see `SessionAgentRecordSchema`). */
+  setSessionAgent(sessionId: string, agentId: string): Promise<void>;
+  /** The agent the user of `sessionId` talks to since a handoff; undefined when none was recorded. */
+  sessionAgent(sessionId: string): string | undefined;
   /**
    * Keeps a Task `agentId` accepted until `removeWaiting` says it was answered, so a restart
    * can hand it back. Adding a Task already waiting keeps the first record (and its place).

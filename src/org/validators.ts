@@ -11,6 +11,7 @@ import {
   MessageOrderRecordSchema,
   MessageRecordSchema,
   RoleRecordSchema,
+  SessionAgentRecordSchema,
   TerminationOrderRecordSchema,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -55,6 +56,7 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   givenWork: shaped(GivenWorkRecordSchema, (key) => givenWorkKeyReason(key)),
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
+  sessionAgents: shaped(SessionAgentRecordSchema, (key, record) => keyIs(record.sessionId, key)),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
     isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',
   ),

@@ -13,6 +13,8 @@ import {
   MessageRecordSchema,
   type RoleRecord,
   RoleRecordSchema,
+  type SessionAgentRecord,
+  SessionAgentRecordSchema,
   type TerminationRecord,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -245,9 +247,15 @@ export function dropWaiting({ dbs }: StageContext, agentId: string, taskId: stri
   return staged(undefined, [remove(dbs.mailboxes, [agentId, taskId])], [{ key: viewKey.waiting(agentId, taskId), value: false }]);
 }
 
+/** The agent a session's user talks to: the newest record replaces the one before. */
+export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): Staged<undefined> {
+  return staged(undefined, [put(ctx.dbs.sessionAgents, record.sessionId, record)]);
+}
+
 // Validation of inputs into full records, done before a write is queued.
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
+export const sessionAgentRecord = (input: unknown): SessionAgentRecord => parseOrThrow(SessionAgentRecordSchema, input, 'sessionAgent');
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord => parseOrThrow(TerminationRecordSchema, input, 'termination');
 // A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):

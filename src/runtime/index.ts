@@ -1,6 +1,7 @@
 export { Runtime, createRuntime } from './runtime.js';
 export { societyOf, type SocietyView } from './societyView.js';
 export type { RuntimeOptions } from './runtimeOptions.js';
+export type { HandoffFilter, HandoffInfo } from './agent/handoffDesk.js';
 export type { AgentView } from './views/agentViews.js';
 export type { MemoryOptions } from './memory/memoryOptions.js';
 export type { AgentPage, AgentQuery } from './views/agentPage.js';

@@ -9,7 +9,16 @@ import { type Logger, createLogger, silentLogger } from '../logger.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { ArtifactRef, ArtifactStore, Role, StoredArtifact } from '../org/index.js';
-import { Actions, AgentIdSchema, type Task, TaskIdSchema, type TerminationMode, type ToolPolicy, parseOrThrow } from '../task/index.js';
+import {
+  Actions,
+  AgentIdSchema,
+  type AgentSettingsInput,
+  type Task,
+  TaskIdSchema,
+  type TerminationMode,
+  type ToolPolicy,
+  parseOrThrow,
+} from '../task/index.js';
 import { type Skill, type SkillHub, type SkillLimits, type SkillProblem, describeProblem, loadSkillSources } from '../skills/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
@@ -36,6 +45,9 @@ import { HeldUntilDurable } from './limits/heldUntilDurable.js';
 import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 import { registerInternals } from './internals.js';
 import { UserIntake } from './userIntake.js';
+import { SessionHandoffs } from './society/sessionHandoffs.js';
+import { withCheckedHandoffs } from './agent/handoffTools.js';
+import { spawnOverrides } from './society/spawnSettings.js';
 
 /** The skills `create` loaded, their bounds, and the problems of those refused. */
 interface LoadedSkillsOption {
@@ -77,7 +89,9 @@ export class Runtime {
   readonly #ids: IdGenerator;
   readonly #logger: Logger;
   readonly #actor: Actor<typeof runtimeMachine>;
-  readonly #root: { prompt?: string; tools?: ToolPolicy } | undefined;
+  readonly #root: RuntimeOptions['root'];
+  /** Where each session's user talks since a handoff, and where handoffs go. */
+  readonly #handoffs: SessionHandoffs;
   #summary: Promise<ShutdownSummary> | undefined;
   readonly #intake: IntakeGate;
   /** Starts a restored organisation's agents in the background, once the organisation is known. */
@@ -147,7 +161,8 @@ export class Runtime {
     ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
-    this.#society = new Society(environment.deps, nodes ?? {});
+    this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });
+    this.#society = new Society({ ...environment.deps, handoffs: this.#handoffs }, nodes ?? {});
     // The owner of a society on several nodes answers their agents' requests to change the organisation.
     this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
     // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
@@ -203,12 +218,8 @@ export class Runtime {
   async #spawnRoot(): Promise<void> {
     const root = this.#root;
     try {
-      const rootRole = await this.#society.addRole({
-        name: 'root',
-        prompt: root?.prompt ?? rootPrompt,
-        createdBy: 'runtime',
-        ...(root?.tools === undefined ? {} : { tools: root.tools }),
-      });
+      const role = { name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', handoffs: root?.handoffs };
+      const rootRole = await this.#society.addRole(withCheckedHandoffs({ ...role, ...(root?.tools === undefined ? {} : { tools: root.tools }) }, this.tools));
       await this.#society.spawn({ role: rootRole.id, parent: null, id: 'root' });
     } catch (error) {
       await this.#fail(error);
@@ -247,8 +258,16 @@ export class Runtime {
 
   // The intake calls are async so that each can await a durable write before it resolves;
   // every broken rule rejects the returned promise (a TroupeError with its code).
-  async createRole(input: { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string }): Promise<Role> {
-    return this.#society.addRole({ ...input, createdBy: input.createdBy ?? 'user' });
+  /** `handoffs`: the agents or roles (or `user`) its agents may hand a conversation to, each a `transfer_to_<name>` tool. */
+  async createRole(input: {
+    name: string;
+    prompt: string;
+    description?: string;
+    tools?: ToolPolicy;
+    createdBy?: string;
+    handoffs?: readonly string[];
+  }): Promise<Role> {
+    return this.#society.addRole(withCheckedHandoffs({ ...input, createdBy: input.createdBy ?? 'user' }, this.tools));
   }
 
   /** The roles agents can be spawned with, oldest first. */
@@ -256,11 +275,12 @@ export class Runtime {
     return this.#society.roles.list();
   }
 
-  /** Spawns an agent of `role` (name or id); top-level when `parent` is absent. Resolves with its id. */
-  async spawn(input: { role: string; parent?: string }): Promise<string> {
+  /** Spawns an agent of `role` (name or id), top-level without `parent`; resolves with its id. It inherits its parent's settings but those given. */
+  async spawn(input: { role: string; parent?: string } & AgentSettingsInput): Promise<string> {
     this.#requireOpen();
     const parent = input.parent === undefined ? null : parseOrThrow(AgentIdSchema, input.parent, 'parent');
-    return (await this.#society.spawn({ role: input.role, parent })).agentId;
+    const settings = spawnOverrides(input);
+    return (await this.#society.spawn({ role: input.role, parent, ...(settings === undefined ? {} : { settings }) })).agentId;
   }
 
   /**
@@ -271,7 +291,9 @@ export class Runtime {
   async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
     this.#requireOpen();
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
-    return this.#userIntake.input('root', text, Actions.execute, null, sessionId);
+    // A session handed over to another agent goes on with it.
+    const to = sessionId === undefined ? 'root' : (this.#handoffs.agentFor(sessionId) ?? 'root');
+    return this.#userIntake.input(to, text, Actions.execute, null, sessionId);
   }
 
   /**

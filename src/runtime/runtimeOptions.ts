@@ -10,6 +10,7 @@ import type { Tool } from '../tools/index.js';
 import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
 import type { SocietyHosting } from './society/society.js';
+import type { HandoffFilter } from './agent/handoffDesk.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -62,8 +63,15 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   skills?: readonly SkillSource[];
   /** Bounds on skills: how many, how big, how many active at once (see `SkillLimits` for the defaults). */
   skillLimits?: SkillLimitsInput;
-  /** The root agent's role prompt and tool policy. */
-  root?: { prompt?: string; tools?: ToolPolicy };
+  /** The root agent's role prompt, tool policy and handoff targets. */
+  root?: { prompt?: string; tools?: ToolPolicy; handoffs?: readonly string[] };
+  /**
+   * Models an agent may be spawned with by name (`rt.spawn({ role, model: 'small' })`), besides
+   * `model`, the default; its children inherit it. Each is behind the same call limiter and retries.
+   */
+  models?: Readonly<Record<string, ModelClient>>;
+  /** How handoffs pass the conversation on: `filter` chooses the messages the target gets (default: all but system messages). */
+  handoffs?: { filter?: HandoffFilter };
 }
 
 export const rootPrompt = [

@@ -77,6 +77,7 @@ export function statusOf(code: ErrorCode): number {
     case 'step_limit':
     case 'repeat_guard':
     case 'tool_call_limit':
+    case 'handoff_limit':
     case 'token_budget':
     case 'time_budget':
     case 'unknown_tool':

@@ -120,6 +120,7 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redac
       prompt: redactor.text(role.prompt),
       createdBy: role.createdBy,
       createdAt: role.createdAt,
+      ...(role.handoffs === undefined ? {} : { handoffs: role.handoffs.map((target) => redactor.text(target)) }),
     })),
   }));
 }

@@ -136,6 +136,8 @@ export const RoleSchema = z.object({
   prompt: z.string(),
   createdBy: z.string(),
   createdAt: z.number().int(),
+  /** The agents or roles (or `user`) its agents may hand a conversation to (see docs/handoffs.md). */
+  handoffs: z.array(z.string()).optional(),
 });
 export const RolesReplySchema = z.object({ roles: z.array(RoleSchema) });
 

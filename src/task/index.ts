@@ -8,3 +8,5 @@ export { taskAsPrompt, readPrompt } from './prompt.js';
 export * from './chat.js';
 export { Redactor, redactedMark, redactingLogger } from './redact.js';
 export * from './termination.js';
+export * from './handoff.js';
+export * from './agentSettings.js';

@@ -48,6 +48,8 @@ const events: readonly ModelEvent[] = [
   ...turnReports('A'),
   ...turnReports('B'),
   { type: 'turn.answered', sessionId: 'C', text: 'hi C' },
+  // Only B's turn hands off: one more way for a lane to end, without multiplying every session's paths.
+  { type: 'turn.handedOff', sessionId: 'B', handoff: { to: 'a2', target: 'helper', reason: '', message: '', conversation: [] } },
   { type: 'xstate.done.actor.release', output: undefined },
   { type: 'xstate.error.actor.release', error: new Error('release failed') },
 ];
@@ -63,6 +65,7 @@ function label(event: ModelEvent): string {
     case 'turn.tools':
     case 'turn.answered':
     case 'turn.failed':
+    case 'turn.handedOff':
       return `${event.type}(${event.sessionId})`;
     case 'turn.observed':
       return `${event.type}(${event.sessionId}, step ${event.step})`;
@@ -132,6 +135,9 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
     case 'turn.failed':
       endLane(event.sessionId, { type: 'failTurn', params: { agentId, task: laneTask(prev, event.sessionId), error: event.error } });
       break;
+    case 'turn.handedOff':
+      endLane(event.sessionId, { type: 'handOff', params: { agentId, task: laneTask(prev, event.sessionId), handoff: event.handoff } });
+      break;
     case 'turn.observed':
       if (event.step + 1 >= maxSteps) {
         endLane(event.sessionId, { type: 'stopAtStepLimit', params: { agentId, task: laneTask(prev, event.sessionId), steps: event.step + 1 } });
@@ -186,6 +192,7 @@ const settles = (effect: Effect): number => {
     case 'answer':
     case 'failTurn':
     case 'stopAtStepLimit':
+    case 'handOff':
       return 1;
     case 'cancelPending':
       return params.tasks?.length ?? 0;
@@ -288,6 +295,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
         beginTurn: harness.record('beginTurn'),
         answer: harness.record('answer'),
         failTurn: harness.record('failTurn'),
+        handOff: harness.record('handOff'),
         stopAtStepLimit: harness.record('stopAtStepLimit'),
         cancelPending: harness.record('cancelPending'),
         refuseTask: harness.record('refuseTask'),

@@ -252,6 +252,7 @@ export interface components {
           | 'step_limit'
           | 'repeat_guard'
           | 'tool_call_limit'
+          | 'handoff_limit'
           | 'token_budget'
           | 'time_budget'
           | 'model_queue_full'
@@ -327,6 +328,7 @@ export interface components {
           | 'step_limit'
           | 'repeat_guard'
           | 'tool_call_limit'
+          | 'handoff_limit'
           | 'token_budget'
           | 'time_budget'
           | 'model_queue_full'
@@ -1012,6 +1014,7 @@ export interface operations {
               prompt: string;
               createdBy: string;
               createdAt: number;
+              handoffs?: string[];
             }[];
           };
         };

@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
-import { Actions, type Task, type TaskRef, asksForWork, createTask } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, type ToolDefinition, asksForWork, createTask } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
@@ -22,6 +22,9 @@ import type { Redactor } from '../../task/index.js';
 import type { MemoryHub } from '../memory/memoryHub.js';
 import type { MemorySettings } from '../memory/memoryOptions.js';
 import { parentContext } from './context/parentContext.js';
+import { ActiveSkills } from './activeSkills.js';
+import { type ResolvedSettings, resolveSettings } from './agentSettings.js';
+import type { HandoffDesk } from './handoffDesk.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -47,6 +50,10 @@ export interface AgentEnvironment {
   readonly skills: SkillHub;
   /** Where the artifacts of tool results are stored; the model sees them by reference. */
   readonly artifacts: ArtifactStore;
+  /** Models an agent's settings may name (`createRuntime({ models })`), behind the same limiter and retries as `model`. */
+  readonly models?: ReadonlyMap<string, ModelClient>;
+  /** Where handoffs go; absent, they are refused (an agent hosted on a node). */
+  readonly handoffs?: HandoffDesk;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */
@@ -70,6 +77,10 @@ export class Agent {
   readonly #contexts: SessionContexts;
   readonly usage: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
   readonly actor: Actor<AgentMachine>;
+  /** Its model, limits, tool policy, handoff tools and skills, as its settings, role and runtime make them. */
+  readonly settings: ResolvedSettings;
+  /** Its own active skills, per session (never shared with its parent or children). */
+  readonly activeSkills = new ActiveSkills();
   readonly #waiting: readonly Task[];
   #inbox: Subscription | undefined;
   #released = false;
@@ -84,6 +95,7 @@ export class Agent {
   ) {
     this.id = record.id;
     const { config } = env;
+    this.settings = resolveSettings(env, record, role);
     const { memory, memorySettings } = env;
     const parentId = record.parentAgentId;
     this.#contexts = sessionContexts({
@@ -107,7 +119,7 @@ export class Agent {
         agentId: this.id,
         roleId: role.id,
         parentId: record.parentAgentId,
-        maxSteps: config.maxSteps,
+        maxSteps: this.settings.limits.maxSteps,
         mailboxLimit: config.mailboxLimit,
         maxLanes: config.maxLanesPerAgent,
         resume: start.resume,
@@ -214,6 +226,13 @@ export class Agent {
    */
   context(sessionId: string): TurnContext {
     return this.#contexts.context(sessionId);
+  }
+
+  /** The tools its model sees: the shared registry's its policy allows, then its `transfer_to_<name>` handoffs. */
+  toolDefinitions(): readonly ToolDefinition[] {
+    const shared = this.env.tools.definitions(this.settings.tools);
+    const { handoffs } = this.settings;
+    return handoffs.length === 0 ? shared : [...shared, ...handoffs.map((handoff) => handoff.definition)];
   }
 
   /** Sessions whose context is in memory (at most `sessionsInMemoryPerAgent`, and those in a lane). */

@@ -2,9 +2,10 @@ import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
 import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
+import { Actions, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
+import { handOff } from './handOver.js';
 
 /**
  * The agent machine with troupe's implementations, made once per runtime (providing a machine
@@ -67,6 +68,9 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         agent.env.logger.error({ agentId: agent.id, taskId: task.id, error: message }, 'agent turn failed');
         reply(agent, task, { status: 'failed', error: { code: errorCodeOf(error), message } });
         agent.notify(Actions.error, { error: message }, task);
+      }),
+      handOff: guarded('handOff', (agent, { task, handoff }: { agentId: string; task: Task; handoff: HandoffDecision }) => {
+        handOff(agent, task, handoff, (text) => reply(agent, task, { status: 'input-required', result: { text } }));
       }),
       stopAtStepLimit: guarded('stopAtStepLimit', (agent, { task, steps }: { agentId: string; task: Task; steps: number }) => {
         agent.env.logger.warn({ agentId: agent.id, taskId: task.id, steps }, 'turn stopped at the step limit');

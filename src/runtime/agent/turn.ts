@@ -12,6 +12,7 @@ import { skillsBeforeModel } from './skillsBeforeModel.js';
 import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
 import { keepToolResult } from './toolOutcome.js';
+import { type AcceptedHandoff, handoffDecision, isHandoffCall, runHandoffCalls } from './handoffCalls.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -25,6 +26,8 @@ interface TurnState {
   readonly calls: Map<string, number>;
   /** Tokens the turn's model calls used so far (prompt + completion), against `maxTaskTokens`. */
   tokens: number;
+  /** A handoff the last tool step's calls made: the turn ends with it once the step is done. */
+  handoff: AcceptedHandoff | null;
 }
 
 /**
@@ -61,8 +64,10 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
     if (safe !== '') observe(agent, input.task, Actions.thinking, { text: safe });
   };
   let reply: CollectedReply;
+  const { model, limits } = agent.settings;
+  if (model === null) throw unknownModel(agent);
   try {
-    const stream = env.model.chat({ messages: context.messages, tools: env.tools.definitions(agent.role.tools) }, { signal });
+    const stream = model.chat({ messages: context.messages, tools: agent.toolDefinitions() }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),
@@ -74,7 +79,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
     );
   } catch (error) {
     // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
-    throw toModelError(error, env.model.name, signal);
+    throw toModelError(error, model.name, signal);
   }
   show(stripper.flush());
   const rest = visible?.flush() ?? '';
@@ -84,21 +89,29 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   agent.usage.calls += 1;
   agent.usage.promptTokens += reply.usage?.promptTokens ?? 0;
   agent.usage.completionTokens += reply.usage?.completionTokens ?? 0;
-  env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: env.model.name, ...reply.usage }, 'model call');
+  env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: model.name, ...reply.usage }, 'model call');
   turn.tokens += (reply.usage?.promptTokens ?? 0) + (reply.usage?.completionTokens ?? 0);
-  if (turn.tokens > env.config.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
+  if (turn.tokens > limits.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
   const { text, importance } = readImportance(reply.message.content);
   context.append({ ...reply.message, content: text });
   turn.pending = reply.message.toolCalls;
-  turn.overCap = callsOverCap(reply.message.toolCalls, env.config.maxToolCallsPerReply);
+  turn.overCap = callsOverCap(reply.message.toolCalls, limits.maxToolCallsPerReply);
   if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
 }
 
+/** The agent's settings name a model the runtime was not given (`createRuntime({ models })`): its turns fail, saying which. */
+function unknownModel(agent: Agent): TroupeError {
+  const name = agent.settings.settings.model ?? '';
+  return new TroupeError('model_error', `agent ${agent.id} uses the model "${name}", which this runtime was not given (createRuntime({ models }))`, {
+    context: { agentId: agent.id },
+  });
+}
+
 /** A turn's model calls used more tokens than `maxTaskTokens`: the turn ends, its reply unused. */
 function tokenBudgetSpent(agent: Agent, task: Task, tokens: number): TroupeError {
-  const max = agent.env.config.maxTaskTokens;
+  const max = agent.settings.limits.maxTaskTokens;
   return new TroupeError('token_budget', `turn stopped: task ${task.id} used ${tokens} tokens, past its budget of ${max} (maxTaskTokens)`, {
     context: { agentId: agent.id, taskId: task.id, tokens, max },
   });
@@ -106,7 +119,7 @@ function tokenBudgetSpent(agent: Agent, task: Task, tokens: number): TroupeError
 
 /** A turn outlived `maxTaskMs` on the runtime's clock: the turn ends, whatever it was doing aborted. */
 function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
-  const max = agent.env.config.maxTaskMs;
+  const max = agent.settings.limits.maxTaskMs;
   return new TroupeError('time_budget', `turn stopped: task ${task.id} ran past its budget of ${max} ms (maxTaskMs)`, {
     context: { agentId: agent.id, taskId: task.id, max },
   });
@@ -121,16 +134,18 @@ function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
 async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSignal): Promise<void> {
   const { env } = agent;
   const { context: conversation, overCap } = turn;
-  const calls = turn.pending;
+  // Handoffs run after the reply's other tools, so their results are kept whatever the handoff does.
+  const handoffs = turn.pending.filter((call) => isHandoffCall(agent, call) && !overCap.has(call));
+  const calls = turn.pending.filter((call) => !handoffs.includes(call));
   turn.pending = [];
   turn.overCap = new Set();
-  const cap = env.config.maxToolCallsPerReply;
+  const cap = agent.settings.limits.maxToolCallsPerReply;
   const limit = env.config.maxRepeatedToolCalls;
   const verdicts = calls.map((call) => (overCap.has(call) ? 'run' : judgeRepeat(turn.calls, call, limit)));
   for (const call of calls) if (!overCap.has(call)) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
 
   const context = { agentId: agent.id, task, signal, society: env.society };
-  const options = { registry: env.tools, policy: agent.role.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
+  const options = { registry: env.tools, policy: agent.settings.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
   const stopped = verdicts.includes('stop');
   // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
   const feedBack =
@@ -149,6 +164,10 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
         .then(feedBack(call));
     }),
   );
+  signal.throwIfAborted();
+  const feed = (call: ToolCall, result: ToolResult): void => feedBack(call)(result);
+  if (stopped) for (const call of handoffs) feed(call, errorResult(`not handed over: the turn was stopped`, 'repeat_guard'));
+  else turn.handoff = await runHandoffCalls(agent, task, handoffs, feed);
   signal.throwIfAborted();
   if (stopped) {
     const repeated = calls.find((_, i) => verdicts[i] === 'stop')?.name ?? 'a tool';
@@ -176,7 +195,7 @@ async function resumeTurn(agent: Agent, turn: TurnState, task: Task): Promise<{ 
   await context.resume(task);
   for (const call of point.done) judgeRepeat(turn.calls, call, env.config.maxRepeatedToolCalls);
   turn.pending = point.unanswered;
-  turn.overCap = callsOverCap(point.lastCalls, env.config.maxToolCallsPerReply);
+  turn.overCap = callsOverCap(point.lastCalls, agent.settings.limits.maxToolCallsPerReply);
   env.logger.info({ agentId: agent.id, taskId: task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
   return point.answer === undefined ? {} : { answer: point.answer };
 }
@@ -196,10 +215,11 @@ const turnLeft = Object.freeze(new Error('the agent left the turn (it ended, hit
 export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEvent) => void): () => void {
   const controller = new AbortController();
   const { signal } = controller;
-  const { journal, config } = agent.env;
+  const { journal } = agent.env;
   // The openai SDK leaves one abort listener per request on the signal it is given; a turn makes
   // at most maxSteps requests, and the listeners go with the turn, so the bound is known.
-  setMaxListeners(config.maxSteps * 4 + 16, signal);
+  const { limits } = agent.settings;
+  setMaxListeners(limits.maxSteps * 4 + 16, signal);
   // Read through a function: each report may stop the turn synchronously, so the flag changes under us.
   const stopped = (): boolean => signal.aborted;
   // Set just before the last report: the turn has nothing in flight, so leaving it needs no
@@ -210,7 +230,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     report(event);
   };
   const { sessionId } = input.task;
-  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0 };
+  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0, handoff: null };
   // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
   const { clock } = agent.env;
   const budget = clock.setTimeout(() => {
@@ -218,7 +238,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     const error = timeBudgetSpent(agent, input.task);
     controller.abort(error);
     end({ type: 'turn.failed', sessionId, error });
-  }, config.maxTaskMs);
+  }, limits.maxTaskMs);
   // What the last step that changed the world wrote (its results, and everything before): durable
   // before the next tool runs, its commit overlapping the model call in between rather than adding
   // to it. Null after a step whose tools were all read-only or idempotent: its records wait for the
@@ -239,7 +259,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
         // A finished tool that changed the world has its result on disk before another tool runs,
         // and a tool about to change it runs only once everything before is on disk, so a crash
         // never runs it again; steps of read-only or idempotent tools alone wait for nothing.
-        const changes = journal.persistent && changesTheWorld(turn.pending, agent.env.tools, agent.role.tools);
+        const changes = journal.persistent && changesTheWorld(turn.pending, agent.env.tools, agent.settings.tools);
         if (changes || lastStepChanged) await (stepWritten ?? journal.durable());
         if (stopped()) return false;
         await act(agent, turn, input.task, signal);
@@ -251,6 +271,10 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
           await journal.committing();
         } else stepWritten = null;
         if (stopped()) return false;
+        if (turn.handoff !== null) {
+          end({ type: 'turn.handedOff', sessionId, handoff: handoffDecision(agent, turn.context, input.task, turn.handoff) });
+          return false;
+        }
         report({ type: 'turn.observed', sessionId, step });
         return !stopped();
       };

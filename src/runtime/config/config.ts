@@ -20,6 +20,18 @@ export const RuntimeConfigSchema = z.object({
    * `tool_call_limit` refusal the model reads, so the turn goes on with what it asked for first.
    */
   maxToolCallsPerReply: z.number().int().positive().default(64),
+  /**
+   * Times one Task may be handed from agent to agent (\`transfer_to_<name>\`); one more handoff is
+   * refused (\`handoff_limit\`) and the model reads why, so two agents never hand a Task back and forth forever.
+   */
+  maxHandoffsPerTask: z.number().int().nonnegative().default(5),
+  /** Messages of the session's conversation a handoff passes to its target at most, the newest (after the filter). */
+  maxHandoffMessages: z.number().int().positive().default(100),
+  /**
+   * Sessions whose agent since a handoff is kept in memory, most recently used; past it the least
+   * recently used is let go (with a data dir it is read back from the store when its session speaks again).
+   */
+  sessionAgentsInMemory: z.number().int().positive().default(10_000),
   /** Default timeout of one tool call. */
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest accepted user message, in characters. */

@@ -1,13 +1,13 @@
 import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { type Task, finalStatuses } from '../../task/index.js';
+import { type Task, isReplyStatus } from '../../task/index.js';
 import type { HeldUntilDurable } from '../limits/heldUntilDurable.js';
 import type { Journal } from './journal.js';
 
-/** A final reply to the user: what a restart must never give again once the user has it. */
+/** A reply to the user that settles its Task (final, or asking for input): what a restart must never give again once the user has it. */
 function isAnswerToUser(task: Task): boolean {
-  return task.to === 'user' && finalStatuses.has(task.status);
+  return task.to === 'user' && isReplyStatus(task.status);
 }
 
 /**

@@ -60,6 +60,10 @@ export interface Journal {
   waiting(agentId: string, task: Task): void;
   /** The Task was answered (or refused, or cancelled): nothing to hand back. */
   answered(agentId: string, taskId: string): void;
+  /** Makes `agentId` the agent the user of `sessionId` talks to (queued: whatever waits for durability next commits it). */
+  sessionAgent(sessionId: string, agentId: string): void;
+  /** The agent the user of `sessionId` talks to since a handoff, as stored; undefined when none (or nothing is kept). */
+  storedSessionAgent(sessionId: string): string | undefined;
   /** Where the conversation `owner` (an agent's in one session: `sessionConversationKey`) is kept as appended steps. */
   conversation(owner: string): ConversationSink;
   /** Forgets every conversation of `agentId` (all its sessions'): the agent is gone. */
@@ -125,6 +129,8 @@ export const memoryJournal: Journal = {
   userInput: (_task, send) => now(send),
   waiting: () => undefined,
   answered: () => undefined,
+  sessionAgent: () => undefined,
+  storedSessionAgent: () => undefined,
   conversation: () => keepNothing,
   clearConversations: () => undefined,
   forgetRetired: () => Promise.resolve([]),

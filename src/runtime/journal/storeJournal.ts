@@ -8,6 +8,9 @@ import { Actions, type ChatMessage, type Task } from '../../task/index.js';
 import type { ConversationSink, Journal, StoredOrganisation } from './journal.js';
 import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
 
+/** A stored record without its schema version. */
+const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
+
 /**
  * A Journal on the LMDB organisation store. The store writes in call order, off the main thread,
  * so what is fired and forgotten here still lands in order; `durable()` waits for all of it.
@@ -29,7 +32,6 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     return write();
   };
   const conversations = heldConversations(store, batch, queued);
-  const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
   // The bus's transport stops reading the store before it closes.
   let stopConsulting = (): void => undefined;
 
@@ -58,8 +60,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       await awaited(() => store.createRole({ ...role }));
     },
     agent: async (record, start) => {
-      const { id, roleId, parentAgentId, createdAt, spawnCall } = record;
-      await awaited(() => store.createAgent({ id, roleId, parentAgentId, createdAt, ...(spawnCall === undefined ? {} : { spawnCall }) }));
+      const { terminatedAt: _terminatedAt, status: _status, ...agent } = record;
+      await awaited(() => store.createAgent(agent));
       return start();
     },
     terminated: async (termination) => {
@@ -76,6 +78,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
     answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
+    sessionAgent: (sessionId, agentId) => queued(() => store.setSessionAgent(sessionId, agentId), 'session agent', { sessionId, agentId }),
+    storedSessionAgent: (sessionId) => store.sessionAgent(sessionId),
     conversation: (owner) => conversations.sink(owner),
     clearConversations: (agentId) => conversations.clearAgent(agentId),
     forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),

@@ -11,7 +11,7 @@ export class RoleBook {
 
   constructor(private readonly deps: { ids: IdGenerator; clock: Clock }) {}
 
-  create(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy }): Role {
+  create(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy; handoffs?: string[] }): Role {
     const name = input.name.trim();
     if (name === '') throw new TroupeError('invalid_input', 'a role needs a name');
     if (this.#byName.has(name)) throw new TroupeError('invalid_input', `a role named "${name}" already exists`);

@@ -6,7 +6,7 @@ import { type IdGenerator, agentIdFor } from '../../ids.js';
 import type { AgentRecord, Role, Termination } from '../../org/index.js';
 // From the schemas alone: the org store's module would load lmdb.
 import { SpawnCallSchema } from '../../org/schemas.js';
-import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
+import { Actions, type AgentSettings, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
 import type {
   CompressibleConversation,
   FactSearchRequest,
@@ -27,6 +27,7 @@ import type { PendingAgents } from './pendingAgents.js';
 import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
+import { spawnSettings } from './spawnSettings.js';
 import { SubtreeStops } from './subtreeStops.js';
 import { reservedIds, undeliverableTo } from './reservedIds.js';
 import { mayTerminate } from './terminationRule.js';
@@ -230,7 +231,7 @@ export class Society implements SocietyPort {
   }
 
   /** Creates a role and resolves once it is recorded; a role that could not be recorded is taken back. */
-  async addRole(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy }): Promise<Role> {
+  async addRole(input: { name: string; prompt: string; description?: string; createdBy: string; tools?: ToolPolicy; handoffs?: string[] }): Promise<Role> {
     const role = this.roles.create(input);
     try {
       await this.#env.journal.role(role);
@@ -252,6 +253,8 @@ export class Society implements SocietyPort {
     id?: string;
     parentTask?: TaskRef;
     call?: SpawnCallRef;
+    /** What it is given instead of what it would inherit from its parent (see `spawnSettings`). */
+    settings?: AgentSettings;
   }): Promise<{ agentId: string; roleId: string }> {
     // A call id too long to keep is not kept: that spawn is then not recognised if run again.
     const call = input.parent !== null && SpawnCallSchema.safeParse(input.call).success ? input.call : undefined;
@@ -262,6 +265,7 @@ export class Society implements SocietyPort {
     if (input.parent !== null) this.requireLive(input.parent);
     const id = input.id ?? agentIdFor(this.#env.ids, role.name, (named) => this.#env.redactor.reveals(named));
     if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
+    const settings = spawnSettings(this, input.parent, input.settings, this.#env.models);
 
     // Refused past a limit; held until the agent is live (or the spawn failed).
     const release = this.#limits.reserve(input.parent);
@@ -273,6 +277,7 @@ export class Society implements SocietyPort {
       terminatedAt: null,
       status: 'active',
       ...(call === undefined ? {} : { spawnCall: call }),
+      ...(settings === undefined ? {} : { settings }),
     };
     this.#org.add(record);
     // Set once the record is durable: a failure after that leaves the record (it is on disk).

@@ -20,6 +20,7 @@ import type { SocietyDeps } from './liveAgents.js';
 /** What a society's environment is made from: a runtime's options, resolved. */
 export interface EnvironmentOptions {
   readonly model?: ModelClient | undefined;
+  readonly models?: Readonly<Record<string, ModelClient>> | undefined;
   readonly retry?: Partial<RetryPolicy> | false | undefined;
   readonly bus?: EventBus | undefined;
   readonly clock: Clock;
@@ -52,8 +53,12 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
   const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
   const base = options.model ?? new OfflineModel();
-  const chosen = limitedModel(base, limiter);
-  const model = options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
+  const wrapped = (given: ModelClient): ModelClient => {
+    const chosen = limitedModel(given, limiter);
+    return options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
+  };
+  const model = wrapped(base);
+  const models = new Map(Object.entries(options.models ?? {}).map(([name, given]) => [name, wrapped(given)]));
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
   const skills = skillHub(options, config, tools, bus);
@@ -85,7 +90,23 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     memory,
     skills,
     artifacts,
-    deps: { bus, clock, ids, logger, model, tools, config, inspect, journal: recording, redactor, memory: memory.hub, memorySettings, skills, artifacts },
+    deps: {
+      bus,
+      clock,
+      ids,
+      logger,
+      model,
+      models,
+      tools,
+      config,
+      inspect,
+      journal: recording,
+      redactor,
+      memory: memory.hub,
+      memorySettings,
+      skills,
+      artifacts,
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { AgentMemory, FactHit } from '../../../memory/index.js';
 import { type ChatMessage, type Task, taskAsPrompt, taskText } from '../../../task/index.js';
 import type { CompressibleConversation } from '../../../tools/index.js';
 import type { ConversationSink } from '../../journal/journal.js';
+import { openingSteps } from './handedConversation.js';
 
 /** The system message a turn gets when its steps pass their maximum length. */
 export function lengthWarning(messages: number, max: number): string {
@@ -138,8 +139,8 @@ export class MemoryContext implements TurnContext {
 
   async begin(task: Task): Promise<void> {
     const prompt: ChatMessage = { role: 'user', content: taskAsPrompt(task) };
-    this.#steps = [prompt];
-    this.#deps.sink.replaced([prompt]);
+    this.#steps = openingSteps(task, prompt);
+    this.#deps.sink.replaced([...this.#steps]);
     await this.#prepare(task);
   }
 

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ScriptStep } from '../../src/testing.js';
+import type { ChatRequest } from '../../src/llm/index.js';
+import { type ChatMessage, handoffToolName, taskText } from '../../src/task/index.js';
+import { defineTool, jsonResult } from '../../src/tools/index.js';
+import type { RuntimeOptions } from '../../src/runtime/index.js';
+import { quietRuntime, rejectedCode } from '../support/runtimeFixture.js';
+import { type RoleStep, roleOf, scriptByRole } from '../support/scriptByRole.js';
+import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
+
+const later = cleanupAfterEach();
+
+/** A memory-only runtime whose agents follow their role's script; `requestsOf(role)` is what that role's agents were sent. */
+async function society(scripts: Record<string, RoleStep[]>, options: RuntimeOptions = {}) {
+  const script = scriptByRole(scripts);
+  const steps: ScriptStep[] = Array.from({ length: 30 }, () => (request: ChatRequest) => script.reply(request));
+  const { rt, model } = await quietRuntime({ steps, ...options });
+  later(async () => {
+    await rt.shutdown({ drainTimeoutMs: 0 });
+  });
+  return { rt, requestsOf: (role: string) => model.requests.filter((request) => roleOf(request) === role) };
+}
+
+const transfer = (target: string, args: Record<string, string> = {}): RoleStep => ({ toolCalls: [{ name: `transfer_to_${target}`, arguments: args }] });
+const lastToolContent = (request: ChatRequest | undefined): string => [...(request?.messages ?? [])].reverse().find((m) => m.role === 'tool')?.content ?? '';
+
+describe('handoff tools', () => {
+  it('names each target transfer_to_<name>, made fit for a tool name', () => {
+    expect(handoffToolName('billing')).toBe('transfer_to_billing');
+    expect(handoffToolName('  Billing Team (EU)! ')).toBe('transfer_to_billing_team_eu');
+    expect(handoffToolName('x'.repeat(100))).toHaveLength(64);
+    expect(handoffToolName('!!!')).toBeNull();
+  });
+
+  it('refuses a role whose targets collide, leave no name, or take a registered tool', async () => {
+    const taken = defineTool({ name: 'transfer_to_ops', description: 'x', parameters: z.object({}), execute: () => Promise.resolve(jsonResult({})) });
+    const { rt } = await quietRuntime({ tools: [taken] });
+    later(async () => {
+      await rt.shutdown({ drainTimeoutMs: 0 });
+    });
+    const role = (handoffs: string[]) => rt.createRole({ name: `r${Math.random()}`.slice(0, 10), prompt: 'p', handoffs });
+    await expect(role(['Billing', 'billing'])).rejects.toThrow(/"Billing" and "billing" both become the tool transfer_to_billing/);
+    await expect(role(['!!!'])).rejects.toThrow(/no letter or digit/);
+    await expect(role(['ops'])).rejects.toThrow(/becomes transfer_to_ops, the name of a registered tool/);
+    expect(await rejectedCode(role(Array.from({ length: 33 }, (_, i) => `t${i}`)))).toBe('invalid_input');
+    expect(rt.roles().map((r) => r.name)).toEqual(['root']);
+  });
+
+  it('shows the model of the role that lists them its handoff tools beside the shared ones', async () => {
+    const { rt, requestsOf } = await society({ root: [{ text: 'done' }] }, { root: { handoffs: ['billing', 'user'] } });
+    await rt.waitForAnswer(await rt.submit('hi'), { timeoutMs: 10_000 });
+    const names = requestsOf('root')[0]?.tools.map((tool) => tool.name) ?? [];
+    expect(names).toEqual(expect.arrayContaining(['transfer_to_billing', 'transfer_to_user', 'delegate_task']));
+  });
+});
+
+describe('handoff bounds', () => {
+  it('refuses a handoff past maxHandoffsPerTask: the model reads why and answers itself', async () => {
+    const { rt, requestsOf } = await society(
+      { root: [transfer('a')], a: [transfer('b'), { text: 'a answers' }], b: [] },
+      { root: { handoffs: ['a'] }, maxHandoffsPerTask: 1 },
+    );
+    await rt.createRole({ name: 'a', prompt: 'A.', handoffs: ['b'] });
+    await rt.createRole({ name: 'b', prompt: 'B.' });
+    const answer = await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 10_000 });
+    expect(taskText(answer)).toBe('a answers');
+    expect(lastToolContent(requestsOf('a')[1])).toMatch(/handoff_limit.*maxHandoffsPerTask|maxHandoffsPerTask.*handoff_limit/);
+    expect(rt.agents().some((agent) => agent.roleName === 'b')).toBe(false);
+  });
+
+  it('refuses to hand a Task back to an agent that had it, so two agents never ping-pong', async () => {
+    const { rt, requestsOf } = await society({ root: [transfer('a')], a: [transfer('root'), { text: 'a keeps it' }] }, { root: { handoffs: ['a'] } });
+    await rt.createRole({ name: 'a', prompt: 'A.', handoffs: ['root'] });
+    const answer = await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 10_000 });
+    expect(taskText(answer)).toBe('a keeps it');
+    expect(lastToolContent(requestsOf('a')[1])).toContain('had task');
+    expect(requestsOf('root')).toHaveLength(1);
+  });
+
+  it('takes one handoff per reply: the first, the others refused', async () => {
+    const both: RoleStep = {
+      toolCalls: [
+        { name: 'transfer_to_a', arguments: {} },
+        { name: 'transfer_to_b', arguments: {} },
+      ],
+    };
+    const { rt, requestsOf } = await society({ root: [both], a: [{ text: 'a has it' }] }, { root: { handoffs: ['a', 'b'] } });
+    await rt.createRole({ name: 'a', prompt: 'A.' });
+    await rt.createRole({ name: 'b', prompt: 'B.' });
+    const answer = await rt.waitForAnswer(await rt.submit('go'), { timeoutMs: 10_000 });
+    expect(taskText(answer)).toBe('a has it');
+    const results = (requestsOf('a')[0]?.messages ?? []).filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool');
+    expect(results.find((m) => m.name === 'transfer_to_b')?.content).toContain('one handoff per reply');
+    expect(rt.agents().some((agent) => agent.roleName === 'b')).toBe(false);
+  });
+});
+
+describe('what a handoff passes on', () => {
+  it("passes what the filter keeps of the session's conversation", async () => {
+    const onlyUsers = (messages: readonly ChatMessage[]) => messages.filter((message) => message.role === 'user');
+    const { rt, requestsOf } = await society({ root: [transfer('a')], a: [{ text: 'ok' }] }, { root: { handoffs: ['a'] }, handoffs: { filter: onlyUsers } });
+    await rt.createRole({ name: 'a', prompt: 'A.' });
+    await rt.waitForAnswer(await rt.submit('the question'), { timeoutMs: 10_000 });
+    const seen = (requestsOf('a')[0]?.messages ?? []).filter((m) => m.role !== 'system');
+    expect(seen.map((m) => m.role)).toEqual(['user']);
+    expect(seen[0]?.content).toContain('the question');
+  });
+
+  it('gives the session back to root once the agent handed to is terminated', async () => {
+    const { rt, requestsOf } = await society({ root: [transfer('a'), { text: 'root again' }], a: [{ text: 'a here' }] }, { root: { handoffs: ['a'] } });
+    await rt.createRole({ name: 'a', prompt: 'A.' });
+    const first = await rt.submit('one');
+    const answer = await rt.waitForAnswer(first, { timeoutMs: 10_000 });
+    await rt.terminateAsUser(answer.from, { mode: 'abort' });
+    const second = await rt.waitForAnswer(await rt.submit('two', { sessionId: first }), { timeoutMs: 10_000 });
+    expect(second.from).toBe('root');
+    expect(taskText(second)).toBe('root again');
+    expect(requestsOf('root')).toHaveLength(2);
+  });
+});
