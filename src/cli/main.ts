@@ -75,6 +75,11 @@ function secretKeepingIo(): Promise<ServeIo> {
 
 const io = await secretKeepingIo();
 
+/** `--mcp <file>`, for `run` and `serve` alike. */
+function mcpOption(): Option {
+  return new Option('--mcp <file>', 'give agents the tools of the MCP servers in this mcpServers JSON file (default: $TROUPE_MCP_CONFIG)');
+}
+
 /** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {
   return [
@@ -130,6 +135,7 @@ run
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
+run.addOption(mcpOption());
 run.action(
   async (
     requirement: string,
@@ -142,6 +148,7 @@ run.action(
       dataDir?: string;
       memory: boolean;
       strictStore: boolean;
+      mcp?: string;
     },
   ) => {
     const { runRequirement } = await import('./run.js');
@@ -156,6 +163,7 @@ run.action(
         strictStore: options.strictStore,
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.session === undefined ? {} : { sessionId: options.session }),
+        ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
         ...inspectFlags(options),
       },
       io,
@@ -190,6 +198,7 @@ const serve = program
   .option('--society <name>', 'the society to join on --nats (default: "default")', societyName)
   .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
 for (const option of dataDirOptions()) serve.addOption(option);
+serve.addOption(mcpOption());
 // The relay lives as long as the service: it is inspectable while it runs.
 for (const option of inspectOptions()) serve.addOption(option);
 interface ServeFlags extends InspectFlagsGiven {
@@ -206,6 +215,7 @@ interface ServeFlags extends InspectFlagsGiven {
   nats?: string;
   society?: string;
   durableMailboxes?: boolean;
+  mcp?: string;
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
@@ -218,6 +228,7 @@ serve.action(async (options: ServeFlags) => {
       memory: options.memory,
       strictStore: options.strictStore,
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
       drainTimeoutMs: options.drainTimeout * 1000,
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),

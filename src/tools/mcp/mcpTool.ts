@@ -59,7 +59,7 @@ export function mcpTool(server: string, definition: McpToolDefinition, options: 
     inputSchema,
     timeoutMs: options.callTimeoutMs,
     source: `mcp:${server}`,
-    ...(options.trusted ? { annotations } : { hints: annotations }),
+    ...(options.trusted ? { annotations } : Object.keys(annotations).length === 0 ? {} : { hints: annotations }),
     execute: (args: z.infer<typeof parameters>, context: ToolContext) => options.caller.call(definition.name, args, context.signal),
   };
 }
