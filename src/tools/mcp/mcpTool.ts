@@ -49,9 +49,10 @@ function argumentsSchema(inputSchema: Record<string, unknown>): z.ZodType<Record
  * server (an untrusted one's are kept as `hints`).
  */
 export function mcpTool(server: string, definition: McpToolDefinition, options: { trusted: boolean; callTimeoutMs: number; caller: McpToolCaller }): Tool {
-  const inputSchema = { ...definition.inputSchema } as Record<string, unknown>;
+  // The model is shown the schema itself; which draft it follows is the validator's business.
+  const { $schema: _draft, ...inputSchema } = definition.inputSchema as Record<string, unknown>;
   const annotations = annotationsOf(definition);
-  const parameters = argumentsSchema(inputSchema);
+  const parameters = argumentsSchema(definition.inputSchema as Record<string, unknown>);
   return {
     name: troupeToolName(server, definition.name),
     description: definition.description ?? definition.title ?? definition.annotations?.title ?? definition.name,
