@@ -27,7 +27,7 @@ async function startHttpEverything(): Promise<string> {
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let said = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       said += chunk.toString();
       if (said.includes('listening')) resolve();
     });
