@@ -2,7 +2,7 @@ import { type McpServerConfig, readMcpConfigFile } from '../tools/index.js';
 import type { CliEnv } from './cliIo.js';
 
 /** The MCP config file a command uses: `--mcp <file>`, else `TROUPE_MCP_CONFIG`, else none. */
-export function mcpConfigFile(flag: string | undefined, env: CliEnv): string | undefined {
+function mcpConfigFile(flag: string | undefined, env: CliEnv): string | undefined {
   const fromEnv = env['TROUPE_MCP_CONFIG'];
   return flag ?? (fromEnv === undefined || fromEnv.trim() === '' ? undefined : fromEnv);
 }

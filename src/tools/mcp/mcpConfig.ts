@@ -69,7 +69,7 @@ const serverName = z
   .max(32);
 
 /** The servers by name, as code gives them to `createRuntime({ mcpServers })`. */
-export const McpServersSchema = z.record(serverName, McpServerConfigSchema);
+const McpServersSchema = z.record(serverName, McpServerConfigSchema);
 
 /** The file other MCP clients keep: `{ "mcpServers": { "<name>": { command, args, env } | { url, headers } } }`. */
 const McpServersFileSchema = z.object({ mcpServers: McpServersSchema });

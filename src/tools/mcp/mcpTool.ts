@@ -14,7 +14,7 @@ const validators = new AjvJsonSchemaValidator();
 const toolNameChars = /[^a-zA-Z0-9_-]/g;
 
 /** The name an MCP tool takes in troupe: `<server>__<tool>`, with characters a model refuses replaced by `_`, at most 64. */
-export function troupeToolName(server: string, tool: string): string {
+function troupeToolName(server: string, tool: string): string {
   return `${server}__${tool.replace(toolNameChars, '_')}`.slice(0, 64);
 }
 
@@ -52,7 +52,7 @@ export function mcpTool(server: string, definition: McpToolDefinition, options: 
   // The model is shown the schema itself; which draft it follows is the validator's business.
   const { $schema: _draft, ...inputSchema } = definition.inputSchema as Record<string, unknown>;
   const annotations = annotationsOf(definition);
-  const parameters = argumentsSchema(definition.inputSchema as Record<string, unknown>);
+  const parameters = argumentsSchema(definition.inputSchema);
   return {
     name: troupeToolName(server, definition.name),
     description: definition.description ?? definition.title ?? definition.annotations?.title ?? definition.name,
