@@ -30,8 +30,9 @@ async function direct(transport: Transport): Promise<number> {
 
 /** Milliseconds per step of one agent turn whose every step is one call of `bench__add` (the scripted model answers at once). */
 async function throughAgent(server: { command: string; args: string[] } | { url: string }): Promise<number> {
-  const call = { toolCalls: [{ name: 'bench__add', arguments: { a: 1, b: 2 } }] };
-  const model = new ScriptedModel([call, { text: 'warm' }, ...Array.from({ length: schedule.calls }, () => call), { text: 'done' }]);
+  // Arguments differ from call to call: the same call repeated is refused after `maxRepeatedToolCalls`.
+  const call = (a: number) => ({ toolCalls: [{ name: 'bench__add', arguments: { a, b: 2 } }] });
+  const model = new ScriptedModel([call(-1), { text: 'warm' }, ...Array.from({ length: schedule.calls }, (_, i) => call(i)), { text: 'done' }]);
   const rt = await createRuntime({ model, maxSteps: schedule.calls + 5, mcpServers: { bench: { ...server, trusted: true } } });
   try {
     await rt.waitForAnswer(await rt.submit('warm up'), { timeoutMs: 60_000 });
