@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createRuntime, defineTool } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing.js';
+import { createRuntime, defineTool } from 'troupe';
+import { ScriptedModel } from 'troupe/testing';
 
 // A tool that returns text for the model, metadata for observers, and two artifacts.
 const renderReport = defineTool({

@@ -1,6 +1,6 @@
 // A triage root hands a billing question to a billing agent, which then keeps the session.
-import { createRuntime, taskText } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing.js';
+import { createRuntime, taskText } from 'troupe';
+import { ScriptedModel } from 'troupe/testing';
 
 // The offline script: what each model call answers, in order.
 const model = new ScriptedModel([

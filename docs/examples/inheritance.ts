@@ -1,6 +1,6 @@
 // A child spawned under a parent takes its model, limits and tool policy, unless its spawn says otherwise.
-import { createRuntime, taskText } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing.js';
+import { createRuntime, taskText } from 'troupe';
+import { ScriptedModel } from 'troupe/testing';
 
 const main = new ScriptedModel([], { name: 'main' });
 const small = new ScriptedModel([{ text: 'the small model answers the helper' }], { name: 'small' });

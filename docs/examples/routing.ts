@@ -1,5 +1,5 @@
-import { Actions, HashedNgramEmbedder, HybridRouter, createRuntime } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing.js';
+import { Actions, HashedNgramEmbedder, HybridRouter, createRuntime } from 'troupe';
+import { ScriptedModel } from 'troupe/testing';
 
 // The router alone: candidates are anything with an id, a name and text fields.
 const router = await HybridRouter.build(

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ScriptedModel } from '../../src/testing.js';
-import { SkillActions, createRuntime, defineSkill, defineTool } from '../../src/index.js';
+import { ScriptedModel } from 'troupe/testing';
+import { SkillActions, createRuntime, defineSkill, defineTool } from 'troupe';
 
 // A skill folder as any Agent Skills client writes it, and troupe's triggers beside it.
 const skills = await mkdtemp(join(tmpdir(), 'troupe-skills-example-'));

@@ -3,6 +3,7 @@ import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
+import { mcpCall } from './mcpCall.js';
 import { natsTransport } from './natsTransport.js';
 import { orgStoreSuite } from './orgStore.js';
 import { reactLatency } from './reactLatency.js';
@@ -40,4 +41,5 @@ export const suites: readonly Suite[] = [
   { name: 'skill matching', run: skillMatch },
   { name: 'routing', run: routingSuite },
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
+  { name: 'MCP tool call', run: mcpCall },
 ];

@@ -77,6 +77,11 @@ function secretKeepingIo(): Promise<ServeIo> {
 
 const io = await secretKeepingIo();
 
+/** `--mcp <file>`, for `run` and `serve` alike. */
+function mcpOption(): Option {
+  return new Option('--mcp <file>', 'give agents the tools of the MCP servers in this mcpServers JSON file (default: $TROUPE_MCP_CONFIG)');
+}
+
 /** `--data-dir`, `--memory` and `--strict-store`; memory only, there is no store to be strict about. */
 function dataDirOptions(): Option[] {
   return [
@@ -140,6 +145,7 @@ run
   .option('--no-status', 'do not draw the live status line');
 for (const option of dataDirOptions()) run.addOption(option);
 run.addOption(skillsOption());
+run.addOption(mcpOption());
 run.action(
   async (
     requirement: string,
@@ -153,6 +159,7 @@ run.action(
       memory: boolean;
       strictStore: boolean;
       skills?: string[];
+      mcp?: string;
     },
   ) => {
     const { runRequirement } = await import('./run.js');
@@ -168,6 +175,7 @@ run.action(
         ...(options.skills === undefined ? {} : { skills: options.skills }),
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.session === undefined ? {} : { sessionId: options.session }),
+        ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
         ...inspectFlags(options),
       },
       io,
@@ -203,6 +211,7 @@ const serve = program
   .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
 for (const option of dataDirOptions()) serve.addOption(option);
 serve.addOption(skillsOption());
+serve.addOption(mcpOption());
 // The relay lives as long as the service: it is inspectable while it runs.
 for (const option of inspectOptions()) serve.addOption(option);
 interface ServeFlags extends InspectFlagsGiven {
@@ -220,6 +229,7 @@ interface ServeFlags extends InspectFlagsGiven {
   society?: string;
   durableMailboxes?: boolean;
   skills?: string[];
+  mcp?: string;
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
@@ -233,6 +243,7 @@ serve.action(async (options: ServeFlags) => {
       strictStore: options.strictStore,
       ...(options.skills === undefined ? {} : { skills: options.skills }),
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
       drainTimeoutMs: options.drainTimeout * 1000,
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),

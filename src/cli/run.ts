@@ -3,6 +3,7 @@ import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
+import { mcpServersOption } from './mcpOption.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { counted } from './counted.js';
 import { formatTask } from './formatTask.js';
@@ -24,6 +25,8 @@ export interface RunOptions extends InspectFlags {
   /** Print every Task as one JSON line (NDJSON) on stdout instead of readable lines; no status line. */
   readonly json?: boolean;
   /** `--data-dir`; see `resolveDataDir` for the default. */
+  /** `--mcp <file>`: the MCP servers whose tools agents get (else `TROUPE_MCP_CONFIG`). */
+  readonly mcp?: string;
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
@@ -83,6 +86,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   try {
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
     rt = await createRuntime({
+      ...(await mcpServersOption(options.mcp, io.env)),
       ...settings.limits,
       memory: settings.memory,
       skills: settings.skills,

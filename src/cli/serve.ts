@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
+import { mcpServersOption } from './mcpOption.js';
 import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
@@ -21,6 +22,8 @@ export interface ServeOptions extends InspectFlags {
   readonly port: number;
   readonly host: string;
   /** `--data-dir`; see `resolveDataDir` for the default. */
+  /** `--mcp <file>`: the MCP servers whose tools agents get (else `TROUPE_MCP_CONFIG`). */
+  readonly mcp?: string;
   readonly dataDir?: string;
   /** `--memory`: keep the organisation in memory only. */
   readonly memory: boolean;
@@ -107,6 +110,7 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
     bus = options.nats === undefined ? undefined : await natsBus(options.nats, io.env, logger);
     nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
     const runtimeOptions = {
+      ...(await mcpServersOption(options.mcp, io.env)),
       ...settings.limits,
       memory: settings.memory,
       skills: settings.skills,

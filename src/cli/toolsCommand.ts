@@ -1,5 +1,20 @@
 import type { Command } from 'commander';
-import { type ResolvedToolAnnotations, type Tool, type ToolAnnotations, metaTools, resolveToolAnnotations, toolAnnotations } from '../tools/index.js';
+import { systemClock } from '../clock.js';
+import { silentLogger } from '../logger.js';
+import { Redactor } from '../task/index.js';
+import {
+  McpServers,
+  type ResolvedToolAnnotations,
+  type Tool,
+  type ToolAnnotations,
+  ToolRegistry,
+  mcpSecrets,
+  metaTools,
+  resolveToolAnnotations,
+  toolAnnotations,
+} from '../tools/index.js';
+import { readSecrets } from './environment.js';
+import { mcpServersOption } from './mcpOption.js';
 import type { CliIo } from './cliIo.js';
 import { reportFailure } from './cliIo.js';
 import { ExitCode } from './exitCodes.js';
@@ -18,6 +33,13 @@ interface ToolRow {
   readonly annotations: ResolvedToolAnnotations;
   /** What an untrusted provider claims, shown beside what is relied on. */
   readonly hints?: ResolvedToolAnnotations;
+}
+
+/** The MCP servers' tools, how many servers could not be reached, and the way to close them. */
+interface McpListing {
+  readonly tools: readonly Tool[];
+  readonly unreached: number;
+  close(): Promise<void>;
 }
 
 const metaToolNames: ReadonlySet<string> = new Set(metaTools.map((tool) => tool.name));
@@ -56,22 +78,31 @@ function table(rows: readonly ToolRow[]): string {
 }
 
 /** Prints every tool an agent may be given: the meta-tools and the tools of the configured MCP servers, each with its source and annotations. */
-async function listTools(
-  options: ToolsCommandOptions,
-  io: CliIo,
-  extra: () => Promise<{ tools: readonly Tool[]; close(): Promise<void> }>,
-): Promise<ExitCode> {
-  let connected: { tools: readonly Tool[]; close(): Promise<void> } | undefined;
+async function listTools(options: ToolsCommandOptions, io: CliIo, extra: () => Promise<McpListing>): Promise<ExitCode> {
+  let connected: McpListing | undefined;
   try {
     connected = await extra();
     const rows = [...metaTools, ...connected.tools].map(rowOf);
     io.stdout.write(options.json ? `${JSON.stringify(rows)}\n` : table(rows));
-    return ExitCode.ok;
+    // Listed all the same, but a server that could not be reached fails the command.
+    return connected.unreached === 0 ? ExitCode.ok : ExitCode.internal;
   } catch (error) {
     return reportFailure(io, error, 'cannot list the tools');
   } finally {
     await connected?.close();
   }
+}
+
+/** The tools of the configured MCP servers, connected as a runtime would; a server that cannot be reached is reported on stderr. */
+async function connectMcp(options: ToolsCommandOptions, io: CliIo): Promise<McpListing> {
+  const servers = (await mcpServersOption(options.mcp, io.env)).mcpServers ?? {};
+  // Listing, not serving: a server down now is reported, not waited for.
+  const once = Object.fromEntries(Object.entries(servers).map(([name, config]) => [name, { ...config, maxRestarts: 0 }]));
+  const redactor = new Redactor([...readSecrets(io.env), ...mcpSecrets(servers)]);
+  const mcp = await McpServers.connect(once, { registry: new ToolRegistry(), logger: silentLogger, redactor, clock: systemClock });
+  const unreached = mcp.status().filter((server) => server.state !== 'up');
+  for (const server of unreached) io.stderr.write(`troupe: MCP server ${server.name} could not be reached: ${server.error}\n`);
+  return { tools: mcp.tools(), unreached: unreached.length, close: () => mcp.close() };
 }
 
 /** Adds `troupe tools` to the program, run on `io`. */
@@ -82,6 +113,6 @@ export function registerToolsCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the list as one JSON array', false)
     .option('--mcp <file>', 'also connect to the MCP servers of this mcpServers JSON file (default: $TROUPE_MCP_CONFIG) and list their tools')
     .action(async (options: ToolsCommandOptions) => {
-      process.exitCode = await listTools(options, io, () => Promise.resolve({ tools: [], close: () => Promise.resolve() }));
+      process.exitCode = await listTools(options, io, () => connectMcp(options, io));
     });
 }

@@ -20,7 +20,7 @@ import {
   parseOrThrow,
 } from '../task/index.js';
 import { type Skill, type SkillHub, type SkillLimits, type SkillProblem, describeProblem, loadSkillSources } from '../skills/index.js';
-import type { ToolRegistry } from '../tools/index.js';
+import { McpServers, type McpServerStatus, type ToolRegistry, mcpSecrets, parseMcpServers } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import type { RuntimeConfig } from './config/config.js';
 import type { Journal, StoredOrganisation } from './journal/journal.js';
@@ -93,6 +93,8 @@ export class Runtime {
   /** Where each session's user talks since a handoff, and where handoffs go. */
   readonly #handoffs: SessionHandoffs;
   #summary: Promise<ShutdownSummary> | undefined;
+  /** The MCP servers whose tools are in `tools`; closed once the agents have stopped. */
+  #mcp: McpServers | undefined;
   readonly #intake: IntakeGate;
   /** Starts a restored organisation's agents in the background, once the organisation is known. */
   readonly #restore: BackgroundRestore;
@@ -114,8 +116,9 @@ export class Runtime {
     const { dataDir, secrets } = options;
     // Bad settings are refused with a ValidationError naming them, before anything is opened.
     const { config, memorySettings, level, skillLimits } = runtimeSettings(options);
-    // A library is quiet unless given a logger or a level; whatever it writes is redacted.
-    const redactor = new Redactor(secrets ?? []);
+    const mcpServers = parseMcpServers(options.mcpServers ?? {});
+    // A library is quiet unless given a logger or a level; whatever it writes is redacted, of the MCP servers' env and headers too.
+    const redactor = new Redactor([...(secrets ?? []), ...mcpSecrets(mcpServers)]);
     const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
     const clock = options.clock ?? systemClock;
     const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
@@ -125,6 +128,7 @@ export class Runtime {
     const loadedSkills = { loaded: skills.skills, limits: skillLimits, problems: skills.problems };
     const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
     const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills }, config, journal);
+    runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
     const stored = journal.stored(config.inboxLimit);
     if (stored === null) await runtime.#spawnRoot();
     else await runtime.#restoreOrganisation(stored);
@@ -399,6 +403,11 @@ export class Runtime {
     return this.#user.onOutput(handler);
   }
 
+  /** How each MCP server stands: up, being restarted, given up; with its last error and its number of tools. */
+  mcpServers(): McpServerStatus[] {
+    return this.#mcp?.status() ?? [];
+  }
+
   /** Resolves with the final Task of `taskId` once it reaches the user. */
   waitForAnswer(taskId: string, options: { timeoutMs: number }): Promise<Task> {
     return this.#user.waitForAnswer(taskId, options.timeoutMs, this.#clock);
@@ -412,6 +421,7 @@ export class Runtime {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
+      await this.#mcp?.close();
       await this.#memory.close();
       await this.bus.close();
       await this.#artifacts.idle();

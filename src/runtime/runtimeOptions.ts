@@ -6,7 +6,7 @@ import type { LogLevel, Logger } from '../logger.js';
 import type { ModelClient, RetryPolicy } from '../llm/index.js';
 import type { ToolPolicy } from '../task/index.js';
 import type { SkillLimitsInput, SkillSource } from '../skills/index.js';
-import type { Tool } from '../tools/index.js';
+import type { McpServerConfigInput, Tool } from '../tools/index.js';
 import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
 import type { SocietyHosting } from './society/society.js';
@@ -32,6 +32,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   logLevel?: LogLevel;
   /** Tools added to the shared registry besides the meta-tools. */
   tools?: readonly Tool[];
+  /**
+   * MCP servers by name, in the shape of the `mcpServers` file other MCP clients keep
+   * (`{ command, args, env }` or `{ url, headers }`, plus troupe's limits and `trusted`): their
+   * tools join the registry as `<server>__<tool>`; the servers are closed on shutdown. See docs/mcp.md.
+   */
+  mcpServers?: Readonly<Record<string, McpServerConfigInput>>;
   /** Receives XState inspection events of every actor (see `--inspect`). Off by default: it halves send speed. */
   inspect?: (event: InspectionEvent) => void;
   /**

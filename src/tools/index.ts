@@ -14,5 +14,6 @@ export { ToolRegistry } from './registry.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';
 export * from './metaTools.js';
+export * from './mcp/index.js';
 export { remoteTool, serveTools, toolCallAction, type ServeToolsOptions } from './remoteTools.js';
 export { ToolAnnotationsSchema, resolveToolAnnotations, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './toolAnnotations.js';

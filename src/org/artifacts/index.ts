@@ -1,5 +1,5 @@
 export { ArtifactStore, type StoredArtifact, type TaskArtifact } from './artifactStore.js';
-export { type ArtifactLimits, previewOf } from './artifactLimits.js';
-export { type ArtifactRef, ArtifactRefSchema, ArtifactIdSchema, type ArtifactTable } from './artifactRecords.js';
+export type { ArtifactLimits } from './artifactLimits.js';
+export type { ArtifactRef, ArtifactTable } from './artifactRecords.js';
 export { lmdbArtifactTable, artifactSubDbs } from './lmdbArtifactTable.js';
 export { memoryArtifactTable } from './memoryArtifactTable.js';

@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createRuntime, taskText } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
+import { sized } from './benchSize.js';
+import { elapsedMs, median } from './measure.js';
+import { startLineProcess } from './readyProcess.js';
+import { type Row, duration } from './report.js';
+
+const schedule = sized({ blocks: 5, calls: 200 }, { blocks: 1, calls: 3 });
+const compiled = import.meta.url.endsWith('.js');
+const worker = fileURLToPath(new URL(compiled ? 'mcpServerWorker.js' : 'mcpServerWorker.ts', import.meta.url));
+/** How the runtime and the SDK's client start the stdio server. */
+const stdioServer = { command: process.execPath, args: [...(compiled ? [] : ['--import', 'tsx']), worker] };
+
+/** Milliseconds per call of `add` with the SDK's own client, `calls` in a row. */
+async function direct(transport: Transport): Promise<number> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < schedule.calls; i++) await client.callTool({ name: 'add', arguments: { a: i, b: 2 } });
+  const ms = elapsedMs(start) / schedule.calls;
+  await client.close();
+  return ms;
+}
+
+/** Milliseconds per step of one agent turn whose every step is one call of `bench__add` (the scripted model answers at once). */
+async function throughAgent(server: { command: string; args: string[] } | { url: string }): Promise<number> {
+  // Arguments differ from call to call: the same call repeated is refused after `maxRepeatedToolCalls`.
+  const call = (a: number) => ({ toolCalls: [{ name: 'bench__add', arguments: { a, b: 2 } }] });
+  const model = new ScriptedModel([call(-1), { text: 'warm' }, ...Array.from({ length: schedule.calls }, (_, i) => call(i)), { text: 'done' }]);
+  const rt = await createRuntime({ model, maxSteps: schedule.calls + 5, mcpServers: { bench: { ...server, trusted: true } } });
+  try {
+    await rt.waitForAnswer(await rt.submit('warm up'), { timeoutMs: 60_000 });
+    const start = process.hrtime.bigint();
+    const answer = await rt.waitForAnswer(await rt.submit('add'), { timeoutMs: 600_000 });
+    const ms = elapsedMs(start) / (schedule.calls + 1);
+    // Every call made, or the figure means nothing.
+    if (model.remaining !== 0 || taskText(answer) !== 'done') throw new Error(`the MCP bench turn ended early: ${JSON.stringify(answer.result)}`);
+    return ms;
+  } finally {
+    await rt.shutdown();
+  }
+}
+
+function row(transport: string, agent: readonly number[], sdk: readonly number[]): Row {
+  const [troupe, raw] = [median(agent), median(sdk)];
+  return {
+    benchmark: `MCP tool call over ${transport}, through an agent (per step)`,
+    troupe: duration(troupe),
+    raw: duration(raw),
+    ratio: troupe / raw,
+    notes: `a turn of ${schedule.calls} steps, each one call of a read-only \`add\` (the scripted model answers at once, so the agent's step is counted in) against the same server called ${schedule.calls} times in a row with the SDK's Client; medians of ${schedule.blocks} alternated blocks`,
+  };
+}
+
+/** An MCP tool call through an agent against the same call with the SDK's client, over stdio and over Streamable HTTP. */
+export async function mcpCall(): Promise<Row[]> {
+  const http = await startLineProcess('mcpServerWorker', ['http']);
+  const url = http.ready;
+  const times = { stdioAgent: [] as number[], stdioSdk: [] as number[], httpAgent: [] as number[], httpSdk: [] as number[] };
+  try {
+    for (let block = 0; block < schedule.blocks; block++) {
+      times.stdioAgent.push(await throughAgent(stdioServer));
+      times.stdioSdk.push(await direct(new StdioClientTransport({ ...stdioServer, stderr: 'ignore' })));
+      times.httpAgent.push(await throughAgent({ url }));
+      times.httpSdk.push(await direct(new StreamableHTTPClientTransport(new URL(url))));
+    }
+  } finally {
+    await http.stop();
+  }
+  return [row('stdio', times.stdioAgent, times.stdioSdk), row('Streamable HTTP', times.httpAgent, times.httpSdk)];
+}

@@ -1,0 +1,2 @@
+export { McpServers, type McpServerStatus } from './mcpServers.js';
+export { mcpSecrets, parseMcpServers, readMcpConfigFile, type McpServerConfig, type McpServerConfigInput } from './mcpConfig.js';
