@@ -44,17 +44,26 @@ export function inheritSettings(parent: AgentSettings | undefined, override: Age
   };
 }
 
-/** Both policies at once: a tool is allowed only when each allows it. */
+/** Names both lists allow: `allow` where each gives one (undefined: any), `deny` of either. */
+function bothLists(
+  a: { readonly allow?: readonly string[] | undefined; readonly deny?: readonly string[] | undefined },
+  b: { readonly allow?: readonly string[] | undefined; readonly deny?: readonly string[] | undefined },
+): { allow?: string[]; deny?: string[] } {
+  const allow = a.allow === undefined ? b.allow : b.allow === undefined ? a.allow : a.allow.filter((name) => b.allow?.includes(name));
+  const deny = [...new Set([...(a.deny ?? []), ...(b.deny ?? [])])];
+  return { ...(allow === undefined ? {} : { allow: [...allow] }), ...(deny.length === 0 ? {} : { deny }) };
+}
+
+/** Both policies at once: a tool, and a skill, is allowed only when each allows it. */
 export function intersectPolicies(a: ToolPolicy | undefined, b: ToolPolicy | undefined): ToolPolicy | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  const allow = a.allow === undefined ? b.allow : b.allow === undefined ? a.allow : a.allow.filter((name) => b.allow?.includes(name));
-  const deny = [...new Set([...(a.deny ?? []), ...(b.deny ?? [])])];
   const rememberScopes = a.rememberScopes ?? b.rememberScopes;
+  const skills = a.skills === undefined ? b.skills : b.skills === undefined ? a.skills : bothLists(a.skills, b.skills);
   return {
-    ...(allow === undefined ? {} : { allow }),
-    ...(deny.length === 0 ? {} : { deny }),
+    ...bothLists(a, b),
     ...(rememberScopes === undefined ? {} : { rememberScopes }),
+    ...(skills === undefined ? {} : { skills }),
   };
 }
 /** Settings as a caller writes them (`rt.spawn`), before they are checked. */

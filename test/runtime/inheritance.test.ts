@@ -4,6 +4,7 @@ import { ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { taskText } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
+import { defineSkill } from '../../src/skills/index.js';
 import type { Runtime, RuntimeOptions } from '../../src/runtime/index.js';
 import { internalsOf } from '../../src/runtime/internals.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
@@ -107,6 +108,20 @@ describe('a child inherits its parent settings unless its spawn overrides them',
     expect(agentOf(rt, child).settings.skills).toEqual(['review']);
     expect(agentOf(rt, other).settings.skills).toEqual(['translate']);
     expect(agentOf(rt, await rt.spawn({ role: 'child' })).settings.skills).toBeUndefined();
+  });
+
+  it("is held to the skills its parent may use: its parent's settings and its parent's role's policy", async () => {
+    const skill = (name: string) => defineSkill({ name, description: `Does ${name} work. Use when asked to ${name}.` });
+    const rt = await runtime({ skills: [skill('review'), skill('translate'), skill('summarise')] });
+    await rt.createRole({ name: 'narrow', prompt: 'N.', tools: { skills: { deny: ['summarise'] } } });
+    const parent = await rt.spawn({ role: 'parent', skills: ['review', 'summarise'] });
+    const child = await rt.spawn({ role: 'child', parent });
+    const hub = internalsOf(rt).society.agent(child)?.env.skills;
+    expect(['review', 'translate', 'summarise'].filter((name) => hub?.mayUse(child, name))).toEqual(['review', 'summarise']);
+    // A role's skill policy reaches its agents' children too.
+    const narrow = await rt.spawn({ role: 'narrow' });
+    const narrowChild = await rt.spawn({ role: 'child', parent: narrow });
+    expect(['review', 'translate', 'summarise'].filter((name) => hub?.mayUse(narrowChild, name))).toEqual(['review', 'translate']);
   });
 });
 

@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
-import { Actions, type Task, type TaskRef, type ToolDefinition, asksForWork, createTask } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, type ToolDefinition, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
@@ -145,7 +145,9 @@ export class Agent {
         logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
       },
     });
-    this.env.skills.enter(id, this.role.tools);
+    // The skills it may use: its role's and what it inherited (both policies), within the skills its settings name.
+    const { skills } = this.settings;
+    this.env.skills.enter(id, intersectPolicies(this.settings.tools, skills === undefined ? undefined : { skills: { allow: [...skills] } }));
     // Open before anything reaches the agent: what its memory is fed meanwhile waits for the opening.
     void this.env.memory.open(id);
     this.actor.start();
