@@ -1,6 +1,6 @@
 /**
  * Something work can be routed to, as the router sees it: an id, a name, and named text fields
- * (a role's `name`, `description` and `prompt` today; the skills it may use once they exist).
+ * (a role's `name`, `description`, `prompt`, and the skills its policy names).
  * The router knows no field by meaning, only by the weight its options give each name, so a new
  * source of text is a new field, not a change to the router.
  */

@@ -72,7 +72,13 @@ export class Society implements SocietyPort {
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
-    this.#router = new WorkRouter({ roles: this.roles, embedder: deps.memorySettings.embedder, model: deps.model, settings: deps.config.routing });
+    this.#router = new WorkRouter({
+      roles: this.roles,
+      embedder: deps.memorySettings.embedder,
+      model: deps.model,
+      settings: deps.config.routing,
+      skills: deps.skills.registry,
+    });
     this.#org = new OrgTree(terminatedInMemory(deps.config, deps.journal.persistent));
     this.#live = new LiveAgents(deps, hosting, this.#org, {
       port: hosting.portFor?.(this) ?? this,

@@ -2,6 +2,7 @@ import type { Embedder } from '../../memory/embedding/embedder.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { Role } from '../../org/index.js';
 import { HybridRouter, type RoutingCandidate, type RoutingDecision, modelChooser } from '../../routing/index.js';
+import type { SkillRegistry } from '../../skills/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { RoleBook } from './roleBook.js';
 
@@ -24,6 +25,8 @@ export class WorkRouter {
       readonly embedder: Embedder | null;
       readonly model: ModelClient;
       readonly settings: RuntimeConfig['routing'];
+      /** The society's skills: a role that names the skills it may use is found by what they do too. */
+      readonly skills?: SkillRegistry;
     },
   ) {}
 
@@ -41,7 +44,7 @@ export class WorkRouter {
       const candidates = roles
         .list()
         .filter((role) => role.name !== rootRoleName)
-        .map(candidateOf);
+        .map((role) => candidateOf(role, this.deps.skills));
       this.#router = HybridRouter.build(candidates, options, { embedder, chooser: askModel ? modelChooser(model) : null });
       // A build that failed is not kept: the next request tries again.
       this.#router.catch(() => {
@@ -52,8 +55,20 @@ export class WorkRouter {
   }
 }
 
-function candidateOf(role: Role): RoutingCandidate {
-  return { id: role.id, name: role.name, fields: { name: role.name, description: role.description ?? '', prompt: role.prompt } };
+/**
+ * A role as the router scores it. Its skills count only when its policy names them (`skills.allow`):
+ * a role that may use every skill would otherwise carry every skill's text, which tells no role apart.
+ */
+function candidateOf(role: Role, registry: SkillRegistry | undefined): RoutingCandidate {
+  const policy = role.tools?.skills;
+  const skills =
+    policy?.allow === undefined || registry === undefined
+      ? ''
+      : registry
+          .list(policy)
+          .map((skill) => `${skill.name}: ${skill.description}`)
+          .join('\n');
+  return { id: role.id, name: role.name, fields: { name: role.name, description: role.description ?? '', prompt: role.prompt, skills } };
 }
 
 function exactly(request: string, role: Role): RoutingDecision {
