@@ -28,14 +28,23 @@ export function pruneLogs({ dbs }: StageContext, limit: number, maxDrops: number
   };
   const ops: Op[] = [];
   let dropped = 0;
+  // The newest Task each session loses here: a session left with none keeps no handed-off agent either.
+  const lastDropped = new Map<string, number>();
   for (const n of excess(dbs.messageOrder)) {
     dropped++;
     const at = dbs.messageOrder.get(n) as { owner?: unknown; seq?: unknown } | undefined;
     if (typeof at?.owner === 'string' && isSeq(at.seq)) {
       const key = [at.owner, at.seq];
       ops.push(...forgetGiven(dbs, key, n), remove(dbs.messages, key));
+      lastDropped.set(at.owner, Math.max(at.seq, lastDropped.get(at.owner) ?? 0));
     }
     ops.push(remove(dbs.messageOrder, n));
+  }
+  for (const [session, seq] of lastDropped) {
+    if (!dbs.sessionAgents.doesExist(session)) continue;
+    let kept = false;
+    for (const _ of dbs.messages.getKeys({ start: [session, seq + 1], end: seqRange(session).end, limit: 1 })) kept = true;
+    if (!kept) ops.push(remove(dbs.sessionAgents, session));
   }
   for (const n of excess(dbs.inbox)) {
     ops.push(remove(dbs.inbox, n));

@@ -43,6 +43,22 @@ describe('org store: the message log and the inbox keep at most messageLogLimit 
     expect(store.messages('s-gone', {}).map((task) => taskText(task))).toEqual(['again']);
   });
 
+  it("forgets a session's handed-off agent once the session's last logged Task goes, and only then", async () => {
+    const dir = await tempDir();
+    const { store } = await openTestStore(dir, { messageLogLimit: 100 });
+    await logRoundRobin(store, ['s-old'], 0, 10);
+    await store.setSessionAgent('s-old', 'clerk-1');
+    await store.setSessionAgent('s-new', 'clerk-2');
+    // s-new keeps Tasks logged after every prune; s-old's 10 are the oldest, and go at the first check past the limit.
+    await logRoundRobin(store, ['s-new'], 0, pruneEvery - 20);
+    expect(store.sessionAgent('s-old')).toBe('clerk-1');
+    await logRoundRobin(store, ['s-new'], pruneEvery - 20, pruneEvery + 20);
+    await store.flushed();
+    expect(store.messages('s-old', {})).toEqual([]);
+    expect(store.sessionAgent('s-old')).toBeUndefined();
+    expect(store.sessionAgent('s-new')).toBe('clerk-2');
+  });
+
   it('keeps counting across a reopen: Tasks logged after it go in the same order, and the oldest still go first', async () => {
     const dir = await tempDir();
     const sessions = ['s-a', 's-b'];
