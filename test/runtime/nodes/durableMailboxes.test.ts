@@ -151,6 +151,8 @@ describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
     await until(() => rt.agent(poet)?.state === 'unreachable', 'the poet to wait for a node', 100_000);
     silent.announce();
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'dew' } });
+    // The move is logged once node-a confirms the placement, which may reach the owner after the answer.
+    await until(() => moves(ownerLogger).length === 2, 'the move back to be logged', 100_000);
     expect(moves(ownerLogger)).toEqual(['node-b', 'node-a']);
     expect(silent.host.hosted()).toEqual([poet]);
   });
