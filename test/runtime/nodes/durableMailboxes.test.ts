@@ -104,6 +104,8 @@ describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
     survivor.announce();
     const answer = await rt.waitForAnswer(asked, { timeoutMs: 60_000 });
     expect(answer).toMatchObject({ status: 'completed', from: poet, result: { text: 'rain' } });
+    // The move is logged once node-b confirms the placement, which may reach the owner after the answer.
+    await until(() => moves(ownerLogger).length === 1, 'the move to be logged', 100_000);
     expect(moves(ownerLogger)).toEqual(['node-b']);
     expect(rt.agent(poet)?.state).toBe('remote');
     expect(await rt.waitForAnswer(await rt.send(poet, 'another'), { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'rain' } });
@@ -170,6 +172,8 @@ describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
     await leaving.leave();
     // Not canceled: answered by the node the poet moved to.
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'sleet' } });
+    // The move is logged once node-b confirms the placement, which may reach the owner after the answer.
+    await until(() => moves(ownerLogger).length === 1, 'the move to be logged', 100_000);
     expect(moves(ownerLogger)).toEqual(['node-b']);
   });
 
@@ -184,6 +188,7 @@ describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
     await first.bus.close();
     await node('node-a', ['poet'], () => ({ text: 'snow' }), { incarnation: 'boot-2' });
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'snow' } });
+    await until(() => moves(ownerLogger).length === 1, 'the move to be logged', 100_000);
     expect(moves(ownerLogger)).toEqual(['node-a']);
     expect(rt.agent(poet)?.status).toBe('active');
   });
@@ -203,6 +208,7 @@ describeWithNatsServer('durable mailboxes across nodes (JetStream)', () => {
     expect(ownerLogger.entries.map((entry) => entry.message)).toContain('no node up hosts the role of an agent whose node was lost: its mailbox waits for one');
     await node('node-c', ['poet'], () => ({ text: 'hail' }));
     expect(await rt.waitForAnswer(asked, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { text: 'hail' } });
+    await until(() => moves(ownerLogger).length === 1, 'the move to be logged', 100_000);
     expect(moves(ownerLogger)).toEqual(['node-c']);
   });
 
