@@ -154,7 +154,10 @@ describeWithNatsServer('a society over three processes and a real nats-server', 
     const answer = await answerOf(events, taskId);
     expect(answer.status).toBe('completed');
     expect(JSON.stringify(answer.result)).toContain('its node node-a is unreachable');
-    expect(owner.logs.some((line) => line.msg === 'node unreachable: no heartbeat' && line['node'] === 'node-a')).toBe(true);
+    await owner.until(
+      () => owner.logs.find((line) => line.msg === 'node unreachable: no heartbeat' && line['node'] === 'node-a'),
+      'node-a to be marked unreachable',
+    );
     const agents = ((await (await fetch(`${url}/api/agents`)).json()) as { agents: { roleName: string; state: string }[] }).agents;
     expect(agents.find((agent) => agent.roleName === 'worker')?.state).toBe('unreachable');
     // The owner stops (its writes made durable); its org store's log of the session has the worker's failure, which the owner wrote.
@@ -240,6 +243,8 @@ describeWithNatsServer('durable mailboxes over three processes and a nats-server
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.result)).toContain('the work is done');
     expect(script.remaining()).toEqual({ root: 0 });
+    // The owner's log reaches the test through a pipe, and the move is logged once confirmed: wait for it.
+    await owner.until(() => owner.logs.find((line) => line.msg === 'agent moved to another node'), 'the move to be logged');
     expect(owner.logs.find((line) => line.msg === 'agent moved to another node')?.['node']).toBe(survivor);
     const agents = ((await (await fetch(`${url}/api/agents`)).json()) as { agents: { roleName: string; state: string }[] }).agents;
     expect(agents.find((agent) => agent.roleName === 'worker')?.state).toBe('remote');
