@@ -5,7 +5,7 @@ import { seededRandom } from '../../src/random.js';
 import type { ChatMessage, Task } from '../../src/task/index.js';
 import { sized } from './benchSize.js';
 import { type Round, type Timing, compare } from './measure.js';
-import { type Row, duration } from './report.js';
+import { type Row, p50Row } from './report.js';
 
 // Issue 14: the context of one turn built from 10,000 memory entries (goal: p50 ≤ 5 ms), against
 // tokenising the messages it yields once with gpt-tokenizer.
@@ -67,13 +67,6 @@ function memory(seed: number): ContextSources {
   };
 }
 
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-const p50p99 = (timing: Timing): string => `p50 ${duration(percentile(timing.samplesMs, 50))} · p99 ${duration(percentile(timing.samplesMs, 99))}`;
-
 /** The raw side: the text of the messages a build yielded, concatenated and tokenised once. */
 function rawRound(last: () => readonly ChatMessage[]): Round<string> {
   return {
@@ -130,21 +123,14 @@ export async function contextBuild(): Promise<Row[]> {
   const [warmBuild, warmRaw] = await warm();
   const [coldBuild, coldRaw] = await cold();
   const workload = `${L1_TASKS.toLocaleString('en')} L1 + ${L2_TASKS.toLocaleString('en')} L2 Tasks, ${SUMMARIES.toLocaleString('en')} L3 summaries, ${FACTS} facts, half of them of another session; default 16,000-token budget and shares`;
-  const row = (benchmark: string, troupe: Timing, raw: Timing, notes: string): Row => ({
-    benchmark,
-    troupe: p50p99(troupe),
-    raw: p50p99(raw),
-    ratio: percentile(troupe.samplesMs, 50) / percentile(raw.samplesMs, 50),
-    notes,
-  });
   return [
-    row(
+    p50Row(
       `context: build one turn from ${ENTRIES.toLocaleString('en')} memory entries`,
       warmBuild,
       warmRaw,
       `${workload}; each round a new exchange joins L1 (rendered and tokenised in the build); raw = the built messages' text joined and counted once with gpt-tokenizer; goal p50 ≤ 5 ms; ratio of p50s`,
     ),
-    row(
+    p50Row(
       'context: the same build cold (fresh Tasks, empty token cache)',
       coldBuild,
       coldRaw,

@@ -57,6 +57,12 @@ export function elapsedMs(start: bigint, end: bigint = process.hrtime.bigint()):
   return Number(end - start) / 1e6;
 }
 
+/** The sample at percentile `p` (0–100) of `samples`, nearest rank; NaN for none. */
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
 /** The median of a non-empty list. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -3,7 +3,7 @@ import { NatsServer } from '../../test/support/natsServer.js';
 import { EventBus, type Task, createTask, sequentialIds, systemClock } from '../../src/index.js';
 import { connectNatsTransport } from '../../src/nodes.js';
 import { sized } from './benchSize.js';
-import { type Round, type Timing, compare, elapsedMs, opsPerSecond } from './measure.js';
+import { type Round, type Timing, compare, elapsedMs, opsPerSecond, percentile } from './measure.js';
 import { startReadyProcess } from './readyProcess.js';
 import { type Row, duration, rate } from './report.js';
 
@@ -27,11 +27,6 @@ function sequentialRequests(count: number, ask: () => Promise<unknown>, latencie
       }
     },
   };
-}
-
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 const ids = sequentialIds();

@@ -1,3 +1,5 @@
+import { type Timing, percentile } from './measure.js';
+
 /** One line of the benchmark table. */
 export interface Row {
   readonly benchmark: string;
@@ -48,4 +50,14 @@ export function markdownTable(rows: readonly Row[]): string {
     lines.push(`| ${[row.benchmark, row.troupe, row.raw, times(row.ratio), row.notes].map(escape).join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** A timing as its p50 and p99. */
+function p50p99(timing: Timing): string {
+  return `p50 ${duration(percentile(timing.samplesMs, 50))} · p99 ${duration(percentile(timing.samplesMs, 99))}`;
+}
+
+/** A row of two per-operation timings, shown as p50 and p99, their ratio that of the p50s. */
+export function p50Row(benchmark: string, troupe: Timing, raw: Timing, notes: string): Row {
+  return { benchmark, troupe: p50p99(troupe), raw: p50p99(raw), ratio: percentile(troupe.samplesMs, 50) / percentile(raw.samplesMs, 50), notes };
 }

@@ -1,6 +1,7 @@
 import { HashedNgramEmbedder } from '../../src/memory/embedding/hashedNgramEmbedder.js';
 import { HybridRouter, type RouterOptions, type RoutingCandidate } from '../../src/routing/index.js';
 import { sized } from './benchSize.js';
+import { percentile } from './measure.js';
 import { type Row, duration } from './report.js';
 import { type LabelledRequest, manyRoles, routingSet } from './routingSet.js';
 
@@ -91,9 +92,7 @@ function scanTimes(roles: readonly RoutingCandidate[], texts: readonly string[])
 }
 
 function percentiles(samples: readonly number[]): { p50: number; p99: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99) };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
 }
 
 const share = (value: number): string => value.toFixed(3);

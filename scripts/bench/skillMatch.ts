@@ -2,8 +2,8 @@ import { HashedNgramEmbedder } from '../../src/memory/embedding/hashedNgramEmbed
 import { seededRandom } from '../../src/random.js';
 import { type Skill, SkillMatcher, defineSkill } from '../../src/skills/index.js';
 import { sized } from './benchSize.js';
-import { type Round, type Timing, compare } from './measure.js';
-import { type Row, duration } from './report.js';
+import { type Round, compare } from './measure.js';
+import { type Row, p50Row } from './report.js';
 
 // Issue 32: a Task matched against the triggers of 1,000 skills before an agent's first model
 // call (goal: p50 ≤ 1 ms per Task), against the simplest matcher: a loop over every skill's
@@ -46,13 +46,6 @@ function tasks(random: () => number): string[] {
   });
 }
 
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-const p50p99 = (timing: Timing): string => `p50 ${duration(percentile(timing.samplesMs, 50))} · p99 ${duration(percentile(timing.samplesMs, 99))}`;
-
 /** Rounds that each match the next Task of the list. */
 function cycling(texts: readonly string[], match: (text: string) => unknown): Round<string> {
   let next = 0;
@@ -94,22 +87,15 @@ export async function skillMatch(): Promise<Row[]> {
     cycling(texts, baseline),
     options,
   );
-  const row = (benchmark: string, troupe: Timing, raw: Timing, notes: string): Row => ({
-    benchmark,
-    troupe: p50p99(troupe),
-    raw: p50p99(raw),
-    ratio: percentile(troupe.samplesMs, 50) / percentile(raw.samplesMs, 50),
-    notes,
-  });
   const workload = `${SKILLS.toLocaleString('en')} skills of 3 keywords (one a phrase), a pattern on 1 in 4; ${TASKS} Tasks of 12–40 words`;
   return [
-    row(
+    p50Row(
       `skills: match a Task against ${SKILLS.toLocaleString('en')} skills (keywords, patterns)`,
       words,
       wordsBase,
       `${workload}; whole-word keyword index + compiled patterns; raw = a loop of lower-cased includes over every keyword (substring, no patterns); goal p50 ≤ 1 ms; ratio of p50s`,
     ),
-    row(
+    p50Row(
       `skills: the same with semantic triggers (offline embedder)`,
       full,
       fullBase,
