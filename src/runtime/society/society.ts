@@ -1,12 +1,10 @@
 import type { Observable } from 'rxjs';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
-import { TroupeError, describeError } from '../../errors.js';
-import { type IdGenerator, agentIdFor } from '../../ids.js';
+import { TroupeError } from '../../errors.js';
+import type { IdGenerator } from '../../ids.js';
 import type { AgentRecord, Role, Termination } from '../../org/index.js';
-// From the schemas alone: the org store's module would load lmdb.
-import { SpawnCallSchema } from '../../org/schemas.js';
-import { Actions, type AgentSettings, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
+import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
 import type {
   CompressibleConversation,
   FactSearchRequest,
@@ -15,7 +13,6 @@ import type {
   RememberedFact,
   RoutedWork,
   SocietyPort,
-  SpawnCallRef,
   WorkRequest,
 } from '../../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from '../agent/index.js';
@@ -27,9 +24,8 @@ import type { PendingAgents } from './pendingAgents.js';
 import { RoleBook } from './roleBook.js';
 import { restoreOrganisation } from './restoredOrganisation.js';
 import { SpawnLimits } from './spawnLimits.js';
-import { spawnSettings } from './spawnSettings.js';
 import { SubtreeStops } from './subtreeStops.js';
-import { reservedIds, undeliverableTo } from './reservedIds.js';
+import { undeliverableTo } from './reservedIds.js';
 import { mayTerminate } from './terminationRule.js';
 import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from '../memory/ownFacts.js';
@@ -37,6 +33,7 @@ import type { HostAgent, StopHosted } from './remote/nodeProtocol.js';
 import type { RemoteAgent } from './remote/remoteAgent.js';
 import { routeWork } from './routedWork.js';
 import { WorkRouter } from './workRouter.js';
+import { type SpawnInput, Spawner } from './spawner.js';
 
 export type { SocietyDeps } from './liveAgents.js';
 
@@ -69,6 +66,7 @@ export class Society implements SocietyPort {
   /** Terminates children idle past `reapIdleChildrenAfterMs`, when it is set. */
   readonly #reaper: IdleReaper | undefined;
   readonly #router: WorkRouter;
+  readonly #spawner: Spawner;
 
   constructor(deps: SocietyDeps, hosting: SocietyHosting = {}) {
     this.roles = new RoleBook(deps);
@@ -96,6 +94,7 @@ export class Society implements SocietyPort {
     this.#env = live.env;
     this.activity$ = live.activity$;
     this.#stops = new SubtreeStops(this.#org, live);
+    this.#spawner = new Spawner({ env: this.#env, roles: this.roles, org: this.#org, live, limits: this.#limits, stops: this.#stops, society: this });
     const { drainTimeoutMs } = deps.config;
     this.#reaper = idleReaper(deps.config, {
       clock: deps.clock,
@@ -253,87 +252,8 @@ export class Society implements SocietyPort {
    * rejects. `parentTask`, when given, is the Task the spawn was made for: the spawn notice joins
    * its tree. With nothing to write, the agent is started before this returns.
    */
-  async spawn(input: {
-    role: string;
-    parent: string | null;
-    id?: string;
-    parentTask?: TaskRef;
-    call?: SpawnCallRef;
-    /** What it is given instead of what it would inherit from its parent (see `spawnSettings`). */
-    settings?: AgentSettings;
-  }): Promise<{ agentId: string; roleId: string }> {
-    // A call id too long to keep is not kept: that spawn is then not recognised if run again.
-    const call = input.parent !== null && SpawnCallSchema.safeParse(input.call).success ? input.call : undefined;
-    const earlier = call === undefined || input.parent === null ? undefined : this.#org.spawnedBy(input.parent, call);
-    if (earlier !== undefined) return { agentId: earlier.id, roleId: earlier.roleId };
-    const role = this.roles.find(input.role);
-    if (role === undefined) throw new TroupeError('invalid_input', `no role "${input.role}"; create it first`);
-    if (input.parent !== null) this.requireLive(input.parent);
-    const id = input.id ?? agentIdFor(this.#env.ids, role.name, (named) => this.#env.redactor.reveals(named));
-    if (reservedIds.has(id) || this.record(id) !== undefined) throw new TroupeError('invalid_input', `agent id "${id}" is taken`);
-    const settings = spawnSettings(this, input.parent, input.settings, this.#env.models);
-
-    // Refused past a limit; held until the agent is live (or the spawn failed).
-    const release = this.#limits.reserve(input.parent);
-    const record: AgentRecord = {
-      id,
-      roleId: role.id,
-      parentAgentId: input.parent,
-      createdAt: this.#env.clock.now(),
-      terminatedAt: null,
-      status: 'active',
-      ...(call === undefined ? {} : { spawnCall: call }),
-      ...(settings === undefined ? {} : { settings }),
-    };
-    this.#org.add(record);
-    // Set once the record is durable: a failure after that leaves the record (it is on disk).
-    const progress = { recorded: false };
-    // A node that announced the role hosts the agent; else this process does.
-    const node = this.#live.remote.hostFor(role);
-    let placed: RemoteAgent | undefined;
-    let started: boolean;
-    try {
-      started = await this.#env.journal.agent(record, () => {
-        progress.recorded = true;
-        release();
-        // The parent may have been terminated while the record was being written.
-        if (input.parent !== null && !this.isActive(input.parent)) return false;
-        if (node !== undefined) placed = this.#live.place(record, role, node);
-        else this.#live.start(record, role, 'new').notify(Actions.spawned, { agentId: id, roleId: role.id, role: role.name }, input.parentTask ?? null);
-        return true;
-      });
-    } catch (error) {
-      if (!progress.recorded) this.#org.remove(id);
-      throw error;
-    } finally {
-      release();
-    }
-    if (!started) {
-      await this.#env.journal.terminated({
-        agentId: id,
-        terminatedBy: input.parent ?? 'user',
-        at: this.#env.clock.now(),
-        reason: 'parent terminated while spawning',
-        mode: 'abort',
-      });
-      this.#live.retire(this.#org.markTerminated(id, this.#env.clock.now()));
-      throw new TroupeError('agent_terminated', `agent "${input.parent ?? ''}" is terminated`, { context: { agentId: input.parent ?? undefined } });
-    }
-    if (placed !== undefined) await this.#place(placed, input.parentTask ?? null);
-    return { agentId: id, roleId: role.id };
-  }
-
-  /** Starts an agent already recorded on its node; one its node refuses or never confirms is recorded terminated, and the spawn fails. */
-  async #place(agent: RemoteAgent, about: TaskRef | null): Promise<void> {
-    try {
-      await agent.place(about);
-      this.#env.logger.info({ agentId: agent.id, node: agent.node, role: agent.role.name }, 'agent placed on a node');
-    } catch (error) {
-      const why = `could not be placed on node ${agent.node}: ${describeError(error)}`;
-      agent.lost(why);
-      await this.#stops.lose(agent, why);
-      throw error;
-    }
+  spawn(input: SpawnInput): Promise<{ agentId: string; roleId: string }> {
+    return this.#spawner.spawn(input);
   }
 
   /**
