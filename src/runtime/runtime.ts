@@ -2,11 +2,11 @@ import type { Observable, Subscription } from 'rxjs';
 import { type Actor, createActor, fromPromise, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
-import { type Clock, systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
-import { type Logger, createLogger, silentLogger } from '../logger.js';
-import { Redactor, redactingLogger } from '../task/index.js';
+import type { Logger } from '../logger.js';
+import type { Redactor } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { ArtifactRef, ArtifactStore, Role, StoredArtifact } from '../org/index.js';
 import {
@@ -19,19 +19,19 @@ import {
   type ToolPolicy,
   parseOrThrow,
 } from '../task/index.js';
-import { type Skill, type SkillHub, type SkillLimits, type SkillProblem, describeProblem, loadSkillSources } from '../skills/index.js';
-import { McpServers, type McpServerStatus, type ToolRegistry, mcpSecrets, parseMcpServers } from '../tools/index.js';
+import type { SkillHub, SkillProblem } from '../skills/index.js';
+import { McpServers, type McpServerStatus, type ToolRegistry } from '../tools/index.js';
 import type { ModelUsage } from './agent/index.js';
 import type { RuntimeConfig } from './config/config.js';
-import type { Journal, StoredOrganisation } from './journal/journal.js';
+import type { Journal } from './journal/journal.js';
 import type { AgentPage, AgentQuery } from './views/agentPage.js';
 import { type AgentView, AgentViews } from './views/agentViews.js';
 import { BackgroundRestore, type RestoreState } from './society/backgroundRestore.js';
 import { IntakeGate } from './limits/intakeGate.js';
-import { openJournal } from './journal/openJournal.js';
 import { drainSociety } from './shutdownDrain.js';
-import { runtimeSettings } from './runtimeSettings.js';
-import { type RuntimeOptions, rootPrompt } from './runtimeOptions.js';
+import { type LoadedSkillsOption, runtimeOpening } from './runtimeOpening.js';
+import type { RuntimeOptions } from './runtimeOptions.js';
+import { startOrganisation } from './organisationStart.js';
 import type { MemoryQueryInput, MemoryView } from './views/memoryQuery.js';
 import { readMemory } from './views/readMemory.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
@@ -48,13 +48,6 @@ import { UserIntake } from './userIntake.js';
 import { SessionHandoffs } from './society/sessionHandoffs.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
-
-/** The skills `create` loaded, their bounds, and the problems of those refused. */
-interface LoadedSkillsOption {
-  readonly loaded: readonly Skill[];
-  readonly limits: SkillLimits;
-  readonly problems: readonly SkillProblem[];
-}
 
 /** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
 interface RuntimeSeams {
@@ -89,7 +82,6 @@ export class Runtime {
   readonly #ids: IdGenerator;
   readonly #logger: Logger;
   readonly #actor: Actor<typeof runtimeMachine>;
-  readonly #root: RuntimeOptions['root'];
   /** Where each session's user talks since a handoff, and where handoffs go. */
   readonly #handoffs: SessionHandoffs;
   #summary: Promise<ShutdownSummary> | undefined;
@@ -113,25 +105,14 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
-    const { dataDir, secrets } = options;
-    // Bad settings are refused with a ValidationError naming them, before anything is opened.
-    const { config, memorySettings, level, skillLimits } = runtimeSettings(options);
-    const mcpServers = parseMcpServers(options.mcpServers ?? {});
-    // A library is quiet unless given a logger or a level; whatever it writes is redacted, of the MCP servers' env and headers too.
-    const redactor = new Redactor([...(secrets ?? []), ...mcpSecrets(mcpServers)]);
-    const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
-    const clock = options.clock ?? systemClock;
-    const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
-    const { messageLogLimit, terminatedAgentsKept } = config;
-    const skills = await loadSkillSources(options.skills ?? [], skillLimits);
-    for (const problem of skills.problems) logger.warn({ file: problem.file, field: problem.field }, `skill refused: ${describeProblem(problem)}`);
-    const loadedSkills = { loaded: skills.skills, limits: skillLimits, problems: skills.problems };
-    const journal = await openJournal(dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
+    const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal } = await runtimeOpening(options);
     const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills }, config, journal);
     runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
     const stored = journal.stored(config.inboxLimit);
-    if (stored === null) await runtime.#spawnRoot();
-    else await runtime.#restoreOrganisation(stored);
+    const parts = { society: runtime.#society, user: runtime.#user, logger, tools: runtime.tools, root: options.root };
+    await startOrganisation(parts, stored).catch((error: unknown) => runtime.#fail(error));
+    // Intake opens: `spawning` → `running`.
+    runtime.#actor.send({ type: 'runtime.started' });
     // The agents of a stored organisation start from here on, a slice at a time, while the runtime is already in use.
     runtime.#restore.start();
     // Terminated agents past the limit (it may have been lowered since) are forgotten in the background.
@@ -146,10 +127,9 @@ export class Runtime {
     config: RuntimeConfig,
     journal: Journal,
   ) {
-    const { clock, logger, inspect, root, redactor, betweenRestoreSlices } = options;
+    const { clock, logger, inspect, redactor, betweenRestoreSlices } = options;
     this.redactor = redactor;
     this.#journal = journal;
-    this.#root = root;
     this.config = config;
     // Each Task an agent has taken and not answered will add to its memory, at least its answer.
     const unanswered = (agentId: string): number => this.#society.startRestored(agentId)?.unanswered ?? 0;
@@ -177,22 +157,12 @@ export class Runtime {
     const order = new DurableOrder(journal, logger, this.#heldUntilDurable);
     this.#user = new UserEndpoint({ bus: this.bus, logger, inboxLimit: this.config.inboxLimit, inspect, order });
     registerInternals(this, { society: this.#society, user: this.#user });
-    const { maxInputChars } = config;
-    const requireOpen = (): void => this.#requireOpen();
-    this.#userIntake = new UserIntake({
-      society: this.#society,
-      journal,
-      user: this.#user,
-      gate: this.#intake,
-      ids: this.#ids,
-      clock,
-      maxInputChars,
-      requireOpen,
-    });
+    const intake = { gate: this.#intake, ids: this.#ids, clock, maxInputChars: config.maxInputChars, requireOpen: () => this.#requireOpen() };
+    this.#userIntake = new UserIntake({ society: this.#society, journal, user: this.#user, ...intake });
     journal.connect(this.bus);
-    this.bus.faults$.subscribe((fault) => {
-      logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed');
-    });
+    this.bus.faults$.subscribe((fault) =>
+      logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed'),
+    );
     const machine = runtimeMachine.provide({
       actors: { drainSociety: fromPromise(({ input }) => this.#drain(input.drainTimeoutMs)) },
       actions: {
@@ -205,35 +175,10 @@ export class Runtime {
     this.#actor.start();
   }
 
-  /** Brings back a stored organisation: roles, agent records and the inbox now; the agents' unfinished work in the background. */
-  async #restoreOrganisation(stored: StoredOrganisation): Promise<void> {
-    if (stored.agents.find((agent) => agent.id === 'root')?.status !== 'active') {
-      await this.#fail(
-        new TroupeError('invalid_input', 'the root agent of this data dir was terminated; use a new data dir', { context: { agentId: 'root' } }),
-      );
-    }
-    this.#society.restore(stored);
-    this.#user.restoreInbox(stored.inbox);
-    this.#logger.info({ agents: this.#society.restoring.size, roles: this.#society.roles.list().length }, 'organisation restored');
-    this.#actor.send({ type: 'runtime.started' });
-  }
-
-  /** Creates the root role and agent, then opens intake (`spawning` → `running`). */
-  async #spawnRoot(): Promise<void> {
-    const root = this.#root;
-    try {
-      const role = { name: 'root', prompt: root?.prompt ?? rootPrompt, createdBy: 'runtime', handoffs: root?.handoffs };
-      const rootRole = await this.#society.addRole(withCheckedHandoffs({ ...role, ...(root?.tools === undefined ? {} : { tools: root.tools }) }, this.tools));
-      await this.#society.spawn({ role: rootRole.id, parent: null, id: 'root' });
-    } catch (error) {
-      await this.#fail(error);
-    }
-    this.#actor.send({ type: 'runtime.started' });
-  }
-
   /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
   async #fail(error: unknown): Promise<never> {
     this.#actor.send({ type: 'runtime.failed', error });
+    await this.#mcp?.close();
     await this.#memory.close();
     await this.bus.close();
     await this.#journal.close();
