@@ -1,12 +1,16 @@
 import type { z } from 'zod';
 import type { CompactorConfigSchema } from '../src/runtime/config/compactorConfig.js';
-import type { RuntimeConfigSchema } from '../src/runtime/config/config.js';
+import type { RuntimeConfigSchema, RoutingSettingsSchema } from '../src/runtime/config/config.js';
 import type { MemoryLimitsSchema } from '../src/memory/limits.js';
 import type { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
 import type { ServerLimitsSchema } from '../src/server/serverLimits.js';
 import type { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
 import type { ModelLimitsSchema } from '../src/llm/modelLimits.js';
 import type { SharedSource } from '../src/context/contextBudget.js';
+import type { McpLimitsSchema } from '../src/tools/mcp/mcpConfig.js';
+import type { NodeDirectoryOptionsSchema } from '../src/bus/nodeDirectory.js';
+import type { NodePlacementLimitsSchema } from '../src/runtime/society/nodePlacement.js';
+import type { NodeHostLimitsSchema } from '../src/runtime/nodes/nodeHostLimits.js';
 
 // What each option of an option table means, as the docs say it; its type and default come from
 // its zod schema (scripts/docsOptions.ts). Each map is typed by its schema's keys, so an option
@@ -200,4 +204,54 @@ export const contextOptions: Record<'tokens' | `shares.${SharedSource}` | 'warnA
   'shares.retrieval': "L4 facts' part",
   'shares.inherited': "the parent's context's part",
   warnAtTurnShare: "`contextWarning` warns once the turn's steps use more than this part of `tokens`",
+};
+
+/** A society over several processes: the owner's `nodes` option, its `NodeDirectory`, and each `NodeHost` (docs/distributed.md). */
+type NodesOption =
+  | `nodes.${Options<typeof NodePlacementLimitsSchema>}`
+  | `NodeDirectory.${Options<typeof NodeDirectoryOptionsSchema>}`
+  | `NodeHost.${Options<typeof NodeHostLimitsSchema>}`;
+
+export const nodesOptions: Record<NodesOption, string> = {
+  'nodes.nodeRequestTimeoutMs':
+    'how long a node has to confirm a placement or a stop; then the spawn fails (`agent_unreachable`), or the stop is taken as done',
+  'nodes.whileUnreachable':
+    "`'fail'` answers the work of an unreachable node's agents at once; `'wait'` leaves callers to their timeouts (with durable mailboxes only `'wait'`: the work waits for the agent's next node)",
+  'NodeDirectory.maxNodes': 'nodes known at once; one more announcing is refused with a log line',
+  'NodeDirectory.missedHeartbeats': 'heartbeats a node may miss before it is `unreachable`',
+  'NodeHost.orgRequestTimeoutMs':
+    "how long a node's agent waits for the owner to answer a spawn, termination or new role; then its meta-tool call fails with `request_timeout`, naming the option, and the agent goes on",
+  'NodeHost.maxConcurrentToolCalls': 'tool calls the node serves at once (`servedTools`); one more is refused with `mailbox_full`',
+};
+
+/** Each MCP server's bounds, set next to its `command` or `url` (docs/mcp.md). */
+export const mcpOptions: Record<Options<typeof McpLimitsSchema>, string> = {
+  connectTimeoutMs:
+    'the connection and `initialize` must finish within it, else `MCP server "x" did not answer initialize within N ms (connectTimeoutMs)`; the server counts as down and is retried',
+  listTimeoutMs:
+    '`tools/list` (all its pages) must finish within it, else `MCP server "x" did not list its tools within N ms (listTimeoutMs)`; on connection, as for a failed connection; on a `list_changed` refresh, the old list stays and a warning is logged',
+  callTimeoutMs: 'a call past it is cancelled and the model reads `<tool> on MCP server "x" timed out after N ms (callTimeoutMs)`',
+  maxResultBytes:
+    'a larger result is not given to the model, which reads `<tool> on MCP server "x" answered N bytes, more than the M a result may have (maxResultBytes)`; a stdio message over four times this (plus 64 KB) ends the connection, which is then restarted',
+  maxTools: 'only the first `maxTools` tools are taken, with a warning',
+  maxRestarts:
+    'restarts (stdio) or reconnections (HTTP) in a row; past it the server is `failed` and its tools answer `… it was given up after N restarts (maxRestarts)`. A server that stayed up for `maxBackoffMs` has its count start again',
+  backoffMs: 'the wait before a restart, doubled each time',
+  maxBackoffMs: 'the longest wait before a restart',
+  trusted: 'its tool annotations are relied on (see Trust)',
+};
+
+/** The router's options, `createRuntime({ routing })` (docs/routing.md). */
+export const routingOptions: Record<Options<typeof RoutingSettingsSchema>, string> = {
+  threshold: 'least fused score a role needs',
+  keywordWeight: "the keyword score's share of the fused score",
+  fastPath: 'keyword fast path: a best keyword score at least `score`, ahead of the next by `margin`, is taken without the semantic score; `null` turns it off',
+  fieldWeights: 'keyword weight of each text field; a field not named counts 1, one at 0 is not read',
+  semanticFields: 'fields embedded for the semantic score',
+  modelChoice: 'below `threshold` but at least `floor`, the model picks among the `candidates` best (or none)',
+  askModel: 'whether a model that is not scripted may be asked',
+  mode: '`keyword` or `semantic` alone (what the bench compares with)',
+  recorded: 'candidates kept in a decision (1–50)',
+  maxRequestChars: 'longest description routed; longer: `invalid_input`, "a routing request has at most 4000 characters (maxRequestChars); this one has N"',
+  maxCandidates: 'most roles routed among; more: `invalid_input`, "the router has N candidates, more than its limit of 10000 (maxCandidates)"',
 };

@@ -10,9 +10,10 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CompactorConfigSchema } from '../src/runtime/config/compactorConfig.js';
-import { RuntimeConfigSchema } from '../src/runtime/config/config.js';
+import { RoutingSettingsSchema, RuntimeConfigSchema } from '../src/runtime/config/config.js';
+import { McpLimitsSchema } from '../src/tools/mcp/mcpConfig.js';
 import { MemoryLimitsSchema } from '../src/memory/limits.js';
 import { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
 import { ServerLimitsSchema } from '../src/server/serverLimits.js';
@@ -20,6 +21,9 @@ import { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/
 import { ModelLimitsSchema } from '../src/llm/modelLimits.js';
 import { ContextBudgetSchema } from '../src/context/contextBudget.js';
 import { limitVariables } from '../src/cli/limitSettings.js';
+import { NodeDirectoryOptionsSchema } from '../src/bus/nodeDirectory.js';
+import { NodePlacementLimitsSchema } from '../src/runtime/society/nodePlacement.js';
+import { NodeHostLimitsSchema } from '../src/runtime/nodes/nodeHostLimits.js';
 import {
   compactorOptions,
   contextOptions,
@@ -28,8 +32,11 @@ import {
   httpOptions,
   memoryOptions,
   modelOptions,
+  mcpOptions,
   modelVariables,
   natsOptions,
+  nodesOptions,
+  routingOptions,
   runtimeOptions,
 } from './docsOptionDescriptions.js';
 
@@ -63,8 +70,23 @@ function flattened(value: Record<string, unknown>, prefix = ''): Record<string, 
 const defaultsOf = (schema: z.ZodType, given: Record<string, unknown> = {}): Record<string, unknown> =>
   flattened(schema.parse(given) as Record<string, unknown>);
 
+/** The same, a nested object's default kept whole (written as a literal). */
+const wholeDefaultsOf = (schema: z.ZodType): Record<string, unknown> => schema.parse({}) as Record<string, unknown>;
+
+/** Some of a table's rows, shown on a page of their own. */
+const rowsOf = (table: OptionTable, options: readonly string[]): OptionTable => ({
+  ...table,
+  meanings: Object.fromEntries(options.map((option) => [option, table.meanings[option] ?? `${option} is no row of the table`])),
+});
+
+const runtimeTable: OptionTable = { meanings: runtimeOptions, defaults: defaultsOf(RuntimeConfigSchema), variables: runtimeVariables };
+
 export const optionTables: Readonly<Record<string, OptionTable>> = {
-  runtime: { meanings: runtimeOptions, defaults: defaultsOf(RuntimeConfigSchema), variables: runtimeVariables },
+  runtime: runtimeTable,
+  artifacts: rowsOf(runtimeTable, ['maxArtifactBytes', 'maxArtifactsPerTask', 'maxArtifactStoreBytes', 'artifactPreviewChars']),
+  handoffs: rowsOf(runtimeTable, ['maxHandoffsPerTask', 'maxHandoffMessages', 'sessionAgentsInMemory']),
+  mcp: { meanings: mcpOptions, defaults: defaultsOf(McpLimitsSchema) },
+  routing: { meanings: routingOptions, defaults: wholeDefaultsOf(RoutingSettingsSchema) },
   compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema) },
   memory: { meanings: memoryOptions, defaults: defaultsOf(MemoryLimitsSchema) },
   facts: { meanings: factsOptions, defaults: defaultsOf(FactLimitsSchema) },
@@ -75,6 +97,15 @@ export const optionTables: Readonly<Record<string, OptionTable>> = {
     absent: { maxPayloadBytes: "the server's (1 MiB by default)" },
   },
   durable: { meanings: durableOptions, defaults: defaultsOf(DurableMailboxOptionsSchema) },
+  nodes: {
+    meanings: nodesOptions,
+    defaults: defaultsOf(z.object({ nodes: NodePlacementLimitsSchema, NodeDirectory: NodeDirectoryOptionsSchema, NodeHost: NodeHostLimitsSchema }), {
+      nodes: {},
+      NodeDirectory: {},
+      NodeHost: {},
+    }),
+    absent: { 'nodes.whileUnreachable': "`'fail'` (`'wait'` with durable mailboxes)" },
+  },
   context: { meanings: contextOptions, defaults: defaultsOf(ContextBudgetSchema) },
   model: { meanings: modelOptions, defaults: defaultsOf(ModelLimitsSchema), variables: modelVariables },
 };
@@ -91,11 +122,23 @@ const byteUnits: readonly [number, string][] = [
   [1024, 'KiB'],
 ];
 
+/** An array or object default as it would be written in code: `['a', 'b']`, `{ score: 0.3 }`. */
+function literal(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{ ${Object.entries(value)
+      .map(([key, field]) => `${key}: ${literal(field)}`)
+      .join(', ')} }`;
+  return String(value);
+}
+
 /** A default as a reader takes it in: `30 s`, `4 MiB`, `10,000`, `off (null)`, `'wait'`. */
 export function formatDefault(option: string, value: unknown): string {
   if (value === null) return 'off (`null`)';
   if (typeof value === 'string') return `\`'${value}'\``;
   if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'object') return `\`${literal(value)}\``;
   if (typeof value !== 'number') throw new Error(`${option}: no way to write its default ${JSON.stringify(value)}`);
   if (option.endsWith('Ms')) {
     const unit = units.find(([size]) => value >= size && value % size === 0);

@@ -3,6 +3,9 @@ import { ArtifactLimitsSchema } from '../../org/artifacts/artifactLimits.js';
 import { RouterOptionsSchema } from '../../routing/index.js';
 import { CompactorConfigSchema } from './compactorConfig.js';
 
+/** The router's options, and whether a model may be asked when no role scores high enough. */
+export const RoutingSettingsSchema = RouterOptionsSchema.extend({ askModel: z.boolean().default(true) });
+
 /** Plain settings of a runtime; everything here can come from a config file or environment. */
 export const RuntimeConfigSchema = z.object({
   /** How long shutdown lets work in flight finish before cancelling the rest. */
@@ -121,7 +124,7 @@ export const RuntimeConfigSchema = z.object({
    * and whether a model that is not scripted may be asked to choose among the closest roles when
    * none is good enough (`askModel`, on by default; a scripted or offline model is never asked).
    */
-  routing: RouterOptionsSchema.extend({ askModel: z.boolean().default(true) }).prefault({}),
+  routing: RoutingSettingsSchema.prefault({}),
   // The memory compactor's: agents compacted at once, and the bounds of its model calls.
   ...CompactorConfigSchema.shape,
   // The artifact store's: bytes per artifact, artifacts per Task, bytes in all, and the model's preview.

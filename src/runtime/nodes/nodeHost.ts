@@ -15,9 +15,10 @@ import type { ModelUsage } from '../agent/index.js';
 import { Society } from '../society/society.js';
 import { societyEnvironment } from '../society/societyEnvironment.js';
 import { ForwardingPort } from './forwardingPort.js';
+import { type NodeHostLimits, NodeHostLimitsSchema } from './nodeHostLimits.js';
 import { HostAgentSchema, PlacementActions, type StopHosted, StopHostedSchema, everyNode } from '../society/remote/nodeProtocol.js';
 
-export interface NodeHostOptions extends RuntimeConfigInput {
+export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */
   readonly bus: EventBus;
   /** This node's id on the bus (what it announces itself as). */
@@ -32,12 +33,8 @@ export interface NodeHostOptions extends RuntimeConfigInput {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   readonly secrets?: readonly string[];
-  /** How long its agents wait for the owner to answer a spawn, a termination or a new role (default 30 s). */
-  readonly orgRequestTimeoutMs?: number;
   /** Tools this node serves to agents anywhere in the society (`tools.call` to the node's id; see `remoteTool`). */
   readonly servedTools?: readonly Tool[];
-  /** Served tool calls running at once (default 64); one more is refused with `mailbox_full`. */
-  readonly maxConcurrentToolCalls?: number;
 }
 
 /**
@@ -76,6 +73,7 @@ export class NodeHost {
       ...settings
     } = options;
     const config = parseOrThrow(RuntimeConfigSchema, settings);
+    const limits = parseOrThrow(NodeHostLimitsSchema, { orgRequestTimeoutMs, maxConcurrentToolCalls });
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? silentLogger;
     const environment = societyEnvironment(
@@ -85,14 +83,14 @@ export class NodeHost {
     );
     this.#memory = environment.memory;
     let port: ForwardingPort | undefined;
-    this.#society = new Society(environment.deps, { portFor: (society) => (port = new ForwardingPort(society, orgRequestTimeoutMs ?? 30_000)) });
+    this.#society = new Society(environment.deps, { portFor: (society) => (port = new ForwardingPort(society, limits.orgRequestTimeoutMs)) });
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
     this.#bus = bus;
     this.#serving = [bus.serve(node, (task) => this.#answer(task)), bus.subscribe({ to: everyNode }, (task) => this.#ownerStarted(task), 'owner restarts')];
     if (servedTools !== undefined && port !== undefined) {
-      const served = { society: port, clock, logger, ...(maxConcurrentToolCalls === undefined ? {} : { maxConcurrentCalls: maxConcurrentToolCalls }) };
+      const served = { society: port, clock, logger, maxConcurrentCalls: limits.maxConcurrentToolCalls };
       this.#serving.push(serveTools(bus, node, servedTools, served));
     }
   }

@@ -1,11 +1,12 @@
 import type { Observable } from 'rxjs';
-import type { NodeDirectory } from '../../bus/index.js';
 import { TroupeError } from '../../errors.js';
+import { parseOrThrow } from '../../task/index.js';
 import type { AgentRecord, Role } from '../../org/index.js';
 import type { SocietyPort } from '../../tools/index.js';
 import { ActivityTracker } from '../agent/activity.js';
 import { Agent, type AgentEnvironment, type AgentMachine, type ModelUsage } from '../agent/index.js';
 import { provideAgentMachine } from '../agent/machineImplementations.js';
+import { type NodePlacement, NodePlacementLimitsSchema } from './nodePlacement.js';
 import type { OrgTree } from './orgTree.js';
 import { PendingAgents } from './pendingAgents.js';
 import { UsageLedger } from './usageLedger.js';
@@ -14,19 +15,6 @@ import { RemoteAgents } from './remote/remoteAgents.js';
 
 /** What a society is made with: every agent's environment but the society and its activity tracker. */
 export type SocietyDeps = Omit<AgentEnvironment, 'society' | 'activity'>;
-
-/** Where an owner places its agents: on the nodes of its society's `directory` that announced their role. */
-export interface NodePlacement {
-  readonly directory?: NodeDirectory;
-  /** How long a node has to confirm a placement or a stop (default 10 s). */
-  readonly nodeRequestTimeoutMs?: number;
-  /**
-   * What becomes of work given to an agent whose node is unreachable: `fail` answers it at once,
-   * `wait` leaves it to its callers' timeouts (default `fail`; with durable mailboxes, where the
-   * work waits for the agent's next node, only `wait`, the default there).
-   */
-  readonly whileUnreachable?: 'fail' | 'wait';
-}
 
 /** What the live agents hand back to the society: the rules they do not know. */
 export interface LiveAgentsRules {
@@ -56,7 +44,7 @@ export class LiveAgents {
 
   constructor(
     deps: SocietyDeps,
-    placement: NodePlacement,
+    hosting: NodePlacement,
     private readonly org: OrgTree,
     rules: LiveAgentsRules,
   ) {
@@ -64,7 +52,9 @@ export class LiveAgents {
     this.env = { ...deps, society: rules.port, activity: this.activity };
     this.pending = new PendingAgents({ bus: deps.bus, logger: deps.logger, start: (record, role) => this.start(record, role, 'restored') });
     // Durable mailboxes serve agents on nodes; without a directory every agent runs here.
-    const mailboxes = placement.directory === undefined ? undefined : deps.bus.transport.mailboxes;
+    const { directory, nodeRequestTimeoutMs, whileUnreachable } = hosting;
+    const placement = parseOrThrow(NodePlacementLimitsSchema, { nodeRequestTimeoutMs, whileUnreachable }, 'nodes');
+    const mailboxes = directory === undefined ? undefined : deps.bus.transport.mailboxes;
     if (mailboxes !== undefined && placement.whileUnreachable === 'fail') {
       throw new TroupeError(
         'invalid_input',
@@ -74,9 +64,9 @@ export class LiveAgents {
     this.remote = new RemoteAgents({
       ...deps,
       activity: this.activity,
-      directory: placement.directory,
+      directory,
       mailboxes,
-      requestTimeoutMs: placement.nodeRequestTimeoutMs ?? 10_000,
+      requestTimeoutMs: placement.nodeRequestTimeoutMs,
       whileUnreachable: placement.whileUnreachable ?? (mailboxes === undefined ? 'fail' : 'wait'),
       maxTracked: deps.config.mailboxLimit + deps.config.maxLanesPerAgent,
       onLost: rules.lost,

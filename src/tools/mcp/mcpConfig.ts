@@ -4,7 +4,7 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import { formatPath } from '../../task/index.js';
 
 /** The bounds every MCP server is held to; each may be set per server. */
-const McpLimitsSchema = z.object({
+export const McpLimitsSchema = z.object({
   /** Longest the connection and the `initialize` handshake may take. */
   connectTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
   /** Longest one `tools/list` (all its pages) may take. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../../../src/bus/index.js';
+import { EventBus, NodeDirectory } from '../../../src/bus/index.js';
 import { sequentialIds } from '../../../src/ids.js';
 import type { ChatRequest } from '../../../src/llm/index.js';
-import { NodeHost } from '../../../src/runtime/index.js';
+import { MemoryLogger } from '../../../src/logger.js';
+import { NodeHost, createRuntime } from '../../../src/runtime/index.js';
 import { SimulatedClock } from '../../../src/simulatedClock.js';
 import { type Task, createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
@@ -63,5 +64,13 @@ describe("a node's limits on what it asks of the owner", () => {
     expect(JSON.stringify(answer.result)).toContain('the owner did not answer org.spawn within 5000 ms (orgRequestTimeoutMs)');
     expect(toOwner.filter((task) => task.action === 'org.spawn')).toHaveLength(1);
     expect(host.hosted()).toEqual(['poet-1']);
+  });
+
+  it('a bad limit of a node or of the owner is refused naming it, before anything starts', async () => {
+    const bus = new EventBus({});
+    expect(() => new NodeHost({ bus, node: 'node-a', roles: ['poet'], orgRequestTimeoutMs: -1 })).toThrow(/orgRequestTimeoutMs/);
+    expect(() => new NodeHost({ bus, node: 'node-a', roles: ['poet'], maxConcurrentToolCalls: 0 })).toThrow(/maxConcurrentToolCalls/);
+    const directory = new NodeDirectory(bus, { clock: new SimulatedClock(), logger: new MemoryLogger() });
+    await expect(createRuntime({ bus, nodes: { directory, nodeRequestTimeoutMs: 1.5 } })).rejects.toThrow(/nodes\.nodeRequestTimeoutMs/);
   });
 });
