@@ -180,11 +180,14 @@ describe('a child shares the registries and the bus, and owns its memory and act
   });
 
   it('owns its active skills: one its parent activates is not active in it', async () => {
-    const rt = await runtime();
+    const review = defineSkill({ name: 'review', description: 'Reviews code. Use when asked for a review.', body: 'Read every line.' });
+    const model = scripted({ parent: [{ toolCalls: [{ name: 'use_skill', arguments: { name: 'review' } }] }, { text: 'reviewing' }] }, 'm');
+    const rt = await runtime({ skills: [review], model });
     const parent = await rt.spawn({ role: 'parent' });
     const child = await rt.spawn({ role: 'child', parent });
-    agentOf(rt, parent).activeSkills.activate('s1', 'review');
-    expect([...agentOf(rt, parent).activeSkills.of('s1')]).toEqual(['review']);
-    expect([...agentOf(rt, child).activeSkills.of('s1')]).toEqual([]);
+    const asked = await rt.send(parent, 'review this', { sessionId: 's1' });
+    await rt.waitForAnswer(asked, { timeoutMs: 10_000 });
+    expect(rt.skills.active(parent, 's1').map((skill) => skill.name)).toEqual(['review']);
+    expect(rt.skills.active(child, 's1')).toEqual([]);
   });
 });

@@ -22,7 +22,6 @@ import type { Redactor } from '../../task/index.js';
 import type { MemoryHub } from '../memory/memoryHub.js';
 import type { MemorySettings } from '../memory/memoryOptions.js';
 import { parentContext } from './context/parentContext.js';
-import { ActiveSkills } from './activeSkills.js';
 import { type ResolvedSettings, resolveSettings } from './agentSettings.js';
 import type { HandoffDesk } from './handoffDesk.js';
 
@@ -79,8 +78,6 @@ export class Agent {
   readonly actor: Actor<AgentMachine>;
   /** Its model, limits, tool policy, handoff tools and skills, as its settings, role and runtime make them. */
   readonly settings: ResolvedSettings;
-  /** Its own active skills, per session (never shared with its parent or children). */
-  readonly activeSkills = new ActiveSkills();
   readonly #waiting: readonly Task[];
   #inbox: Subscription | undefined;
   #released = false;
