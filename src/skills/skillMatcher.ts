@@ -1,4 +1,5 @@
 import type { Embedder } from '../memory/embedding/embedder.js';
+import { requiredLiteral } from './requiredLiteral.js';
 import type { Skill } from './skill.js';
 
 /** Why a skill matched a text: one of its keywords, one of its patterns, or its semantic description. */
@@ -33,7 +34,8 @@ function wordsOf(text: string): string[] {
 export class SkillMatcher {
   readonly #skills: readonly Skill[];
   readonly #phrases = new Map<string, Phrase[]>();
-  readonly #patterns: { readonly skill: number; readonly regex: RegExp }[] = [];
+  /** Each pattern with the text any match of it must contain, when it has one (a text without it is passed over unrun). */
+  readonly #patterns: { readonly skill: number; readonly regex: RegExp; readonly literal: string | undefined }[] = [];
   readonly #semantic: { readonly skill: number; readonly min: number }[] = [];
   readonly #embedder: Embedder | null;
   #matrix: Float32Array | undefined;
@@ -50,7 +52,10 @@ export class SkillMatcher {
         list.push({ skill: index, rest });
         this.#phrases.set(first, list);
       }
-      for (const source of patterns) this.#patterns.push({ skill: index, regex: compilePattern(source) });
+      for (const source of patterns) {
+        const regex = compilePattern(source);
+        this.#patterns.push({ skill: index, regex, literal: regex.flags === 'i' ? requiredLiteral(source) : undefined });
+      }
       if (semantic !== undefined && embedder !== null) this.#semantic.push({ skill: index, min: minSimilarity ?? defaultMinSimilarity });
     }
   }
@@ -105,7 +110,11 @@ export class SkillMatcher {
         if (!hit.has(skill) && rest.every((word, j) => words[i + 1 + j] === word)) hit.set(skill, 'keyword');
       }
     }
-    for (const { skill, regex } of this.#patterns) if (!hit.has(skill) && regex.test(text)) hit.set(skill, 'pattern');
+    const lower = this.#patterns.length === 0 ? '' : text.toLowerCase();
+    for (const { skill, regex, literal } of this.#patterns) {
+      if (hit.has(skill) || (literal !== undefined && !lower.includes(literal))) continue;
+      if (regex.test(text)) hit.set(skill, 'pattern');
+    }
     return [...hit.entries()]
       .sort(([a], [b]) => a - b)
       .flatMap(([index, by]) => {
