@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentIdSchema, type JsonValue, TerminationModeSchema, taskText } from '../task/index.js';
+import { AgentIdSchema, HandoffTargetsSchema, type JsonValue, TerminationModeSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
 import { rememberTool, searchMemoryTool } from './memoryTools.js';
@@ -16,6 +16,9 @@ const createRoleTool = defineTool({
     name: z.string().min(1).max(64).describe('Short role name, e.g. "poet"'),
     prompt: z.string().min(1).max(20_000).describe('System prompt for agents of this role'),
     description: z.string().min(1).max(1024).optional().describe('What agents of this role do and when to give them work (what delegate_task by role matches)'),
+    handoffs: HandoffTargetsSchema.optional().describe(
+      'Agents or roles (or "user") that agents of this role may hand a conversation over to; each becomes a transfer_to_<name> tool',
+    ),
   }),
   annotations: { destructive: false, openWorld: false },
   execute: async (args, { agentId, society }) => jsonResult(await society.createRole({ ...args, createdBy: agentId })),

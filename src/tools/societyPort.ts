@@ -86,7 +86,13 @@ export interface SocietyPort {
   readonly bus: EventBus;
   readonly ids: IdGenerator;
   readonly clock: Clock;
-  createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }>;
+  createRole(input: {
+    name: string;
+    prompt: string;
+    description?: string;
+    handoffs?: readonly string[];
+    createdBy: string;
+  }): Promise<{ roleId: string; name: string }>;
   /**
    * Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s
    * tree. With `call` (the spawning tool call), spawning again for the same call gives the child

@@ -55,6 +55,26 @@ describe('handoff tools', () => {
   });
 });
 
+describe('handoffs of a role an agent creates', () => {
+  it('create_role takes handoffs: its agents get the transfer tools, and bad targets are refused to the model', async () => {
+    const { rt, requestsOf } = await society({
+      root: [
+        { toolCalls: [{ name: 'create_role', arguments: { name: 'clash', prompt: 'C.', handoffs: ['Billing', 'billing'] } }] },
+        { toolCalls: [{ name: 'create_role', arguments: { name: 'triage', prompt: 'T.', handoffs: ['billing', 'user'] } }] },
+        { text: 'made' },
+      ],
+      triage: [{ text: 'triaged' }],
+    });
+    await rt.waitForAnswer(await rt.submit('make a triage role'), { timeoutMs: 10_000 });
+    expect(lastToolContent(requestsOf('root')[1])).toMatch(/both become the tool transfer_to_billing/);
+    expect(rt.roles().find((role) => role.name === 'triage')?.handoffs).toEqual(['billing', 'user']);
+    expect(rt.roles().some((role) => role.name === 'clash')).toBe(false);
+    const triage = await rt.spawn({ role: 'triage' });
+    await rt.waitForAnswer(await rt.send(triage, 'hi'), { timeoutMs: 10_000 });
+    expect(requestsOf('triage')[0]?.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['transfer_to_billing', 'transfer_to_user']));
+  });
+});
+
 describe('handoff bounds', () => {
   it('refuses a handoff past maxHandoffsPerTask: the model reads why and answers itself', async () => {
     const { rt, requestsOf } = await society(

@@ -39,9 +39,16 @@ export class ForwardingPort implements SocietyPort {
     return this.local.clock;
   }
 
-  async createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
+  async createRole(input: {
+    name: string;
+    prompt: string;
+    description?: string;
+    handoffs?: readonly string[];
+    createdBy: string;
+  }): Promise<{ roleId: string; name: string }> {
     const parameters: Record<string, JsonValue> = { name: input.name, prompt: input.prompt };
     if (input.description !== undefined) parameters['description'] = input.description;
+    if (input.handoffs !== undefined) parameters['handoffs'] = [...input.handoffs];
     const result = await this.#ask(input.createdBy, OrgActions.createRole, parameters);
     return { roleId: field(result, 'roleId'), name: field(result, 'name') };
   }

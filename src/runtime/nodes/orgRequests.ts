@@ -44,7 +44,8 @@ const handlers: Partial<Record<string, Handler>> = {
     return { agentId, terminated: true, mode: ended.mode };
   },
   [OrgActions.createRole]: async (society, task) => {
-    const { name, prompt, description } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
-    return { ...(await society.createRole({ name, prompt, ...(description === undefined ? {} : { description }), createdBy: task.from })) };
+    const { name, prompt, description, handoffs } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');
+    const optional = { ...(description === undefined ? {} : { description }), ...(handoffs === undefined ? {} : { handoffs }) };
+    return { ...(await society.createRole({ name, prompt, ...optional, createdBy: task.from })) };
   },
 };

@@ -16,6 +16,7 @@ import type {
   WorkRequest,
 } from '../../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from '../agent/index.js';
+import { withCheckedHandoffs } from '../agent/handoffTools.js';
 import type { StoredOrganisation } from '../journal/journal.js';
 import { terminatedInMemory } from '../config/config.js';
 import { OrgTree } from './orgTree.js';
@@ -231,8 +232,14 @@ export class Society implements SocietyPort {
     return this.#live.activity.busyCount;
   }
 
-  async createRole(input: { name: string; prompt: string; description?: string; createdBy: string }): Promise<{ roleId: string; name: string }> {
-    const role = await this.addRole(input);
+  async createRole(input: {
+    name: string;
+    prompt: string;
+    description?: string;
+    handoffs?: readonly string[];
+    createdBy: string;
+  }): Promise<{ roleId: string; name: string }> {
+    const role = await this.addRole(withCheckedHandoffs(input, this.#env.tools));
     return { roleId: role.id, name: role.name };
   }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // From the schemas alone: the org store's module would load lmdb with the main entry.
 import { RoleRecordSchema, SpawnCallSchema } from '../../../org/schemas.js';
-import { AgentIdSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
+import { AgentIdSchema, HandoffTargetsSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
 
 /**
  * The Tasks by which an owner (the process with the user endpoint and the org store) and the
@@ -67,5 +67,10 @@ export const OrgTerminateSchema = z
   .object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: TaskRefSchema.nullable().optional() })
   .strict();
 export const OrgCreateRoleSchema = z
-  .object({ name: z.string().min(1).max(200), prompt: z.string().max(100_000), description: z.string().max(1024).optional() })
+  .object({
+    name: z.string().min(1).max(200),
+    prompt: z.string().max(100_000),
+    description: z.string().max(1024).optional(),
+    handoffs: HandoffTargetsSchema.optional(),
+  })
   .strict();
