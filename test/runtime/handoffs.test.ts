@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ScriptStep } from '../../src/testing.js';
+import type { ScriptReply } from '../../src/llm/index.js';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { type ChatMessage, handoffToolName, taskText } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import type { RuntimeOptions } from '../../src/runtime/index.js';
-import { quietRuntime, rejectedCode } from '../support/runtimeFixture.js';
+import { quietRuntime, rejectedCode, until } from '../support/runtimeFixture.js';
+import { internalsOf } from '../../src/runtime/internals.js';
 import { type RoleStep, roleOf, scriptByRole } from '../support/scriptByRole.js';
 import { cleanupAfterEach } from '../support/cleanupAfterEach.js';
 
@@ -87,6 +89,57 @@ describe('handoff bounds', () => {
     expect(taskText(answer)).toBe('a answers');
     expect(lastToolContent(requestsOf('a')[1])).toMatch(/handoff_limit.*maxHandoffsPerTask|maxHandoffsPerTask.*handoff_limit/);
     expect(rt.agents().some((agent) => agent.roleName === 'b')).toBe(false);
+  });
+
+  it('hands over only to an agent with room in its mailbox: a full one is refused to the model, a full role gets a new agent', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const hold = defineTool({
+      name: 'hold',
+      description: 'Waits.',
+      parameters: z.object({}),
+      execute: async () => {
+        await held;
+        return jsonResult({ held: true });
+      },
+    });
+    // b holds a Task that says so in a tool call; any other it answers at once.
+    const b = (request: ChatRequest): ScriptReply => {
+      const last = request.messages.at(-1);
+      if (last?.role === 'user' && last.content.includes('hold')) return { toolCalls: [{ name: 'hold', arguments: {} }] };
+      return { text: last?.content.includes('"held":true') === true ? 'b held' : 'b answers' };
+    };
+    // lead hands over with the one transfer tool it has, then answers itself.
+    const lead = (request: ChatRequest): ScriptReply => {
+      if (request.messages.at(-1)?.role === 'tool') return { text: 'lead answers' };
+      const name = request.tools.find((tool) => tool.name.startsWith('transfer_to_'))?.name ?? 'none';
+      return { toolCalls: [{ name, arguments: {} }] };
+    };
+    const { rt, requestsOf } = await society(
+      { b: Array.from({ length: 6 }, () => b), lead: [lead, lead], root: [transfer('b')] },
+      { tools: [hold], mailboxLimit: 1, maxLanesPerAgent: 1, root: { handoffs: ['b'] } },
+    );
+    await rt.createRole({ name: 'b', prompt: 'B.' });
+    const first = await rt.spawn({ role: 'b' });
+    const holding = await rt.send(first, 'hold on', { sessionId: 's1' });
+    await until(() => requestsOf('b').length === 1, 'b to hold its first Task');
+    const queued = await rt.send(first, 'queued', { sessionId: 's2' });
+    await until(() => internalsOf(rt).society.agent(first)?.waitingForTurn === 1, 'the second Task to wait in the mailbox');
+
+    await rt.createRole({ name: 'lead', prompt: 'L.', handoffs: [first] });
+    const leader = await rt.spawn({ role: 'lead' });
+    const led = await rt.waitForAnswer(await rt.send(leader, 'over to b'), { timeoutMs: 10_000 });
+    expect(taskText(led)).toBe('lead answers');
+    expect(lastToolContent(requestsOf('lead')[1])).toMatch(new RegExp(`agent ${first} has 1 Tasks waiting \\(mailboxLimit\\)`));
+
+    const routed = await rt.waitForAnswer(await rt.submit('for any b'), { timeoutMs: 10_000 });
+    expect(taskText(routed)).toBe('b answers');
+    expect(routed.from).not.toBe(first);
+    expect(rt.agents().filter((agent) => agent.roleName === 'b')).toHaveLength(2);
+
+    release();
+    expect(taskText(await rt.waitForAnswer(holding, { timeoutMs: 10_000 }))).toBe('b held');
+    expect(taskText(await rt.waitForAnswer(queued, { timeoutMs: 10_000 }))).toBe('b answers');
   });
 
   it('refuses to hand a Task back to an agent that had it, so two agents never ping-pong', async () => {

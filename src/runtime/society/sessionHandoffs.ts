@@ -58,6 +58,13 @@ export class SessionHandoffs implements HandoffDesk {
       );
     }
     const to = await this.#targetAgent(from, target, task, call);
+    if (!this.#hasRoom(to)) {
+      throw new TroupeError(
+        'mailbox_full',
+        `agent ${to} has ${config.mailboxLimit} Tasks waiting (mailboxLimit); answer the task yourself or hand it elsewhere`,
+        { context: { agentId: from, taskId: task.id } },
+      );
+    }
     if (to === from) throw new TroupeError('invalid_input', `${target} is agent ${from} itself; answer the task instead`);
     if (mark.path.includes(to)) {
       throw new TroupeError('handoff_limit', `agent ${to} had task ${task.id} before and handed it on; answer it yourself or hand it elsewhere`, {
@@ -84,9 +91,16 @@ export class SessionHandoffs implements HandoffDesk {
     }
     const role = society.roles.find(target);
     if (role === undefined) throw new TroupeError('invalid_input', `no agent or role "${target}" to hand off to`);
-    const live = society.records().find((record) => record.roleId === role.id && record.id !== from && society.isActive(record.id));
+    // The oldest live agent of the role with room in its mailbox; when every one is full, a new one.
+    const live = society.records().find((record) => record.roleId === role.id && record.id !== from && society.isActive(record.id) && this.#hasRoom(record.id));
     if (live !== undefined) return live.id;
     return (await society.spawn({ role: role.id, parent: from, parentTask: task, call })).agentId;
+  }
+
+  /** Whether a Task handed to `agentId` would fit its mailbox (one on another node is held to its limit there). */
+  #hasRoom(agentId: string): boolean {
+    const agent = this.#deps.society().agent(agentId);
+    return agent === undefined || agent.waitingForTurn < this.#deps.config.mailboxLimit;
   }
 
   #remember(sessionId: string, agentId: string): void {
