@@ -87,7 +87,7 @@ export const optionTables: Readonly<Record<string, OptionTable>> = {
   handoffs: rowsOf(runtimeTable, ['maxHandoffsPerTask', 'maxHandoffMessages', 'sessionAgentsInMemory']),
   mcp: { meanings: mcpOptions, defaults: defaultsOf(McpLimitsSchema) },
   routing: { meanings: routingOptions, defaults: wholeDefaultsOf(RoutingSettingsSchema) },
-  compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema) },
+  compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema), variables: runtimeVariables },
   memory: { meanings: memoryOptions, defaults: defaultsOf(MemoryLimitsSchema) },
   facts: { meanings: factsOptions, defaults: defaultsOf(FactLimitsSchema) },
   http: { meanings: httpOptions, defaults: defaultsOf(ServerLimitsSchema) },

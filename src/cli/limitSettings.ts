@@ -1,42 +1,36 @@
+import type { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { ContextBudgetSchema } from '../context/contextBudget.js';
 import { FactLimitsSchema } from '../memory/facts/factLimits.js';
-import { RuntimeConfigSchema } from '../runtime/config/config.js';
+import { RoutingSettingsSchema, RuntimeConfigSchema } from '../runtime/config/config.js';
+import { parseOrThrow } from '../task/index.js';
 import type { CliEnv } from './cliIo.js';
 
-/** The runtime's limits the CLI takes from the environment, each variable beside its setting. */
-export const limitVariables = {
-  TROUPE_MAILBOX_LIMIT: 'mailboxLimit',
-  TROUPE_MAX_STEPS: 'maxSteps',
-  TROUPE_MAX_LIVE_AGENTS: 'maxLiveAgents',
-  TROUPE_MAX_CHILDREN_PER_AGENT: 'maxChildrenPerAgent',
-  TROUPE_MAX_SPAWN_DEPTH: 'maxSpawnDepth',
-  TROUPE_MAX_CONCURRENT_MODEL_CALLS: 'maxConcurrentModelCalls',
-  TROUPE_MAX_QUEUED_MODEL_CALLS: 'maxQueuedModelCalls',
-  TROUPE_MAX_TASK_TOKENS: 'maxTaskTokens',
-  TROUPE_MAX_TASK_MS: 'maxTaskMs',
-  TROUPE_MAX_LANES_PER_AGENT: 'maxLanesPerAgent',
-  TROUPE_SESSIONS_IN_MEMORY_PER_AGENT: 'sessionsInMemoryPerAgent',
-  TROUPE_RESTORE_SLICE_TASKS: 'restoreSliceTasks',
-  TROUPE_MESSAGE_LOG_LIMIT: 'messageLogLimit',
-  TROUPE_TERMINATED_AGENTS_KEPT: 'terminatedAgentsKept',
-  TROUPE_REAP_IDLE_CHILDREN_AFTER_MS: 'reapIdleChildrenAfterMs',
-  TROUPE_MAX_ARTIFACT_BYTES: 'maxArtifactBytes',
-  TROUPE_MAX_ARTIFACTS_PER_TASK: 'maxArtifactsPerTask',
-  TROUPE_MAX_ARTIFACT_STORE_BYTES: 'maxArtifactStoreBytes',
-  TROUPE_ARTIFACT_PREVIEW_CHARS: 'artifactPreviewChars',
-} as const;
+/** A runtime setting's variable: `maxLiveAgents` → `TROUPE_MAX_LIVE_AGENTS`. */
+const variableOf = (setting: string): string => `TROUPE_${setting.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
 
-type LimitSetting = (typeof limitVariables)[keyof typeof limitVariables];
+type RuntimeSetting = keyof typeof RuntimeConfigSchema.shape;
+type LimitSetting = Exclude<RuntimeSetting, 'routing'>;
+type RoutingSettings = z.input<typeof RoutingSettingsSchema>;
+
+/** Every runtime setting that is a whole number (each limit of `createRuntime`, the compactor's too): the ones the CLI reads, each from its variable. */
+const defaults = RuntimeConfigSchema.parse({}) as Record<string, unknown>;
+export const limitVariables: Readonly<Record<string, LimitSetting>> = Object.fromEntries(
+  (Object.keys(RuntimeConfigSchema.shape) as RuntimeSetting[])
+    .filter((setting): setting is LimitSetting => typeof defaults[setting] === 'number' || defaults[setting] === null)
+    .map((setting) => [variableOf(setting), setting]),
+);
 
 /**
  * The limits set in the environment (unset ones keep the runtime's defaults), checked with the
  * runtime's own schema; a value that is not a whole number the setting allows is refused with a
  * ValidationError naming the variable.
  */
-export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
-  const limits = wholeNumbers(env, limitVariables);
-  for (const [variable, setting] of Object.entries(limitVariables) as [keyof typeof limitVariables, LimitSetting][]) {
+export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> & { routing?: RoutingSettings } {
+  const limits: Partial<Record<LimitSetting, number>> & { routing?: RoutingSettings } = wholeNumbers(env, limitVariables);
+  const routing = readRouting(env);
+  if (routing !== undefined) limits.routing = routing;
+  for (const [variable, setting] of Object.entries(limitVariables)) {
     const value = limits[setting];
     if (value === undefined) continue;
     const parsed = RuntimeConfigSchema.shape[setting].safeParse(value);
@@ -44,6 +38,24 @@ export function readLimits(env: CliEnv): Partial<Record<LimitSetting, number>> {
     if (!parsed.success) throw outOfRange(env, variable, setting, parsed.error.issues[0]?.message);
   }
   return limits;
+}
+
+/**
+ * The router's options from `TROUPE_ROUTING`, a JSON object as `createRuntime({ routing })` takes
+ * it (`{"threshold": 0.2, "askModel": false}`); what is not JSON, or an option the router refuses,
+ * is a ValidationError naming the variable (and the option).
+ */
+function readRouting(env: CliEnv): RoutingSettings | undefined {
+  const text = env['TROUPE_ROUTING']?.trim();
+  if (text === undefined || text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError('TROUPE_ROUTING', `must be a JSON object of the router's options: ${(error as Error).message}`);
+  }
+  parseOrThrow(RoutingSettingsSchema, value, 'TROUPE_ROUTING');
+  return value as RoutingSettings;
 }
 
 /** The whole numbers set in `env` for `variables`, by setting; any other value is a ValidationError naming its variable. */

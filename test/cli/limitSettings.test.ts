@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { limitVariables, readFactLimits, readLimits } from '../../src/cli/limitSettings.js';
 import { ValidationError } from '../../src/errors.js';
+import { RuntimeConfigSchema } from '../../src/runtime/config/config.js';
 
 describe('limits from the environment', () => {
   it('reads each TROUPE_* limit into its runtime setting; unset or blank ones keep the defaults', () => {
@@ -18,7 +19,14 @@ describe('limits from the environment', () => {
       maxArtifactsPerTask: 3,
       artifactPreviewChars: 0,
     });
-    const all = Object.fromEntries(Object.keys(limitVariables).map((name) => [name, '7']));
+    // Every whole-number setting of the runtime has its variable, named after it.
+    expect(limitVariables['TROUPE_MAX_HELD_UNTIL_DURABLE']).toBe('maxHeldUntilDurable');
+    expect(limitVariables['TROUPE_MAX_HANDOFFS_PER_TASK']).toBe('maxHandoffsPerTask');
+    expect(limitVariables['TROUPE_COMPACTION_SWEEP_MS']).toBe('compactionSweepMs');
+    expect(Object.values(limitVariables)).not.toContain('routing');
+    // Each set to its default plus one, which every setting allows.
+    const defaults = RuntimeConfigSchema.parse({}) as Record<string, unknown>;
+    const all = Object.fromEntries(Object.entries(limitVariables).map(([name, setting]) => [name, String(Number(defaults[setting] ?? 1000) + 1)]));
     expect(Object.keys(readLimits(all)).sort()).toEqual(Object.values(limitVariables).sort());
   });
 
@@ -37,6 +45,15 @@ describe('limits from the environment', () => {
 
   it('says which bound a whole number crossed', () => {
     expect(() => readLimits({ TROUPE_MAX_SPAWN_DEPTH: '0' })).toThrow(/maxSpawnDepth \(Too small: expected number to be >0\); got "0"/);
+  });
+});
+
+describe('the router from the environment', () => {
+  it('reads TROUPE_ROUTING as the routing option, checked by the router', () => {
+    expect(readLimits({ TROUPE_ROUTING: ' {"threshold": 0.2, "askModel": false} ' })).toEqual({ routing: { threshold: 0.2, askModel: false } });
+    expect(() => readLimits({ TROUPE_ROUTING: '{"threshold": 2}' })).toThrow(/^TROUPE_ROUTING\.threshold: Too big/);
+    expect(() => readLimits({ TROUPE_ROUTING: '{"treshold": 0.2}' })).toThrow(/TROUPE_ROUTING.*treshold/);
+    expect(() => readLimits({ TROUPE_ROUTING: 'threshold=0.2' })).toThrow(/^TROUPE_ROUTING: must be a JSON object of the router's options/);
   });
 });
 

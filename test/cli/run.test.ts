@@ -159,6 +159,17 @@ describe('troupe run', () => {
     expect(result.stderr).toMatch(/bad settings in the environment: TROUPE_OFFLINE_DELAY_MS: /);
   });
 
+  it('takes the router options from TROUPE_ROUTING, and exits 2 naming a bad one', async () => {
+    const bad = await runCli(['run', 'x', '--no-status'], { TROUPE_ROUTING: '{"mode":"psychic"}' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/bad settings in the environment: TROUPE_ROUTING\.mode: /);
+    const good = await runCli(['run', 'write a haiku', '--no-status'], {
+      TROUPE_ROUTING: '{"threshold":0.3,"askModel":false}',
+      TROUPE_MAX_HANDOFFS_PER_TASK: '2',
+    });
+    expect(good.code).toBe(0);
+  });
+
   it('--inspect-ws streams every actor to a WebSocket inspector', async () => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => server.once('listening', resolve));
