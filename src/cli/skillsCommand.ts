@@ -7,6 +7,7 @@ import { type LoadedSkills, loadSkillFolders } from '../skills/loadSkills.js';
 import type { Skill } from '../skills/skill.js';
 import { SkillLimitsSchema } from '../skills/skillLimits.js';
 import { SkillMatcher } from '../skills/skillMatcher.js';
+import { matchSummary, skillSummary } from '../skills/skillSummary.js';
 import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
 import { readSkillDirs } from './environment.js';
 import { ExitCode } from './exitCodes.js';
@@ -18,18 +19,8 @@ export interface SkillsListOptions {
   readonly json: boolean;
 }
 
-/** A skill as `troupe skills` shows it. */
-function summary(skill: Skill): Record<string, unknown> {
-  const { keywords = [], patterns = [], semantic } = skill.triggers;
-  return {
-    name: skill.name,
-    description: skill.description,
-    dir: skill.dir,
-    triggers: { keywords, patterns, ...(semantic === undefined ? {} : { semantic }) },
-    steps: skill.steps?.length ?? 0,
-    ...(skill.allowedTools.length === 0 ? {} : { allowedTools: skill.allowedTools }),
-  };
-}
+/** A skill as `troupe skills --json` shows it: its summary and the folder it was read from. */
+const summary = (skill: Skill): Record<string, unknown> => ({ ...skillSummary(skill), dir: skill.dir });
 
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -55,7 +46,7 @@ async function listSkills(options: SkillsListOptions, io: CliIo): Promise<ExitCo
       const shown = {
         skills: loaded.skills.map(summary),
         problems: loaded.problems,
-        ...(matches === undefined ? {} : { matches: matches.map((match) => ({ skill: match.skill.name, by: match.by, score: match.score })) }),
+        ...(matches === undefined ? {} : { matches: matches.map(matchSummary) }),
       };
       io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       return ExitCode.ok;

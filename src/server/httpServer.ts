@@ -15,6 +15,7 @@ import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
 import { registerMemoryRoute } from './memoryRoute.js';
 import { registerArtifactRoute } from './artifactRoute.js';
+import { registerSkillsRoute } from './skillsRoute.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -141,6 +142,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerReadRoutes(app, runtime, redactor);
   registerMemoryRoute(app, runtime, redactor);
   registerArtifactRoute(app, runtime, redactor);
+  registerSkillsRoute(app, runtime);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,

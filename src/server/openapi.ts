@@ -99,6 +99,16 @@ const routes: readonly RouteDoc[] = [
     reply: { status: 200, mediaType: '*/*' },
     errors: [400, 401, 404],
   },
+  {
+    method: 'get',
+    path: '/api/skills',
+    operationId: 'listSkills',
+    summary:
+      'The skills loaded, with their triggers (not their bodies), the skills refused at start, and with `match` the skills a Task of that text would activate and why',
+    query: s.SkillsQuerySchema,
+    reply: { status: 200, schema: s.SkillsReplySchema },
+    errors: [400, 401],
+  },
   { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {
     method: 'get',

@@ -1,3 +1,4 @@
+import { SkillMatchSummarySchema, SkillSummarySchema } from '../skills/index.js';
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
 import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
@@ -195,3 +196,18 @@ export type AgentMemoryQuery = z.infer<typeof AgentMemoryQuerySchema>;
 export type AgentReply = z.infer<typeof AgentSchema>;
 export type EventsQuery = z.infer<typeof EventsQuerySchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** Longest text `GET /api/skills?match=` matches: it travels in the URL, which Node bounds at 16 KiB of headers. */
+export const maxSkillMatchChars = 8_000;
+
+/** `GET /api/skills`: with `match`, also the skills a Task of that text would activate, and why. */
+export const SkillsQuerySchema = z.object({ match: z.string().min(1).max(maxSkillMatchChars).optional() }).strict();
+
+export const SkillsReplySchema = z.object({
+  /** Every skill loaded, in the order loaded. */
+  skills: z.array(SkillSummarySchema),
+  /** Each skill refused when the runtime started: the file, the field and the rule broken. */
+  problems: z.array(z.object({ file: z.string(), field: z.string(), rule: z.string() })),
+  /** With `match`: the skills whose triggers match it, keyword and pattern matches first, then semantic ones by similarity. */
+  matches: z.array(SkillMatchSummarySchema).optional(),
+});

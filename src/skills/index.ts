@@ -11,3 +11,4 @@ export { SkillActions, SkillHub } from './skillHub.js';
 export { type StepRunner, runSkillSteps } from './runSkillSteps.js';
 export { runStepsOf, skillTools, stepFailure } from './skillTools.js';
 export type { SkillStep } from './troupeSettings.js';
+export { SkillMatchSummarySchema, SkillSummarySchema, matchSummary, skillSummary } from './skillSummary.js';

@@ -120,6 +120,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/skills': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The skills loaded, with their triggers (not their bodies), the skills refused at start, and with `match` the skills a Task of that text would activate and why */
+    get: operations['listSkills'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/roles': {
     parameters: {
       query?: never;
@@ -983,6 +1000,69 @@ export interface operations {
       };
       /** @description error */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listSkills: {
+    parameters: {
+      query?: {
+        match?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            skills: {
+              name: string;
+              description: string;
+              triggers: {
+                keywords: string[];
+                patterns: string[];
+                semantic?: string;
+              };
+              steps: number;
+              allowedTools?: string[];
+            }[];
+            problems: {
+              file: string;
+              field: string;
+              rule: string;
+            }[];
+            matches?: {
+              skill: string;
+              /** @enum {string} */
+              by: 'keyword' | 'pattern' | 'semantic';
+              score: number;
+            }[];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
         headers: {
           [name: string]: unknown;
         };
