@@ -70,7 +70,7 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
     "bytes one artifact may have (UTF-8 for text); a larger one is not stored (`artifact_limit`), the tool call's result tells the model so, and the Task goes on ([artifacts](artifacts.md))",
   maxArtifactsPerTask: "artifacts one Task's tool calls may store; past it the next is refused the same way",
   maxArtifactStoreBytes:
-    'bytes of every artifact stored together (in the data dir, or in memory); past it the artifacts of the Tasks that ended first are evicted (each eviction logged), and a new artifact is refused when none is left to evict',
+    'bytes of every artifact stored together (in the data dir, or in memory); past it the artifacts of the Tasks that ended first are evicted (each eviction logged), then those of Tasks that never ended whose first artifact is older than `maxTaskMs`, and a new artifact is refused when none is left to evict',
   artifactPreviewChars: 'characters of a text artifact the model sees beside its reference (0: none); never the whole of a larger one',
   maxHandoffsPerTask:
     'times one Task may be handed from agent to agent (`transfer_to_<name>`); one more handoff is refused (`handoff_limit`) and the model reads why, so two agents never hand a Task back and forth forever ([handoffs](handoffs.md))',

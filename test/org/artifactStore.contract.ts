@@ -21,11 +21,11 @@ export interface TableUnderTest {
 
 /** The artifact store's contract, run against each table: what it keeps, and each limit refused or evicted as documented. */
 export function artifactStoreContract(name: string, makeTable: () => Promise<TableUnderTest>): void {
-  const open = async (limits: Partial<ArtifactLimits> = {}): Promise<Opened> => {
+  const open = async (limits: Partial<ArtifactLimits> = {}, staleAfterMs?: number): Promise<Opened> => {
     const made = await makeTable();
     const logger = new MemoryLogger();
     const clock = new SimulatedClock(1_000);
-    const store = new ArtifactStore(made.table, { limits: { ...defaults, ...limits }, logger, clock });
+    const store = new ArtifactStore(made.table, { limits: { ...defaults, ...limits }, logger, clock, ...(staleAfterMs === undefined ? {} : { staleAfterMs }) });
     return { store, logger, clock };
   };
 
@@ -58,7 +58,7 @@ export function artifactStoreContract(name: string, makeTable: () => Promise<Tab
 }
 
 /** Each limit, refused or evicted as documented. */
-function limitsContract(name: string, open: (limits?: Partial<ArtifactLimits>) => Promise<Opened>): void {
+function limitsContract(name: string, open: (limits?: Partial<ArtifactLimits>, staleAfterMs?: number) => Promise<Opened>): void {
   describe(`the artifact store's limits on ${name}`, () => {
     it('refuses an artifact past maxArtifactBytes, naming the limit', async () => {
       const { store } = await open({ maxArtifactBytes: 10 });
@@ -112,6 +112,32 @@ function limitsContract(name: string, open: (limits?: Partial<ArtifactLimits>) =
           'the artifact store holds 30 of its 30 bytes (maxArtifactStoreBytes) and no terminated Task\'s artifacts are left to evict; "full" (1 bytes) not stored',
       });
       expect(store.list('s1').map((ref) => ref.name)).toEqual(['running', 'next', 'more']);
+    });
+
+    it('evicts, once no ended Task is left, the Tasks that never ended and are older than a turn may last, oldest first', async () => {
+      const { store, logger, clock } = await open({ maxArtifactStoreBytes: 30 }, 60_000);
+      const asked = await store.put(text('t1', 'asked', 'a'.repeat(10)));
+      clock.advance(1_000);
+      const cut = await store.put(text('t2', 'cut', 'c'.repeat(10)));
+      clock.advance(58_999);
+      const running = await store.put(text('t3', 'running', 'r'.repeat(10)));
+      // t1's first artifact is 59,999 ms old: not yet past the 60 s a turn may last.
+      await expect(store.put(text('t4', 'new', 'n'))).rejects.toMatchObject({ code: 'artifact_limit' });
+      clock.advance(1);
+      const next = await store.put(text('t4', 'new', 'n'.repeat(5)));
+      expect(store.get(asked.id)).toBeUndefined();
+      expect(store.get(cut.id)).toBeDefined();
+      expect(store.get(running.id)).toBeDefined();
+      expect(store.get(next.id)).toBeDefined();
+      expect(logger.entries.filter((entry) => entry.message.includes('a Task that never ended'))).toEqual([
+        expect.objectContaining({ level: 'info', fields: expect.objectContaining({ taskId: 't1', bytes: 10 }) as unknown }),
+      ]);
+      // An ended Task still goes before a stale one.
+      await store.taskEnded({ id: 't4', sessionId: 's1' });
+      clock.advance(1_000);
+      await store.put(text('t5', 'last', 'l'.repeat(10)));
+      expect(store.get(next.id)).toBeUndefined();
+      expect(store.get(cut.id)).toBeDefined();
     });
 
     it('marks nothing for a Task without artifacts', async () => {

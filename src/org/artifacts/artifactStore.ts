@@ -49,11 +49,18 @@ export class ArtifactStore {
   readonly #limits: ArtifactLimits;
   readonly #logger: Logger;
   readonly #clock: Clock;
+  readonly #staleAfterMs: number;
   #total = 0;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(table: ArtifactTable, options: { limits: ArtifactLimits; logger: Logger; clock: Clock }) {
+  /**
+   * `staleAfterMs`: a Task that never reached a final status (a turn that ended asking the user,
+   * or one cut by a crash and not resumed) counts as ended once its first artifact is this old;
+   * the runtime gives `maxTaskMs`, the longest a turn may take. Unset: never.
+   */
+  constructor(table: ArtifactTable, options: { limits: ArtifactLimits; logger: Logger; clock: Clock; staleAfterMs?: number }) {
     this.#table = table;
+    this.#staleAfterMs = options.staleAfterMs ?? Number.POSITIVE_INFINITY;
     this.#limits = options.limits;
     this.#logger = options.logger;
     this.#clock = options.clock;
@@ -161,14 +168,16 @@ export class ArtifactStore {
       tasks: [{ ...task, ids: [...task.ids, id], bytes: task.bytes + size }],
       removeIds: evicted.flatMap(({ task: gone }) => gone?.ids ?? []),
       removeTasks: evicted.flatMap(({ task: gone }) => (gone === undefined ? [] : [gone])),
-      removeEnded: evicted.map(({ entry }) => entry),
+      removeEnded: evicted.flatMap(({ entry }) => (entry === undefined ? [] : [entry])),
     });
-    for (const { task: gone } of evicted) {
+    for (const { entry, task: gone } of evicted) {
       if (gone === undefined) continue;
       this.#total -= gone.bytes;
       this.#logger.info(
         { taskId: gone.taskId, sessionId: gone.sessionId, artifacts: gone.ids.length, bytes: gone.bytes, maxArtifactStoreBytes: limits.maxArtifactStoreBytes },
-        'artifact store: evicted the artifacts of a terminated Task to make room (maxArtifactStoreBytes)',
+        entry === undefined
+          ? 'artifact store: evicted the artifacts of a Task that never ended, older than a turn may last, to make room (maxArtifactStoreBytes)'
+          : 'artifact store: evicted the artifacts of a terminated Task to make room (maxArtifactStoreBytes)',
       );
     }
     this.#total += size;
@@ -176,9 +185,13 @@ export class ArtifactStore {
     return ref;
   }
 
-  /** The ended Tasks (oldest first) whose eviction makes room for `size` more bytes; undefined when even all of them would not. */
-  #evictionFor(size: number, keep: string): Array<{ entry: EndedTask; task: ArtifactTask | undefined }> | undefined {
-    const evicted: Array<{ entry: EndedTask; task: ArtifactTask | undefined }> = [];
+  /**
+   * The Tasks whose eviction makes room for `size` more bytes: the ended ones, earliest ended
+   * first, then those that never ended but are stale (see `staleAfterMs`), oldest first;
+   * undefined when even all of them would not.
+   */
+  #evictionFor(size: number, keep: string): Array<{ entry?: EndedTask; task: ArtifactTask | undefined }> | undefined {
+    const evicted: Array<{ entry?: EndedTask; task: ArtifactTask | undefined }> = [];
     let over = this.#total + size - this.#limits.maxArtifactStoreBytes;
     if (over <= 0) return evicted;
     for (const entry of this.#table.endedTasks()) {
@@ -188,7 +201,36 @@ export class ArtifactStore {
       over -= task?.bytes ?? 0;
       if (over <= 0) return evicted;
     }
+    for (const task of this.#staleTasks(keep)) {
+      evicted.push({ task });
+      over -= task.bytes;
+      if (over <= 0) return evicted;
+    }
     return undefined;
+  }
+
+  /** The Tasks that never ended whose first artifact is older than `staleAfterMs`, oldest first: read only when the ended ones do not make room. */
+  #staleTasks(keep: string): ArtifactTask[] {
+    if (!Number.isFinite(this.#staleAfterMs)) return [];
+    const before = this.#clock.now() - this.#staleAfterMs;
+    const stale: { task: ArtifactTask; since: number }[] = [];
+    for (const { value } of this.#table.allTasks()) {
+      const task = ArtifactTaskSchema.safeParse(value);
+      if (!task.success || task.data.endedAt !== null || task.data.taskId === keep) continue;
+      const first = task.data.ids[0];
+      const since = first === undefined ? 0 : this.#createdAt(first);
+      if (since <= before) stale.push({ task: task.data, since });
+    }
+    return stale.sort((a, b) => a.since - b.since).map(({ task }) => task);
+  }
+
+  /** When artifact `id` was stored; 0 (the oldest) when its record is missing or damaged, so it goes first. */
+  #createdAt(id: string): number {
+    try {
+      return this.#record(id)?.createdAt ?? 0;
+    } catch {
+      return 0;
+    }
   }
 
   #record(id: string): ArtifactRecord | undefined {

@@ -127,7 +127,7 @@ function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: Too
 
 /** The society's artifact store, told of every Task that reaches a final status (its artifacts may then be evicted). */
 function taskArtifacts(bus: EventBus, journal: Journal, config: RuntimeConfig, logger: Logger, clock: Clock): ArtifactStore {
-  const artifacts = new ArtifactStore(journal.artifactTable(), { limits: config, logger, clock });
+  const artifacts = new ArtifactStore(journal.artifactTable(), { limits: config, logger, clock, staleAfterMs: config.maxTaskMs });
   bus.subscribe(
     { pattern: '*' },
     (task) => {
