@@ -1,4 +1,5 @@
 import type { Embedder } from '../memory/embedding/embedder.js';
+import { dot } from '../memory/embedding/vectors.js';
 import { requiredLiteral } from './requiredLiteral.js';
 import type { Skill } from './skill.js';
 
@@ -38,7 +39,8 @@ export class SkillMatcher {
   readonly #patterns: { readonly skill: number; readonly regex: RegExp; readonly literal: string | undefined }[] = [];
   readonly #semantic: { readonly skill: number; readonly min: number }[] = [];
   readonly #embedder: Embedder | null;
-  #matrix: Float32Array | undefined;
+  /** Each semantic trigger's vector, in the order of `#semantic`. */
+  #vectors: Float32Array[] | undefined;
 
   constructor(skills: readonly Skill[], embedder: Embedder | null) {
     this.#skills = skills;
@@ -67,13 +69,9 @@ export class SkillMatcher {
 
   /** Embeds every semantic description once; `match` waits for it. */
   async prepare(): Promise<void> {
-    if (this.#matrix !== undefined || this.#embedder === null || this.#semantic.length === 0) return;
+    if (this.#vectors !== undefined || this.#embedder === null || this.#semantic.length === 0) return;
     const texts = this.#semantic.map(({ skill }) => this.#skills[skill]?.triggers.semantic ?? '');
-    const vectors = await this.#embedder.embed(texts);
-    const dimension = this.#embedder.dimension;
-    const matrix = new Float32Array(vectors.length * dimension);
-    for (const [i, vector] of vectors.entries()) matrix.set(vector, i * dimension);
-    this.#matrix = matrix;
+    this.#vectors = await this.#embedder.embed(texts);
   }
 
   /** The skills whose triggers match `text`: keyword and pattern matches first (in skill order), then semantic ones by similarity. */
@@ -85,15 +83,13 @@ export class SkillMatcher {
     if (vector === undefined) return matches;
     const found = new Set(matches.map((match) => match.skill));
     const semantic: SkillMatch[] = [];
-    const matrix = this.#matrix ?? new Float32Array();
-    const dimension = this.#embedder.dimension;
+    const vectors = this.#vectors ?? [];
     for (const [row, { skill, min }] of this.#semantic.entries()) {
       const candidate = this.#skills[skill];
-      if (candidate === undefined || found.has(candidate)) continue;
-      let dot = 0;
-      const offset = row * dimension;
-      for (let i = 0; i < dimension; i++) dot += (matrix[offset + i] ?? 0) * (vector[i] ?? 0);
-      if (dot >= min) semantic.push({ skill: candidate, by: 'semantic', score: dot });
+      const against = vectors[row];
+      if (candidate === undefined || against === undefined || found.has(candidate) || against.length !== vector.length) continue;
+      const similarity = dot(vector, against);
+      if (similarity >= min) semantic.push({ skill: candidate, by: 'semantic', score: similarity });
     }
     semantic.sort((a, b) => b.score - a.score);
     return [...matches, ...semantic];

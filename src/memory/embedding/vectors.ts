@@ -1,5 +1,28 @@
 /** Vector arithmetic L4 needs, on the unit vectors embedders return. */
 
+/**
+ * The dot product of two vectors of the same length (their cosine when both are unit vectors).
+ * Every index is in range, so the numbers are read as numbers: a `?? 0` on each read made the
+ * loop about 2.5 times slower. Four running sums, not one: each add waits for the one before on
+ * the same sum, and four chains in flight halve the time of a 384-dimension product.
+ */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  const length = a.length;
+  let i = 0;
+  for (; i + 3 < length; i += 4) {
+    s0 += (a[i] as number) * (b[i] as number);
+    s1 += (a[i + 1] as number) * (b[i + 1] as number);
+    s2 += (a[i + 2] as number) * (b[i + 2] as number);
+    s3 += (a[i + 3] as number) * (b[i + 3] as number);
+  }
+  for (; i < length; i++) s0 += (a[i] as number) * (b[i] as number);
+  return s0 + s1 + (s2 + s3);
+}
+
 /** The cosine of two vectors of the same length (their dot product when both are unit vectors, as embedders' are). */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
