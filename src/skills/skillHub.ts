@@ -46,11 +46,30 @@ export class SkillHub {
   readonly #agents = new Map<string, AgentSkills>();
   readonly #catalogues = new WeakMap<object, { version: number; tokens: number; text: string }>();
   readonly #everyone = {};
+  /** Tools only skills brought, each with the skills that bring it: an agent sees one only in a session where one of those is active. */
+  readonly #gated = new Map<string, Set<string>>();
 
   constructor(deps: SkillHubDeps) {
     this.#deps = deps;
     this.registry = deps.registry;
     this.limits = deps.limits;
+  }
+
+  /**
+   * `tool`, which `skill` brought and nothing else gave the society, is shown to an agent (and
+   * callable by its model) only in a session where a skill that brings it is active.
+   */
+  gateTool(tool: string, skill: string): void {
+    const skills = this.#gated.get(tool) ?? new Set<string>();
+    skills.add(skill);
+    this.#gated.set(tool, skills);
+  }
+
+  /** The tools skills brought that are hidden from `agentId` in `sessionId`: none of the skills bringing them is active there. */
+  hiddenTools(agentId: string, sessionId: string): string[] {
+    if (this.#gated.size === 0) return [];
+    const active = new Set(this.active(agentId, sessionId).map((skill) => skill.name));
+    return [...this.#gated].filter(([, skills]) => ![...skills].some((skill) => active.has(skill))).map(([tool]) => tool);
   }
 
   /** An agent starts: its role's policy says which skills it may use. */

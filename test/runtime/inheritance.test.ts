@@ -138,7 +138,7 @@ describe('what a child inherited is kept', () => {
     });
     const restored = internalsOf(again).society.startRestored(child);
     expect(restored?.settings.limits.maxSteps).toBe(2);
-    expect(restored?.toolDefinitions().map((tool) => tool.name)).not.toContain('spawn_agent');
+    expect(restored?.toolDefinitions('s1').map((tool) => tool.name)).not.toContain('spawn_agent');
   });
 });
 

@@ -149,6 +149,42 @@ describe('skills in a runtime', () => {
     await rt.shutdown();
   });
 
+  it("shows the model a tool only skills bring once one of them is active in the session, and only there; the society's own tools always", async () => {
+    const convert = defineTool({
+      name: 'convert',
+      description: 'converts units',
+      parameters: z.object({ value: z.number() }),
+      execute: ({ value }) => Promise.resolve({ content: String(value * 2.54) }),
+    });
+    const measure = defineTool({ name: 'measure', description: 'measures', parameters: z.object({}), execute: () => Promise.resolve({ content: '3' }) });
+    const units = defineSkill({ name: 'units', description: 'Converts units. Use for inches and centimetres.', tools: [convert, measure] });
+    const { rt, model } = await quietRuntime({
+      skills: [units],
+      tools: [measure],
+      steps: [
+        // A model that calls the hidden tool anyway is told it has no such tool.
+        { toolCalls: [{ name: 'convert', arguments: { value: 1 } }] },
+        { toolCalls: [{ name: 'use_skill', arguments: { name: 'units' } }] },
+        { toolCalls: [{ name: 'convert', arguments: { value: 2 } }] },
+        { text: '5.08 cm' },
+        { text: 'other session' },
+      ],
+    });
+    const first = await rt.waitForAnswer(await rt.submit('two inches in cm?'), { timeoutMs: 5_000 });
+    expect(first.result).toEqual({ text: '5.08 cm' });
+    const names = (index: number) => model.requests[index]?.tools.map((tool) => tool.name) ?? [];
+    expect(names(0)).not.toContain('convert');
+    expect(names(0)).toContain('measure');
+    const refused = model.requests[1]?.messages.findLast((message) => message.role === 'tool')?.content ?? '';
+    expect(JSON.parse(refused)).toMatchObject({ error: expect.stringMatching(/^unknown tool "convert"/) as unknown });
+    expect(names(2)).toContain('convert');
+    expect(model.requests[3]?.messages.findLast((message) => message.role === 'tool')?.content).toBe('5.08');
+    await rt.waitForAnswer(await rt.submit('hello'), { timeoutMs: 5_000 });
+    expect(names(4)).not.toContain('convert');
+    expect(names(4)).toContain('measure');
+    await rt.shutdown();
+  });
+
   it('fails the Task of a steps skill whose step fails, naming the step', async () => {
     const broken = defineTool({
       name: 'broken',

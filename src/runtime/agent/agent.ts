@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
-import { Actions, type Task, type TaskRef, type ToolDefinition, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, type ToolDefinition, type ToolPolicy, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
 import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
@@ -228,10 +228,16 @@ export class Agent {
   }
 
   /** The tools its model sees: the shared registry's its policy allows, then its `transfer_to_<name>` handoffs. */
-  toolDefinitions(): readonly ToolDefinition[] {
-    const shared = this.env.tools.definitions(this.settings.tools);
+  toolDefinitions(sessionId: string): readonly ToolDefinition[] {
+    const shared = this.env.tools.definitions(this.toolPolicy(sessionId));
     const { handoffs } = this.settings;
     return handoffs.length === 0 ? shared : [...shared, ...handoffs.map((handoff) => handoff.definition)];
+  }
+
+  /** What its model may call in `sessionId`: its tool policy, less the tools of skills not active there. */
+  toolPolicy(sessionId: string): ToolPolicy | undefined {
+    const hidden = this.env.skills.hiddenTools(this.id, sessionId);
+    return hidden.length === 0 ? this.settings.tools : intersectPolicies(this.settings.tools, { deny: hidden });
   }
 
   /** Sessions whose context is in memory (at most `sessionsInMemoryPerAgent`, and those in a lane). */

@@ -67,7 +67,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
   try {
-    const stream = model.chat({ messages: context.messages, tools: agent.toolDefinitions() }, { signal });
+    const stream = model.chat({ messages: context.messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),
@@ -145,7 +145,7 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   for (const call of calls) if (!overCap.has(call)) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
 
   const context = { agentId: agent.id, task, signal, society: env.society };
-  const options = { registry: env.tools, policy: agent.settings.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
+  const options = { registry: env.tools, policy: agent.toolPolicy(task.sessionId), defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
   const stopped = verdicts.includes('stop');
   // Every tool call gets its result, even when the turn stops, so the conversation stays valid.
   const feedBack =

@@ -120,7 +120,14 @@ function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: Too
   const loaded = options.loadedSkills?.loaded ?? [];
   const registry = new SkillRegistry({ maxSkills: limits.maxSkills, embedder: memorySettings.embedder }).add(...loaded);
   const hub = new SkillHub({ registry, bus, ids, clock, limits, sessionsPerAgent: config.sessionsInMemoryPerAgent });
-  for (const skill of loaded) for (const tool of skill.tools) if (tools.get(tool.name) !== tool) tools.register(tool);
+  // A tool the society was given itself stays in view; one only skills bring shows while one of them is active.
+  const given = new Set(tools.names());
+  for (const skill of loaded) {
+    for (const tool of skill.tools) {
+      if (tools.get(tool.name) !== tool) tools.register(tool);
+      if (!given.has(tool.name)) hub.gateTool(tool.name, skill.name);
+    }
+  }
   if (loaded.length > 0) tools.register(...skillTools(hub, { registry: tools, defaultTimeoutMs: config.toolTimeoutMs, clock }));
   return hub;
 }
