@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { JsonValue, Task, TerminationMode } from '../task/index.js';
+import type { JsonValue, Task, TaskRef, TerminationMode } from '../task/index.js';
 
 /** A tool call of a turn: the Task the turn is on and the call's id (the model's). */
 export interface SpawnCallRef {
@@ -56,7 +56,7 @@ export interface WorkRequest {
   readonly from: string;
   readonly request: string;
   /** The turn delegating: the routing record and any spawn notice join its tree. */
-  readonly parentTask: Task;
+  readonly parentTask: TaskRef;
   /** The delegating tool call: a turn resumed after a crash that spawns for it again gets the same child. */
   readonly call?: SpawnCallRef;
   readonly signal?: AbortSignal;

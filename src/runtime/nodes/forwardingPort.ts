@@ -12,9 +12,10 @@ import type {
   RoutedWork,
   SocietyPort,
   SpawnCallRef,
+  WorkRequest,
 } from '../../tools/index.js';
 import type { Society } from '../society/society.js';
-import { OrgActions } from '../society/remote/nodeProtocol.js';
+import { OrgActions, RoutedWorkSchema } from '../society/remote/nodeProtocol.js';
 
 /**
  * The society port of the agents a node hosts. What changes the organisation (spawn, terminate,
@@ -89,14 +90,15 @@ export class ForwardingPort implements SocietyPort {
     return this.local.searchMemory(request);
   }
 
-  /** The roles are the owner's: routing by role or description is not answered for a node's agents, which name the agent instead. */
-  routeWork(): Promise<RoutedWork> {
-    return Promise.reject(
-      new TroupeError(
-        'invalid_input',
-        'delegate_task by role or description is not available to an agent on a node; give the agentId of the agent to delegate to',
-      ),
-    );
+  /** The roles are the owner's: its router chooses, and any agent it spawns is the caller's child, placed by the owner. */
+  async routeWork(request: WorkRequest): Promise<RoutedWork> {
+    const parameters: Record<string, JsonValue> = { request: request.request, about: { id: request.parentTask.id, sessionId: request.parentTask.sessionId } };
+    if (request.call !== undefined) parameters['call'] = { ...request.call };
+    const result = await this.#ask(request.from, OrgActions.route, parameters);
+    const routed = RoutedWorkSchema.safeParse(result);
+    if (!routed.success)
+      throw new TroupeError('internal', `the owner's answer to ${OrgActions.route} is malformed: ${routed.error.issues[0]?.message ?? 'invalid'}`);
+    return routed.data;
   }
 
   /** Asks the owner on behalf of `from`; resolves with its result, rejects with its refusal (same code). */

@@ -5,7 +5,15 @@ import { describeError, errorCodeOf } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import { type JsonValue, type Task, createTask, parseOrThrow, replyTo } from '../../task/index.js';
 import type { Society } from '../society/society.js';
-import { OrgActions, OrgCreateRoleSchema, OrgSpawnSchema, OrgTerminateSchema, PlacementActions, everyNode } from '../society/remote/nodeProtocol.js';
+import {
+  OrgActions,
+  OrgCreateRoleSchema,
+  OrgRouteSchema,
+  OrgSpawnSchema,
+  OrgTerminateSchema,
+  PlacementActions,
+  everyNode,
+} from '../society/remote/nodeProtocol.js';
 
 /**
  * The owner's side of the nodes' org requests: an agent hosted on a node spawns, terminates and
@@ -42,6 +50,11 @@ const handlers: Partial<Record<string, Handler>> = {
     const { agentId, reason, mode, about } = parseOrThrow(OrgTerminateSchema, task.parameters, 'parameters');
     const ended = await society.terminate({ agentId, by: task.from, reason, mode, parentTask: about ?? null });
     return { agentId, terminated: true, mode: ended.mode };
+  },
+  [OrgActions.route]: async (society, task) => {
+    const { request, about, call } = parseOrThrow(OrgRouteSchema, task.parameters, 'parameters');
+    const routed = await society.routeWork({ from: task.from, request, parentTask: about, ...(call === undefined ? {} : { call }) });
+    return { ...routed };
   },
   [OrgActions.createRole]: async (society, task) => {
     const { name, prompt, description, handoffs } = parseOrThrow(OrgCreateRoleSchema, task.parameters, 'parameters');

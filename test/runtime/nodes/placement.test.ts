@@ -5,7 +5,7 @@ import { randomIds } from '../../../src/ids.js';
 import { MemoryLogger } from '../../../src/logger.js';
 import { type Runtime, NodeHost, createRuntime } from '../../../src/runtime/index.js';
 import { SimulatedClock } from '../../../src/simulatedClock.js';
-import type { ChatRequest } from '../../../src/llm/index.js';
+import type { ChatRequest, ScriptReply } from '../../../src/llm/index.js';
 import { Actions, type JsonValue, type Task, createTask } from '../../../src/task/index.js';
 import type { ScriptStep } from '../../../src/testing.js';
 import { cleanupAfterEach } from '../../support/cleanupAfterEach.js';
@@ -107,6 +107,30 @@ describeWithNatsServer('agents placed on the nodes of a society on NATS (owner a
     watching.unsubscribe();
     expect(notices.find((notice) => notice.from === manager)).toMatchObject({ to: 'root', sessionId: answer.sessionId, parentId: taskId });
     await until(() => hosts['node-a']?.host.hosted().length === 0 && hosts['node-b']?.host.hosted().length === 0, 'the nodes to stop their agents', 100_000);
+  });
+
+  it('an agent on a node delegates by description: the owner routes, and the worker it spawns for it runs on another node', async () => {
+    const delegate = (role: string, task: string): RoleStep => ({ toolCalls: [{ name: 'delegate_task', arguments: { role, task } }] });
+    const heard = (request: ChatRequest): ScriptReply => ({ text: `heard: ${request.messages.findLast((message) => message.role === 'tool')?.content ?? ''}` });
+    const { rt, scripted } = await society(
+      {
+        root: [delegate('manager', 'get the number'), heard],
+        manager: [delegate('someone who finds numbers in text', 'find the number'), heard],
+        worker: [{ text: '42' }],
+      },
+      { 'node-a': ['manager'], 'node-b': ['worker'] },
+    );
+    await rt.createRole({ name: 'manager', prompt: 'You manage.', description: 'Manages work and hands parts of it out.' });
+    await rt.createRole({ name: 'worker', prompt: 'You find numbers.', description: 'Finds numbers in text.' });
+    const answer = await rt.waitForAnswer(await rt.submit('what is the number?'), { timeoutMs: 60_000 });
+    expect(answer.status).toBe('completed');
+    expect(JSON.stringify(answer.result)).toContain('42');
+    expect(scripted.remaining()).toEqual({ root: 0, manager: 0, worker: 0 });
+    const agents = rt.agents();
+    const manager = agents.find((agent) => agent.roleName === 'manager');
+    const worker = agents.find((agent) => agent.roleName === 'worker');
+    expect(worker?.parentAgentId).toBe(manager?.id);
+    expect(worker?.state).toBe('remote');
   });
 
   it('places on the least loaded node announcing the role, and shows placed agents as remote', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // From the schemas alone: the org store's module would load lmdb with the main entry.
 import { RoleRecordSchema, SpawnCallSchema } from '../../../org/schemas.js';
-import { AgentIdSchema, HandoffTargetsSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
+import { AgentIdSchema, HandoffTargetsSchema, JsonValueSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
 
 /**
  * The Tasks by which an owner (the process with the user endpoint and the org store) and the
@@ -29,6 +29,7 @@ export const OrgActions = {
   spawn: 'org.spawn',
   terminate: 'org.terminate',
   createRole: 'org.role',
+  route: 'org.route',
 } as const;
 
 const reason = z.string().max(2000);
@@ -66,6 +67,21 @@ export const OrgSpawnSchema = z.object({ role: z.string().min(1).max(200), about
 export const OrgTerminateSchema = z
   .object({ agentId: AgentIdSchema, reason, mode: TerminationModeSchema, about: TaskRefSchema.nullable().optional() })
   .strict();
+/** `delegate_task` by role or description from an agent on a node: the owner's router chooses (see `routeWork`). */
+export const OrgRouteSchema = z.object({ request: z.string().min(1).max(10_000), about: TaskRefSchema, call: SpawnCallSchema.optional() }).strict();
+
+/** The owner's answer to `org.route`, checked on the node as every answer from the wire is. */
+export const RoutedWorkSchema = z
+  .object({
+    agentId: AgentIdSchema.nullable(),
+    role: z.string().nullable(),
+    spawned: z.boolean(),
+    reason: z.string(),
+    summary: z.string(),
+    decision: z.record(z.string(), JsonValueSchema),
+  })
+  .strict();
+
 export const OrgCreateRoleSchema = z
   .object({
     name: z.string().min(1).max(200),
