@@ -6,7 +6,7 @@ import type { SocietyPort } from './societyPort.js';
 import { type ToolAnnotations, checkToolAnnotations } from './toolAnnotations.js';
 
 /** A media type as a `Content-Type` header carries it: `type/subtype`, optional parameters, no line breaks. */
-const MediaTypeSchema = z
+export const MediaTypeSchema = z
   .string()
   .max(255)
   .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;[^\r\n;]+)*$/, 'must be a media type like "text/plain" or "image/png"');

@@ -172,6 +172,7 @@ export class McpConnection {
       return toolResultOf(result as Parameters<typeof toolResultOf>[0], `${tool} on MCP server "${this.name}"`, {
         maxResultBytes,
         redactor: this.#deps.redactor,
+        toolName: tool,
       });
     } catch (error) {
       if (isTimeout(error)) return errorResult(`${tool} on MCP server "${this.name}" timed out after ${callTimeoutMs} ms (callTimeoutMs)`, 'tool_timeout');

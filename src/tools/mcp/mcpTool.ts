@@ -2,7 +2,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { JsonValue, Redactor } from '../../task/index.js';
-import { type Tool, type ToolContext, type ToolResult, errorResult } from '../tool.js';
+import { type Artifact, MediaTypeSchema, type Tool, type ToolContext, type ToolResult, errorResult } from '../tool.js';
 import type { ToolAnnotations } from '../toolAnnotations.js';
 
 /** What a troupe tool needs of the server it came from: a way to call it. */
@@ -67,14 +67,51 @@ export function mcpTool(server: string, definition: McpToolDefinition, options: 
 
 const utf8 = new TextEncoder();
 
-/** One content block as text the model can read; binary blocks by what they are, not their bytes. */
-function blockText(block: CallToolResult['content'][number]): string {
+type Block = CallToolResult['content'][number];
+
+/** Extensions for the media types servers send most, so a stored artifact's name says what it is. */
+const extensions: Readonly<Record<string, string>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+  'application/pdf': 'pdf',
+};
+
+/** A binary block (an image, audio, a resource's blob) as an artifact: its bytes stored apart, never given to the model. */
+function binaryArtifact(block: Block, tool: string, index: number): Artifact | undefined {
+  const binary =
+    block.type === 'image' || block.type === 'audio'
+      ? { data: block.data, mimeType: block.mimeType, uri: undefined }
+      : block.type === 'resource' && 'blob' in block.resource
+        ? { data: block.resource.blob, mimeType: block.resource.mimeType ?? 'application/octet-stream', uri: block.resource.uri }
+        : undefined;
+  if (binary === undefined) return undefined;
+  // A peer's media type is not trusted to be one: a malformed one is stored as plain bytes.
+  const mediaType = MediaTypeSchema.safeParse(binary.mimeType).success ? binary.mimeType : 'application/octet-stream';
+  const fromUri = binary.uri
+    ?.split(/[/?#]/)
+    .filter((part) => part !== '')
+    .at(-1);
+  const name =
+    fromUri !== undefined && /^[\w.-]{1,128}$/.test(fromUri) ? fromUri : `${tool}-${index + 1}.${extensions[mediaType.split(';')[0] ?? ''] ?? 'bin'}`;
+  return { name, mediaType, content: new Uint8Array(Buffer.from(binary.data, 'base64')) };
+}
+
+/** One content block as text the model can read; a binary block by what it is and the artifact it became, not its bytes. */
+function blockText(block: Block, artifact: Artifact | undefined): string {
+  if (artifact !== undefined)
+    return `[${block.type === 'resource' ? 'resource' : block.type} ${artifact.mediaType}, ${artifact.content.length} bytes, stored as "${artifact.name}"]`;
   switch (block.type) {
     case 'text':
       return block.text;
     case 'image':
     case 'audio':
-      return `[${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
+      return `[${block.type} ${block.mimeType}]`;
     case 'resource':
       return 'text' in block.resource ? block.resource.text : `[resource ${block.resource.uri} ${block.resource.mimeType ?? ''}]`.trim();
     case 'resource_link':
@@ -84,12 +121,23 @@ function blockText(block: CallToolResult['content'][number]): string {
 
 /**
  * A server's answer as the model reads it: its text blocks joined, its structured content as
- * metadata (and as the text when there is no other), an error flagged as one; redacted of the
- * servers' secrets; refused when larger than `maxResultBytes`.
+ * metadata (and as the text when there is no other), its images, audio and binary resources as
+ * artifacts (stored apart, the model reads a line naming each), an error flagged as one; redacted
+ * of the servers' secrets; refused when its text is larger than `maxResultBytes`.
  */
-export function toolResultOf(result: CallToolResult, tool: string, options: { maxResultBytes: number; redactor: Redactor }): ToolResult {
+export function toolResultOf(
+  result: CallToolResult,
+  tool: string,
+  options: {
+    maxResultBytes: number;
+    redactor: Redactor;
+    /** The tool's own name, for the names of the artifacts its binary blocks become. */ toolName?: string;
+  },
+): ToolResult {
   const structured = result.structuredContent as Record<string, JsonValue> | undefined;
-  const texts = result.content.map(blockText);
+  const artifacts = result.content.map((block, index) => binaryArtifact(block, (options.toolName ?? 'mcp').replace(/[^\w.-]/g, '_').slice(0, 64), index));
+  const stored = artifacts.filter((artifact) => artifact !== undefined);
+  const texts = result.content.map((block, index) => blockText(block, artifacts[index]));
   const content = texts.length === 0 && structured !== undefined ? JSON.stringify(structured) : texts.join('\n');
   const bytes = utf8.encode(content).length;
   if (bytes > options.maxResultBytes) {
@@ -97,6 +145,7 @@ export function toolResultOf(result: CallToolResult, tool: string, options: { ma
   }
   const redacted = options.redactor.text(content);
   if (result.isError === true) return { content: redacted, isError: true, metadata: { code: 'tool_error' } };
-  if (structured === undefined) return { content: redacted };
-  return { content: redacted, metadata: JSON.parse(options.redactor.json(JSON.stringify(structured))) as Record<string, JsonValue> };
+  const kept = stored.length === 0 ? {} : { artifacts: stored };
+  if (structured === undefined) return { content: redacted, ...kept };
+  return { content: redacted, metadata: JSON.parse(options.redactor.json(JSON.stringify(structured))) as Record<string, JsonValue>, ...kept };
 }

@@ -64,6 +64,24 @@ describe('server-everything', () => {
     expect(tool === undefined ? undefined : toolAnnotations(tool)).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
   });
 
+  it("stores an image a tool answers with as an artifact of the Task; the model reads a line naming it, never the image's bytes", async () => {
+    const { rt, model } = await quietRuntime({
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      steps: [callStep('everything__get-tiny-image'), { text: 'done' }],
+    });
+    running.push(rt);
+    const taskId = await rt.submit('show me an image');
+    expect((await rt.waitForAnswer(taskId, { timeoutMs: 30_000 })).status).toBe('completed');
+    const [image] = rt.artifacts(taskId);
+    expect(image).toMatchObject({ name: 'get-tiny-image-2.png', mediaType: 'image/png', taskId });
+    const stored = rt.artifact(image?.id ?? '');
+    const bytes = stored?.content;
+    expect(bytes instanceof Uint8Array ? [...bytes.slice(0, 4)] : bytes).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    const [result] = toolMessages(model.requests[1]?.messages);
+    expect(result?.content).toContain(`stored as "get-tiny-image-2.png"`);
+    expect(result?.content.length).toBeLessThan(2_000);
+  });
+
   it('Streamable HTTP on loopback: the same echo', async () => {
     const url = await startHttpEverything();
     const { rt, model } = await quietRuntime({
