@@ -3,7 +3,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { createRuntime, taskText } from '../../src/index.js';
+import { createRuntime, randomIds, systemClock, taskText } from '../../src/index.js';
+import { internalsOf } from '../../src/runtime/internals.js';
+import { createTask } from '../../src/task/index.js';
+import { runToolCall } from '../../src/tools/runToolCall.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { sized } from './benchSize.js';
 import { elapsedMs, median } from './measure.js';
@@ -47,6 +50,43 @@ async function throughAgent(server: { command: string; args: string[] } | { url:
   }
 }
 
+/**
+ * Milliseconds per call of `bench__add` through troupe's tool runner, `calls` in a row: what a
+ * turn does for each tool call (the arguments checked against the server's JSON Schema, the
+ * timeout, the result converted, checked and redacted), without the agent's step around it.
+ */
+async function throughRunner(server: { command: string; args: string[] } | { url: string }): Promise<number> {
+  const rt = await createRuntime({ mcpServers: { bench: { ...server, trusted: true } } });
+  try {
+    const context = {
+      agentId: 'root',
+      task: createTask({ from: 'user', to: 'root', action: 'execute', parameters: { text: 'add' } }, { ids: randomIds, clock: systemClock }),
+      signal: new AbortController().signal,
+      society: internalsOf(rt).society,
+    };
+    const options = { registry: rt.tools, defaultTimeoutMs: 60_000, clock: systemClock };
+    const call = (a: number) => runToolCall({ id: `call-${a}`, name: 'bench__add', arguments: JSON.stringify({ a, b: 2 }) }, context, options);
+    const warm = await call(-1);
+    if (warm.isError === true) throw new Error(`the MCP bench call failed: ${warm.content}`);
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < schedule.calls; i++) await call(i);
+    return elapsedMs(start) / schedule.calls;
+  } finally {
+    await rt.shutdown();
+  }
+}
+
+function runnerRow(transport: string, runner: readonly number[], sdk: readonly number[]): Row {
+  const [troupe, raw] = [median(runner), median(sdk)];
+  return {
+    benchmark: `MCP tool call over ${transport}, through troupe's tool runner (per call)`,
+    troupe: duration(troupe),
+    raw: duration(raw),
+    ratio: troupe / raw,
+    notes: `${schedule.calls} calls in a row of the same read-only \`add\` with runToolCall, as a turn runs each tool call (arguments checked against the server's JSON Schema, timeout, result converted, checked and redacted), without the agent's step around it; against the SDK's Client directly; medians of ${schedule.blocks} alternated blocks; goal ≤ 1.2×: ${troupe / raw <= 1.2 ? 'met' : 'NOT met'} in this run`,
+  };
+}
+
 function row(transport: string, agent: readonly number[], sdk: readonly number[]): Row {
   const [troupe, raw] = [median(agent), median(sdk)];
   return {
@@ -62,16 +102,30 @@ function row(transport: string, agent: readonly number[], sdk: readonly number[]
 export async function mcpCall(): Promise<Row[]> {
   const http = await startLineProcess('mcpServerWorker', ['http']);
   const url = http.ready;
-  const times = { stdioAgent: [] as number[], stdioSdk: [] as number[], httpAgent: [] as number[], httpSdk: [] as number[] };
+  const times = {
+    stdioAgent: [] as number[],
+    stdioRunner: [] as number[],
+    stdioSdk: [] as number[],
+    httpAgent: [] as number[],
+    httpRunner: [] as number[],
+    httpSdk: [] as number[],
+  };
   try {
     for (let block = 0; block < schedule.blocks; block++) {
       times.stdioAgent.push(await throughAgent(stdioServer));
+      times.stdioRunner.push(await throughRunner(stdioServer));
       times.stdioSdk.push(await direct(new StdioClientTransport({ ...stdioServer, stderr: 'ignore' })));
       times.httpAgent.push(await throughAgent({ url }));
+      times.httpRunner.push(await throughRunner({ url }));
       times.httpSdk.push(await direct(new StreamableHTTPClientTransport(new URL(url))));
     }
   } finally {
     await http.stop();
   }
-  return [row('stdio', times.stdioAgent, times.stdioSdk), row('Streamable HTTP', times.httpAgent, times.httpSdk)];
+  return [
+    row('stdio', times.stdioAgent, times.stdioSdk),
+    runnerRow('stdio', times.stdioRunner, times.stdioSdk),
+    row('Streamable HTTP', times.httpAgent, times.httpSdk),
+    runnerRow('Streamable HTTP', times.httpRunner, times.httpSdk),
+  ];
 }
