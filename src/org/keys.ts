@@ -19,6 +19,7 @@ export const subDbNames = [
   'inbox',
   'mailboxes',
   'sessionAgents',
+  'activeSkills',
   'quarantine',
 ] as const;
 

@@ -115,6 +115,7 @@ export function forgetTerminated(ctx: StageContext, agents: readonly RetiredAgen
       ...owned(dbs.conversations, seqRange(agentId)),
       ...owned(dbs.conversations, sessionConversationsRange(agentId)),
       ...owned(dbs.mailboxes, nameRange(agentId)),
+      ...owned(dbs.activeSkills, nameRange(agentId)),
     );
     updates.push({ key: viewKey.agent(agentId), value: undefined });
   }

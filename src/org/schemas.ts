@@ -132,6 +132,14 @@ export const ConversationRecordSchema = z.discriminatedUnion('role', [
  */
 export const SessionAgentRecordSchema = z.object({ v: v1, sessionId: z.string().min(1), agentId: AgentIdSchema, at: timestamp }).strict();
 
+/**
+ * The skills an agent has active in one session, kept under `[agentId, sessionId]`, so a session
+ * resumed after a restart has the same skills' instructions in view. Empty lists are not kept.
+ */
+export const ActiveSkillsRecordSchema = z
+  .object({ v: v1, agentId: AgentIdSchema, sessionId: z.string().min(1), skills: z.array(z.string().min(1).max(64)).min(1).max(64), at: timestamp })
+  .strict();
+
 export const MetaRecordSchema = z.object({ v: v1, schemaVersion: z.number().int().nonnegative() }).strict();
 
 /** A record moved aside on open because it failed validation; kept byte for byte. */
@@ -158,4 +166,5 @@ export type TerminationRecord = Readonly<z.infer<typeof TerminationRecordSchema>
 /** Who ended an agent, when and why. */
 export type Termination = Omit<TerminationRecord, 'v'>;
 export type SessionAgentRecord = Readonly<z.infer<typeof SessionAgentRecordSchema>>;
+export type ActiveSkillsRecord = Readonly<z.infer<typeof ActiveSkillsRecordSchema>>;
 export type QuarantineRecord = Readonly<z.infer<typeof QuarantineRecordSchema>>;

@@ -13,7 +13,7 @@ import { readMessages } from './messageLog.js';
 import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
-import type { StoredAgentRecord, RoleRecord, SessionAgentRecord, TerminationRecord } from './schemas.js';
+import type { ActiveSkillsRecord, StoredAgentRecord, RoleRecord, SessionAgentRecord, TerminationRecord } from './schemas.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
@@ -201,6 +201,7 @@ type StoreQueries =
   | 'waitingCount'
   | 'workGiven'
   | 'sessionAgent'
+  | 'activeSkills'
   | 'role'
   | 'roles'
   | 'agent'
@@ -270,6 +271,11 @@ function storeWrites(
         return (ctx) => w.putWaiting(ctx, agentId, task);
       }),
     removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
+    setActiveSkills: (agentId, sessionId, skills) =>
+      write('setActiveSkills', false, () => {
+        const record = skills.length === 0 ? null : w.activeSkillsRecord({ v: 1, agentId, sessionId, skills: [...skills], at: clock.now() });
+        return (ctx) => w.putActiveSkills(ctx, agentId, sessionId, record);
+      }),
     setSessionAgent: (sessionId, agentId) =>
       write('setSessionAgent', false, () => {
         const record = w.sessionAgentRecord({ v: 1, sessionId, agentId, at: clock.now() });
@@ -292,6 +298,11 @@ function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, S
     waitingCount: (agentId) => dbs.mailboxes.getKeysCount(nameRange(agentId)),
     workGiven: (agentId, taskId) => dbs.givenWork.doesExist([agentId, taskId]),
     sessionAgent: (sessionId) => (dbs.sessionAgents.get(sessionId) as SessionAgentRecord | undefined)?.agentId,
+    activeSkills: (agentId) =>
+      [...dbs.activeSkills.getRange(nameRange(agentId))]
+        .map(({ value }) => value as ActiveSkillsRecord)
+        .sort((a, b) => a.at - b.at)
+        .map(({ sessionId, skills }) => ({ sessionId, skills: [...skills] })),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,

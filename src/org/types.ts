@@ -142,6 +142,10 @@ export interface OrgStore {
    * many conversations went.
    */
   clearConversations(agentId: string): Promise<number>;
+  /** The skills `agentId` has active in `sessionId`, in the order activated (see `ActiveSkillsRecordSchema`); none removes the record. */
+  setActiveSkills(agentId: string, sessionId: string, skills: readonly string[]): Promise<void>;
+  /** Each session's active skills of `agentId`, least recently changed first. */
+  activeSkills(agentId: string): { sessionId: string; skills: string[] }[];
   /** Makes `agentId` the agent the user of `sessionId` talks to (see `SessionAgentRecordSchema`). */
   setSessionAgent(sessionId: string, agentId: string): Promise<void>;
   /** The agent the user of `sessionId` talks to since a handoff; undefined when none was recorded. */

@@ -12,6 +12,7 @@ import {
   MessageRecordSchema,
   RoleRecordSchema,
   SessionAgentRecordSchema,
+  ActiveSkillsRecordSchema,
   TerminationOrderRecordSchema,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -57,6 +58,9 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   conversations: shaped(ConversationRecordSchema, (key) => (isSeqKey(key) ? undefined : 'key: expected [agentId, seq]')),
   inbox: shaped(InboxRecordSchema, (key) => (isSeq(key) ? undefined : 'key: expected a sequence number')),
   sessionAgents: shaped(SessionAgentRecordSchema, (key, record) => keyIs(record.sessionId, key)),
+  activeSkills: shaped(ActiveSkillsRecordSchema, (key, record) =>
+    isNameKey(key) && key[0] === record.agentId && key[1] === record.sessionId ? undefined : 'key: expected [agentId, sessionId] of the record',
+  ),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
     isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',
   ),

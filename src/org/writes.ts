@@ -15,6 +15,8 @@ import {
   RoleRecordSchema,
   type SessionAgentRecord,
   SessionAgentRecordSchema,
+  ActiveSkillsRecordSchema,
+  type ActiveSkillsRecord,
   type TerminationRecord,
   TerminationRecordSchema,
 } from './schemas.js';
@@ -128,6 +130,8 @@ export function terminate(ctx: StageContext, termination: TerminationRecord, rem
   const ended: StoredAgentRecord = { ...agent, status: 'terminated', terminatedAt: termination.at };
   // A terminated agent answers nothing more: what waited for it is cancelled, never handed back.
   const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
+  // Nor does it have skills active any more.
+  const skills = [...dbs.activeSkills.getKeys(nameRange(agent.id))];
   const conversations = removeConversations ? clearAgentConversations(ctx, agent.id) : staged(0, []);
   // Pinned: one number for the whole store, read from disk once.
   const order = ctx.view.read(viewKey.terminationSeq, () => (endKey(dbs.terminationOrder, 'last') ?? -1) + 1);
@@ -138,6 +142,7 @@ export function terminate(ctx: StageContext, termination: TerminationRecord, rem
       put(dbs.terminations, termination.agentId, termination),
       put(dbs.terminationOrder, order, { v: 1, agentId: agent.id }),
       ...waiting.map((key) => remove(dbs.mailboxes, key)),
+      ...skills.map((key) => remove(dbs.activeSkills, key)),
       ...conversations.ops,
     ],
     [
@@ -247,6 +252,11 @@ export function dropWaiting({ dbs }: StageContext, agentId: string, taskId: stri
   return staged(undefined, [remove(dbs.mailboxes, [agentId, taskId])], [{ key: viewKey.waiting(agentId, taskId), value: false }]);
 }
 
+/** The skills an agent has active in a session: the newest list replaces the one before; an empty one removes it. */
+export function putActiveSkills(ctx: StageContext, agentId: string, sessionId: string, record: ActiveSkillsRecord | null): Staged<undefined> {
+  return staged(undefined, [record === null ? remove(ctx.dbs.activeSkills, [agentId, sessionId]) : put(ctx.dbs.activeSkills, [agentId, sessionId], record)]);
+}
+
 /** The agent a session's user talks to: the newest record replaces the one before. */
 export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): Staged<undefined> {
   return staged(undefined, [put(ctx.dbs.sessionAgents, record.sessionId, record)]);
@@ -256,6 +266,7 @@ export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): 
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
 export const sessionAgentRecord = (input: unknown): SessionAgentRecord => parseOrThrow(SessionAgentRecordSchema, input, 'sessionAgent');
+export const activeSkillsRecord = (input: unknown): ActiveSkillsRecord => parseOrThrow(ActiveSkillsRecordSchema, input, 'activeSkills');
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord => parseOrThrow(TerminationRecordSchema, input, 'termination');
 // A Task made by parseTask/createTask/replyTo is already valid and deeply frozen (isParsedTask):

@@ -25,6 +25,14 @@ export interface SkillHubDeps {
   readonly limits: SkillLimits;
   /** Sessions per agent whose active skills are kept; past it the least recently used session's are let go. */
   readonly sessionsPerAgent: number;
+  /** Told each time a session's active skills change (none: let go), so they can be kept (the org store, with a data dir). */
+  readonly changed?: (agentId: string, sessionId: string, skills: readonly string[]) => void;
+}
+
+/** A session's active skills as kept, by name. */
+export interface KeptSkills {
+  readonly sessionId: string;
+  readonly skills: readonly string[];
 }
 
 /** One agent's part: its role's policy and, per session (least recently used first), its active skills (least recently activated first). */
@@ -73,8 +81,15 @@ export class SkillHub {
   }
 
   /** An agent starts: its role's policy says which skills it may use. */
-  enter(agentId: string, policy: ToolPolicy | undefined): void {
-    this.#agents.set(agentId, { policy, sessions: new Map() });
+  enter(agentId: string, policy: ToolPolicy | undefined, kept: () => readonly KeptSkills[] = () => []): void {
+    const agent: AgentSkills = { policy, sessions: new Map() };
+    this.#agents.set(agentId, agent);
+    // Read only when there are skills at all: an agent restarted has its sessions' skills again, those still loaded.
+    if (this.registry.size === 0) return;
+    for (const { sessionId, skills } of kept()) {
+      const active = skills.map((name) => this.registry.get(name)).filter((skill) => skill !== undefined);
+      if (active.length > 0) this.#session(agent, agentId, sessionId).push(...active.slice(-this.limits.maxActivePerSession));
+    }
   }
 
   /** An agent is gone: its active skills go with it. */
@@ -111,11 +126,12 @@ export class SkillHub {
   activate(agentId: string, task: Task, skill: Skill, by: ActivatedBy): boolean {
     const agent = this.#agents.get(agentId);
     if (agent === undefined) return false;
-    const active = this.#session(agent, task.sessionId);
+    const active = this.#session(agent, agentId, task.sessionId);
     const at = active.indexOf(skill);
     if (at !== -1) {
       active.splice(at, 1);
       active.push(skill);
+      this.#changed(agentId, task.sessionId, active);
       return false;
     }
     active.push(skill);
@@ -124,6 +140,7 @@ export class SkillHub {
       const gone = active.shift();
       if (gone !== undefined) this.#publish(agentId, task, SkillActions.deactivated, { skill: gone.name, reason: 'maxActivePerSession' });
     }
+    this.#changed(agentId, task.sessionId, active);
     return true;
   }
 
@@ -134,6 +151,7 @@ export class SkillHub {
     if (active === undefined || at === -1) return false;
     active.splice(at, 1);
     this.#publish(agentId, task, SkillActions.deactivated, { skill: name, reason: 'asked' });
+    this.#changed(agentId, task.sessionId, active);
     return true;
   }
 
@@ -156,7 +174,7 @@ export class SkillHub {
     return this.#agents.get(agentId)?.policy?.skills;
   }
 
-  #session(agent: AgentSkills, sessionId: string): Skill[] {
+  #session(agent: AgentSkills, agentId: string, sessionId: string): Skill[] {
     const { sessions } = agent;
     let active = sessions.get(sessionId);
     if (active !== undefined) sessions.delete(sessionId);
@@ -165,8 +183,18 @@ export class SkillHub {
     for (const oldest of sessions.keys()) {
       if (sessions.size <= this.#deps.sessionsPerAgent) break;
       sessions.delete(oldest);
+      // Kept for no more sessions than memory holds.
+      this.#changed(agentId, oldest, []);
     }
     return active;
+  }
+
+  #changed(agentId: string, sessionId: string, active: readonly Skill[]): void {
+    this.#deps.changed?.(
+      agentId,
+      sessionId,
+      active.map((skill) => skill.name),
+    );
   }
 
   /** The list of skills a policy allows, fitted to `tokens`; kept per policy until the registry or the budget changes. */

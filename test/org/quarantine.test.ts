@@ -44,6 +44,7 @@ describe('org store: bad data on disk', () => {
     await tamper(dir, 'messages', (db) => db.put(['root', 1], { v: 1, task: { ...makeTask(), from: 'no spaces allowed' } }));
     await tamper(dir, 'inbox', (db) => db.put('not-a-seq', { v: 1, task: makeTask() }));
     await tamper(dir, 'mailboxes', (db) => db.put(['a1', 'someone-else'], { v: 1, seq: 0, task: makeTask({ id: 'w1' }) }));
+    await tamper(dir, 'activeSkills', (db) => db.put(['a1', 's1'], { v: 1, agentId: 'a9', sessionId: 's1', skills: ['haiku'], at: 1 }));
 
     const { store, logger } = await openTestStore(dir);
     // The message log and the waiting Tasks are checked when read: the read skips the bad record and moves it aside.
@@ -62,13 +63,14 @@ describe('org store: bad data on disk', () => {
       'messages/["root",1]': /^task\.from: /,
       'inbox/"not-a-seq"': /^key: expected a sequence number$/,
       'mailboxes/["a1","someone-else"]': /^key: expected \[agentId, taskId\]/,
+      'activeSkills/["a1","s1"]': /^key: expected \[agentId, sessionId\] of the record$/,
     };
     expect(Object.keys(reasons).sort()).toEqual(Object.keys(expected).sort());
     for (const [where, pattern] of Object.entries(expected)) expect(reasons[where], where).toMatch(pattern);
     const garbageEntry = store.quarantined().find((entry) => entry.key === 'garbage');
     expect(new Uint8Array(garbageEntry?.raw ?? [])).toEqual(garbage);
     const warnings = logger.entries.filter((entry) => entry.level === 'warn');
-    expect(warnings).toHaveLength(7);
+    expect(warnings).toHaveLength(8);
     expect(warnings.every((entry) => entry.message === 'quarantined an invalid org record')).toBe(true);
     const noPrompt = warnings.find((entry) => entry.fields['key'] === '"no-prompt"');
     expect(noPrompt?.fields['db']).toBe('roles');
@@ -85,7 +87,7 @@ describe('org store: bad data on disk', () => {
 
     // Quarantined records were moved, not copied: a third open finds nothing new.
     const { store: third, logger: thirdLogger } = await openTestStore(dir);
-    expect(third.quarantined()).toHaveLength(7);
+    expect(third.quarantined()).toHaveLength(8);
     expect(thirdLogger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
   });
 

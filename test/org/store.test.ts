@@ -92,6 +92,29 @@ describe('org store: round trip over real LMDB files', () => {
     expect(keys.map((key) => store.conversation(key).length)).toEqual([0, 0, 0, 1, 1]);
   });
 
+  it("keeps each session's active skills, least recently changed first, forgets an emptied one, and drops a terminated agent's", async () => {
+    const dir = await tempDir();
+    const { store: first } = await openTestStore(dir);
+    await first.createRole({ id: 'role-1', name: 'poet', prompt: 'p', createdBy: 'user' });
+    await first.createAgent({ id: 'poet-1', roleId: 'role-1', parentAgentId: null });
+    await first.createAgent({ id: 'poet-10', roleId: 'role-1', parentAgentId: null });
+    await first.setActiveSkills('poet-1', 's1', ['haiku', 'rhyme']);
+    await first.setActiveSkills('poet-1', 's2', ['sonnet']);
+    await first.setActiveSkills('poet-1', 's3', ['limerick']);
+    await first.setActiveSkills('poet-1', 's3', []);
+    await first.setActiveSkills('poet-10', 's1', ['haiku']);
+    await expect(first.setActiveSkills('poet-1', 's4', ['x'.repeat(65)])).rejects.toThrow(/activeSkills\.skills\[0\]/);
+    await first.close();
+    const { store } = await openTestStore(dir);
+    expect(store.activeSkills('poet-1')).toEqual([
+      { sessionId: 's1', skills: ['haiku', 'rhyme'] },
+      { sessionId: 's2', skills: ['sonnet'] },
+    ]);
+    await store.markTerminated({ agentId: 'poet-1', terminatedBy: 'user', reason: 'done' });
+    expect(store.activeSkills('poet-1')).toEqual([]);
+    expect(store.activeSkills('poet-10')).toEqual([{ sessionId: 's1', skills: ['haiku'] }]);
+  });
+
   it('reads sequences in order and pages them', async () => {
     const { store } = await openTestStore(await tempDir());
     // 12 entries: numeric order must win over byte order (10 after 9, not after 1).

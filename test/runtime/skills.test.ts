@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { SkillActions, defineSkill } from '../../src/skills/index.js';
 import type { ChatRequest } from '../../src/llm/index.js';
 import { defineTool } from '../../src/tools/index.js';
+import { randomIds } from '../../src/ids.js';
+import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { quietRuntime, recordBus } from '../support/runtimeFixture.js';
+
+const tempDir = tempDirsAfterEach('troupe-skills-');
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/skills');
 const haiku = defineSkill({
@@ -239,5 +243,23 @@ describe('skills in a runtime', () => {
 
   it('refuses a bad skill limit, naming it', async () => {
     await expect(quietRuntime({ skillLimits: { maxActivePerSession: 0 } })).rejects.toThrow(/^skillLimits\.maxActivePerSession: /);
+  });
+});
+
+describe('active skills across a restart', () => {
+  it('with a data dir, a session resumed after a restart has the skills it had active; another session has none', async () => {
+    const dataDir = await tempDir();
+    const first = await quietRuntime({ dataDir, ids: randomIds, skills: [haiku], steps: [{ text: 'a haiku' }] });
+    const answered = await first.rt.waitForAnswer(await first.rt.submit('write a haiku about rain'), { timeoutMs: 5_000 });
+    const { sessionId } = answered;
+    expect(first.rt.skills.active('root', sessionId).map((skill) => skill.name)).toEqual(['haiku']);
+    await first.rt.shutdown();
+
+    const again = await quietRuntime({ dataDir, ids: randomIds, skills: [haiku], steps: [{ text: 'another' }, { text: 'hello' }] });
+    await again.rt.waitForAnswer(await again.rt.submit('and another one', { sessionId }), { timeoutMs: 5_000 });
+    expect(systemText(again.model.requests[0])).toContain('Active skill haiku:\nHAIKU-BODY');
+    await again.rt.waitForAnswer(await again.rt.submit('hello there'), { timeoutMs: 5_000 });
+    expect(systemText(again.model.requests[1])).not.toContain('HAIKU-BODY');
+    await again.rt.shutdown();
   });
 });

@@ -144,7 +144,8 @@ export class Agent {
     });
     // The skills it may use: its role's and what it inherited (both policies), within the skills its settings name.
     const { skills } = this.settings;
-    this.env.skills.enter(id, intersectPolicies(this.settings.tools, skills === undefined ? undefined : { skills: { allow: [...skills] } }));
+    const policy = intersectPolicies(this.settings.tools, skills === undefined ? undefined : { skills: { allow: [...skills] } });
+    this.env.skills.enter(id, policy, () => this.env.journal.storedActiveSkills(id));
     // Open before anything reaches the agent: what its memory is fed meanwhile waits for the opening.
     void this.env.memory.open(id);
     this.actor.start();

@@ -60,6 +60,10 @@ export interface Journal {
   waiting(agentId: string, task: Task): void;
   /** The Task was answered (or refused, or cancelled): nothing to hand back. */
   answered(agentId: string, taskId: string): void;
+  /** The skills `agentId` has active in `sessionId`, in the order activated; none forgets them (queued). */
+  activeSkills(agentId: string, sessionId: string, skills: readonly string[]): void;
+  /** Each session's active skills of `agentId` as stored, least recently changed first; none when nothing is kept. */
+  storedActiveSkills(agentId: string): readonly { readonly sessionId: string; readonly skills: readonly string[] }[];
   /** Makes `agentId` the agent the user of `sessionId` talks to (queued: whatever waits for durability next commits it). */
   sessionAgent(sessionId: string, agentId: string): void;
   /** The agent the user of `sessionId` talks to since a handoff, as stored; undefined when none (or nothing is kept). */
@@ -129,6 +133,8 @@ export const memoryJournal: Journal = {
   userInput: (_task, send) => now(send),
   waiting: () => undefined,
   answered: () => undefined,
+  activeSkills: () => undefined,
+  storedActiveSkills: () => [],
   sessionAgent: () => undefined,
   storedSessionAgent: () => undefined,
   conversation: () => keepNothing,

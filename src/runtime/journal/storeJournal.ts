@@ -11,6 +11,17 @@ import { WriteBatch, type WriteBatchLimits } from './writeBatch.js';
 /** A stored record without its schema version. */
 const strip = <R extends { v: number }>({ v: _v, ...rest }: R): Omit<R, 'v'> => rest;
 
+/** What a restart starts from: null for a store that never held a society (no root). */
+function storedOrganisation(store: OrgStore, inboxLimit: number): StoredOrganisation | null {
+  if (store.agent('root') === undefined) return null;
+  return {
+    roles: store.roles().map(strip),
+    agents: store.agents().map(strip),
+    terminations: store.terminations().map(strip),
+    inbox: store.latestInbox(inboxLimit),
+  };
+}
+
 /**
  * A Journal on the LMDB organisation store. The store writes in call order, off the main thread,
  * so what is fired and forgotten here still lands in order; `durable()` waits for all of it.
@@ -78,6 +89,8 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
     answered: (agentId, taskId) => queued(() => store.removeWaiting(agentId, taskId), 'answered Task', { agentId, taskId }),
+    activeSkills: (agentId, sessionId, skills) => queued(() => store.setActiveSkills(agentId, sessionId, skills), 'active skills', { agentId, sessionId }),
+    storedActiveSkills: (agentId) => store.activeSkills(agentId),
     sessionAgent: (sessionId, agentId) => queued(() => store.setSessionAgent(sessionId, agentId), 'session agent', { sessionId, agentId }),
     storedSessionAgent: (sessionId) => store.sessionAgent(sessionId),
     conversation: (owner) => conversations.sink(owner),
@@ -85,15 +98,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
     forgetRetired: (max, erase) => forgetRetired(store, max, erase, awaited),
     durable: () => awaited(() => store.flushed()),
     committing: () => store.committing(),
-    stored: (inboxLimit): StoredOrganisation | null => {
-      if (store.agent('root') === undefined) return null;
-      return {
-        roles: store.roles().map(strip),
-        agents: store.agents().map(strip),
-        terminations: store.terminations().map(strip),
-        inbox: store.latestInbox(inboxLimit),
-      };
-    },
+    stored: (inboxLimit) => storedOrganisation(store, inboxLimit),
     storedWaiting: (agentId) => store.waiting(agentId),
     storedWaitingCount: (agentId) => store.waitingCount(agentId),
     storedConversation: (owner) => store.conversation(owner),

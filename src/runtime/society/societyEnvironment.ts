@@ -61,7 +61,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const models = new Map(Object.entries(options.models ?? {}).map(([name, given]) => [name, wrapped(given)]));
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
-  const skills = skillHub(options, config, tools, bus);
+  const skills = skillHub(options, config, tools, bus, journal);
   const memory = new RuntimeMemory({
     bus,
     clock,
@@ -114,12 +114,20 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
  * The society's skills: the registry with every skill loaded, the tools they bring and, when there
  * is any skill, `use_skill` and `read_skill_file` in the shared tool registry.
  */
-function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: ToolRegistry, bus: EventBus): SkillHub {
+function skillHub(options: EnvironmentOptions, config: RuntimeConfig, tools: ToolRegistry, bus: EventBus, journal: Journal): SkillHub {
   const { clock, ids, memorySettings } = options;
   const limits = options.loadedSkills?.limits ?? SkillLimitsSchema.parse({});
   const loaded = options.loadedSkills?.loaded ?? [];
   const registry = new SkillRegistry({ maxSkills: limits.maxSkills, embedder: memorySettings.embedder }).add(...loaded);
-  const hub = new SkillHub({ registry, bus, ids, clock, limits, sessionsPerAgent: config.sessionsInMemoryPerAgent });
+  const hub = new SkillHub({
+    registry,
+    bus,
+    ids,
+    clock,
+    limits,
+    sessionsPerAgent: config.sessionsInMemoryPerAgent,
+    changed: (agentId, sessionId, active) => journal.activeSkills(agentId, sessionId, active),
+  });
   // A tool the society was given itself stays in view; one only skills bring shows while one of them is active.
   const given = new Set(tools.names());
   for (const skill of loaded) {
