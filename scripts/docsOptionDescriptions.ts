@@ -8,6 +8,7 @@ import type { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '..
 import type { ModelLimitsSchema } from '../src/llm/modelLimits.js';
 import type { SharedSource } from '../src/context/contextBudget.js';
 import type { McpLimitsSchema } from '../src/tools/mcp/mcpConfig.js';
+import type { SkillLimitsSchema } from '../src/skills/skillLimits.js';
 import type { NodeDirectoryOptionsSchema } from '../src/bus/nodeDirectory.js';
 import type { NodePlacementLimitsSchema } from '../src/runtime/society/nodePlacement.js';
 import type { NodeHostLimitsSchema } from '../src/runtime/nodes/nodeHostLimits.js';
@@ -254,4 +255,15 @@ export const routingOptions: Record<Options<typeof RoutingSettingsSchema>, strin
   recorded: 'candidates kept in a decision (1–50)',
   maxRequestChars: 'longest description routed; longer: `invalid_input`, "a routing request has at most 4000 characters (maxRequestChars); this one has N"',
   maxCandidates: 'most roles routed among; more: `invalid_input`, "the router has N candidates, more than its limit of 10000 (maxCandidates)"',
+};
+
+/** The bounds on skills, `createRuntime({ skillLimits })` (docs/skills.md). */
+export const skillOptions: Record<Options<typeof SkillLimitsSchema>, string> = {
+  maxSkills: 'skills loaded at once; each past it is refused: `not loaded: maxSkills (2000) skills are loaded already`',
+  maxSkillFileBytes: 'bytes of a `SKILL.md` (or `troupe.yaml`); a bigger one is refused: `(file): is N bytes, more than maxSkillFileBytes (262144)`',
+  maxBodyChars: "characters of a skill's body; a longer one is refused: `(body): is N characters, more than maxBodyChars (50000)`",
+  maxFileReadBytes: 'bytes `read_skill_file` returns of one file; it refuses a bigger one: `… is N bytes, more than maxFileReadBytes (262144)`',
+  maxActivePerSession:
+    'skills active at once in one session of one agent; one more lets the least recently activated go (`skill.deactivated`, reason `maxActivePerSession`)',
+  catalogueShare: 'share of the context budget the list of skills may take; skills past it are counted, not listed',
 };

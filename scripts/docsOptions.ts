@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { CompactorConfigSchema } from '../src/runtime/config/compactorConfig.js';
 import { RoutingSettingsSchema, RuntimeConfigSchema } from '../src/runtime/config/config.js';
 import { McpLimitsSchema } from '../src/tools/mcp/mcpConfig.js';
+import { SkillLimitsSchema } from '../src/skills/skillLimits.js';
 import { MemoryLimitsSchema } from '../src/memory/limits.js';
 import { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
 import { ServerLimitsSchema } from '../src/server/serverLimits.js';
@@ -38,6 +39,7 @@ import {
   nodesOptions,
   routingOptions,
   runtimeOptions,
+  skillOptions,
 } from './docsOptionDescriptions.js';
 
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -86,6 +88,7 @@ export const optionTables: Readonly<Record<string, OptionTable>> = {
   artifacts: rowsOf(runtimeTable, ['maxArtifactBytes', 'maxArtifactsPerTask', 'maxArtifactStoreBytes', 'artifactPreviewChars']),
   handoffs: rowsOf(runtimeTable, ['maxHandoffsPerTask', 'maxHandoffMessages', 'sessionAgentsInMemory']),
   mcp: { meanings: mcpOptions, defaults: defaultsOf(McpLimitsSchema) },
+  skills: { meanings: skillOptions, defaults: defaultsOf(SkillLimitsSchema) },
   routing: { meanings: routingOptions, defaults: wholeDefaultsOf(RoutingSettingsSchema) },
   compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema), variables: runtimeVariables },
   memory: { meanings: memoryOptions, defaults: defaultsOf(MemoryLimitsSchema) },
