@@ -133,6 +133,23 @@ describeWithNatsServer('agents placed on the nodes of a society on NATS (owner a
     expect(worker?.state).toBe('remote');
   });
 
+  it("a node's agent creates a role with handoffs through the owner, which checks them as rt.createRole does", async () => {
+    const createRole = (name: string, handoffs: string[]): RoleStep => ({ toolCalls: [{ name: 'create_role', arguments: { name, prompt: 'P.', handoffs } }] });
+    const heard = (request: ChatRequest): ScriptReply => ({ text: request.messages.findLast((message) => message.role === 'tool')?.content ?? '' });
+    const { rt } = await society(
+      {
+        root: [{ toolCalls: [{ name: 'delegate_task', arguments: { role: 'manager', task: 'make roles' } }] }, heard],
+        manager: [createRole('clash', ['Billing', 'billing']), createRole('triage', ['billing', 'user']), heard],
+      },
+      { 'node-a': ['manager'] },
+    );
+    await rt.createRole({ name: 'manager', prompt: 'You manage.' });
+    const answer = await rt.waitForAnswer(await rt.submit('make the roles'), { timeoutMs: 60_000 });
+    expect(answer.status).toBe('completed');
+    expect(rt.roles().find((role) => role.name === 'triage')?.handoffs).toEqual(['billing', 'user']);
+    expect(rt.roles().some((role) => role.name === 'clash')).toBe(false);
+  });
+
   it('places on the least loaded node announcing the role, and shows placed agents as remote', async () => {
     const idle: RoleStep[] = Array.from({ length: 4 }, () => ({ text: 'idle' }));
     const { rt, hosts } = await society({ poet: idle }, { 'node-a': ['poet'], 'node-b': ['poet'] });
