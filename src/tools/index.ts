@@ -1,6 +1,7 @@
 export * from './tool.js';
 export type {
   SocietyPort,
+  RoleRequest,
   SpawnCallRef,
   CompressibleConversation,
   FactSearchRequest,

@@ -76,6 +76,15 @@ export interface RoutedWork {
   readonly decision: Readonly<Record<string, JsonValue>>;
 }
 
+/** A role an agent asks for (`create_role`): `handoffs` are the targets its agents may hand a conversation to. */
+export interface RoleRequest {
+  readonly name: string;
+  readonly prompt: string;
+  readonly description?: string;
+  readonly handoffs?: readonly string[];
+  readonly createdBy: string;
+}
+
 /**
  * The one port through which meta-tools reach the society they run in. The runtime implements
  * it; tools never see the runtime itself. Every method enforces the society's rules and throws a
@@ -86,13 +95,7 @@ export interface SocietyPort {
   readonly bus: EventBus;
   readonly ids: IdGenerator;
   readonly clock: Clock;
-  createRole(input: {
-    name: string;
-    prompt: string;
-    description?: string;
-    handoffs?: readonly string[];
-    createdBy: string;
-  }): Promise<{ roleId: string; name: string }>;
+  createRole(input: RoleRequest): Promise<{ roleId: string; name: string }>;
   /**
    * Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s
    * tree. With `call` (the spawning tool call), spawning again for the same call gives the child

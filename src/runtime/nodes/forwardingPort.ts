@@ -9,6 +9,7 @@ import type {
   FoundFact,
   RememberRequest,
   RememberedFact,
+  RoleRequest,
   RoutedWork,
   SocietyPort,
   SpawnCallRef,
@@ -40,13 +41,7 @@ export class ForwardingPort implements SocietyPort {
     return this.local.clock;
   }
 
-  async createRole(input: {
-    name: string;
-    prompt: string;
-    description?: string;
-    handoffs?: readonly string[];
-    createdBy: string;
-  }): Promise<{ roleId: string; name: string }> {
+  async createRole(input: RoleRequest): Promise<{ roleId: string; name: string }> {
     const parameters: Record<string, JsonValue> = { name: input.name, prompt: input.prompt };
     if (input.description !== undefined) parameters['description'] = input.description;
     if (input.handoffs !== undefined) parameters['handoffs'] = [...input.handoffs];

@@ -11,6 +11,7 @@ import type {
   FoundFact,
   RememberRequest,
   RememberedFact,
+  RoleRequest,
   RoutedWork,
   SocietyPort,
   WorkRequest,
@@ -232,13 +233,7 @@ export class Society implements SocietyPort {
     return this.#live.activity.busyCount;
   }
 
-  async createRole(input: {
-    name: string;
-    prompt: string;
-    description?: string;
-    handoffs?: readonly string[];
-    createdBy: string;
-  }): Promise<{ roleId: string; name: string }> {
+  async createRole(input: RoleRequest): Promise<{ roleId: string; name: string }> {
     const role = await this.addRole(withCheckedHandoffs(input, this.#env.tools));
     return { roleId: role.id, name: role.name };
   }
