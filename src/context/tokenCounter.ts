@@ -24,6 +24,8 @@ const toolCallTokens = 3;
 const toolNameTokens = 1;
 
 const plainText = { disallowedSpecial: new Set<string>() };
+/** Parts of a message this short are counted by value, once (`TokenCounter.#part`). */
+const shortPartChars = 64;
 
 export const TokenCounterOptionsSchema = z
   .object({
@@ -85,11 +87,11 @@ export class TokenCounter {
   message(message: ChatMessage): number {
     const cached = this.#messages.get(message);
     if (cached !== undefined) return cached;
-    let tokens = frameOf(message.role) + textTokens(message.content);
+    let tokens = frameOf(message.role) + this.#part(message.content);
     if (message.role === 'assistant') {
-      for (const call of message.toolCalls) tokens += textTokens(call.name) + textTokens(call.arguments) + toolCallTokens;
+      for (const call of message.toolCalls) tokens += this.#part(call.name) + this.#part(call.arguments) + toolCallTokens;
     } else if (message.role === 'tool') {
-      tokens += textTokens(message.name) + toolNameTokens;
+      tokens += this.#part(message.name) + toolNameTokens;
     }
     this.#messages.set(message, tokens);
     return tokens;
@@ -100,6 +102,15 @@ export class TokenCounter {
     let tokens = replyPrimingTokens;
     for (const message of messages) tokens += this.message(message);
     return tokens;
+  }
+
+  /**
+   * A part of a new message. Short parts recur (tool names, small arguments and results) and cost the
+   * tokenizer's fixed overhead per call more than their length, so they are counted once by value;
+   * long ones are seldom seen twice and would only push useful lines out of the cache.
+   */
+  #part(text: string): number {
+    return text.length <= shortPartChars ? this.text(text) : textTokens(text);
   }
 
   #evictOldest(): void {

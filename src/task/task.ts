@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import { deepFreeze } from './freeze.js';
+import { deepFreeze, deepFreezeAll } from './freeze.js';
 import { type AgentId, type JsonValue, type Task, type TaskError, type TaskMetadata, TaskSchema, type TaskStatus } from './schema.js';
 import { parseOrThrow } from './validate.js';
 import { ValidationError } from '../errors.js';
@@ -63,20 +63,24 @@ export interface ObservationInit {
   readonly from: AgentId;
   readonly about: Task;
   readonly action: string;
-  readonly parameters: Readonly<Record<string, string | number>>;
+  /**
+   * Strings and numbers; or JSON a schema has already checked (a tool result's metadata, parsed by
+   * ToolResultSchema) or the runtime made (artifact references). Frozen, not copied.
+   */
+  readonly parameters: Readonly<Record<string, JsonValue>>;
 }
 
 /**
- * A `working` Task to `observer` about `about` (thinking text, a tool call), made many times a
- * turn. Every field comes from values already validated (the Task, the agent's id, a fixed
- * action) or is a string or finite number by type, so it skips the schema parse that is most of
- * `createTask`'s cost; a non-finite number is still refused.
+ * A `working` Task to `observer` about `about` (thinking text, a tool call, a tool's result), made
+ * many times a turn. Every field comes from values already validated (the Task, the agent's id, a
+ * fixed action, JSON a schema checked) or is a string or finite number by type, so it skips the
+ * schema parse that is most of `createTask`'s cost; a non-finite number is still refused.
  */
 export function observationTask(init: ObservationInit, deps: TaskFactoryDeps): Task {
-  const parameters: Record<string, string | number> = {};
+  const parameters: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(init.parameters)) {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new ValidationError(`task.parameters.${key}`, 'must be a finite number');
-    parameters[key] = value;
+    parameters[key] = deepFreezeAll(value);
   }
   const task: Task = Object.freeze({
     id: deps.ids.task(),

@@ -67,6 +67,16 @@ describe('TokenCounter', () => {
     expect(bounded.cachedChars).toBeLessThanOrEqual(100);
   });
 
+  it("counts a message's short parts (tool names, small arguments) once by value, and keeps long ones out of the cache", () => {
+    const counter = new TokenCounter();
+    const long = 'word '.repeat(200);
+    const tokens = counter.message({ role: 'tool', toolCallId: 'c1', name: 'get_weather', content: long });
+    expect(tokens).toBe(4 + countTokens(long) + countTokens('get_weather') + 1);
+    expect(counter.cachedChars).toBe('get_weather'.length);
+    counter.message({ role: 'assistant', content: '', toolCalls: [{ id: 'c2', name: 'get_weather', arguments: '{"city":"Lisbon"}' }] });
+    expect(counter.cachedChars).toBe('get_weather'.length + '{"city":"Lisbon"}'.length);
+  });
+
   it('refuses a bad cache limit, naming it', () => {
     expect(() => new TokenCounter({ maxCachedChars: -1 })).toThrow(ValidationError);
     expect(() => new TokenCounter({ maxCachedChars: 1.5 })).toThrow(/tokenCounter\.maxCachedChars/);

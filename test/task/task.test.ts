@@ -20,6 +20,7 @@ import {
   refTo,
   replyTo,
 } from '../../src/task/index.js';
+import { ToolResultSchema } from '../../src/tools/index.js';
 
 /** A clock that reads whatever the test set; these tests never schedule anything. */
 function fixedClock(at: number): Clock & { at: number } {
@@ -209,6 +210,17 @@ describe('observationTask', () => {
     const task = observationTask({ from: 'poet-1', about, action: 'node.thinking', parameters }, deps);
     parameters['text'] = 'b';
     expect(task.parameters).toEqual({ text: 'a' });
+  });
+
+  it("carries JSON a schema checked (a tool result's metadata) as a valid Task, frozen to its depths", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (raw) => {
+        const metadata = ToolResultSchema.parse({ content: '', metadata: raw }).metadata ?? {};
+        const task = observationTask({ from: 'poet-1', about, action: 'node.tool_result', parameters: { tool: 'echo', callId: 'c1', metadata } }, deps);
+        expect(TaskSchema.parse(task)).toEqual(task);
+        expect(isDeepFrozen(task)).toBe(true);
+      }),
+    );
   });
 
   it('refuses a number JSON cannot carry, naming the parameter', () => {

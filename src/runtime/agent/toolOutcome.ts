@@ -1,7 +1,7 @@
 import { TroupeError, describeError } from '../../errors.js';
 import type { ArtifactRef } from '../../org/index.js';
 import { previewOf } from '../../org/artifacts/artifactLimits.js';
-import { Actions, type JsonValue, type Task, type ToolCall, createTask } from '../../task/index.js';
+import { Actions, type JsonValue, type Task, type ToolCall, observationTask } from '../../task/index.js';
 import type { Artifact, ToolResult } from '../../tools/index.js';
 import type { Agent } from './agent.js';
 
@@ -57,9 +57,6 @@ function observe(agent: Agent, task: Task, call: ToolCall, result: ToolResult, s
   if (result.metadata !== undefined) parameters['metadata'] = result.metadata;
   if (stored.length > 0) parameters['artifacts'] = stored.map(({ id, name, mediaType, size }) => ({ id, name, mediaType, size }));
   if (refused.length > 0) parameters['refused'] = [...refused];
-  const observation = createTask(
-    { from: agent.id, to: 'observer', action: Actions.toolResult, status: 'working', parentId: task.id, sessionId: task.sessionId, parameters },
-    agent.env,
-  );
-  bus.publish(observation);
+  // The metadata is ToolResultSchema's output (runToolCall checked the result), the rest the runtime's own.
+  bus.publish(observationTask({ from: agent.id, about: task, action: Actions.toolResult, parameters }, agent.env));
 }
