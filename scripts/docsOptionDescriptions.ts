@@ -35,7 +35,7 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
   maxRepeatedToolCalls: 'the same call with the same arguments is refused at this count; once more ends the turn',
   maxToolCallsPerReply:
     "tool calls one model reply may make: the first this many run, each call past it is answered with a `tool_call_limit` refusal (the model reads it as that call's result) and never runs, after a restart too",
-  maxConversationMessages: 'past this, the agent is warned before every model call to `compress_context`',
+  maxConversationMessages: 'past this, the agent is warned before every model call to `compress_context` (its parent once, when the turn goes over)',
   mailboxLimit:
     "Tasks one agent may have waiting. The user's past it are refused at intake (`submit`/`send` reject with `mailbox_full`; HTTP 429 with `Retry-After`), so one acknowledged is never rejected later; other agents' are answered `rejected` with `mailbox_full`. Tasks handed back after a restart are queued whatever their number",
   toolTimeoutMs: 'time limit for a tool call',

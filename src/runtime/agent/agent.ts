@@ -322,19 +322,22 @@ export class Agent {
 
   /**
    * Before each model call of a turn on `task`: when the turn's own steps are more than
-   * `maxConversationMessages`, or take more than the context budget's `warnAtTurnShare`, tells the
-   * model so in a system message and sends an `agent.warning` notice about `task`. Returns whether
-   * it warned; it warns on every call while over.
+   * `maxConversationMessages`, or take more than the context budget's `warnAtTurnShare`, the
+   * warning the model is to read last in this call's request (null: none). It is not one of the
+   * turn's steps: every call while over gets the current one, and a long turn does not pile them
+   * up. The supervisor gets an `agent.warning` notice, and the log a line, when the turn goes over,
+   * not on every call after: a notice a step would fill its memory with the same news.
    */
-  warnIfLong(task: Task): boolean {
+  warnIfLong(task: Task): string | null {
     const max = this.env.config.maxConversationMessages;
     const context = this.context(task.sessionId);
     const warning = context.warning(max);
-    if (warning === null) return false;
-    const messages = context.length;
-    context.append({ role: 'system', content: warning });
-    this.env.logger.warn({ agentId: this.id, sessionId: task.sessionId, messages, max }, 'conversation over its maximum length');
-    this.notify(Actions.warning, { messages, max }, task);
-    return true;
+    if (warning === null) return null;
+    if (warning.first) {
+      const messages = context.length;
+      this.env.logger.warn({ agentId: this.id, sessionId: task.sessionId, messages, max }, 'conversation over its maximum length');
+      this.notify(Actions.warning, { messages, max }, task);
+    }
+    return warning.text;
   }
 }

@@ -55,7 +55,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   }
   // Memory was read meanwhile: a turn stopped during it (a budget, a termination) calls no model.
   signal.throwIfAborted();
-  agent.warnIfLong(input.task);
+  const warning = agent.warnIfLong(input.task);
   const stripper = new ImportanceTagStripper();
   // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
   const visible = env.bus.wants('observer', Actions.thinking) ? env.redactor.stream() : undefined;
@@ -67,7 +67,8 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
   try {
-    const stream = model.chat({ messages: context.messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
+    const messages = warning === null ? context.messages : [...context.messages, { role: 'system' as const, content: warning }];
+    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),

@@ -10,6 +10,12 @@ export function lengthWarning(messages: number, max: number): string {
   return `[warning] Your conversation has ${messages} messages (max ${max}). ` + 'Call compress_context with a summary of what matters so far to shorten it.';
 }
 
+/** A turn over its length: the text the model reads, and whether the turn just went over. */
+export interface LengthWarning {
+  readonly text: string;
+  readonly first: boolean;
+}
+
 /** What a lane's turn works in: the messages the model is sent, and where the turn's steps go. */
 export interface TurnContext extends CompressibleConversation {
   /** The model's messages now: built from memory (this session only) around the turn's own steps. */
@@ -23,8 +29,11 @@ export interface TurnContext extends CompressibleConversation {
   /** The session is idle and let go: its last turn's steps go, from memory and from the store (its exchanges are in the agent's memory). */
   forget(): void;
   append(...messages: ChatMessage[]): void;
-  /** What to tell the model before its next call: its turn is long enough to compress (null: nothing). */
-  warning(maxMessages: number): string | null;
+  /**
+   * What to tell the model before its next call: its turn is long enough to compress (null:
+   * nothing); `first` when the turn was not over at the call before (it began, or was compressed, since).
+   */
+  warning(maxMessages: number): LengthWarning | null;
 }
 
 /** What a session's context is built from. */
@@ -75,6 +84,8 @@ export class MemoryContext implements TurnContext {
   #inherited: readonly ChatMessage[] | null = null;
   #report: ContextReport | undefined;
   #view: SessionView | undefined;
+  /** The last call's warning found the turn over: the next one is not its first. */
+  #over = false;
 
   constructor(deps: MemoryContextDeps) {
     this.#deps = deps;
@@ -140,6 +151,7 @@ export class MemoryContext implements TurnContext {
   async begin(task: Task): Promise<void> {
     const prompt: ChatMessage = { role: 'user', content: taskAsPrompt(task) };
     this.#steps = openingSteps(task, prompt);
+    this.#over = false;
     this.#deps.sink.replaced([...this.#steps]);
     await this.#prepare(task);
   }
@@ -168,10 +180,17 @@ export class MemoryContext implements TurnContext {
     return { removed, kept: kept + prompt.length };
   }
 
-  warning(maxMessages: number): string | null {
-    if (this.#steps.length > maxMessages) return lengthWarning(this.#steps.length, maxMessages);
+  warning(maxMessages: number): LengthWarning | null {
     const report = this.#report;
-    return report === undefined ? null : contextWarning(report.turnTokens, this.#deps.budget);
+    const text =
+      this.#steps.length > maxMessages
+        ? lengthWarning(this.#steps.length, maxMessages)
+        : report === undefined
+          ? null
+          : contextWarning(report.turnTokens, this.#deps.budget);
+    const first = !this.#over;
+    this.#over = text !== null;
+    return text === null ? null : { text, first };
   }
 
   /** Waits for memory to open, then finds the Task's facts and the parent's context for this turn. */
