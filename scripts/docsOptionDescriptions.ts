@@ -40,6 +40,7 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
     "Tasks one agent may have waiting. The user's past it are refused at intake (`submit`/`send` reject with `mailbox_full`; HTTP 429 with `Retry-After`), so one acknowledged is never rejected later; other agents' are answered `rejected` with `mailbox_full`. Tasks handed back after a restart are queued whatever their number",
   toolTimeoutMs: 'time limit for a tool call',
   maxInputChars: 'longest input accepted',
+  maxImportItems: 'items one `rt.importMemory`, `POST /api/agents/:id/memory` or `troupe memory import` may hold; more are refused before any is stored',
   inboxLimit: 'messages to the user kept in memory, and read back from the store on a restart (the store keeps up to `messageLogLimit`)',
   messageLogLimit:
     "with `dataDir`: Tasks the message log keeps across every session, and Tasks the store keeps of the user's inbox; past it the oldest go, checked every 256 appends (so either may run over by that many), at most 4,096 a check (a limit lowered on a big store is reached over the next checks, in small transactions), a session keeping its newest Tasks in order. A Task takes about 0.4–5 KB on disk",

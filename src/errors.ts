@@ -66,6 +66,8 @@ export const errorCodes = [
   // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
   'memory_full',
   'embedder_mismatch',
+  // An agent's L4 asked to forget a fact it does not hold.
+  'unknown_fact',
   // The artifact store: an id it does not hold (never stored, or evicted), and an artifact past one of its limits.
   'unknown_artifact',
   'artifact_limit',

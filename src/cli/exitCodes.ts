@@ -28,6 +28,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'unknown_agent':
     case 'unknown_task':
     case 'unknown_artifact':
+    case 'unknown_fact':
     case 'agent_terminated':
     case 'not_parent':
     case 'unauthorized':

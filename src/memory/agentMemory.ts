@@ -228,6 +228,26 @@ export class AgentMemory {
     return this.#facts.add(fact);
   }
 
+  /** Stores many facts in L4 at once, in order (see FactStore.addMany). */
+  async rememberMany(facts: readonly { readonly fact: unknown; readonly merge: boolean }[]): Promise<{ fact: Fact; merged: boolean }[]> {
+    this.#open();
+    return this.#facts.addMany(facts);
+  }
+
+  /**
+   * Removes an L4 fact; resolves with whether it was held. An id merged into another fact is
+   * not held: `mergedInto` names the fact that holds it.
+   */
+  async forget(factId: string): Promise<boolean> {
+    this.#open();
+    return (await this.#facts.remove([factId])).length > 0;
+  }
+
+  /** The L4 fact `factId` was merged into, if any. */
+  mergedInto(factId: string): Fact | undefined {
+    return this.#facts.mergedInto(factId);
+  }
+
   /**
    * Counts one retrieval of each entry (it was returned to a context), which raises its
    * effective importance; written in one transaction. An entry that moved from L1 to L2 since

@@ -7,6 +7,12 @@ export interface MemoryFacts {
   readonly maxQueryChars: number;
   /** A near-duplicate of a stored fact is merged into it (`merged: true`). */
   add(fact: NewFact): Promise<{ fact: Fact; merged: boolean }>;
+  /** Many at once, in order (an import); `merge: false` stores a fact as it is, however close to another. */
+  addMany(facts: readonly { readonly fact: unknown; readonly merge: boolean }[]): Promise<{ fact: Fact; merged: boolean }[]>;
+  /** Removes facts by id; resolves with those it held. */
+  remove(ids: readonly string[]): Promise<string[]>;
+  /** The fact an id was merged into, if any. */
+  mergedInto(id: string): Fact | undefined;
   /** Facts of that session and agent-scope facts at least `minSimilarity` close, best first; counts a retrieval of each. */
   search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]>;
   /** As `search`, counting no retrieval; without `sessionId`, over every session's facts. */

@@ -23,3 +23,13 @@ export {
   type MemoryTier,
   type MemoryView,
 } from './views/memoryQuery.js';
+export {
+  ImportItemSchema,
+  ImportReportSchema,
+  RememberInputSchema,
+  RememberedFactSchema,
+  type ImportItem,
+  type ImportReport,
+  type RememberInput,
+  type RememberedFactView,
+} from './memory/programMemory.js';

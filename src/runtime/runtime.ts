@@ -36,6 +36,16 @@ import type { MemoryQueryInput, MemoryView } from './views/memoryQuery.js';
 import { readMemory } from './views/readMemory.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
+import {
+  type ImportItem,
+  type ImportReport,
+  type ProgramMemoryDeps,
+  type RememberInput,
+  type RememberedFactView,
+  forgetForProgram,
+  importForProgram,
+  rememberForProgram,
+} from './memory/programMemory.js';
 import { Society } from './society/society.js';
 import { societyEnvironment } from './society/societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
@@ -320,6 +330,37 @@ export class Runtime {
   memory(agentId: string, query: MemoryQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<MemoryView> {
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
     return readMemory({ hub: this.#memory.hub, known }, agentId, query, options.redactor ?? this.redactor);
+  }
+
+  /**
+   * Puts a fact into a live agent's long-term memory (L4) without a model turn: in `sessionId`'s
+   * session when given (scope `session`), else the agent's for every session. A near-duplicate
+   * of a fact it holds is merged into that one (`merged: true`, with its id and text). Resolves
+   * once it is on disk; refused naming the field (`text: … more than maxFactChars (500)`).
+   * @example
+   * const fact = await rt.remember('root', { text: 'The user prefers answers in French.', metadata: { source: 'crm' } });
+   */
+  remember(agentId: string, input: RememberInput): Promise<RememberedFactView> {
+    return rememberForProgram(this.#programMemory(), agentId, input);
+  }
+
+  /** Removes a fact from a live agent's long-term memory; `unknown_fact` when it holds none of that id (saying which fact holds one merged away). */
+  forget(agentId: string, factId: string): Promise<void> {
+    return forgetForProgram(this.#programMemory(), agentId, factId);
+  }
+
+  /**
+   * Puts many facts and conversation turns into a live agent's long-term memory at once (see
+   * `ImportItem`), in order. Every item is checked first: one bad item refuses them all, naming
+   * each (`items[4].speaker: …`), and nothing is stored. Turns are stored as said (never merged);
+   * a turn longer than `maxFactChars` becomes one fact per part. At most `maxImportItems` items.
+   */
+  importMemory(agentId: string, items: readonly ImportItem[]): Promise<ImportReport> {
+    return importForProgram(this.#programMemory(), agentId, items);
+  }
+
+  #programMemory(): ProgramMemoryDeps {
+    return { hub: this.#memory.hub, known: (id) => this.#society.record(id) !== undefined, maxImportItems: this.config.maxImportItems };
   }
 
   /** Model calls and tokens of the whole society so far. */

@@ -39,6 +39,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unknown_agent':
     case 'unknown_task':
     case 'unknown_artifact':
+    case 'unknown_fact':
     case 'route_not_found':
       return 404;
     case 'agent_terminated':

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { TroupeError, ValidationError } from '../errors.js';
-import { MemoryViewSchema, type Runtime } from '../runtime/index.js';
+import { ImportReportSchema, MemoryViewSchema, type Runtime } from '../runtime/index.js';
 import { type Redactor, parseOrThrow } from '../task/index.js';
 import { HttpError } from './httpErrors.js';
 import { responseSchema } from './responseSchema.js';
-import { AgentIdParamsSchema, AgentMemoryQuerySchema } from './schemas.js';
+import { AgentIdParamsSchema, AgentMemoryQuerySchema, FactParamsSchema, ForgetFactReplySchema, MemoryImportEnvelopeSchema } from './schemas.js';
 
 /** The runtime's names for what the route calls otherwise (`rt.memory`'s `search` is the query's `q`, its agent the path's `id`). */
 const requestNames: Readonly<Record<string, string>> = { search: 'q', agentId: 'id' };
@@ -22,6 +22,8 @@ function asRequestError(error: unknown): unknown {
 }
 
 const memoryReply = responseSchema(MemoryViewSchema);
+const importReply = responseSchema(ImportReportSchema);
+const forgetReply = responseSchema(ForgetFactReplySchema);
 
 /**
  * `GET /api/agents/:id/memory`: what an agent remembers (`rt.memory`), redacted with the
@@ -35,6 +37,28 @@ export function registerMemoryRoute(app: FastifyInstance, runtime: Runtime, reda
     try {
       return await runtime.memory(id, { ...query, ...(q === undefined ? {} : { search: q }) }, { redactor });
     } catch (error) {
+      throw asRequestError(error);
+    }
+  });
+
+  // Facts and turns into the agent's L4 (`rt.importMemory`): all of them, or none when one is bad.
+  app.post('/api/agents/:id/memory', { schema: { response: { 200: importReply } } }, async (request) => {
+    const { id } = parseOrThrow(AgentIdParamsSchema, request.params);
+    const { items } = parseOrThrow(MemoryImportEnvelopeSchema, request.body);
+    try {
+      return await runtime.importMemory(id, items as Parameters<Runtime['importMemory']>[1]);
+    } catch (error) {
+      throw asRequestError(error);
+    }
+  });
+
+  app.delete('/api/agents/:id/memory/facts/:factId', { schema: { response: { 200: forgetReply } } }, async (request) => {
+    const { id, factId } = parseOrThrow(FactParamsSchema, request.params);
+    try {
+      await runtime.forget(id, factId);
+      return { agentId: id, forgotten: factId };
+    } catch (error) {
+      if (error instanceof TroupeError && error.code === 'unknown_fact') throw new HttpError(error.code, error.message, { field: 'factId', cause: error });
       throw asRequestError(error);
     }
   });

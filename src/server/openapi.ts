@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MemoryViewSchema } from '../runtime/index.js';
+import { ImportReportSchema, MemoryViewSchema } from '../runtime/index.js';
 import { JsonValueSchema, TaskSchema } from '../task/index.js';
 import * as s from './schemas.js';
 
@@ -88,6 +88,27 @@ const routes: readonly RouteDoc[] = [
     query: s.AgentMemoryQuerySchema,
     reply: { status: 200, schema: MemoryViewSchema },
     errors: [400, 401, 404, 409, 503],
+  },
+  {
+    method: 'post',
+    path: '/api/agents/{id}/memory',
+    operationId: 'importAgentMemory',
+    summary:
+      "Put facts and conversation turns into a live agent's long-term memory, in order (`rt.importMemory`): every item is checked first, and one bad item refuses them all, naming each (`items[4].speaker`); turns are stored as said, never merged",
+    params: s.AgentIdParamsSchema,
+    body: s.MemoryImportBodySchema,
+    reply: { status: 200, schema: ImportReportSchema },
+    errors: [400, 401, 404, 409, 413, 415, 429],
+  },
+  {
+    method: 'delete',
+    path: '/api/agents/{id}/memory/facts/{factId}',
+    operationId: 'forgetAgentFact',
+    summary:
+      "Remove a fact from a live agent's long-term memory (`rt.forget`); 404 `unknown_fact` when it holds none of that id (saying which fact holds one merged away)",
+    params: s.FactParamsSchema,
+    reply: { status: 200, schema: s.ForgetFactReplySchema },
+    errors: [400, 401, 404, 409],
   },
   {
     method: 'get',

@@ -1,7 +1,7 @@
 import { SkillMatchSummarySchema, SkillSummarySchema } from '../skills/index.js';
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
-import { MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
+import { ImportItemSchema, MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
 import { ArtifactIdSchema, ArtifactRefSchema } from '../org/artifacts/artifactRecords.js';
 
@@ -105,6 +105,18 @@ export const TerminateAgentQuerySchema = z
     reason: z.string().min(1).max(500).optional(),
   })
   .strict();
+/**
+ * `POST /api/agents/:id/memory`: facts and conversation turns for the agent's long-term memory
+ * (`rt.importMemory`). The route checks each item itself, so one bad item is named with every other
+ * (`items[4].speaker`); this is the shape the OpenAPI document shows.
+ */
+export const MemoryImportBodySchema = z.object({ items: z.array(ImportItemSchema) }).strict();
+/** What the route reads of the body before `rt.importMemory` checks the items. */
+export const MemoryImportEnvelopeSchema = z.object({ items: z.array(z.unknown()) }).strict();
+
+export const FactParamsSchema = z.object({ id: AgentIdSchema, factId: z.string().regex(/^f(0|[1-9][0-9]{0,15})$/, 'must be a fact id ("f" and a number)') });
+export const ForgetFactReplySchema = z.object({ agentId: AgentIdSchema, forgotten: z.string() });
+
 export const TerminateAgentReplySchema = z.object({ agentId: AgentIdSchema, terminated: z.literal(true), mode: TerminationModeSchema });
 
 export const AgentsReplySchema = z.object({

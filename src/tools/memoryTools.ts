@@ -61,6 +61,7 @@ export const searchMemoryTool = defineTool({
         scope: fact.scope,
         importance: fact.importance,
         similarity: Math.round(fact.similarity * 1000) / 1000,
+        ...(fact.metadata === undefined ? {} : { metadata: fact.metadata }),
       })),
     });
   },

@@ -49,6 +49,8 @@ export interface FoundFact {
   readonly scope: 'session' | 'agent';
   readonly importance: number;
   readonly similarity: number;
+  /** What a program stored it with (`rt.remember`, an import), e.g. its source's id. */
+  readonly metadata?: Readonly<Record<string, JsonValue>>;
 }
 
 /** Work a delegating agent described by a role's name or in words, instead of naming an agent. */

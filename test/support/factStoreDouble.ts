@@ -55,6 +55,25 @@ export class FactStoreDouble implements MemoryFacts {
     return { fact: stored, merged: false };
   }
 
+  async addMany(facts: readonly { readonly fact: unknown; readonly merge: boolean }[]): Promise<{ fact: Fact; merged: boolean }[]> {
+    const added: { fact: Fact; merged: boolean }[] = [];
+    for (const { fact } of facts) added.push(await this.add(fact as NewFact));
+    return added;
+  }
+
+  async remove(ids: readonly string[]): Promise<string[]> {
+    const removed = this.facts.filter((fact) => ids.includes(fact.id));
+    for (const fact of removed) {
+      this.facts.splice(this.facts.indexOf(fact), 1);
+      await this.#db?.remove([this.#agentId, fact.id]);
+    }
+    return removed.map((fact) => fact.id);
+  }
+
+  mergedInto(): Fact | undefined {
+    return undefined;
+  }
+
   async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]> {
     this.searches.push({ text, k, sessionId: filter.sessionId });
     const floor = filter.minSimilarity ?? -Infinity;

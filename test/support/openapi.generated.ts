@@ -96,8 +96,26 @@ export interface paths {
     /** What an agent remembers: counts of L1–L4, and a page of one tier (`tier`) or the L4 facts closest to `q`, of one session when `sessionId` is given; a terminated agent's from the data dir */
     get: operations['getAgentMemory'];
     put?: never;
-    post?: never;
+    /** Put facts and conversation turns into a live agent's long-term memory, in order (`rt.importMemory`): every item is checked first, and one bad item refuses them all, naming each (`items[4].speaker`); turns are stored as said, never merged */
+    post: operations['importAgentMemory'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{id}/memory/facts/{factId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a fact from a live agent's long-term memory (`rt.forget`); 404 `unknown_fact` when it holds none of that id (saying which fact holds one merged away) */
+    delete: operations['forgetAgentFact'];
     options?: never;
     head?: never;
     patch?: never;
@@ -295,6 +313,7 @@ export interface components {
           | 'native_addon_missing'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'unknown_fact'
           | 'unknown_artifact'
           | 'artifact_limit'
           | 'task_too_large'
@@ -371,6 +390,7 @@ export interface components {
           | 'native_addon_missing'
           | 'memory_full'
           | 'embedder_mismatch'
+          | 'unknown_fact'
           | 'unknown_artifact'
           | 'artifact_limit'
           | 'task_too_large'
@@ -908,6 +928,9 @@ export interface operations {
                   merged: number;
                   fidelity: number | null;
                   similarity: number | null;
+                  metadata?: {
+                    [key: string]: components['schemas']['JsonValue'];
+                  };
                 }
             )[];
           };
@@ -951,6 +974,205 @@ export interface operations {
       };
       /** @description error */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  importAgentMemory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          items: (
+            | {
+                text: string;
+                sessionId?: string;
+                /** @enum {string} */
+                scope?: 'session' | 'agent';
+                /** @default 0.7 */
+                importance?: number;
+                metadata?: {
+                  [key: string]: components['schemas']['JsonValue'];
+                };
+                /** @constant */
+                kind?: 'fact';
+              }
+            | {
+                /** @constant */
+                kind: 'turn';
+                speaker: string;
+                text: string;
+                at?: number | string;
+                conversation?: string;
+                sessionId?: string;
+                /** @enum {string} */
+                scope?: 'session' | 'agent';
+                /** @default 0.5 */
+                importance?: number;
+                metadata?: {
+                  [key: string]: components['schemas']['JsonValue'];
+                };
+              }
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            stored: number;
+            merged: number;
+            facts: {
+              id: string;
+              text: string;
+              /** @enum {string} */
+              scope: 'session' | 'agent';
+              sessionId: string | null;
+              importance: number;
+              metadata?: {
+                [key: string]: components['schemas']['JsonValue'];
+              };
+              merged: boolean;
+              item: number;
+            }[];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  forgetAgentFact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        factId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            agentId: string;
+            forgotten: string;
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -13,14 +13,14 @@ export function jsonBytes(value: Readonly<Record<string, unknown>>): number {
   return Buffer.byteLength(JSON.stringify(value));
 }
 
-/** A valid new fact within the limits, or a ValidationError naming what is wrong. */
-export function checkNewFact(input: unknown, limits: FactLimits): NewFact {
-  const fact = parseOrThrow(NewFactSchema, input, 'fact');
+/** A valid new fact within the limits, or a ValidationError naming what is wrong under `field`. */
+export function checkNewFact(input: unknown, limits: FactLimits, field = 'fact'): NewFact {
+  const fact = parseOrThrow(NewFactSchema, input, field);
   if (fact.text.length > limits.maxFactChars) {
-    throw new ValidationError('fact.text', `is ${fact.text.length} characters, more than maxFactChars (${limits.maxFactChars}); say it shorter`);
+    throw new ValidationError(`${field}.text`, `is ${fact.text.length} characters, more than maxFactChars (${limits.maxFactChars}); say it shorter`);
   }
   if (fact.metadata !== undefined && jsonBytes(fact.metadata) > limits.maxMetadataBytes) {
-    throw new ValidationError('fact.metadata', `is ${jsonBytes(fact.metadata)} bytes as JSON, more than maxMetadataBytes (${limits.maxMetadataBytes})`);
+    throw new ValidationError(`${field}.metadata`, `is ${jsonBytes(fact.metadata)} bytes as JSON, more than maxMetadataBytes (${limits.maxMetadataBytes})`);
   }
   return fact;
 }

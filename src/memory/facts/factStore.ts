@@ -10,7 +10,18 @@ import { runCompression } from './compressionRun.js';
 import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, groupOf, groupsVisibleTo, oldestFirst, visibleTo } from './factSchema.js';
+import {
+  type CompressionReport,
+  type Fact,
+  type FactHit,
+  type NewFact,
+  factIdOf,
+  groupOf,
+  groupsVisibleTo,
+  labelOf,
+  oldestFirst,
+  visibleTo,
+} from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -19,6 +30,9 @@ import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
 import { createVectorIndex } from './createVectorIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
+
+/** Facts `addMany` embeds and writes at a time: one embedding request and one transaction's worth of records. */
+const batchFacts = 256;
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
 export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
@@ -146,8 +160,103 @@ export class FactStore {
     }
   }
 
-  /** Stores a new fact (room for it was checked) and resolves once it is on disk. */
-  async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
+  /**
+   * Stores many facts at once (an import), in order: each is checked first (a bad one refuses them
+   * all, naming it: `facts[3].text: …`), they are embedded in batches and written in transactions
+   * of at most `recordsPerTransaction` records, and the call resolves once every one is on disk. A
+   * fact with `merge` is merged into a close stored one (or one earlier in the batch) as `add`
+   * merges; one without (a conversation's turn) is stored as it is. Refused with `memory_full`,
+   * before anything is stored, when they would take the store past `compressAbove`. A crash
+   * part-way keeps the transactions written before it.
+   */
+  async addMany(inputs: readonly { readonly fact: unknown; readonly merge: boolean }[]): Promise<{ fact: Fact; merged: boolean }[]> {
+    this.#refuseWhenClosed();
+    const facts = inputs.map((input, i) => ({ fact: checkNewFact(input.fact, this.#limits, `facts[${i}]`), merge: input.merge }));
+    const added: { fact: Fact; merged: boolean }[] = [];
+    const writes: Promise<void>[] = [];
+    for (let start = 0; start < facts.length; start += batchFacts) {
+      const batch = facts.slice(start, start + batchFacts);
+      const vectors = await this.#embedMany(batch.map(({ fact }) => fact.text));
+      const index =
+        vectors === null ? null : await (this.#set.index ??= createVectorIndex(indexParams(this.#embedder?.dimension ?? 0, this.#limits), this.#logger));
+      let next = 0;
+      while (next < batch.length) {
+        await this.#readyForBatch();
+        this.#refuseWhenFull(facts.length - added.length);
+        // Synchronous from here until the write is issued, as in `add`; as many facts as the turn's slice has room for.
+        const change = { putFacts: [] as Fact[], putVectors: [] as { id: string; embedder: string; vector: Float32Array }[] };
+        do {
+          const { fact, merge } = batch[next] as (typeof batch)[number];
+          const vector = vectors?.[next] ?? null;
+          const twin = merge ? this.#twinOf(fact, vector, index) : undefined;
+          const stored = twin === undefined ? this.#placed(fact, vector, index) : this.#merged(twin, fact);
+          change.putFacts.push(stored);
+          if (twin === undefined && vector !== null && this.#embedder !== null) change.putVectors.push({ id: stored.id, embedder: this.#embedder.id, vector });
+          added.push({ fact: stored, merged: twin !== undefined });
+          next++;
+        } while (next < batch.length && this.#addGate.admits());
+        if (change.putVectors.length > 0) this.#set.bumpGeneration();
+        writes.push(this.#writeParts([{ ...change, meta: this.#set.meta }]));
+      }
+    }
+    await Promise.all(writes);
+    return added;
+  }
+
+  /** Resolves when a batch of `addMany` may change the store: no index save or compression runs, and the turn's slice has room. */
+  async #readyForBatch(): Promise<void> {
+    for (;;) {
+      this.#refuseWhenClosed();
+      if (this.#saving !== undefined) await this.#saving;
+      else if (this.#compression !== undefined) await this.#compression.catch(() => undefined);
+      else if (!this.#addGate.admits()) await this.#addGate.nextTurn();
+      else return;
+    }
+  }
+
+  /**
+   * Removes facts by id, with their vectors, in one transaction; resolves with the ids it held
+   * (once on disk). An id merged into another fact is not held: `mergedInto` says which holds it.
+   */
+  async remove(ids: readonly string[]): Promise<string[]> {
+    this.#refuseWhenClosed();
+    const index = await this.#set.index;
+    while (this.#saving !== undefined || this.#compression !== undefined) {
+      await this.#saving;
+      await this.#compression?.catch(() => undefined);
+      this.#refuseWhenClosed();
+    }
+    const held = ids.flatMap((id) => {
+      const fact = this.#set.get(id);
+      return fact === undefined ? [] : [fact];
+    });
+    if (held.length === 0) return [];
+    const vectorsRemoved = held.some((fact) => this.#set.vectors.vectorOf(labelOf(fact.id)) !== undefined);
+    for (const fact of held) this.#set.remove(fact, index);
+    if (vectorsRemoved) this.#set.bumpGeneration();
+    await this.#write({ removeFacts: held.map((fact) => fact.id), meta: this.#set.meta });
+    return held.map((fact) => fact.id);
+  }
+
+  /** The fact that holds `id` since it was merged into it, if any. */
+  mergedInto(id: string): Fact | undefined {
+    return this.#set.all().find((fact) => fact.mergedFrom.includes(id));
+  }
+
+  /** Refused when `count` more facts would take the store past `compressAbove`. */
+  #refuseWhenFull(count: number): void {
+    const { compressAbove } = this.#limits;
+    if (this.#set.size + count <= compressAbove) return;
+    throw new TroupeError(
+      'memory_full',
+      `agent ${this.#agentId} holds ${this.#set.size} facts: ${count} more would be past compressAbove (${compressAbove}); ` +
+        `store fewer, or raise memory.facts.compressAbove (at most maxFacts, ${this.#limits.maxFacts})`,
+      { context: { agentId: this.#agentId } },
+    );
+  }
+
+  /** A new fact in the set (room for it was checked); its record is the caller's to write. */
+  #placed(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Fact {
     const stored: Fact = {
       v: 1,
       id: this.#set.takeId(),
@@ -159,6 +268,26 @@ export class FactStore {
       fidelity: null,
     };
     this.#set.insert(stored, vector, index);
+    return stored;
+  }
+
+  /** `twin` with `fact` merged into it (see `add`), updated in the set; its record is the caller's to write. */
+  #merged(twin: Fact, fact: NewFact): Fact {
+    const metadata = { ...fact.metadata, ...twin.metadata };
+    const merged: Fact = {
+      ...twin,
+      importance: Math.max(twin.importance, fact.importance),
+      ...(Object.keys(metadata).length === 0 || jsonBytes(metadata) > this.#limits.maxMetadataBytes ? {} : { metadata }),
+      // The merged-away fact gets an id of its own, so its origin is recorded and the id never given again.
+      mergedFrom: boundedOrigins([...twin.mergedFrom, this.#set.takeId()], this.#limits.maxMergedFrom),
+    };
+    this.#set.update(merged);
+    return merged;
+  }
+
+  /** Stores a new fact (room for it was checked) and resolves once it is on disk. */
+  async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
+    const stored = this.#placed(fact, vector, index);
     if (vector !== null) this.#set.bumpGeneration();
     const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];
     await this.#write({ putFacts: [stored], putVectors, meta: this.#set.meta });
@@ -301,6 +430,23 @@ export class FactStore {
     return vector;
   }
 
+  /** The embedder's vectors for `texts`, at the precision they are stored at (null without an embedder). */
+  async #embedMany(texts: readonly string[]): Promise<Float32Array[] | null> {
+    if (this.#embedder === null) return null;
+    const vectors = await this.#embedder.embed(texts);
+    const { id, dimension } = this.#embedder;
+    return texts.map((_, i) => {
+      const vector = vectors[i];
+      if (vector === undefined || vector.length !== dimension) {
+        throw new TroupeError(
+          'internal',
+          `embedder ${id} returned ${vectors.length} vectors for ${texts.length} texts, or one not of its dimension ${dimension}`,
+        );
+      }
+      return halfPrecision(vector);
+    });
+  }
+
   /** A stored fact of the same scope and session at least `mergeThreshold` close to `fact`. */
   #twinOf(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Fact | undefined {
     const group = groupOf(fact);
@@ -313,15 +459,7 @@ export class FactStore {
   }
 
   async #mergeInto(twin: Fact, fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
-    const metadata = { ...fact.metadata, ...twin.metadata };
-    const merged: Fact = {
-      ...twin,
-      importance: Math.max(twin.importance, fact.importance),
-      ...(Object.keys(metadata).length === 0 || jsonBytes(metadata) > this.#limits.maxMetadataBytes ? {} : { metadata }),
-      // The merged-away fact gets an id of its own, so its origin is recorded and the id never given again.
-      mergedFrom: boundedOrigins([...twin.mergedFrom, this.#set.takeId()], this.#limits.maxMergedFrom),
-    };
-    this.#set.update(merged);
+    const merged = this.#merged(twin, fact);
     await this.#write({ putFacts: [merged], meta: this.#set.meta });
     return { fact: merged, merged: true };
   }

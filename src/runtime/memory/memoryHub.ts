@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
+import { limitsOf } from '../../memory/facts/factLimits.js';
 import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemoryStore } from '../journal/journal.js';
@@ -64,6 +65,11 @@ export class MemoryHub {
     const db = store?.db ?? null;
     const facts = await FactStore.open({ agentId, embedder: settings.embedder, db, indexDir: store?.indexDir ?? null, clock, logger, limits: settings.facts });
     return AgentMemory.open({ agentId, db, facts, clock, logger, limits: settings.limits });
+  }
+
+  /** Characters of one L4 fact (`memory.facts.maxFactChars`): what a long imported turn is cut to. */
+  get maxFactChars(): number {
+    return limitsOf(this.#deps.settings.facts).maxFactChars;
   }
 
   /** How close (similarity) a fact must be to be found at all, by a turn's context and by `search_memory` alike (`memory.minRelevance`). */

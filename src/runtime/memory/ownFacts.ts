@@ -46,5 +46,12 @@ export async function searchOwnFacts(hub: MemoryHub, request: FactSearchRequest)
   const memory = await ownMemory(hub, request.agentId);
   const filter = { sessionId: request.sessionId, minSimilarity: hub.minRelevance };
   const hits = await renamedFields(() => memory.search(request.query, request.k, filter), { text: 'query' });
-  return hits.map(({ fact, similarity }) => ({ id: fact.id, text: fact.text, scope: fact.scope, importance: fact.importance, similarity }));
+  return hits.map(({ fact, similarity }) => ({
+    id: fact.id,
+    text: fact.text,
+    scope: fact.scope,
+    importance: fact.importance,
+    similarity,
+    ...(fact.metadata === undefined ? {} : { metadata: fact.metadata }),
+  }));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TaskIdSchema } from '../../task/index.js';
+import { JsonValueSchema, TaskIdSchema } from '../../task/index.js';
 
 // What `rt.memory(agentId, query)` is asked and answers, one zod schema each: the source of the
 // types, of the checks (a bad query is refused naming its field), and of the HTTP reply's schema.
@@ -111,6 +111,8 @@ const MemoryFactItemSchema = z.object({
   /** For a fact made by compression: the lowest cosine to an original. */
   fidelity: z.number().nullable(),
   similarity: z.number().nullable(),
+  /** What it was stored with (`rt.remember`, an import), redacted: for example the id of its source. */
+  metadata: z.record(z.string(), JsonValueSchema).optional(),
 });
 
 export const MemoryItemSchema = z.discriminatedUnion('tier', [MemoryTaskItemSchema, MemorySummaryItemSchema, MemoryFactItemSchema]);

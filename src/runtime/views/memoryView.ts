@@ -1,5 +1,5 @@
 import type { Fact, MemoryReader, SummaryEntry, TaskEntry } from '../../memory/index.js';
-import { type Redactor, taskText } from '../../task/index.js';
+import { type JsonValue, type Redactor, taskText } from '../../task/index.js';
 import { type MemoryItem, type MemoryQuery, type MemoryView, memoryViewTextChars } from './memoryQuery.js';
 
 /** A text as a view shows it: redacted first (so a cut never leaves part of a secret), then cut. */
@@ -54,6 +54,7 @@ function factItem(fact: Fact, similarity: number | null, redactor: Redactor): Me
     merged: fact.mergedFrom.length,
     fidelity: fact.fidelity,
     similarity,
+    ...(fact.metadata === undefined ? {} : { metadata: redactor.value(fact.metadata) as Record<string, JsonValue> }),
   };
 }
 
