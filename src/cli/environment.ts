@@ -124,7 +124,7 @@ export function readRuntimeSettings(
 }
 
 /** The embedder (see `embeddingsFromEnv`), the context's token budget (`TROUPE_CONTEXT_TOKENS`) and L4's size (`TROUPE_L4_*`). */
-function memoryFromEnv(env: CliEnv): MemoryOptions {
+export function memoryFromEnv(env: CliEnv): MemoryOptions {
   const embedder = embeddingsFromEnv(env);
   const tokens = readContextTokens(env);
   const facts = readFactLimits(env);

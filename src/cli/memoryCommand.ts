@@ -7,6 +7,7 @@ import { readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 import { integerAtLeast } from './integerArgument.js';
 import { formatMemory } from './memoryTable.js';
+import { type MemoryImportOptions, memoryImportCommand } from './memoryImport.js';
 
 export interface MemoryCommandOptions {
   /** `--data-dir`; see `resolveDataDir` for the default. */
@@ -87,10 +88,23 @@ function tierOf(value: string): MemoryTier {
   throw new InvalidArgumentError(`--tier must be l1, l2, l3 or l4, got "${value}"`);
 }
 
-/** Adds `troupe memory` to the program, run on `io`. */
+/** Adds `troupe memory` (and `troupe memory import`) to the program, run on `io`. */
 export function registerMemoryCommand(program: Command, io: CliIo): void {
-  program
-    .command('memory')
+  const memory = program.command('memory');
+  memory
+    .command('import')
+    .description(
+      "put facts and conversation turns (a JSON Lines file, one item a line) into an agent's long-term memory in the data dir; with the society stopped",
+    )
+    .argument('<agentId>', 'the agent')
+    .argument('<file>', 'the items: {"text": …} facts and {"kind": "turn", "speaker": …, "text": …} turns')
+    .option('--data-dir <dir>', 'the organisation (default: $TROUPE_DATA_DIR, else ./.troupe)')
+    .option('--json', 'print the report as JSON (every fact stored, with its item)', false)
+    // `--data-dir` and `--json` are `memory`'s options too, and commander gives them to it wherever they stand.
+    .action(async (agentId: string, file: string, _options: MemoryImportOptions, command: Command) => {
+      process.exitCode = await memoryImportCommand(agentId, file, command.optsWithGlobals<MemoryImportOptions>(), io);
+    });
+  memory
     .description("print what an agent remembers (its memory's tiers, or the facts closest to --search) from the data dir (read-only)")
     .argument('<agentId>', 'the agent')
     .option('--data-dir <dir>', 'the organisation to read (default: $TROUPE_DATA_DIR, else ./.troupe)')

@@ -20,6 +20,10 @@ export async function openJournal(
   const { openOrgStore } = await loadOrgStore();
   const { logger, clock, messageLogLimit, terminatedAgentsKept } = deps;
   const store = await openOrgStore({ dir: dataDir, logger, clock, messageLogLimit, terminatedAgentsKept });
-  // Agents' L4 vector indexes: files beside the store, each a cache of vectors the store holds.
-  return storeJournal(store, deps.logger, deps.batch, deps.clock, join(dataDir, 'memory-index'));
+  return storeJournal(store, deps.logger, deps.batch, deps.clock, memoryIndexDirOf(dataDir));
+}
+
+/** Where agents' L4 vector indexes go in a data dir: files beside the store, each a cache of vectors the store holds. */
+export function memoryIndexDirOf(dataDir: string): string {
+  return join(dataDir, 'memory-index');
 }

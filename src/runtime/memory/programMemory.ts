@@ -241,18 +241,26 @@ export async function forgetForProgram(deps: ProgramMemoryDeps, agentId: string,
  * part-way keeps those written before it.
  */
 export async function importForProgram(deps: ProgramMemoryDeps, agentId: string, items: unknown): Promise<ImportReport> {
-  const checked = checkItems(items, deps.maxImportItems);
   const memory = await memoryOf(deps.hub, agentId, deps.known);
+  return importItems((facts) => memory.rememberMany(facts), items, { maxImportItems: deps.maxImportItems, maxFactChars: deps.hub.maxFactChars });
+}
+
+/** What stores an import's facts, in order: an open memory's `rememberMany`, or a fact store's `addMany` (the CLI's, on a stopped society). */
+export type StoreFacts = (facts: readonly { readonly fact: unknown; readonly merge: boolean }[]) => Promise<{ fact: Fact; merged: boolean }[]>;
+
+/** Checks `items` (see `importForProgram`), makes their facts, and stores them with `store`. */
+export async function importItems(store: StoreFacts, items: unknown, limits: { maxImportItems: number; maxFactChars: number }): Promise<ImportReport> {
+  const checked = checkItems(items, limits.maxImportItems);
   const itemOfFact: number[] = [];
   const facts = checked.flatMap((item, i) =>
-    factsOfItem(item, deps.hub.maxFactChars).map((fact) => {
+    factsOfItem(item, limits.maxFactChars).map((fact) => {
       itemOfFact.push(i);
       return fact;
     }),
   );
-  let added: Awaited<ReturnType<typeof memory.rememberMany>>;
+  let added: Awaited<ReturnType<StoreFacts>>;
   try {
-    added = await memory.rememberMany(facts);
+    added = await store(facts);
   } catch (error) {
     throw namedByItem(error, itemOfFact);
   }
