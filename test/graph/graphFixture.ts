@@ -1,8 +1,25 @@
-import type { RootDatabase } from 'lmdb';
+import { join } from 'node:path';
+import { type RootDatabase, open } from 'lmdb';
 import { type GraphMemory, type GraphMemoryOptions, type ReadonlyGraph, openGraphMemory } from '../../src/graph/index.js';
 import { sequentialIds } from '../../src/ids.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { SimulatedClock } from '../../src/simulatedClock.js';
+import { cleanupAfterEach, tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+
+/** Opens LMDB environments in temp dirs, closed and removed after each test. */
+export function graphHarness(): { openEnv: (dir?: string) => Promise<{ db: RootDatabase; dir: string }>; tempDir: () => Promise<string> } {
+  const tempDir = tempDirsAfterEach('troupe-graph-');
+  const later = cleanupAfterEach();
+  return {
+    tempDir,
+    openEnv: async (given) => {
+      const dir = given ?? (await tempDir());
+      const db = open({ path: join(dir, 'env'), noSubdir: false, maxDbs: 8 });
+      later(() => db.close());
+      return { db, dir };
+    },
+  };
+}
 
 /** A graph memory on a simulated clock with sequential ids (`t1`, `t2`, …), logging to memory. */
 export async function testGraph(db: RootDatabase | null, options: Partial<GraphMemoryOptions> = {}): Promise<{ memory: GraphMemory; logger: MemoryLogger }> {
