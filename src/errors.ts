@@ -64,6 +64,7 @@ export const errorCodes = [
   // A native addon troupe cannot run without (lmdb's) that is not installed: no prebuilt one, and its build did not run.
   'native_addon_missing',
   // An agent's long-term memory (L4): full (maxFacts), or opened with another embedder than its vectors were made with.
+  // A graph memory (src/graph) at maxNodes or maxEdges is full too: memory_full.
   'memory_full',
   'embedder_mismatch',
   // An agent's L4 asked to forget a fact it does not hold.

@@ -1,0 +1,193 @@
+import type { RootDatabase } from 'lmdb';
+import { z } from 'zod';
+import { type Clock, systemClock } from '../clock.js';
+import { TroupeError, describeError } from '../errors.js';
+import { type IdGenerator, randomIds } from '../ids.js';
+import { type Logger, silentLogger } from '../logger.js';
+import { parseOrThrow } from '../task/index.js';
+import { type EdgeKey, EdgeTypeSchema, EdgeWeightSchema, type GraphEdge } from './edgeSchema.js';
+import { type GraphLimitOptions, type GraphLimits, graphLimitsOf } from './graphLimits.js';
+import { GraphRecords } from './graphRecords.js';
+import { GraphRuleError } from './graphRuleError.js';
+import { loadGraph } from './loadGraph.js';
+import { MemoryGraph } from './memoryGraph.js';
+import { EventPatchSchema, type NewEvent, NewEventSchema, type NewNote, NewNoteSchema, type NodePatch, NotePatchSchema, checkNodeBounds } from './nodeInput.js';
+import { type EventNode, type GraphNode, GraphNodeSchema, NodeIdSchema, type NoteNode } from './nodeSchema.js';
+import type { GraphChange, ReadonlyGraph } from './readonlyGraph.js';
+
+/** An edge to add: `weight` is 1 unless given. */
+const LinkSchema = z.object({ from: NodeIdSchema, to: NodeIdSchema, type: EdgeTypeSchema, weight: EdgeWeightSchema.optional() }).strict();
+export type Link = z.input<typeof LinkSchema>;
+const EdgeKeySchema = LinkSchema.omit({ weight: true });
+
+/** Whose graph it is: an agent's id, or a name for the society's graph. */
+const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
+
+export interface GraphMemoryOptions {
+  /** The LMDB environment to keep the graph in (sub-dbs `graph-nodes`, `graph-edges`), or null for a graph in memory only. */
+  readonly db: RootDatabase | null;
+  readonly ownerId: string;
+  readonly limits?: GraphLimitOptions;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Makes the ids of nodes added without one (`ids.task()`). */
+  readonly ids?: IdGenerator;
+}
+
+/**
+ * Opens one owner's graph memory (seed 002): loads what `db` holds for `ownerId` into memory,
+ * skipping and logging damaged records. Then every change is checked, applied in memory and
+ * issued to LMDB as one transaction in one synchronous section, and resolves once it is on disk;
+ * a refused change rejects and changes nothing.
+ *
+ * @example
+ * const memory = await openGraphMemory({ db: null, ownerId: 'planner-1' });
+ * const report = await memory.addEvent({ content: 'Write the report' });
+ * const data = await memory.addEvent({ content: 'Collect the data' });
+ * await memory.link({ from: report.id, to: data.id, type: 'depends_on' });
+ * blockersOf(memory.graph, report.id); // [data]
+ */
+export async function openGraphMemory(options: GraphMemoryOptions): Promise<GraphMemory> {
+  const ownerId = parseOrThrow(OwnerIdSchema, options.ownerId, 'ownerId');
+  const limits = graphLimitsOf(options.limits);
+  const logger = options.logger ?? silentLogger;
+  const graph = new MemoryGraph(limits);
+  const records = options.db === null ? null : new GraphRecords(options.db, ownerId, logger);
+  if (records !== null) await loadGraph(records, graph, ownerId, logger);
+  return new GraphMemory({ ownerId, limits, logger, graph, records, clock: options.clock ?? systemClock, ids: options.ids ?? randomIds });
+}
+
+interface GraphMemoryParts {
+  readonly ownerId: string;
+  readonly limits: GraphLimits;
+  readonly logger: Logger;
+  readonly graph: MemoryGraph;
+  readonly records: GraphRecords | null;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+/** One owner's graph of events and notes, in memory and (unless opened without a db) in LMDB. Made by `openGraphMemory`. */
+export class GraphMemory {
+  readonly ownerId: string;
+  readonly limits: GraphLimits;
+  readonly #parts: GraphMemoryParts;
+  // Settles once every write issued so far has settled.
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(parts: GraphMemoryParts) {
+    this.#parts = parts;
+    this.ownerId = parts.ownerId;
+    this.limits = parts.limits;
+  }
+
+  /** The graph as it is now, changes not yet on disk included: what traversals read. */
+  get graph(): ReadonlyGraph {
+    return this.#parts.graph;
+  }
+
+  addEvent(input: NewEvent): Promise<EventNode> {
+    return this.#change(() => {
+      const given = parseOrThrow(NewEventSchema, input);
+      const now = this.#parts.clock.now();
+      const { id, metadata, sessionId, status, dueAt, priority, ...rest } = given;
+      const node: EventNode = {
+        kind: 'event',
+        id: id ?? this.#parts.ids.task(),
+        ...rest,
+        createdAt: now,
+        updatedAt: now,
+        metadata: metadata ?? {},
+        sessionId: sessionId ?? null,
+        status: status ?? 'pending',
+        dueAt: dueAt ?? null,
+        priority: priority ?? 0,
+      };
+      checkNodeBounds(node, this.limits);
+      return [this.#parts.graph.addNode(node), node];
+    });
+  }
+
+  addNote(input: NewNote): Promise<NoteNode> {
+    return this.#change(() => {
+      const given = parseOrThrow(NewNoteSchema, input);
+      const now = this.#parts.clock.now();
+      const { id, metadata, sessionId, title, tags, source, ...rest } = given;
+      const node: NoteNode = {
+        kind: 'note',
+        id: id ?? this.#parts.ids.task(),
+        ...rest,
+        createdAt: now,
+        updatedAt: now,
+        metadata: metadata ?? {},
+        sessionId: sessionId ?? null,
+        title: title ?? '',
+        tags: tags ?? [],
+        source: source ?? null,
+      };
+      checkNodeBounds(node, this.limits);
+      return [this.#parts.graph.addNode(node), node];
+    });
+  }
+
+  /** Changes the fields `patch` gives (those of the node's kind: a note has no status); `updatedAt` becomes now. */
+  updateNode(id: string, patch: NodePatch): Promise<GraphNode> {
+    return this.#change(() => {
+      const node = this.#parts.graph.node(parseOrThrow(NodeIdSchema, id, 'id'));
+      if (node === undefined) throw new GraphRuleError('unknown_node', `no node with id ${id}`, { nodeId: id });
+      const given: Record<string, unknown> = parseOrThrow(node.kind === 'event' ? EventPatchSchema : NotePatchSchema, patch);
+      const changed = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+      // Parsed again as a whole: the type follows from the check, not from a cast.
+      const updated = parseOrThrow(GraphNodeSchema, { ...node, ...changed, updatedAt: this.#parts.clock.now() });
+      checkNodeBounds(updated, this.limits);
+      return [this.#parts.graph.replaceNode(updated), updated];
+    });
+  }
+
+  /** Removes a node and every edge that touches it. */
+  removeNode(id: string): Promise<void> {
+    return this.#change(() => [this.#parts.graph.removeNode(parseOrThrow(NodeIdSchema, id, 'id')), undefined]);
+  }
+
+  /** Adds an edge, if seed 002's matrix and its type's topology allow it (see edgeRules.ts). */
+  link(input: Link): Promise<GraphEdge> {
+    return this.#change(() => {
+      const { weight, ...key } = parseOrThrow(LinkSchema, input);
+      const edge: GraphEdge = { ...key, weight: weight ?? 1, createdAt: this.#parts.clock.now() };
+      const change = this.#parts.graph.addEdge(edge);
+      return [change, change.putEdges[0] ?? edge];
+    });
+  }
+
+  unlink(key: EdgeKey): Promise<void> {
+    return this.#change(() => [this.#parts.graph.removeEdge(parseOrThrow(EdgeKeySchema, key)), undefined]);
+  }
+
+  /** Resolves once every change made so far is on disk (or has failed). */
+  flushed(): Promise<void> {
+    return this.#tail;
+  }
+
+  /**
+   * Runs `apply` (which checks, then changes the graph in memory) and, in the same synchronous
+   * section, issues its records to LMDB; a refusal rejects with nothing changed or written.
+   */
+  #change<T>(apply: () => readonly [GraphChange, T]): Promise<T> {
+    let applied: readonly [GraphChange, T];
+    try {
+      applied = apply();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const [change, result] = applied;
+    const { records } = this.#parts;
+    if (records === null) return Promise.resolve(result);
+    const written = records.write(change).catch((error: unknown) => {
+      // The change stays in memory; what is on disk lacks it until it is made again.
+      this.#parts.logger.error({ owner: this.ownerId, error: describeError(error) }, 'graph memory: a change failed to reach the disk');
+      throw new TroupeError('internal', `graph memory of ${this.ownerId}: a change failed to reach the disk: ${describeError(error)}`, { cause: error });
+    });
+    this.#tail = Promise.all([this.#tail, written.catch(() => undefined)]).then(() => undefined);
+    return written.then(() => result);
+  }
+}

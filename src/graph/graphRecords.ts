@@ -1,0 +1,131 @@
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { z } from 'zod';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type EdgeKey, EdgeTypeSchema, EdgeWeightSchema, type GraphEdge } from './edgeSchema.js';
+import { type GraphNode, GraphNodeSchema, NodeIdSchema } from './nodeSchema.js';
+import type { GraphChange } from './readonlyGraph.js';
+
+/**
+ * The graph's sub-databases in the shared LMDB environment. Keys start with the owner's id (an
+ * agent's, or the society's), so one environment holds every graph. Edges are stored once, by
+ * their source (`[owner, from, type, to]`): the graph lives in memory whole with both directions
+ * indexed, and a second on-disk index by target would be a second home of the same edge.
+ */
+export const graphSubDbs = { nodes: 'graph-nodes', edges: 'graph-edges' } as const;
+
+/** A node as stored: a version, so the record can change shape later. */
+const NodeRecordSchema = z.object({ v: z.literal(1), node: GraphNodeSchema }).strict();
+/** An edge as stored; its key holds its ends and type. */
+const EdgeRecordSchema = z.object({ v: z.literal(1), weight: EdgeWeightSchema, createdAt: z.number().int().nonnegative() }).strict();
+const EdgeKeySchema = z.tuple([z.string(), NodeIdSchema, EdgeTypeSchema, NodeIdSchema]);
+
+interface GraphDbs {
+  readonly root: RootDatabase;
+  readonly nodes: Database<unknown>;
+  readonly edges: Database<unknown>;
+}
+
+// One set of handles per environment, however many graphs are opened in it.
+const opened = new WeakMap<RootDatabase, GraphDbs>();
+
+function graphDbsOf(root: RootDatabase): GraphDbs {
+  let dbs = opened.get(root);
+  if (dbs === undefined) {
+    dbs = { root, nodes: root.openDB<unknown>({ name: graphSubDbs.nodes }), edges: root.openDB<unknown>({ name: graphSubDbs.edges }) };
+    opened.set(root, dbs);
+  }
+  return dbs;
+}
+
+/** What a load found: the valid records, in key order. */
+export interface StoredGraph {
+  readonly nodes: GraphNode[];
+  readonly edges: GraphEdge[];
+}
+
+/**
+ * One owner's graph records in LMDB. Records are validated when read; one that fails is skipped
+ * with an error log line naming its sub-db and key.
+ */
+export class GraphRecords {
+  readonly #dbs: GraphDbs;
+  readonly #owner: string;
+  readonly #logger: Logger;
+
+  constructor(root: RootDatabase, owner: string, logger: Logger) {
+    this.#dbs = graphDbsOf(root);
+    this.#owner = owner;
+    this.#logger = logger;
+  }
+
+  read(): StoredGraph {
+    const nodes: GraphNode[] = [];
+    for (const key of this.#keys(this.#dbs.nodes)) {
+      const record = this.#valid(graphSubDbs.nodes, key, NodeRecordSchema, this.#dbs.nodes);
+      if (record === undefined) continue;
+      if (record.node.id === key[1]) nodes.push(record.node);
+      else this.#skip(graphSubDbs.nodes, key, `node.id: ${record.node.id} stored under another id`);
+    }
+    const edges: GraphEdge[] = [];
+    for (const key of this.#keys(this.#dbs.edges)) {
+      const parsedKey = EdgeKeySchema.safeParse(key);
+      if (!parsedKey.success) {
+        this.#skip(graphSubDbs.edges, key, 'key: not [owner, from, type, to]');
+        continue;
+      }
+      const record = this.#valid(graphSubDbs.edges, key, EdgeRecordSchema, this.#dbs.edges);
+      const [, from, type, to] = parsedKey.data;
+      if (record !== undefined) edges.push({ from, to, type, weight: record.weight, createdAt: record.createdAt });
+    }
+    return { nodes, edges };
+  }
+
+  /**
+   * Issues every put and remove of `change` in one synchronous section, which lmdb-js commits as
+   * one transaction (a crash leaves all of it or none), and resolves once it is committed and
+   * flushed to disk.
+   */
+  async write(change: GraphChange): Promise<void> {
+    const { nodes, edges, root } = this.#dbs;
+    let committed: Promise<unknown> = Promise.resolve();
+    for (const edge of change.removeEdges) committed = edges.remove(this.#edgeKey(edge));
+    for (const id of change.removeNodes) committed = nodes.remove([this.#owner, id]);
+    for (const node of change.putNodes) committed = nodes.put([this.#owner, node.id], { v: 1, node });
+    for (const edge of change.putEdges) committed = edges.put(this.#edgeKey(edge), { v: 1, weight: edge.weight, createdAt: edge.createdAt });
+    // `root.flushed` read now is the flush of the transaction these ops just joined.
+    const flushed = new Promise<unknown>((resolve, reject) => void root.flushed.then(resolve, reject));
+    await committed;
+    await flushed;
+  }
+
+  #edgeKey(edge: EdgeKey): Key {
+    return [this.#owner, edge.from, edge.type, edge.to];
+  }
+
+  /** The owner's keys in `db`: node ids sort below `~`, so the range holds them all and no other owner's. */
+  *#keys(db: Database<unknown>): Generator<Key[]> {
+    for (const key of db.getKeys({ start: [this.#owner], end: [this.#owner, '~'] })) {
+      if (Array.isArray(key) && key[0] === this.#owner) yield key;
+    }
+  }
+
+  #valid<S extends z.ZodType>(name: string, key: Key, schema: S, db: Database<unknown>): z.infer<S> | undefined {
+    let value: unknown;
+    try {
+      value = db.get(key);
+    } catch (error) {
+      this.#skip(name, key, `undecodable: ${describeError(error)}`);
+      return undefined;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    this.#skip(name, key, issue === undefined ? 'invalid' : `${issue.path.join('.') || 'record'}: ${issue.message}`);
+    return undefined;
+  }
+
+  #skip(db: string, key: Key, reason: string): void {
+    this.#logger.error({ owner: this.#owner, db, key: JSON.stringify(key), reason }, 'skipped an invalid graph record');
+  }
+}
