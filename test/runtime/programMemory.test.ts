@@ -12,13 +12,15 @@ import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 
 const tempDir = tempDirsAfterEach('troupe-program-memory-');
 
+/**
+ * A runtime; one that holds more than the default 4,000 facts searches exactly (`exactSearch`): the
+ * 10,000-item import tests what an import keeps, and hnswlib's inserts of its vectors (in the
+ * background, waited for at shutdown) take tens of seconds on a loaded machine.
+ * test/memory/facts/factStore.addMany.test.ts imports through hnswlib.
+ */
 async function runtime(dataDir: string | null = null, compressAbove = 4000): Promise<Runtime> {
-  return createRuntime({
-    model: new ScriptedModel([]),
-    ids: sequentialIds(),
-    dataDir,
-    memory: { facts: { compressAbove, keepTopN: Math.min(3200, compressAbove) } },
-  });
+  const facts = { compressAbove, keepTopN: Math.min(3200, compressAbove), exactSearch: compressAbove > 4000 };
+  return createRuntime({ model: new ScriptedModel([]), ids: sequentialIds(), dataDir, memory: { facts } });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<TroupeError> {

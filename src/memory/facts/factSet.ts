@@ -57,13 +57,27 @@ export class FactSet {
     this.meta = { ...this.meta, generation: this.meta.generation + 1 };
   }
 
-  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null): void {
+  /**
+   * Adds a fact; its vector goes into the index now, or with `defer` later (`indexSome`): until
+   * then searches compare with it directly.
+   */
+  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, defer = false): void {
     this.#facts.set(fact.id, fact);
     if (vector !== null && index !== null) {
-      index.add(labelOf(fact.id), vector);
-      this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
+      if (!defer) index.add(labelOf(fact.id), vector);
+      this.vectors.add(labelOf(fact.id), groupOf(fact), vector, !defer);
     }
     this.words?.add(fact.id, fact.text);
+  }
+
+  /** Puts vectors that wait for the index into it, oldest first, while `more()` says so; returns how many are left. */
+  indexSome(index: VectorIndex, more: () => boolean): number {
+    for (let label = this.vectors.nextUnindexed(); label !== undefined && more(); label = this.vectors.nextUnindexed()) {
+      const vector = this.vectors.vectorOf(label);
+      if (vector !== undefined) index.add(label, vector);
+      this.vectors.indexed(label);
+    }
+    return this.vectors.unindexed;
   }
 
   /** Replaces a stored fact by a new version with the same id, text and vector (its counts, importance, origins changed). */
@@ -90,7 +104,7 @@ export class FactSet {
 
   remove(fact: Fact, index: VectorIndex | null): void {
     this.#facts.delete(fact.id);
-    index?.remove(labelOf(fact.id));
+    if (!this.vectors.isUnindexed(labelOf(fact.id))) index?.remove(labelOf(fact.id));
     this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);
   }

@@ -5,9 +5,8 @@ import { type Logger, silentLogger } from '../../logger.js';
 import { AgentIdSchema, parseOrThrow } from '../../task/index.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { halfPrecision } from '../embedding/vectors.js';
-import { boundedOrigins } from './compression.js';
 import { runCompression } from './compressionRun.js';
-import { checkNewFact, checkSearch, jsonBytes } from './factInput.js';
+import { checkNewFact, checkSearch } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
 import {
@@ -29,6 +28,8 @@ import { indexParams, loadFacts } from './loadFacts.js';
 import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
 import { createVectorIndex } from './createVectorIndex.js';
+import { embedMany, embedOne } from './factEmbedding.js';
+import { mergedFact, storedFact } from './factEdits.js';
 import type { VectorIndex } from './vectorIndex.js';
 
 /** Facts `addMany` embeds and writes at a time: one embedding request and one transaction's worth of records. */
@@ -75,6 +76,8 @@ export class FactStore {
   readonly #writes = new Set<Promise<unknown>>();
   /** The compression running: every add waits for it, so it holds the store's size to its bound and its report counts every change. */
   #compression: Promise<CompressionReport> | undefined;
+  /** Vectors `addMany` left for the index going into it (see #startIndexing). */
+  #indexing: Promise<void> | undefined;
   /** Adds waiting for #compression, at most `maxWaitingAdds`. */
   #waitingAdds = 0;
   /** Spreads the synchronous sections of a burst of adds over turns of the event loop. */
@@ -116,6 +119,11 @@ export class FactStore {
     return this.#set.size;
   }
 
+  /** Vectors of imported facts not in the index yet: searches compare with them directly until they are. */
+  get unindexed(): number {
+    return this.#set.vectors.unindexed;
+  }
+
   get maxQueryChars(): number {
     return this.#limits.maxQueryChars;
   }
@@ -132,7 +140,7 @@ export class FactStore {
     this.#refuseWhenClosed();
     const fact = checkNewFact(input, this.#limits);
     // Kept at the precision it is stored at, so the index and a rebuild of it from the store agree.
-    const embedded = await this.#embedOne(fact.text);
+    const embedded = await embedOne(this.#embedder, fact.text);
     const vector = embedded === null ? null : halfPrecision(embedded);
     const index = vector === null ? null : await (this.#set.index ??= createVectorIndex(indexParams(vector.length, this.#limits), this.#logger));
     let failed: { error: unknown } | undefined;
@@ -176,7 +184,10 @@ export class FactStore {
     const writes: Promise<void>[] = [];
     for (let start = 0; start < facts.length; start += batchFacts) {
       const batch = facts.slice(start, start + batchFacts);
-      const vectors = await this.#embedMany(batch.map(({ fact }) => fact.text));
+      const vectors = await embedMany(
+        this.#embedder,
+        batch.map(({ fact }) => fact.text),
+      );
       const index =
         vectors === null ? null : await (this.#set.index ??= createVectorIndex(indexParams(this.#embedder?.dimension ?? 0, this.#limits), this.#logger));
       let next = 0;
@@ -189,7 +200,8 @@ export class FactStore {
           const { fact, merge } = batch[next] as (typeof batch)[number];
           const vector = vectors?.[next] ?? null;
           const twin = merge ? this.#twinOf(fact, vector, index) : undefined;
-          const stored = twin === undefined ? this.#placed(fact, vector, index) : this.#merged(twin, fact);
+          // Turns are not merged, so nothing searches for their twins: their vectors go into the index later.
+          const stored = twin === undefined ? this.#placed(fact, vector, index, !merge) : this.#merge(twin, fact);
           change.putFacts.push(stored);
           if (twin === undefined && vector !== null && this.#embedder !== null) change.putVectors.push({ id: stored.id, embedder: this.#embedder.id, vector });
           added.push({ fact: stored, merged: twin !== undefined });
@@ -197,6 +209,7 @@ export class FactStore {
         } while (next < batch.length && this.#addGate.admits());
         if (change.putVectors.length > 0) this.#set.bumpGeneration();
         writes.push(this.#writeParts([{ ...change, meta: this.#set.meta }]));
+        this.#startIndexing();
       }
     }
     await Promise.all(writes);
@@ -256,31 +269,15 @@ export class FactStore {
   }
 
   /** A new fact in the set (room for it was checked); its record is the caller's to write. */
-  #placed(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Fact {
-    const stored: Fact = {
-      v: 1,
-      id: this.#set.takeId(),
-      ...fact,
-      retrievals: 0,
-      createdAt: this.#clock.now(),
-      embedder: this.#embedder?.id ?? null,
-      mergedFrom: [],
-      fidelity: null,
-    };
-    this.#set.insert(stored, vector, index);
+  #placed(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null, deferIndex = false): Fact {
+    const stored = storedFact(fact, this.#set.takeId(), this.#clock.now(), this.#embedder);
+    this.#set.insert(stored, vector, index, deferIndex);
     return stored;
   }
 
-  /** `twin` with `fact` merged into it (see `add`), updated in the set; its record is the caller's to write. */
-  #merged(twin: Fact, fact: NewFact): Fact {
-    const metadata = { ...fact.metadata, ...twin.metadata };
-    const merged: Fact = {
-      ...twin,
-      importance: Math.max(twin.importance, fact.importance),
-      ...(Object.keys(metadata).length === 0 || jsonBytes(metadata) > this.#limits.maxMetadataBytes ? {} : { metadata }),
-      // The merged-away fact gets an id of its own, so its origin is recorded and the id never given again.
-      mergedFrom: boundedOrigins([...twin.mergedFrom, this.#set.takeId()], this.#limits.maxMergedFrom),
-    };
+  /** `twin` with `fact` merged into it (see mergedFact), updated in the set; its record is the caller's to write. */
+  #merge(twin: Fact, fact: NewFact): Fact {
+    const merged = mergedFact(twin, fact, this.#set.takeId(), this.#limits);
     this.#set.update(merged);
     return merged;
   }
@@ -336,7 +333,7 @@ export class FactStore {
         return fact !== undefined && visibleTo(fact, sessionId);
       });
     } else {
-      const vector = await this.#embedOne(text);
+      const vector = await embedOne(this.#embedder, text);
       const index = await this.#set.index;
       // Closed while the query was embedded: no retrieval may be written after close.
       this.#refuseWhenClosed();
@@ -383,11 +380,44 @@ export class FactStore {
   /** Waits for every change in flight, then saves the index file if it changed (a reopen need not rebuild it); the store stays open. */
   async flush(): Promise<void> {
     // A compression changes the index between its writes: the file is saved only when none runs.
-    while (this.#compression !== undefined || this.#writes.size > 0) {
+    while (this.#compression !== undefined || this.#writes.size > 0 || this.#indexing !== undefined) {
       await this.#compression?.catch(() => undefined);
       await Promise.allSettled([...this.#writes]);
+      await this.#indexed();
     }
     await this.#indexSaver?.save(this.#set);
+  }
+
+  /** Resolves once every vector an import left for the index is in it. */
+  async #indexed(): Promise<void> {
+    while (this.#indexing !== undefined) await this.#indexing;
+  }
+
+  /**
+   * Puts the vectors `addMany` left for the index into it, in slices between turns of the event
+   * loop (an hnswlib insert takes about half a millisecond), never while the index file is being
+   * saved; at most one such run at a time. A failure is logged: the vectors stay where searches
+   * compare with them directly, and a reopen rebuilds the index from the store.
+   */
+  #startIndexing(): void {
+    if (this.#indexing !== undefined || this.#set.vectors.unindexed === 0) return;
+    const run = async (): Promise<void> => {
+      const index = await this.#set.index;
+      if (index === null) return;
+      for (;;) {
+        await this.#untilIndexSaved();
+        if (!this.#addGate.admits()) {
+          await this.#addGate.nextTurn();
+          continue;
+        }
+        if (this.#set.indexSome(index, () => this.#addGate.admits()) === 0) return;
+      }
+    };
+    this.#indexing = run()
+      .catch((error: unknown) => this.#logger.error({ agentId: this.#agentId, error: describeError(error) }, 'putting imported facts into the L4 index failed'))
+      .finally(() => {
+        this.#indexing = undefined;
+      });
   }
 
   /** Flushes (see flush) and refuses every later call. Idempotent. */
@@ -417,36 +447,6 @@ export class FactStore {
       throw new TroupeError('internal', `the L4 fact store of agent ${this.#agentId} is closed`, { context: { agentId: this.#agentId } });
   }
 
-  /** The embedder's vector for `text` (null without an embedder). */
-  async #embedOne(text: string): Promise<Float32Array | null> {
-    if (this.#embedder === null) return null;
-    const [vector] = await this.#embedder.embed([text]);
-    if (vector?.length !== this.#embedder.dimension) {
-      throw new TroupeError(
-        'internal',
-        `embedder ${this.#embedder.id} returned a vector of ${vector?.length ?? 0} numbers, not its dimension ${this.#embedder.dimension}`,
-      );
-    }
-    return vector;
-  }
-
-  /** The embedder's vectors for `texts`, at the precision they are stored at (null without an embedder). */
-  async #embedMany(texts: readonly string[]): Promise<Float32Array[] | null> {
-    if (this.#embedder === null) return null;
-    const vectors = await this.#embedder.embed(texts);
-    const { id, dimension } = this.#embedder;
-    return texts.map((_, i) => {
-      const vector = vectors[i];
-      if (vector === undefined || vector.length !== dimension) {
-        throw new TroupeError(
-          'internal',
-          `embedder ${id} returned ${vectors.length} vectors for ${texts.length} texts, or one not of its dimension ${dimension}`,
-        );
-      }
-      return halfPrecision(vector);
-    });
-  }
-
   /** A stored fact of the same scope and session at least `mergeThreshold` close to `fact`. */
   #twinOf(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Fact | undefined {
     const group = groupOf(fact);
@@ -459,7 +459,7 @@ export class FactStore {
   }
 
   async #mergeInto(twin: Fact, fact: NewFact): Promise<{ fact: Fact; merged: boolean }> {
-    const merged = this.#merged(twin, fact);
+    const merged = this.#merge(twin, fact);
     await this.#write({ putFacts: [merged], meta: this.#set.meta });
     return { fact: merged, merged: true };
   }
@@ -472,7 +472,9 @@ export class FactStore {
   #startCompression(makeRoom: boolean): Promise<CompressionReport> {
     const [set, embedder, limits, clock, logger] = [this.#set, this.#embedder, this.#limits, this.#clock, this.#logger];
     const writes = { untilIndexSaved: () => this.#untilIndexSaved(), writeParts: (parts: readonly FactChange[]) => this.#writeParts(parts) };
-    const run = runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom)
+    // Clusters are found through the index: the vectors an import left for it go in first.
+    const run = this.#indexed()
+      .then(() => runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom))
       .then((done) => set.compactIndex(new TurnBudget(writes.untilIndexSaved)).then(() => done))
       .finally(() => {
         this.#compression = undefined;

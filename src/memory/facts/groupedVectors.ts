@@ -22,9 +22,40 @@ export class GroupedVectors {
   readonly #vectors = new Map<number, Float32Array>();
   readonly #groups = new Map<string, Set<number>>();
   readonly #groupOf = new Map<number, string>();
+  /** Labels whose vectors are here but not in the index yet (an import's, indexed in the background): searches compare with them directly. */
+  readonly #unindexed = new Set<number>();
+  /** The same labels in the order they came, from `#next` on (taking the oldest from a Set that many were deleted from walks every hole). */
+  #queue: number[] = [];
+  #next = 0;
 
   get size(): number {
     return this.#vectors.size;
+  }
+
+  /** How many vectors wait to be put in the index. */
+  get unindexed(): number {
+    return this.#unindexed.size;
+  }
+
+  /** Whether `label`'s vector is here but not in the index yet. */
+  isUnindexed(label: number): boolean {
+    return this.#unindexed.has(label);
+  }
+
+  /** The oldest label waiting for the index, if any. */
+  nextUnindexed(): number | undefined {
+    while (this.#next < this.#queue.length && !this.#unindexed.has(this.#queue[this.#next] as number)) this.#next++;
+    if (this.#next === this.#queue.length) {
+      [this.#queue, this.#next] = [[], 0];
+      return undefined;
+    }
+    if (this.#next > 1024 && this.#next * 2 > this.#queue.length) [this.#queue, this.#next] = [this.#queue.slice(this.#next), 0];
+    return this.#queue[this.#next];
+  }
+
+  /** `label`'s vector is in the index now. */
+  indexed(label: number): void {
+    this.#unindexed.delete(label);
   }
 
   /** Every vector by its label. */
@@ -32,8 +63,13 @@ export class GroupedVectors {
     return this.#vectors;
   }
 
-  add(label: number, group: string, vector: Float32Array): void {
+  /** Keeps `vector` for `label` in `group`; `indexed: false` when the index does not hold it yet. */
+  add(label: number, group: string, vector: Float32Array, indexed = true): void {
     this.remove(label);
+    if (!indexed) {
+      this.#unindexed.add(label);
+      this.#queue.push(label);
+    }
     this.#vectors.set(label, unit(vector));
     this.#groupOf.set(label, group);
     let labels = this.#groups.get(group);
@@ -44,6 +80,7 @@ export class GroupedVectors {
   remove(label: number): void {
     const group = this.#groupOf.get(label);
     if (group === undefined) return;
+    this.#unindexed.delete(label);
     this.#vectors.delete(label);
     this.#groupOf.delete(label);
     const labels = this.#groups.get(group);
@@ -62,12 +99,24 @@ export class GroupedVectors {
    * otherwise by comparing the query with each candidate.
    */
   nearest(index: VectorIndex, query: Float32Array, k: number, groups?: readonly string[]): Neighbour[] {
-    if (groups === undefined) return index.nearest(query, k);
+    if (groups === undefined) return this.#withUnindexed(index.nearest(query, k), query, k);
     const candidates = groups.flatMap((group) => [...(this.#groups.get(group) ?? [])]);
-    if (candidates.length === this.#vectors.size) return index.nearest(query, k);
+    if (candidates.length === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k);
     if (candidates.length <= directUpTo || candidates.length < directBelowShare * this.#vectors.size) return this.#compareEach(query, k, candidates);
     const admitted = new Set(candidates);
-    return index.nearest(query, k, (label) => admitted.has(label));
+    return this.#withUnindexed(
+      index.nearest(query, k, (label) => admitted.has(label)),
+      query,
+      k,
+      (label) => admitted.has(label),
+    );
+  }
+
+  /** `found` in the index, with the vectors the index does not hold yet compared directly (those `admits`), the `k` nearest. */
+  #withUnindexed(found: Neighbour[], query: Float32Array, k: number, admits: (label: number) => boolean = () => true): Neighbour[] {
+    if (this.#unindexed.size === 0) return found;
+    const waiting = [...this.#unindexed].filter(admits);
+    return [...found, ...this.#compareEach(query, k, waiting)].sort((a, b) => b.similarity - a.similarity).slice(0, k);
   }
 
   #compareEach(query: Float32Array, k: number, candidates: readonly number[]): Neighbour[] {
