@@ -4,6 +4,7 @@ import { contextBuild } from './contextBuild.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
 import { mcpCall } from './mcpCall.js';
+import { memoryImport } from './memoryImport.js';
 import { natsTransport } from './natsTransport.js';
 import { orgStoreSuite } from './orgStore.js';
 import { reactLatency } from './reactLatency.js';
@@ -37,6 +38,7 @@ export const suites: readonly Suite[] = [
   { name: 'HTTP service', run: httpService },
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
+  { name: 'memory import', run: memoryImport, needs: 'hnswlib-node' },
   { name: 'session lanes', run: sessionLanes },
   { name: 'skill matching', run: skillMatch },
   { name: 'routing', run: routingSuite },

@@ -209,9 +209,10 @@ export class FactStore {
         } while (next < batch.length && this.#addGate.admits());
         if (change.putVectors.length > 0) this.#set.bumpGeneration();
         writes.push(this.#writeParts([{ ...change, meta: this.#set.meta }]));
-        this.#startIndexing();
       }
     }
+    // Once the whole import is stored: indexing between its batches would only slow it down.
+    this.#startIndexing();
     await Promise.all(writes);
     return added;
   }
