@@ -46,7 +46,7 @@ async function troupeImport(dir: string, made: readonly ImportItem[]): Promise<{
     logger: silentLogger,
     ids: sequentialIds(),
     dataDir: dir,
-    memory: { facts: { compressAbove: made.length + 1_000, keepTopN: 3_200 } },
+    memory: { facts: { compressAbove: made.length + 1_000, keepTopN: Math.min(3_200, made.length + 1_000) } },
   });
   const start = process.hrtime.bigint();
   await rt.importMemory('root', made);
