@@ -3,4 +3,5 @@ export { type ContextBudget, type ContextBudgetInput, contextBudget } from './co
 export { type ContextSources, type RetrievalHit, type SessionSummary } from './contextSources.js';
 export { compressTurnSteps, summaryHeader } from './compressTurnSteps.js';
 export { contextWarning } from './contextWarning.js';
-export { TokenCounter } from './tokenCounter.js';
+export { TokenCounter, sharedTokenCounter } from './tokenCounter.js';
+export { type FittedTurn, fitTurnSteps, roomForTurn } from './fitTurnSteps.js';

@@ -38,6 +38,8 @@ describe('maxToolCallsPerReply', () => {
     const asked = 2_000;
     const { rt, model } = await quietRuntime({
       tools: [tool],
+      // 2,000 calls and their results are about 90,000 tokens: under the default budget the turn would be compacted before the next call.
+      memory: { context: { tokens: 500_000 } },
       steps: [{ toolCalls: Array.from({ length: asked }, (_, n) => ({ name: 'count', arguments: { n } })) }, { text: 'counted what I could' }],
     });
     const answer = await rt.waitForAnswer(await rt.submit('count to 2,000 at once'), { timeoutMs: 30_000 });

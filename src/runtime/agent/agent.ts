@@ -321,6 +321,19 @@ export class Agent {
   }
 
   /**
+   * Before each model call of a turn on `task`: a turn whose own steps leave no room under the
+   * context budget is compacted (see TurnContext.fitToBudget), and the log says so: no request is
+   * sent over the budget. Returns whether it was.
+   */
+  fitTurn(task: Task): boolean {
+    const fitted = this.context(task.sessionId).fitToBudget();
+    if (fitted === null) return false;
+    const { removed, kept, cut } = fitted;
+    this.env.logger.info({ agentId: this.id, taskId: task.id, removed, kept, cut }, "a turn's steps were compacted to fit the context budget");
+    return true;
+  }
+
+  /**
    * Before each model call of a turn on `task`: when the turn's own steps are more than
    * `maxConversationMessages`, or take more than the context budget's `warnAtTurnShare`, the
    * warning the model is to read last in this call's request (null: none). It is not one of the

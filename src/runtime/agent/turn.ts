@@ -55,6 +55,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   }
   // Memory was read meanwhile: a turn stopped during it (a budget, a termination) calls no model.
   signal.throwIfAborted();
+  agent.fitTurn(input.task);
   const warning = agent.warnIfLong(input.task);
   const stripper = new ImportanceTagStripper();
   // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
@@ -67,8 +68,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
   try {
-    const messages = warning === null ? context.messages : [...context.messages, { role: 'system' as const, content: warning }];
-    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
+    const stream = model.chat({ messages: context.request(warning), tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),

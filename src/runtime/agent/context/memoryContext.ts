@@ -1,9 +1,23 @@
-import { type ContextBudget, type ContextReport, type SessionSummary, assembleContext, compressTurnSteps, contextWarning } from '../../../context/index.js';
+import {
+  type ContextBudget,
+  type ContextReport,
+  type FittedTurn,
+  type SessionSummary,
+  assembleContext,
+  compressTurnSteps,
+  contextWarning,
+  fitTurnSteps,
+  roomForTurn,
+  sharedTokenCounter,
+} from '../../../context/index.js';
 import type { AgentMemory, FactHit } from '../../../memory/index.js';
 import { type ChatMessage, type Task, taskAsPrompt, taskText } from '../../../task/index.js';
 import type { CompressibleConversation } from '../../../tools/index.js';
 import type { ConversationSink } from '../../journal/journal.js';
 import { openingSteps } from './handedConversation.js';
+
+/** Tokens kept free of the turn's steps for the warning a call may end with (see `request`): a warning is about 40. */
+const warningReserve = 64;
 
 /** The system message a turn gets when its steps pass their maximum length. */
 export function lengthWarning(messages: number, max: number): string {
@@ -29,6 +43,14 @@ export interface TurnContext extends CompressibleConversation {
   /** The session is idle and let go: its last turn's steps go, from memory and from the store (its exchanges are in the agent's memory). */
   forget(): void;
   append(...messages: ChatMessage[]): void;
+  /** The request's messages before the next model call, with `warning` (when not null) read last and counted in the budget. */
+  request(warning: string | null): readonly ChatMessage[];
+  /**
+   * Before the next model call: when the turn's own steps leave no room under the budget (a long
+   * tool loop), the older ones are replaced by a summary and the newest kept, down to the share a
+   * turn may take before it is warned (see fitTurnSteps); null when they fit.
+   */
+  fitToBudget(): FittedTurn | null;
   /**
    * What to tell the model before its next call: its turn is long enough to compress (null:
    * nothing); `first` when the turn was not over at the call before (it began, or was compressed, since).
@@ -101,9 +123,21 @@ export class MemoryContext implements TurnContext {
   }
 
   get messages(): readonly ChatMessage[] {
-    const { agentId, sessionId, budget } = this.#deps;
-    const skills = this.#deps.skills?.(sessionId) ?? '';
-    const rolePrompt = skills === '' ? this.#deps.rolePrompt : `${this.#deps.rolePrompt}\n\n${skills}`;
+    return this.request(null);
+  }
+
+  /** The role prompt as the model reads it: with what the context shows of skills in this session. */
+  #rolePrompt(): string {
+    const skills = this.#deps.skills?.(this.#deps.sessionId) ?? '';
+    return skills === '' ? this.#deps.rolePrompt : `${this.#deps.rolePrompt}\n\n${skills}`;
+  }
+
+  request(warning: string | null): readonly ChatMessage[] {
+    const { agentId, sessionId } = this.#deps;
+    const rolePrompt = this.#rolePrompt();
+    // The warning is read last and counted in the budget: the rest is fitted to what it leaves.
+    const last: ChatMessage | null = warning === null ? null : { role: 'system', content: warning };
+    const budget = last === null ? this.#deps.budget : { ...this.#deps.budget, tokens: this.#deps.budget.tokens - sharedTokenCounter.message(last) };
     const currentTaskId = this.#task?.id ?? null;
     const { recent, important, summaries } = this.#sessionView();
     const shown = beforeTheTurn(agentId, currentTaskId, recent, important);
@@ -123,7 +157,17 @@ export class MemoryContext implements TurnContext {
       budget,
     );
     this.#report = built.report;
-    return built.messages;
+    return last === null ? built.messages : [...built.messages, last];
+  }
+
+  fitToBudget(): FittedTurn | null {
+    const budget = this.#deps.budget;
+    const room = roomForTurn(budget.tokens - warningReserve, this.#rolePrompt());
+    const fitted = fitTurnSteps(this.#steps, room, Math.floor(room * budget.warnAtTurnShare));
+    if (fitted === null) return null;
+    this.#steps = fitted.steps;
+    this.#deps.sink.replaced([...this.#steps]);
+    return fitted;
   }
 
   /**
