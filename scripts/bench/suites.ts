@@ -11,6 +11,7 @@ import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
 import type { Row } from './report.js';
+import { retrievalQuality } from './retrievalQuality.js';
 import { routingSuite } from './routing.js';
 import { sessionLanes } from './sessionLanes.js';
 import { skillMatch } from './skillMatch.js';
@@ -39,6 +40,7 @@ export const suites: readonly Suite[] = [
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'memory import', run: memoryImport, needs: 'hnswlib-node' },
+  { name: 'L4 retrieval quality', run: retrievalQuality },
   { name: 'session lanes', run: sessionLanes },
   { name: 'skill matching', run: skillMatch },
   { name: 'routing', run: routingSuite },

@@ -11,7 +11,9 @@ import { checkSearch } from './facts/factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './facts/factLimits.js';
 import { FactRecords } from './facts/factRecords.js';
 import { type Fact, type FactHit, oldestFirst, visibleTo } from './facts/factSchema.js';
-import { WordOverlapIndex } from './facts/wordOverlap.js';
+import { wordCosine } from './facts/wordOverlap.js';
+import { FactKeywordIndex } from './facts/factKeywordIndex.js';
+import { candidateDepth, floorsOf, fuseChannels } from './facts/hybridHits.js';
 import type { MemoryReader, ReaderFilter } from './memoryReader.js';
 import { Tiers, inSession } from './tiers.js';
 
@@ -85,14 +87,30 @@ export class StoredMemory implements MemoryReader {
     return this.#facts.filter((fact) => visibleTo(fact, filter?.sessionId));
   }
 
+  /** As a live memory's peek (see FactStore.peek): both channels over the stored facts and vectors, fused, the default floors applied. */
   async peek(text: string, k: number, filter?: ReaderFilter): Promise<FactHit[]> {
     const query = checkSearch(text, k, { sessionId: filter?.sessionId ?? null }, this.#limits);
     const facts = this.facts(filter);
-    const hits = this.#embedder === null ? byWords(facts, query.text) : await this.#byVectors(facts, query.text, this.#embedder);
-    return hits.sort((a, b) => b.similarity - a.similarity || oldestFirst(a.fact, b.fact)).slice(0, query.k);
+    const byId = new Map(facts.map((fact) => [fact.id, fact]));
+    const keywords = new FactKeywordIndex();
+    for (const fact of facts) keywords.add(fact.id, fact.text);
+    const similar = this.#embedder === null ? byWords(facts, query.text) : await this.#byVectors(facts, query.text, this.#embedder);
+    similar.sort((a, b) => b.similarity - a.similarity || oldestFirst(a.fact, b.fact));
+    const similarity = new Map(similar.map((hit) => [hit.fact.id, hit.similarity]));
+    const depth = candidateDepth(query.k);
+    const ranked = {
+      similar: similar.slice(0, depth).map((hit) => ({ id: hit.fact.id, similarity: hit.similarity })),
+      keyword: keywords.nearest(query.text, depth, () => true),
+      similarityOf: (id: string) => similarity.get(id) ?? -1,
+    };
+    return fuseChannels(ranked, query.k, floorsOf({})).flatMap(({ id, similarity: cosine, channels }) => {
+      const fact = byId.get(id);
+      return fact === undefined ? [] : [{ fact, similarity: cosine, channels }];
+    });
   }
 
-  async #byVectors(facts: readonly Fact[], text: string, embedder: Embedder): Promise<FactHit[]> {
+  /** Every fact with a vector of `embedder`'s, with its cosine to `text`. */
+  async #byVectors(facts: readonly Fact[], text: string, embedder: Embedder): Promise<{ fact: Fact; similarity: number }[]> {
     const [query] = await embedder.embed([text]);
     if (query === undefined) return [];
     const vectors = new Map<string, Float32Array>();
@@ -104,15 +122,7 @@ export class StoredMemory implements MemoryReader {
   }
 }
 
-/** Facts ranked as a memory without an embedder ranks them: word-set cosine with the query. */
-function byWords(facts: readonly Fact[], text: string): FactHit[] {
-  const words = new WordOverlapIndex();
-  const byId = new Map(facts.map((fact) => [fact.id, fact]));
-  for (const fact of facts) words.add(fact.id, fact.text);
-  return words
-    .nearest(text, facts.length, () => true)
-    .flatMap(({ id, similarity }) => {
-      const fact = byId.get(id);
-      return fact === undefined ? [] : [{ fact, similarity }];
-    });
+/** Every fact with its word-set cosine to `text` (how a memory without an embedder ranks them). */
+function byWords(facts: readonly Fact[], text: string): { fact: Fact; similarity: number }[] {
+  return facts.map((fact) => ({ fact, similarity: wordCosine(text, fact.text) }));
 }

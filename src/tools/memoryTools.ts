@@ -46,7 +46,8 @@ export const searchMemoryTool = defineTool({
   name: 'search_memory',
   description:
     'Search your long-term memory for the facts closest to a query (facts of this conversation and those kept for every conversation), ' +
-    'closest first, each with its similarity (at most 1). Only facts related to the query are returned: an empty list means you remember nothing about it.',
+    'best first, each with its similarity (at most 1) and what found it (channels: vector similarity, bm25 keyword score). ' +
+    'Only facts related to the query are returned: an empty list means you remember nothing about it.',
   parameters: z.object({
     query: blankRefused(z.string().max(4_000)).describe('What to look for'),
     k: z.number().int().min(1).max(maxSearchResults).default(defaultSearchResults).describe(`How many facts at most (default ${defaultSearchResults})`),
@@ -60,9 +61,19 @@ export const searchMemoryTool = defineTool({
         text: fact.text,
         scope: fact.scope,
         importance: fact.importance,
-        similarity: Math.round(fact.similarity * 1000) / 1000,
+        similarity: rounded(fact.similarity),
+        channels: { bm25: roundedOrNull(fact.channels.bm25), vector: roundedOrNull(fact.channels.vector), graph: null },
         ...(fact.metadata === undefined ? {} : { metadata: fact.metadata }),
       })),
     });
   },
 });
+
+/** Three decimals: what a model can use of a score. */
+function rounded(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}
+
+function roundedOrNull(score: number | null): number | null {
+  return score === null ? null : rounded(score);
+}

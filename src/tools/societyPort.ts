@@ -49,6 +49,8 @@ export interface FoundFact {
   readonly scope: 'session' | 'agent';
   readonly importance: number;
   readonly similarity: number;
+  /** What each retrieval channel said of it: `vector` its cosine, `bm25` its normalised keyword score, null where a channel did not find it. */
+  readonly channels: { readonly bm25: number | null; readonly vector: number | null; readonly graph: null };
   /** What a program stored it with (`rt.remember`, an import), e.g. its source's id. */
   readonly metadata?: Readonly<Record<string, JsonValue>>;
 }

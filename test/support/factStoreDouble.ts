@@ -83,7 +83,10 @@ export class FactStoreDouble implements MemoryFacts {
   async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {
     const query = words(text);
     return this.list(filter)
-      .map((fact) => ({ fact, similarity: [...words(fact.text)].filter((word) => query.has(word)).length / Math.max(1, query.size) }))
+      .map((fact) => {
+        const similarity = [...words(fact.text)].filter((word) => query.has(word)).length / Math.max(1, query.size);
+        return { fact, similarity, channels: { bm25: null, vector: similarity, graph: null } };
+      })
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, k);
   }

@@ -928,6 +928,11 @@ export interface operations {
                   merged: number;
                   fidelity: number | null;
                   similarity: number | null;
+                  channels: {
+                    bm25: number | null;
+                    vector: number | null;
+                    graph: null;
+                  } | null;
                   metadata?: {
                     [key: string]: components['schemas']['JsonValue'];
                   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonValueSchema, TaskIdSchema, visibleText } from '../../task/index.js';
+import type { HitChannels } from './hybridHits.js';
 
 // The records of L4, one zod schema each: the source of their types and of the checks made when
 // they are read back from LMDB (a record that fails is skipped and logged, never trusted).
@@ -60,8 +61,13 @@ export type Fact = z.infer<typeof FactSchema>;
 
 export interface FactHit {
   readonly fact: Fact;
-  /** Cosine to the query (with an embedder), or word overlap (without one): higher is closer, at most 1. */
+  /**
+   * Cosine of the fact's vector to the query's (with an embedder), or word overlap (without one):
+   * higher is closer, at most 1. Set for every hit, also one only the keyword channel found.
+   */
   readonly similarity: number;
+  /** What each retrieval channel said of it (see HitChannels): the hits are ranked by fusing them. */
+  readonly channels: HitChannels;
 }
 
 /**

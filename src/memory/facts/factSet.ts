@@ -5,17 +5,20 @@ import type { TurnBudget } from './turnBudget.js';
 import { HnswIndex } from './hnswIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
+import { FactKeywordIndex } from './factKeywordIndex.js';
 
 /**
  * One agent's L4 as it is in memory: its facts by id, the index over their vectors (made on the
  * first vector) with the JS copies of the vectors by group that searches within a session use,
- * the word index that stands in for them without an embedder, and the bookkeeping (next id,
+ * the word index that stands in for them without an embedder, the keyword (BM25) index over the
+ * facts' texts, rebuilt here from the facts at every open, and the bookkeeping (next id,
  * generation of the vectors). Every change to a fact goes through here, so they never disagree;
  * what is written to LMDB is the caller's part.
  */
 export class FactSet {
   readonly #facts: Map<string, Fact>;
   readonly words: WordOverlapIndex | null;
+  readonly keywords = new FactKeywordIndex();
   readonly vectors = new GroupedVectors();
   meta: FactMeta;
   /** The index, once there is (or is being made) one. */
@@ -28,6 +31,7 @@ export class FactSet {
     this.words = withWords ? new WordOverlapIndex() : null;
     for (const fact of this.#facts.values()) {
       this.words?.add(fact.id, fact.text);
+      this.keywords.add(fact.id, fact.text);
       const vector = loaded.vectors.get(fact.id);
       if (vector !== undefined) this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
     }
@@ -68,6 +72,7 @@ export class FactSet {
       this.vectors.add(labelOf(fact.id), groupOf(fact), vector, !defer);
     }
     this.words?.add(fact.id, fact.text);
+    this.keywords.add(fact.id, fact.text);
   }
 
   /** Puts vectors that wait for the index into it, oldest first, while `more()` says so; returns how many are left. */
@@ -82,7 +87,14 @@ export class FactSet {
 
   /** Replaces a stored fact by a new version with the same id, text and vector (its counts, importance, origins changed). */
   update(fact: Fact): void {
+    const before = this.#facts.get(fact.id);
     this.#facts.set(fact.id, fact);
+    // Its text is kept by every update today; were it not, the keyword index must follow it.
+    if (before !== undefined && before.text !== fact.text) {
+      this.words?.remove(fact.id, before.text);
+      this.words?.add(fact.id, fact.text);
+      this.keywords.add(fact.id, fact.text);
+    }
   }
 
   /**
@@ -107,5 +119,6 @@ export class FactSet {
     if (!this.vectors.isUnindexed(labelOf(fact.id))) index?.remove(labelOf(fact.id));
     this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);
+    this.keywords.remove(fact.id);
   }
 }

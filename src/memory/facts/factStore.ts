@@ -9,18 +9,7 @@ import { runCompression } from './compressionRun.js';
 import { checkNewFact, checkSearch } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
-import {
-  type CompressionReport,
-  type Fact,
-  type FactHit,
-  type NewFact,
-  factIdOf,
-  groupOf,
-  groupsVisibleTo,
-  labelOf,
-  oldestFirst,
-  visibleTo,
-} from './factSchema.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, factIdOf, groupOf, labelOf, oldestFirst, visibleTo } from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -31,6 +20,8 @@ import { createVectorIndex } from './createVectorIndex.js';
 import { embedMany, embedOne } from './factEmbedding.js';
 import { mergedFact, storedFact } from './factEdits.js';
 import type { VectorIndex } from './vectorIndex.js';
+import { type Floors, candidateDepth, floorsOf, fuseChannels } from './hybridHits.js';
+import { byVectors, byWordOverlap } from './similarChannel.js';
 
 /** Facts `addMany` embeds and writes at a time: one embedding request and one transaction's worth of records. */
 const batchFacts = 256;
@@ -293,20 +284,21 @@ export class FactStore {
   }
 
   /**
-   * The `k` facts closest to `text` among those the session may see (its own and agent-scope
-   * facts; with `sessionId: null`, agent-scope facts only), closest first. Each one returned counts
-   * a retrieval (written in the background); those less similar than `minSimilarity` are not
-   * returned, nor counted.
+   * The `k` facts that best match `text` among those the session may see (its own and agent-scope
+   * facts; with `sessionId: null`, agent-scope facts only), best first: the vector channel's
+   * nearest and the keyword channel's (BM25) best, fused by reciprocal rank (see fuseChannels). A
+   * fact is returned when its similarity is at least `minSimilarity` (`defaultMinSimilarity`
+   * unless given) or its keyword score at least `minKeywordScore`
+   * (`defaultMinKeywordScore`). Each one returned counts a retrieval (written in the background).
    */
-  async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]> {
+  async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number; minKeywordScore?: number }): Promise<FactHit[]> {
     this.#refuseWhenClosed();
-    const query = checkSearch(text, k, filter, this.#limits);
-    const floor = filter.minSimilarity ?? -Infinity;
-    const found = (await this.#nearest(query.text, query.k, query.sessionId)).filter((hit) => hit.similarity >= floor);
-    const hits = found.map(({ fact, similarity }) => {
+    const query = checkSearch(text, k, { sessionId: filter.sessionId }, this.#limits);
+    const found = await this.#nearest(query.text, query.k, query.sessionId, floorsOf(filter));
+    const hits = found.map(({ fact, similarity, channels }) => {
       const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
       this.#set.update(retrieved);
-      return { fact: retrieved, similarity };
+      return { fact: retrieved, similarity, channels };
     });
     // Not waited for: a lost retrieval count only makes a fact look a little less used. A failure is logged by #write.
     if (hits.length > 0) this.#write({ putFacts: hits.map((hit) => hit.fact) }).catch(() => undefined);
@@ -316,34 +308,31 @@ export class FactStore {
   /**
    * As `search`, but a look at what the agent remembers rather than a use of it: no retrieval is
    * counted, nothing is written, and without `sessionId` every fact of every session is searched.
+   * The default floors apply.
    */
   async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const { sessionId } = filter;
     const query = checkSearch(text, k, { sessionId: sessionId ?? null }, this.#limits);
-    return this.#nearest(query.text, query.k, sessionId);
+    return this.#nearest(query.text, query.k, sessionId, floorsOf({}));
   }
 
-  /** The `k` facts a reader of `sessionId` may see (see visibleTo) closest to `text`, closest first. */
-  async #nearest(text: string, k: number, sessionId: string | null | undefined): Promise<FactHit[]> {
+  /** The `k` facts a reader of `sessionId` may see (see visibleTo) that best match `text` by both channels, best first. */
+  async #nearest(text: string, k: number, sessionId: string | null | undefined, floors: Floors): Promise<FactHit[]> {
     if (this.#set.size === 0) return [];
-    let matches: { id: string; similarity: number }[];
-    if (this.#set.words !== null) {
-      matches = this.#set.words.nearest(text, k, (id) => {
-        const fact = this.#set.get(id);
-        return fact !== undefined && visibleTo(fact, sessionId);
-      });
-    } else {
-      const vector = await embedOne(this.#embedder, text);
-      const index = await this.#set.index;
-      // Closed while the query was embedded: no retrieval may be written after close.
-      this.#refuseWhenClosed();
-      if (vector === null || index === null) return [];
-      matches = this.#set.vectors.nearest(index, vector, k, groupsVisibleTo(sessionId)).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
-    }
-    return matches.flatMap(({ id, similarity }) => {
+    const depth = candidateDepth(k);
+    const admits = (id: string): boolean => {
       const fact = this.#set.get(id);
-      return fact === undefined ? [] : [{ fact, similarity }];
+      return fact !== undefined && visibleTo(fact, sessionId);
+    };
+    const ranked =
+      this.#set.words !== null ? byWordOverlap(this.#set, text, depth, admits) : await byVectors(this.#set, this.#embedder, text, depth, sessionId);
+    // Closed while the query was embedded: no retrieval may be written after close.
+    this.#refuseWhenClosed();
+    if (ranked === null) return [];
+    return fuseChannels({ ...ranked, keyword: this.#set.keywords.nearest(text, depth, admits) }, k, floors).flatMap(({ id, similarity, channels }) => {
+      const fact = this.#set.get(id);
+      return fact === undefined ? [] : [{ fact, similarity, channels }];
     });
   }
 

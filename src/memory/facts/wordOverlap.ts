@@ -8,6 +8,15 @@ export function wordsOf(text: string): Set<string> {
   );
 }
 
+/** The cosine of two texts' word sets (see WordMatch), 0 when either has no word. */
+export function wordCosine(a: string, b: string): number {
+  const [left, right] = [wordsOf(a), wordsOf(b)];
+  if (left.size === 0 || right.size === 0) return 0;
+  let shared = 0;
+  for (const word of left) if (right.has(word)) shared++;
+  return shared / Math.sqrt(left.size * right.size);
+}
+
 export interface WordMatch {
   readonly id: string;
   /** Shared words over the geometric mean of both word counts: the cosine of their word sets, 0..1. */

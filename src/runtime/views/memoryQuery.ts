@@ -95,7 +95,14 @@ const MemorySummaryItemSchema = z.object({
   source: z.enum(['model', 'extractive']),
 });
 
-/** An L4 fact; `similarity` is its closeness to the search (null when listed, not searched). */
+/**
+ * What each retrieval channel said of a fact a search found, null where a channel did not return
+ * it: `vector` its cosine to the query (word overlap without an embedder), `bm25` its normalised
+ * keyword score (0..1), `graph` always null for now.
+ */
+const HitChannelsSchema = z.object({ bm25: z.number().nullable(), vector: z.number().nullable(), graph: z.null() });
+
+/** An L4 fact; `similarity` is its cosine to the search (null when listed, not searched), `channels` what found it. */
 const MemoryFactItemSchema = z.object({
   tier: z.literal('l4'),
   id: z.string(),
@@ -111,6 +118,7 @@ const MemoryFactItemSchema = z.object({
   /** For a fact made by compression: the lowest cosine to an original. */
   fidelity: z.number().nullable(),
   similarity: z.number().nullable(),
+  channels: HitChannelsSchema.nullable(),
   /** What it was stored with (`rt.remember`, an import), redacted: for example the id of its source. */
   metadata: z.record(z.string(), JsonValueSchema).optional(),
 });

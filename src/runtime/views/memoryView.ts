@@ -1,4 +1,4 @@
-import type { Fact, MemoryReader, SummaryEntry, TaskEntry } from '../../memory/index.js';
+import type { Fact, FactHit, MemoryReader, SummaryEntry, TaskEntry } from '../../memory/index.js';
 import { type JsonValue, type Redactor, taskText } from '../../task/index.js';
 import { type MemoryItem, type MemoryQuery, type MemoryView, memoryViewTextChars } from './memoryQuery.js';
 
@@ -41,7 +41,7 @@ function summaryItem(entry: SummaryEntry, redactor: Redactor): MemoryItem {
   };
 }
 
-function factItem(fact: Fact, similarity: number | null, redactor: Redactor): MemoryItem {
+function factItem(fact: Fact, hit: Pick<FactHit, 'similarity' | 'channels'> | null, redactor: Redactor): MemoryItem {
   return {
     tier: 'l4',
     id: fact.id,
@@ -53,7 +53,8 @@ function factItem(fact: Fact, similarity: number | null, redactor: Redactor): Me
     text: shown(fact.text, redactor),
     merged: fact.mergedFrom.length,
     fidelity: fact.fidelity,
-    similarity,
+    similarity: hit?.similarity ?? null,
+    channels: hit?.channels ?? null,
     ...(fact.metadata === undefined ? {} : { metadata: redactor.value(fact.metadata) as Record<string, JsonValue> }),
   };
 }
@@ -78,7 +79,7 @@ export async function memoryView(reader: MemoryReader, query: MemoryQuery, sourc
   };
   if (query.search !== null) {
     const hits = await reader.peek(query.search.text, query.search.k, filter);
-    return { ...view, total: hits.length, offset: 0, entries: hits.map((hit) => factItem(hit.fact, hit.similarity, redactor)) };
+    return { ...view, total: hits.length, offset: 0, entries: hits.map((hit) => factItem(hit.fact, hit, redactor)) };
   }
   const page = <E>(list: readonly E[], item: (entry: E) => MemoryItem): MemoryView => ({
     ...view,
