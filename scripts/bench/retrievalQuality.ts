@@ -134,7 +134,8 @@ export async function retrievalQuality(): Promise<Row[]> {
       });
     }
   }
-  console.log(
+  // On stderr, beside the progress: stdout holds only the report's tables, one per suite, which suites running at once would interleave with.
+  process.stderr.write(
     `\nL4 retrieval recall by question kind (${conversations} conversations, ${sessions} sessions of ${turnsPerSession}+ turns):\n${lines.join('\n')}\n`,
   );
   const texts = conversation(seededRandom(7), sized(400, 20), 25).turns.map((turn) => turn.text);
