@@ -88,17 +88,11 @@ export class GraphMemory {
 
   addEvent(input: NewEvent): Promise<EventNode> {
     return this.#change(() => {
-      const given = parseOrThrow(NewEventSchema, input);
-      const now = this.#parts.clock.now();
-      const { id, metadata, sessionId, status, dueAt, priority, ...rest } = given;
+      const { id, metadata, sessionId, status, dueAt, priority, ...rest } = parseOrThrow(NewEventSchema, input);
       const node: EventNode = {
         kind: 'event',
-        id: id ?? this.#parts.ids.task(),
         ...rest,
-        createdAt: now,
-        updatedAt: now,
-        metadata: metadata ?? {},
-        sessionId: sessionId ?? null,
+        ...this.#common(id, metadata, sessionId),
         status: status ?? 'pending',
         dueAt: dueAt ?? null,
         priority: priority ?? 0,
@@ -110,17 +104,11 @@ export class GraphMemory {
 
   addNote(input: NewNote): Promise<NoteNode> {
     return this.#change(() => {
-      const given = parseOrThrow(NewNoteSchema, input);
-      const now = this.#parts.clock.now();
-      const { id, metadata, sessionId, title, tags, source, ...rest } = given;
+      const { id, metadata, sessionId, title, tags, source, ...rest } = parseOrThrow(NewNoteSchema, input);
       const node: NoteNode = {
         kind: 'note',
-        id: id ?? this.#parts.ids.task(),
         ...rest,
-        createdAt: now,
-        updatedAt: now,
-        metadata: metadata ?? {},
-        sessionId: sessionId ?? null,
+        ...this.#common(id, metadata, sessionId),
         title: title ?? '',
         tags: tags ?? [],
         source: source ?? null,
@@ -128,6 +116,12 @@ export class GraphMemory {
       checkNodeBounds(node, this.limits);
       return [this.#parts.graph.addNode(node), node];
     });
+  }
+
+  /** What every new node has, whatever its kind: its id (a new one unless given), both times now, its metadata and session. */
+  #common(id: string | undefined, metadata: GraphNode['metadata'] | undefined, sessionId: string | null | undefined) {
+    const now = this.#parts.clock.now();
+    return { id: id ?? this.#parts.ids.task(), createdAt: now, updatedAt: now, metadata: metadata ?? {}, sessionId: sessionId ?? null };
   }
 
   /** Changes the fields `patch` gives (those of the node's kind: a note has no status); `updatedAt` becomes now. */

@@ -18,6 +18,7 @@ import { TurnBudget } from './turnBudget.js';
 import { TurnGate } from './turnGate.js';
 import { createVectorIndex } from './createVectorIndex.js';
 import { embedMany, embedOne } from './factEmbedding.js';
+import { IndexCatchUp } from './indexCatchUp.js';
 import { mergedFact, storedFact } from './factEdits.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { type Floors, candidateDepth, floorsOf, fuseChannels } from './hybridHits.js';
@@ -67,8 +68,8 @@ export class FactStore {
   readonly #writes = new Set<Promise<unknown>>();
   /** The compression running: every add waits for it, so it holds the store's size to its bound and its report counts every change. */
   #compression: Promise<CompressionReport> | undefined;
-  /** Vectors `addMany` left for the index going into it (see #startIndexing). */
-  #indexing: Promise<void> | undefined;
+  /** Puts the vectors `addMany` left for the index into it. */
+  readonly #catchUp: IndexCatchUp;
   /** Adds waiting for #compression, at most `maxWaitingAdds`. */
   #waitingAdds = 0;
   /** Spreads the synchronous sections of a burst of adds over turns of the event loop. */
@@ -87,6 +88,8 @@ export class FactStore {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#set = new FactSet(loaded, options.embedder === null);
+    const untilIndexSaved = (): Promise<void> => this.#untilIndexSaved();
+    this.#catchUp = new IndexCatchUp({ agentId: this.#agentId, set: this.#set, gate: this.#addGate, untilIndexSaved, logger: this.#logger });
   }
 
   /**
@@ -203,7 +206,7 @@ export class FactStore {
       }
     }
     // Once the whole import is stored: indexing between its batches would only slow it down.
-    this.#startIndexing();
+    this.#catchUp.start();
     await Promise.all(writes);
     return added;
   }
@@ -370,44 +373,12 @@ export class FactStore {
   /** Waits for every change in flight, then saves the index file if it changed (a reopen need not rebuild it); the store stays open. */
   async flush(): Promise<void> {
     // A compression changes the index between its writes: the file is saved only when none runs.
-    while (this.#compression !== undefined || this.#writes.size > 0 || this.#indexing !== undefined) {
+    while (this.#compression !== undefined || this.#writes.size > 0 || this.#catchUp.running) {
       await this.#compression?.catch(() => undefined);
       await Promise.allSettled([...this.#writes]);
-      await this.#indexed();
+      await this.#catchUp.done();
     }
     await this.#indexSaver?.save(this.#set);
-  }
-
-  /** Resolves once every vector an import left for the index is in it. */
-  async #indexed(): Promise<void> {
-    while (this.#indexing !== undefined) await this.#indexing;
-  }
-
-  /**
-   * Puts the vectors `addMany` left for the index into it, in slices between turns of the event
-   * loop (an hnswlib insert takes about half a millisecond), never while the index file is being
-   * saved; at most one such run at a time. A failure is logged: the vectors stay where searches
-   * compare with them directly, and a reopen rebuilds the index from the store.
-   */
-  #startIndexing(): void {
-    if (this.#indexing !== undefined || this.#set.vectors.unindexed === 0) return;
-    const run = async (): Promise<void> => {
-      const index = await this.#set.index;
-      if (index === null) return;
-      for (;;) {
-        await this.#untilIndexSaved();
-        if (!this.#addGate.admits()) {
-          await this.#addGate.nextTurn();
-          continue;
-        }
-        if (this.#set.indexSome(index, () => this.#addGate.admits()) === 0) return;
-      }
-    };
-    this.#indexing = run()
-      .catch((error: unknown) => this.#logger.error({ agentId: this.#agentId, error: describeError(error) }, 'putting imported facts into the L4 index failed'))
-      .finally(() => {
-        this.#indexing = undefined;
-      });
   }
 
   /** Flushes (see flush) and refuses every later call. Idempotent. */
@@ -463,7 +434,8 @@ export class FactStore {
     const [set, embedder, limits, clock, logger] = [this.#set, this.#embedder, this.#limits, this.#clock, this.#logger];
     const writes = { untilIndexSaved: () => this.#untilIndexSaved(), writeParts: (parts: readonly FactChange[]) => this.#writeParts(parts) };
     // Clusters are found through the index: the vectors an import left for it go in first.
-    const run = this.#indexed()
+    const run = this.#catchUp
+      .done()
       .then(() => runCompression({ agentId: this.#agentId, set, embedder, limits, clock, logger, ...writes }, makeRoom))
       .then((done) => set.compactIndex(new TurnBudget(writes.untilIndexSaved)).then(() => done))
       .finally(() => {
