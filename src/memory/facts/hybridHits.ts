@@ -76,15 +76,20 @@ export interface FusedHit {
 /**
  * The `k` best of both channels' candidates by reciprocal-rank fusion (ties: the higher
  * similarity, then the lower id), leaving out those below both floors: a fact is returned as a
- * match only when its vector is close enough or it shares enough rare words with the query.
+ * match only when its vector is close enough or it shares enough rare words with the query. The
+ * keyword channel's votes weigh as much as its best match covers of the query (its normalised
+ * score): when no fact holds more than a common word or two of the question, the order of its
+ * candidates says little, and letting it count fully would push down what the vectors found.
  */
 export function fuseChannels(ranked: RankedChannels, k: number, floors: Floors): FusedHit[] {
   const fused = new Map<string, { score: number; similarity: number | null; bm25: number | null }>();
   ranked.similar.forEach(({ id, similarity }, rank) => fused.set(id, { score: 1 / (rrfK + rank + 1), similarity, bm25: null }));
+  const keywordWeight = Math.min(1, ranked.keyword[0]?.score ?? 0);
   ranked.keyword.forEach(({ id, score }, rank) => {
+    const vote = keywordWeight / (rrfK + rank + 1);
     const found = fused.get(id);
-    if (found === undefined) fused.set(id, { score: 1 / (rrfK + rank + 1), similarity: null, bm25: score });
-    else fused.set(id, { ...found, score: found.score + 1 / (rrfK + rank + 1), bm25: score });
+    if (found === undefined) fused.set(id, { score: vote, similarity: null, bm25: score });
+    else fused.set(id, { ...found, score: found.score + vote, bm25: score });
   });
   const hits: (FusedHit & { score: number })[] = [];
   for (const [id, { score, similarity, bm25 }] of fused) {
