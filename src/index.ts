@@ -102,6 +102,7 @@ export {
 export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type Artifact } from './tools/index.js';
 export type { ArtifactRef, StoredArtifact } from './org/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
+export { WordVectorEmbedder, type WordVectorEmbedderOptions } from './memory/embedding/wordVectorEmbedder.js';
 export type { Embedder } from './memory/embedding/embedder.js';
 export {
   HybridRouter,

@@ -43,6 +43,7 @@ describe('public surface', () => {
       'ToolRegistry',
       'TroupeError',
       'ValidationError',
+      'WordVectorEmbedder',
       'allowedEdgeTypes',
       'blockersOf',
       'contextNotesOf',

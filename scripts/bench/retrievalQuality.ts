@@ -2,8 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import type { Embedder } from '../../src/memory/embedding/embedder.js';
 import { HashedNgramEmbedder } from '../../src/memory/embedding/hashedNgramEmbedder.js';
 import { cosine } from '../../src/memory/embedding/vectors.js';
+import { WordVectorEmbedder } from '../../src/memory/embedding/wordVectorEmbedder.js';
 import { FactKeywordIndex } from '../../src/memory/facts/factKeywordIndex.js';
 import { FactStore } from '../../src/memory/facts/factStore.js';
 import { seededRandom } from '../../src/random.js';
@@ -16,7 +18,8 @@ import { type Row, duration } from './report.js';
 // with its default floors) scored on long multi-session conversations made from a seed (see
 // conversationSet.ts), against each channel alone and a random ranking: recall@k is the share of
 // a question's evidence turns among the first k hits, averaged by question kind. Vectors are the
-// offline hashed n-gram embedder's, compared exactly. The last row times the keyword index's
+// offline hashed n-gram embedder's (the default), compared exactly; the last two methods are the
+// same with the word-vector embedder (GloVe, bundled), which knows what words mean. The last row times the keyword index's
 // rebuild from the facts at open against reading those facts from LMDB, which open does anyway.
 
 const conversations = sized(8, 1);
@@ -24,45 +27,62 @@ const sessions = sized(24, 20);
 const turnsPerSession = sized(14, 5);
 const ks = [5, 10, 25] as const;
 const kinds: readonly (QuestionKind | 'overall')[] = ['single-hop', 'multi-hop', 'temporal', 'overall'];
-const methods = ['hybrid', 'bm25', 'vectors', 'random'] as const;
+const methods = ['hybrid', 'bm25', 'vectors', 'random', 'hybridWords', 'vectorsWords'] as const;
 type Method = (typeof methods)[number];
 
-/** Each method's ranking of a conversation's turn ids for a question, best first, at most 25. */
-async function rankings(talk: Conversation, random: () => number): Promise<Map<string, Record<Method, number[]>>> {
-  const embedder = new HashedNgramEmbedder();
+/** The hybrid ranking (FactStore.peek) and the vector ranking alone of `embedder`, for each question, best first, at most 25. */
+async function embedderRankings(talk: Conversation, embedder: Embedder): Promise<Map<string, { hybrid: number[]; vectors: number[] }>> {
   const store = await FactStore.open({ agentId: 'bench', embedder, db: null, indexDir: null });
   const added = await store.addMany(talk.turns.map((turn) => ({ fact: { text: turn.text, scope: 'agent', sessionId: null, importance: 0.5 }, merge: false })));
   const turnOf = new Map(added.map(({ fact }, i) => [fact.id, i]));
-  const keywords = new FactKeywordIndex();
-  for (const turn of talk.turns) keywords.add(String(turn.id), turn.text);
   const vectors = await embedder.embed(talk.turns.map((turn) => turn.text));
-  const found = new Map<string, Record<Method, number[]>>();
+  const found = new Map<string, { hybrid: number[]; vectors: number[] }>();
   for (const question of talk.questions) {
     const [query] = await embedder.embed([question.text]);
     const byCosine = vectors
       .map((vector, id) => ({ id, similarity: query === undefined ? 0 : cosine(query, vector) }))
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, 25);
-    const shuffled = talk.turns.map((turn) => ({ id: turn.id, key: random() })).sort((a, b) => a.key - b.key);
     found.set(question.text, {
       hybrid: (await store.peek(question.text, 25)).map((hit) => turnOf.get(hit.fact.id) ?? -1),
-      bm25: keywords.nearest(question.text, 25, () => true).map((match) => Number(match.id)),
       vectors: byCosine.map((hit) => hit.id),
-      random: shuffled.slice(0, 25).map((entry) => entry.id),
     });
   }
   await store.close();
   return found;
 }
 
+/** Each method's ranking of a conversation's turn ids for a question, best first, at most 25. */
+async function rankings(talk: Conversation, random: () => number, words: Embedder): Promise<Map<string, Record<Method, number[]>>> {
+  const hashed = await embedderRankings(talk, new HashedNgramEmbedder());
+  const meaning = await embedderRankings(talk, words);
+  const keywords = new FactKeywordIndex();
+  for (const turn of talk.turns) keywords.add(String(turn.id), turn.text);
+  const found = new Map<string, Record<Method, number[]>>();
+  for (const question of talk.questions) {
+    const shuffled = talk.turns.map((turn) => ({ id: turn.id, key: random() })).sort((a, b) => a.key - b.key);
+    const [plain, withWords] = [hashed.get(question.text), meaning.get(question.text)];
+    found.set(question.text, {
+      hybrid: plain?.hybrid ?? [],
+      bm25: keywords.nearest(question.text, 25, () => true).map((match) => Number(match.id)),
+      vectors: plain?.vectors ?? [],
+      random: shuffled.slice(0, 25).map((entry) => entry.id),
+      hybridWords: withWords?.hybrid ?? [],
+      vectorsWords: withWords?.vectors ?? [],
+    });
+  }
+  return found;
+}
+
 /** Recall@k by kind and method, over every conversation. */
 async function recalls(): Promise<{ table: Map<string, number>; questions: Map<string, number> }> {
   const random = seededRandom(20261122);
+  const words = new WordVectorEmbedder();
   const sums = new Map<string, number>();
   const questions = new Map<string, number>();
   for (let c = 0; c < conversations; c++) {
     const talk = conversation(random, sessions, turnsPerSession);
-    const ranked = await rankings(talk, random);
+    const ranked = await rankings(talk, random, words);
     for (const question of talk.questions) {
       const found = ranked.get(question.text);
       if (found === undefined) continue;
@@ -118,19 +138,30 @@ const at = (table: Map<string, number>, kind: string, method: Method, k: number)
 
 export async function retrievalQuality(): Promise<Row[]> {
   const { table, questions } = await recalls();
-  const lines = ['| question kind | questions | k | hybrid | BM25 alone | vectors alone | random |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const lines = [
+    '| question kind | questions | k | hybrid | BM25 alone | vectors alone | random | hybrid, word vectors | word vectors alone |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
   const rows: Row[] = [];
   for (const kind of kinds) {
     for (const k of ks) {
-      const [hybrid, bm25, vectors, random] = methods.map((method) => at(table, kind, method, k)) as [number, number, number, number];
-      lines.push(`| ${kind} | ${questions.get(kind) ?? 0} | ${k} | ${hybrid.toFixed(3)} | ${bm25.toFixed(3)} | ${vectors.toFixed(3)} | ${random.toFixed(3)} |`);
+      const [hybrid, bm25, vectors, random, hybridWords, vectorsWords] = methods.map((method) => at(table, kind, method, k)) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
+      const figures = [hybrid, bm25, vectors, random, hybridWords, vectorsWords].map((figure) => figure.toFixed(3)).join(' | ');
+      lines.push(`| ${kind} | ${questions.get(kind) ?? 0} | ${k} | ${figures} |`);
       const best = Math.max(bm25, vectors);
       rows.push({
         benchmark: `recall@${k}, ${kind}`,
         troupe: hybrid.toFixed(3),
         raw: best.toFixed(3),
         ratio: hybrid === 0 ? Infinity : best / hybrid,
-        notes: `hybrid against the better single channel; BM25 ${bm25.toFixed(3)}, vectors ${vectors.toFixed(3)}, random ${random.toFixed(3)}`,
+        notes: `hybrid against the better single channel; BM25 ${bm25.toFixed(3)}, vectors ${vectors.toFixed(3)}, random ${random.toFixed(3)}; with the word-vector embedder: hybrid ${hybridWords.toFixed(3)}, vectors ${vectorsWords.toFixed(3)}`,
       });
     }
   }
