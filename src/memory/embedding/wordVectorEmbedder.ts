@@ -94,8 +94,8 @@ export class WordVectorEmbedder implements Embedder {
 }
 
 /**
- * The bundled table: beside this module in the sources, and found from the compiled module
- * (dist/ or a bench build) by looking up for the package's `src/`, which ships it.
+ * The bundled table: beside this module in the sources and in the package's dist/ (the build
+ * copies it there); from another build inside the repository (the bench's), up in the sources.
  */
 function bundledTable(): string {
   const here = dirname(fileURLToPath(import.meta.url));
