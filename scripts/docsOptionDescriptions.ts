@@ -39,6 +39,7 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
   mailboxLimit:
     "Tasks one agent may have waiting. The user's past it are refused at intake (`submit`/`send` reject with `mailbox_full`; HTTP 429 with `Retry-After`), so one acknowledged is never rejected later; other agents' are answered `rejected` with `mailbox_full`. Tasks handed back after a restart are queued whatever their number",
   toolTimeoutMs: 'time limit for a tool call',
+  interceptorTimeoutMs: 'time limit for one interceptor hook (unless it names its own); past it the hook stops the work it guards',
   maxInputChars: 'longest input accepted',
   maxImportItems: 'items one `rt.importMemory`, `POST /api/agents/:id/memory` or `troupe memory import` may hold; more are refused before any is stored',
   inboxLimit: 'messages to the user kept in memory, and read back from the store on a restart (the store keeps up to `messageLogLimit`)',

@@ -28,6 +28,8 @@ export const errorCodes = [
   'step_limit',
   'repeat_guard',
   'tool_call_limit',
+  // An interceptor (createRuntime({ interceptors })) stopped the turn's work, giving its reason.
+  'interceptor_stopped',
   // A handoff refused: the Task was handed over too often, or back to an agent that had it.
   'handoff_limit',
   // A Task's turn ran past its budget of tokens or time.

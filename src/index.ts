@@ -44,6 +44,15 @@ export {
 } from './runtime/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
+export type {
+  Interceptor,
+  InterceptorContext,
+  InterceptorVerdict,
+  ModelCallRequest,
+  ToolCallContext,
+  TurnAnswer,
+  TurnPrompt,
+} from './runtime/agent/interceptors/interceptor.js';
 export {
   EventBus,
   InProcessTransport,

@@ -57,6 +57,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'too_many_streams':
     case 'step_limit':
     case 'repeat_guard':
+    case 'interceptor_stopped':
     case 'tool_call_limit':
     case 'handoff_limit':
     case 'token_budget':

@@ -11,6 +11,7 @@ import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
 import type { SocietyHosting } from './society/society.js';
 import type { HandoffFilter } from './agent/handoffDesk.js';
+import type { Interceptor } from './agent/interceptors/interceptor.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -78,6 +79,13 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   models?: Readonly<Record<string, ModelClient>>;
   /** How handoffs pass the conversation on: `filter` chooses the messages the target gets (default: all but system messages). */
   handoffs?: { filter?: HandoffFilter };
+  /**
+   * Hooks around every turn, run in this order (docs/interceptors.md): before the turn starts,
+   * before each model call, after each reply, before each tool call, after each tool result and
+   * before the answer leaves; each may pass, change the value within its schema, or stop with a
+   * reason. At most 32; each hook bounded by its `timeoutMs` or `interceptorTimeoutMs`.
+   */
+  interceptors?: readonly Interceptor[];
 }
 
 export const rootPrompt = [

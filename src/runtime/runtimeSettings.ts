@@ -1,6 +1,7 @@
 import { type LogLevel, LogLevelSchema } from '../logger.js';
 import { type SkillLimits, SkillLimitsSchema } from '../skills/index.js';
 import { parseOrThrow } from '../task/index.js';
+import { InterceptorsSchema } from './agent/interceptors/interceptor.js';
 import { type RuntimeConfig, RuntimeConfigSchema } from './config/config.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
@@ -30,8 +31,11 @@ export function runtimeSettings(options: RuntimeOptions): {
     memory,
     skills: _skills,
     skillLimits,
+    interceptors,
     ...settings
   } = options;
+  // The hooks themselves reach the agents as given; here they are only checked.
+  parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
   return {
     config: parseOrThrow(RuntimeConfigSchema, settings),
     memorySettings: memorySettingsOf(memory),

@@ -77,6 +77,7 @@ export function statusOf(code: ErrorCode): number {
       return 504;
     case 'step_limit':
     case 'repeat_guard':
+    case 'interceptor_stopped':
     case 'tool_call_limit':
     case 'handoff_limit':
     case 'token_budget':

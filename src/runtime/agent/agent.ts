@@ -24,6 +24,7 @@ import type { MemorySettings } from '../memory/memoryOptions.js';
 import { parentContext } from './context/parentContext.js';
 import { type ResolvedSettings, resolveSettings } from './agentSettings.js';
 import type { HandoffDesk } from './handoffDesk.js';
+import type { InterceptorChain } from './interceptors/interceptorChain.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -53,6 +54,8 @@ export interface AgentEnvironment {
   readonly models?: ReadonlyMap<string, ModelClient>;
   /** Where handoffs go; absent, they are refused (an agent hosted on a node). */
   readonly handoffs?: HandoffDesk;
+  /** The runtime's interceptors (`createRuntime({ interceptors })`); each agent runs those of its role. */
+  readonly interceptors: InterceptorChain;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */
@@ -78,6 +81,8 @@ export class Agent {
   readonly actor: Actor<AgentMachine>;
   /** Its model, limits, tool policy, handoff tools and skills, as its settings, role and runtime make them. */
   readonly settings: ResolvedSettings;
+  /** The runtime's interceptors that apply to its role, run around each of its turns. */
+  readonly interceptors: InterceptorChain;
   readonly #waiting: readonly Task[];
   #inbox: Subscription | undefined;
   #released = false;
@@ -93,6 +98,7 @@ export class Agent {
     this.id = record.id;
     const { config } = env;
     this.settings = resolveSettings(env, record, role);
+    this.interceptors = env.interceptors.forRole(role.name);
     const { memory, memorySettings } = env;
     const parentId = record.parentAgentId;
     this.#contexts = sessionContexts({

@@ -13,6 +13,7 @@ import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
 import { keepToolResult } from './toolOutcome.js';
 import { type AcceptedHandoff, handoffDecision, isHandoffCall, runHandoffCalls } from './handoffCalls.js';
+import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -49,6 +50,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { context } = turn;
   // A resumed turn's prompt is already in the context.
   if (step === 0 && !input.resuming) {
+    await startTurn(agent, input.task, signal);
     await context.begin(input.task);
     const answered = await skillsBeforeModel(agent, input.task, context, signal);
     if (answered !== null) return answered;
@@ -68,7 +70,8 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
   try {
-    const stream = model.chat({ messages: context.request(warning), tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
+    const messages = await modelRequest(agent, input.task, context.request(warning), signal);
+    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
     reply = await collectReply(
       stream,
       (text) => show(stripper.push(text)),
@@ -94,11 +97,12 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   turn.tokens += (reply.usage?.promptTokens ?? 0) + (reply.usage?.completionTokens ?? 0);
   if (turn.tokens > limits.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
-  const { text, importance } = readImportance(reply.message.content);
-  context.append({ ...reply.message, content: text });
-  turn.pending = reply.message.toolCalls;
-  turn.overCap = callsOverCap(reply.message.toolCalls, limits.maxToolCallsPerReply);
-  if (reply.message.toolCalls.length > 0) return { kind: 'tools', calls: reply.message.toolCalls.length };
+  const message = await modelReply(agent, input.task, reply.message, signal);
+  const { text, importance } = readImportance(message.content);
+  context.append({ ...message, content: text });
+  turn.pending = message.toolCalls;
+  turn.overCap = callsOverCap(message.toolCalls, limits.maxToolCallsPerReply);
+  if (message.toolCalls.length > 0) return { kind: 'tools', calls: message.toolCalls.length };
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
 }
 
@@ -160,7 +164,9 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
       if (stopped)
         return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
       if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
-      return runToolCall(call, context, options)
+      return toolCallToRun(agent, task, call, signal)
+        .then((decided) => ('refused' in decided ? decided.refused : runToolCall(decided.run, context, options)))
+        .then((result) => toolResultToKeep(agent, task, call, result, signal))
         .then((result) => keepToolResult(agent, task, call, result))
         .then(feedBack(call));
     }),
@@ -247,7 +253,8 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   let stepWritten: Promise<void> | null = Promise.resolve();
   let lastStepChanged = false;
   // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
-  const answer = async (text: string, importance?: number): Promise<void> => {
+  const answer = async (written: string, importance?: number): Promise<void> => {
+    const text = await answerToSend(agent, input.task, written, signal);
     await journal.durable();
     if (!stopped()) end(importance === undefined ? { type: 'turn.answered', sessionId, text } : { type: 'turn.answered', sessionId, text, importance });
   };

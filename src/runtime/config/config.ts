@@ -37,6 +37,8 @@ export const RuntimeConfigSchema = z.object({
   sessionAgentsInMemory: z.number().int().positive().default(10_000),
   /** Default timeout of one tool call. */
   toolTimeoutMs: z.number().int().positive().default(60_000),
+  /** Longest one interceptor hook may take unless it names its own `timeoutMs`; past it, the hook stops the work it guards. */
+  interceptorTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
   /** Items one `rt.importMemory` (or `POST /api/agents/:id/memory`, `troupe memory import`) may hold; more are refused before any is stored. */
   maxImportItems: z.number().int().positive().default(100_000),
   /** Longest accepted user message, in characters. */

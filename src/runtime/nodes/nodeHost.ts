@@ -1,3 +1,4 @@
+import { type Interceptor, InterceptorsSchema } from '../agent/interceptors/interceptor.js';
 import type { Subscription } from 'rxjs';
 import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import { type Clock, systemClock } from '../../clock.js';
@@ -35,6 +36,8 @@ export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   readonly secrets?: readonly string[];
   /** Tools this node serves to agents anywhere in the society (`tools.call` to the node's id; see `remoteTool`). */
   readonly servedTools?: readonly Tool[];
+  /** The interceptors its agents' turns run (as `createRuntime({ interceptors })`): hooks are code, so each process is given its own. */
+  readonly interceptors?: readonly Interceptor[];
 }
 
 /**
@@ -66,6 +69,7 @@ export class NodeHost {
       orgRequestTimeoutMs,
       secrets,
       servedTools,
+      interceptors,
       maxConcurrentToolCalls,
       logger: _l,
       clock: _c,
@@ -73,11 +77,23 @@ export class NodeHost {
       ...settings
     } = options;
     const config = parseOrThrow(RuntimeConfigSchema, settings);
+    parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
     const limits = parseOrThrow(NodeHostLimitsSchema, { orgRequestTimeoutMs, maxConcurrentToolCalls });
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? silentLogger;
     const environment = societyEnvironment(
-      { bus, model, retry, tools, clock, logger, ids: options.ids ?? randomIds, redactor: new Redactor(secrets ?? []), memorySettings: memorySettings(memory) },
+      {
+        bus,
+        model,
+        retry,
+        tools,
+        clock,
+        logger,
+        ids: options.ids ?? randomIds,
+        redactor: new Redactor(secrets ?? []),
+        memorySettings: memorySettings(memory),
+        interceptors,
+      },
       config,
       memoryJournal,
     );

@@ -10,6 +10,8 @@ import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
 import { describeError } from '../../errors.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
+import type { Interceptor } from '../agent/interceptors/interceptor.js';
+import { InterceptorChain } from '../agent/interceptors/interceptorChain.js';
 import type { Journal } from '../journal/journal.js';
 import { limitedModel, unqueuedModel } from '../limits/limitedModel.js';
 import type { MemorySettings } from '../memory/memoryOptions.js';
@@ -32,6 +34,8 @@ export interface EnvironmentOptions {
   readonly memorySettings: MemorySettings;
   /** Skills loaded (checked) and their bounds; none when absent. */
   readonly loadedSkills?: { readonly loaded: readonly Skill[]; readonly limits: SkillLimits } | undefined;
+  /** The interceptors every turn runs (checked); none when absent. */
+  readonly interceptors?: readonly Interceptor[] | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -106,6 +110,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       memorySettings,
       skills,
       artifacts,
+      interceptors: new InterceptorChain(options.interceptors ?? [], { clock, logger, timeoutMs: config.interceptorTimeoutMs }),
     },
   };
 }
