@@ -30,6 +30,8 @@ export const errorCodes = [
   'tool_call_limit',
   // An interceptor (createRuntime({ interceptors })) stopped the turn's work, giving its reason.
   'interceptor_stopped',
+  // A guardrail (createRuntime({ guardrails })) found what a turn took in or would let out against its rule.
+  'guardrail_tripped',
   // A handoff refused: the Task was handed over too often, or back to an agent that had it.
   'handoff_limit',
   // A Task's turn ran past its budget of tokens or time.

@@ -53,6 +53,7 @@ export type {
   TurnAnswer,
   TurnPrompt,
 } from './runtime/agent/interceptors/interceptor.js';
+export { modelGuardrail, type Guardrail, type GuardrailVerdict } from './runtime/agent/interceptors/guardrail.js';
 export {
   EventBus,
   InProcessTransport,

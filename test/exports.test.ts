@@ -61,6 +61,7 @@ describe('public surface', () => {
       'metaTools',
       'modelChooser',
       'modelFromEnv',
+      'modelGuardrail',
       'neighbourhood',
       'openGraphMemory',
       'parentTaskOf',

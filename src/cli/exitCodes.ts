@@ -58,6 +58,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'step_limit':
     case 'repeat_guard':
     case 'interceptor_stopped':
+    case 'guardrail_tripped':
     case 'tool_call_limit':
     case 'handoff_limit':
     case 'token_budget':

@@ -11,6 +11,7 @@ import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
 import type { SocietyHosting } from './society/society.js';
 import type { HandoffFilter } from './agent/handoffDesk.js';
+import type { Guardrail } from './agent/interceptors/guardrail.js';
 import type { Interceptor } from './agent/interceptors/interceptor.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
@@ -86,6 +87,12 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * reason. At most 32; each hook bounded by its `timeoutMs` or `interceptorTimeoutMs`.
    */
   interceptors?: readonly Interceptor[];
+  /**
+   * Checks on what goes into a turn (the prompt) and out of it (tool results, the answer), as
+   * functions or model calls (`modelGuardrail`): a tripped one fails the Task with
+   * `guardrail_tripped`, or replaces the output (docs/interceptors.md#guardrails). At most 32.
+   */
+  guardrails?: readonly Guardrail[];
 }
 
 export const rootPrompt = [

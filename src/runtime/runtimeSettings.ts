@@ -1,6 +1,7 @@
 import { type LogLevel, LogLevelSchema } from '../logger.js';
 import { type SkillLimits, SkillLimitsSchema } from '../skills/index.js';
 import { parseOrThrow } from '../task/index.js';
+import { GuardrailsSchema } from './agent/interceptors/guardrail.js';
 import { InterceptorsSchema } from './agent/interceptors/interceptor.js';
 import { type RuntimeConfig, RuntimeConfigSchema } from './config/config.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
@@ -32,10 +33,12 @@ export function runtimeSettings(options: RuntimeOptions): {
     skills: _skills,
     skillLimits,
     interceptors,
+    guardrails,
     ...settings
   } = options;
   // The hooks themselves reach the agents as given; here they are only checked.
   parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
+  parseOrThrow(GuardrailsSchema, guardrails ?? [], 'guardrails');
   return {
     config: parseOrThrow(RuntimeConfigSchema, settings),
     memorySettings: memorySettingsOf(memory),

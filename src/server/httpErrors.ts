@@ -78,6 +78,7 @@ export function statusOf(code: ErrorCode): number {
     case 'step_limit':
     case 'repeat_guard':
     case 'interceptor_stopped':
+    case 'guardrail_tripped':
     case 'tool_call_limit':
     case 'handoff_limit':
     case 'token_budget':

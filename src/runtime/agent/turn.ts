@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
-import { type CollectedReply, ImportanceTagStripper, collectReply, readImportance, toModelError } from '../../llm/index.js';
-import { Actions, type Task, type ToolCall, observationTask } from '../../task/index.js';
+import { type CollectedReply, collectReply, readImportance, toModelError } from '../../llm/index.js';
+import { Actions, type Task, type ToolCall } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
 import { changesTheWorld } from './changesTheWorld.js';
@@ -13,6 +13,7 @@ import type { TurnContext } from './context/sessionContexts.js';
 import { callsOverCap, overCapResult } from './toolCallCap.js';
 import { keepToolResult } from './toolOutcome.js';
 import { type AcceptedHandoff, handoffDecision, isHandoffCall, runHandoffCalls } from './handoffCalls.js';
+import { ThinkingStream, observe } from './thinkingStream.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
 
 /** What a turn carries from one step to the next. */
@@ -29,15 +30,8 @@ interface TurnState {
   tokens: number;
   /** A handoff the last tool step's calls made: the turn ends with it once the step is done. */
   handoff: AcceptedHandoff | null;
-}
-
-/**
- * Publishes an observation about the turn on `task` (thinking text, a tool call), addressed to
- * no one in particular; not even made when nobody would see it.
- */
-function observe(agent: Agent, task: Task, action: string, parameters: Record<string, string | number>): void {
-  const { bus } = agent.env;
-  if (bus.wants('observer', action)) bus.publish(observationTask({ from: agent.id, about: task, action, parameters }, agent.env));
+  /** The text of the reply that is the answer, as observers are to see it once the answer may leave. */
+  thinking: ThinkingStream | null;
 }
 
 /**
@@ -59,13 +53,7 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   signal.throwIfAborted();
   agent.fitTurn(input.task);
   const warning = agent.warnIfLong(input.task);
-  const stripper = new ImportanceTagStripper();
-  // Redacted as it streams, not only where it leaves: a secret split across two fragments is whole in neither.
-  const visible = env.bus.wants('observer', Actions.thinking) ? env.redactor.stream() : undefined;
-  const show = (text: string): void => {
-    const safe = visible?.push(text) ?? '';
-    if (safe !== '') observe(agent, input.task, Actions.thinking, { text: safe });
-  };
+  const thinking = new ThinkingStream(agent, input.task, agent.interceptors.holdsAnswers());
   let reply: CollectedReply;
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
@@ -74,20 +62,14 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
     const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
     reply = await collectReply(
       stream,
-      (text) => show(stripper.push(text)),
-      (attempt) => {
-        stripper.flush();
-        visible?.flush();
-        observe(agent, input.task, Actions.thinking, { text: '', restart: attempt });
-      },
+      (text) => thinking.push(text),
+      (attempt) => thinking.restart(attempt),
     );
   } catch (error) {
     // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
     throw toModelError(error, model.name, signal);
   }
-  show(stripper.flush());
-  const rest = visible?.flush() ?? '';
-  if (rest !== '') observe(agent, input.task, Actions.thinking, { text: rest });
+  thinking.end();
   signal.throwIfAborted();
 
   agent.usage.calls += 1;
@@ -102,7 +84,11 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   context.append({ ...message, content: text });
   turn.pending = message.toolCalls;
   turn.overCap = callsOverCap(message.toolCalls, limits.maxToolCallsPerReply);
-  if (message.toolCalls.length > 0) return { kind: 'tools', calls: message.toolCalls.length };
+  if (message.toolCalls.length > 0) {
+    thinking.release();
+    return { kind: 'tools', calls: message.toolCalls.length };
+  }
+  turn.thinking = thinking;
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
 }
 
@@ -237,7 +223,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     report(event);
   };
   const { sessionId } = input.task;
-  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0, handoff: null };
+  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0, handoff: null, thinking: null };
   // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
   const { clock } = agent.env;
   const budget = clock.setTimeout(() => {
@@ -255,6 +241,8 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
   const answer = async (written: string, importance?: number): Promise<void> => {
     const text = await answerToSend(agent, input.task, written, signal);
+    // A replaced answer leaves as its replacement only; what the model wrote is not shown.
+    if (text === written) turn.thinking?.release();
     await journal.durable();
     if (!stopped()) end(importance === undefined ? { type: 'turn.answered', sessionId, text } : { type: 'turn.answered', sessionId, text, importance });
   };

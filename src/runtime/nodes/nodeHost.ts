@@ -1,3 +1,4 @@
+import { type Guardrail, GuardrailsSchema } from '../agent/interceptors/guardrail.js';
 import { type Interceptor, InterceptorsSchema } from '../agent/interceptors/interceptor.js';
 import type { Subscription } from 'rxjs';
 import { type EventBus, ownerAgentId } from '../../bus/index.js';
@@ -38,6 +39,8 @@ export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   readonly servedTools?: readonly Tool[];
   /** The interceptors its agents' turns run (as `createRuntime({ interceptors })`): hooks are code, so each process is given its own. */
   readonly interceptors?: readonly Interceptor[];
+  /** The guardrails its agents' turns run (as `createRuntime({ guardrails })`). */
+  readonly guardrails?: readonly Guardrail[];
 }
 
 /**
@@ -70,6 +73,7 @@ export class NodeHost {
       secrets,
       servedTools,
       interceptors,
+      guardrails,
       maxConcurrentToolCalls,
       logger: _l,
       clock: _c,
@@ -78,6 +82,7 @@ export class NodeHost {
     } = options;
     const config = parseOrThrow(RuntimeConfigSchema, settings);
     parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
+    parseOrThrow(GuardrailsSchema, guardrails ?? [], 'guardrails');
     const limits = parseOrThrow(NodeHostLimitsSchema, { orgRequestTimeoutMs, maxConcurrentToolCalls });
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? silentLogger;
@@ -93,6 +98,7 @@ export class NodeHost {
         redactor: new Redactor(secrets ?? []),
         memorySettings: memorySettings(memory),
         interceptors,
+        guardrails,
       },
       config,
       memoryJournal,

@@ -10,6 +10,7 @@ import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
 import { describeError } from '../../errors.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
+import { type Guardrail, guardrailInterceptors } from '../agent/interceptors/guardrail.js';
 import type { Interceptor } from '../agent/interceptors/interceptor.js';
 import { InterceptorChain } from '../agent/interceptors/interceptorChain.js';
 import type { Journal } from '../journal/journal.js';
@@ -36,6 +37,8 @@ export interface EnvironmentOptions {
   readonly loadedSkills?: { readonly loaded: readonly Skill[]; readonly limits: SkillLimits } | undefined;
   /** The interceptors every turn runs (checked); none when absent. */
   readonly interceptors?: readonly Interceptor[] | undefined;
+  /** The guardrails every turn runs (checked), after the interceptors; none when absent. */
+  readonly guardrails?: readonly Guardrail[] | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -110,7 +113,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       memorySettings,
       skills,
       artifacts,
-      interceptors: new InterceptorChain(options.interceptors ?? [], { clock, logger, timeoutMs: config.interceptorTimeoutMs }),
+      interceptors: turnChain(options, config),
     },
   };
 }
@@ -159,4 +162,16 @@ function taskArtifacts(bus: EventBus, journal: Journal, config: RuntimeConfig, l
     'artifacts',
   );
   return artifacts;
+}
+
+/** The interceptors, then the guardrails, whose stops trip: they check what would really go out. */
+function turnChain(options: EnvironmentOptions, config: RuntimeConfig): InterceptorChain {
+  const guarding = guardrailInterceptors(options.guardrails ?? []);
+  const { clock, logger } = options;
+  return new InterceptorChain([...(options.interceptors ?? []), ...guarding], {
+    clock,
+    logger,
+    timeoutMs: config.interceptorTimeoutMs,
+    guardrails: new Set(guarding),
+  });
 }

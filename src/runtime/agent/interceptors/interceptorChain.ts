@@ -33,11 +33,19 @@ const VerdictSchema = z.union([
 ]);
 
 /** The chain's outcome at one hook point: the value to go on with, or who stopped it and why. */
-export type ChainOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly interceptor: string; readonly reason: string };
+export type ChainOutcome<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly interceptor: string; readonly reason: string; readonly guardrail: boolean };
 
 type ContextOf<H extends HookName> = H extends 'beforeToolCall' | 'afterToolResult' ? Omit<ToolCallContext, 'signal'> : Omit<InterceptorContext, 'signal'>;
 
 const timedOut = Symbol('timed out');
+
+interface ChainOptions {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly timeoutMs: number;
+  readonly guardrails?: ReadonlySet<Interceptor>;
+}
 
 /**
  * The interceptors that apply to one role, run in order at each hook point. Each hook call is
@@ -46,9 +54,10 @@ const timedOut = Symbol('timed out');
  */
 export class InterceptorChain {
   readonly #interceptors: readonly Interceptor[];
-  readonly #options: { readonly clock: Clock; readonly logger: Logger; readonly timeoutMs: number };
+  readonly #options: ChainOptions;
 
-  constructor(interceptors: readonly Interceptor[], options: { readonly clock: Clock; readonly logger: Logger; readonly timeoutMs: number }) {
+  /** `options.guardrails`: those of `interceptors` made from guardrails (see guardrailInterceptors), whose stops trip. */
+  constructor(interceptors: readonly Interceptor[], options: ChainOptions) {
     this.#interceptors = interceptors;
     this.#options = options;
   }
@@ -57,6 +66,11 @@ export class InterceptorChain {
   forRole(role: string): InterceptorChain {
     const mine = this.#interceptors.filter((interceptor) => interceptor.roles === undefined || interceptor.roles.includes(role));
     return mine.length === this.#interceptors.length ? this : new InterceptorChain(mine, this.#options);
+  }
+
+  /** Whether a guardrail checks the answers: then the model's streamed text is held back until the answer passed. */
+  holdsAnswers(): boolean {
+    return this.#interceptors.some((interceptor) => interceptor.beforeAnswer !== undefined && this.#options.guardrails?.has(interceptor) === true);
   }
 
   /** Whether any interceptor has this hook: without one, the hook point costs nothing. */
@@ -76,7 +90,7 @@ export class InterceptorChain {
           { agentId: context.agentId, taskId: context.task.id, interceptor: interceptor.name, hook, reason },
           'an interceptor stopped the work',
         );
-        return { ok: false, interceptor: interceptor.name, reason };
+        return { ok: false, interceptor: interceptor.name, reason, guardrail: this.#options.guardrails?.has(interceptor) === true };
       };
       if (verdict === timedOut) return refused(`${hook} took longer than ${interceptor.timeoutMs ?? this.#options.timeoutMs} ms`);
       if ('threw' in verdict) return refused(`${hook} failed: ${verdict.threw}`);

@@ -16,7 +16,13 @@ const where: Record<HookName, string> = {
   beforeAnswer: 'before the answer left',
 };
 
-function stopped(agent: Agent, task: Task, hook: HookName, interceptor: string, reason: string): TroupeError {
+function stopped(agent: Agent, task: Task, hook: HookName, outcome: { interceptor: string; reason: string; guardrail: boolean }): TroupeError {
+  const { interceptor, reason, guardrail } = outcome;
+  if (guardrail) {
+    return new TroupeError('guardrail_tripped', `guardrail "${interceptor}" tripped ${where[hook]}: ${reason}`, {
+      context: { agentId: agent.id, taskId: task.id, guardrail: interceptor, hook },
+    });
+  }
   return new TroupeError('interceptor_stopped', `stopped by interceptor "${interceptor}" ${where[hook]}: ${reason}`, {
     context: { agentId: agent.id, taskId: task.id, interceptor, hook },
   });
@@ -28,14 +34,14 @@ const contextOf = (agent: Agent, task: Task) => ({ agentId: agent.id, role: agen
 export async function startTurn(agent: Agent, task: Task, signal: AbortSignal): Promise<void> {
   if (!agent.interceptors.has('beforeTurn')) return;
   const outcome = await agent.interceptors.run('beforeTurn', contextOf(agent, task), { text: taskAsPrompt(task) }, signal);
-  if (!outcome.ok) throw stopped(agent, task, 'beforeTurn', outcome.interceptor, outcome.reason);
+  if (!outcome.ok) throw stopped(agent, task, 'beforeTurn', outcome);
 }
 
 /** The messages the next model call sends, as the interceptors leave them (the conversation itself is unchanged). */
 export async function modelRequest(agent: Agent, task: Task, messages: readonly ChatMessage[], signal: AbortSignal): Promise<readonly ChatMessage[]> {
   if (!agent.interceptors.has('beforeModelCall')) return messages;
   const outcome = await agent.interceptors.run('beforeModelCall', contextOf(agent, task), { messages }, signal);
-  if (!outcome.ok) throw stopped(agent, task, 'beforeModelCall', outcome.interceptor, outcome.reason);
+  if (!outcome.ok) throw stopped(agent, task, 'beforeModelCall', outcome);
   return outcome.value.messages;
 }
 
@@ -43,7 +49,7 @@ export async function modelRequest(agent: Agent, task: Task, messages: readonly 
 export async function modelReply(agent: Agent, task: Task, message: AssistantMessage, signal: AbortSignal): Promise<AssistantMessage> {
   if (!agent.interceptors.has('afterModelReply')) return message;
   const outcome = await agent.interceptors.run('afterModelReply', contextOf(agent, task), message, signal);
-  if (!outcome.ok) throw stopped(agent, task, 'afterModelReply', outcome.interceptor, outcome.reason);
+  if (!outcome.ok) throw stopped(agent, task, 'afterModelReply', outcome);
   return outcome.value;
 }
 
@@ -52,6 +58,7 @@ export async function toolCallToRun(agent: Agent, task: Task, call: ToolCall, si
   if (!agent.interceptors.has('beforeToolCall')) return { run: call };
   const outcome = await agent.interceptors.run('beforeToolCall', { ...contextOf(agent, task), call }, call, signal);
   if (outcome.ok) return { run: outcome.value };
+  if (outcome.guardrail) throw stopped(agent, task, 'beforeToolCall', outcome);
   return { refused: errorResult(`not run: interceptor "${outcome.interceptor}" stopped this call: ${outcome.reason}`, 'interceptor_stopped') };
 }
 
@@ -60,6 +67,8 @@ export async function toolResultToKeep(agent: Agent, task: Task, call: ToolCall,
   if (!agent.interceptors.has('afterToolResult')) return result;
   const outcome = await agent.interceptors.run('afterToolResult', { ...contextOf(agent, task), call }, result, signal);
   if (outcome.ok) return outcome.value;
+  // A tripped guardrail fails the Task: the model never reads past it.
+  if (outcome.guardrail) throw stopped(agent, task, 'afterToolResult', outcome);
   return errorResult(`result withheld: interceptor "${outcome.interceptor}" stopped it: ${outcome.reason}`, 'interceptor_stopped');
 }
 
@@ -67,6 +76,6 @@ export async function toolResultToKeep(agent: Agent, task: Task, call: ToolCall,
 export async function answerToSend(agent: Agent, task: Task, text: string, signal: AbortSignal): Promise<string> {
   if (!agent.interceptors.has('beforeAnswer')) return text;
   const outcome = await agent.interceptors.run('beforeAnswer', contextOf(agent, task), { text }, signal);
-  if (!outcome.ok) throw stopped(agent, task, 'beforeAnswer', outcome.interceptor, outcome.reason);
+  if (!outcome.ok) throw stopped(agent, task, 'beforeAnswer', outcome);
   return outcome.value.text;
 }
