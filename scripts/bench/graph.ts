@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, type Key, type RootDatabase, open } from 'lmdb';
+import { type GraphMemory, type GraphNode, blockersOf, neighbourhood, openGraphMemory } from '../../src/graph/index.js';
+import { seededRandom } from '../../src/random.js';
+import { sized } from './benchSize.js';
+import { type GeneratedGraph, generateGraph } from './graphShape.js';
+import { elapsedMs, percentile } from './measure.js';
+import { type Row, duration, rate } from './report.js';
+import { silentLogger } from './silentLogger.js';
+
+// Issue 33: the graph at 100,000 nodes and 300,000 edges (`graphShape.ts`): nodes and edges added
+// through GraphMemory until durable (every rule checked: the matrix, duplicates, `depends_on`
+// acyclic by a search from the new edge's target, `part_of` a forest), against lmdb puts of the
+// same records with the same durability; then a depth-2 neighbourhood and an event's blockers,
+// against plain lmdb reads of the records each returned; and the reopen that loads it all.
+
+const NODES = sized(100_000, 300);
+/** Changes issued before waiting for them to be durable, on both sides. */
+const IN_FLIGHT = 1_000;
+const QUERIES = sized(5_000, 50);
+const OWNER = 'bench-agent';
+
+interface Env {
+  readonly root: RootDatabase;
+  readonly nodes: Database<unknown>;
+  readonly edges: Database<unknown>;
+}
+
+function openEnv(dir: string): Env {
+  const root = open({ path: dir, noSubdir: false, maxDbs: 8 });
+  return { root, nodes: root.openDB<unknown>({ name: 'graph-nodes' }), edges: root.openDB<unknown>({ name: 'graph-edges' }) };
+}
+
+/** Per second of `count` operations, `IN_FLIGHT` at a time, each batch awaited. */
+async function inBatches(count: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < count; i += IN_FLIGHT) {
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, count - i) }, (_, j) => op(i + j)));
+  }
+  return count / (elapsedMs(start) / 1000);
+}
+
+/** The records troupe keeps, put with plain lmdb: a node under [owner, id], an edge under [owner, from, type, to]. */
+async function rawInserts(env: Env, graph: GeneratedGraph): Promise<{ nodes: number; edges: number }> {
+  const nodes = await inBatches(graph.nodes.length, async (i) => {
+    const node = graph.nodes[i] as GraphNode;
+    await env.nodes.put([OWNER, node.id], { v: 1, node });
+    await env.root.flushed;
+  });
+  const edges = await inBatches(graph.links.length, async (i) => {
+    const { from, to, type, weight } = graph.links[i] as GeneratedGraph['links'][number];
+    await env.edges.put([OWNER, from, type, to], { v: 1, weight, createdAt: 1_800_000_000_000 });
+    await env.root.flushed;
+  });
+  return { nodes, edges };
+}
+
+function addNode(memory: GraphMemory, node: GraphNode): Promise<unknown> {
+  const { id, content, metadata, sessionId } = node;
+  if (node.kind === 'event') return memory.addEvent({ id, content, metadata, sessionId, status: node.status, dueAt: node.dueAt, priority: node.priority });
+  return memory.addNote({ id, content, metadata, sessionId, title: node.title, tags: node.tags, source: node.source });
+}
+
+async function troupeInserts(env: Env, graph: GeneratedGraph): Promise<{ memory: GraphMemory; nodes: number; edges: number }> {
+  const limits = { maxNodes: graph.nodes.length, maxEdges: graph.links.length };
+  const memory = await openGraphMemory({ db: env.root, ownerId: OWNER, limits, logger: silentLogger });
+  const nodes = await inBatches(graph.nodes.length, (i) => addNode(memory, graph.nodes[i] as GraphNode));
+  const edges = await inBatches(graph.links.length, (i) => memory.link(graph.links[i] as GeneratedGraph['links'][number]));
+  return { memory, nodes, edges };
+}
+
+/** Per query: troupe's answer timed, then plain lmdb reads of the records it returned, timed. */
+function timeQueries(ids: readonly string[], query: (id: string) => Key[][], read: (keys: Key[][]) => void): { troupe: number[]; raw: number[] } {
+  const troupe: number[] = [];
+  const raw: number[] = [];
+  for (const id of ids) {
+    let start = process.hrtime.bigint();
+    const keys = query(id);
+    troupe.push(elapsedMs(start));
+    start = process.hrtime.bigint();
+    read(keys);
+    raw.push(elapsedMs(start));
+  }
+  return { troupe, raw };
+}
+
+const p50p95 = (samples: readonly number[]): string => `p50 ${duration(percentile(samples, 50))} · p95 ${duration(percentile(samples, 95))}`;
+
+function queryRows(env: Env, memory: GraphMemory, graph: GeneratedGraph): Row[] {
+  const random = seededRandom(33);
+  const starts = Array.from({ length: QUERIES }, () => (graph.nodes[Math.floor(random() * graph.nodes.length)] as GraphNode).id);
+  const events = graph.nodes.filter((node) => node.kind === 'event');
+  const blocked = Array.from({ length: QUERIES }, () => (events[Math.floor(random() * events.length)] as GraphNode).id);
+  // The floor reads each record the answer holds: [nodes' keys, edges' keys].
+  const read = ([nodeKeys = [], edgeKeys = []]: Key[][]): void => {
+    for (const key of nodeKeys) if (env.nodes.get(key) === undefined) throw new Error(`node ${String(key)} missing`);
+    for (const key of edgeKeys) if (env.edges.get(key) === undefined) throw new Error(`edge ${String(key)} missing`);
+  };
+  let found = 0;
+  const near = timeQueries(
+    starts,
+    (id) => {
+      const result = neighbourhood(memory.graph, id, { depth: 2 });
+      found += result.nodes.length;
+      return [result.nodes.map(({ node }) => [OWNER, node.id]), result.edges.map((edge) => [OWNER, edge.from, edge.type, edge.to])];
+    },
+    read,
+  );
+  let blockers = 0;
+  const block = timeQueries(
+    blocked,
+    (id) => {
+      const result = blockersOf(memory.graph, id);
+      blockers += result.length;
+      return [result.map((node) => [OWNER, node.id]), []];
+    },
+    read,
+  );
+  const common = `${QUERIES.toLocaleString('en')} queries from seeded random starts`;
+  return [
+    {
+      benchmark: 'depth-2 neighbourhood (both directions, every type, maxNodes 100)',
+      troupe: p50p95(near.troupe),
+      raw: p50p95(near.raw),
+      ratio: percentile(near.troupe, 50) / percentile(near.raw, 50),
+      notes: `${common}, ${(found / QUERIES).toFixed(1)} nodes each on average; raw: lmdb get of each node and edge record the answer holds; goal p50 ≤ 1 ms: ${percentile(near.troupe, 50) <= 1 ? 'met' : 'NOT met'}`,
+    },
+    {
+      benchmark: "an event's unfinished blockers (depends_on, transitively)",
+      troupe: p50p95(block.troupe),
+      raw: p50p95(block.raw),
+      ratio: percentile(block.troupe, 50) / percentile(block.raw, 50),
+      notes: `${common}, ${(blockers / QUERIES).toFixed(1)} blockers each on average; raw: lmdb get of each blocker's record`,
+    },
+  ];
+}
+
+/** Opens the graph again (every record validated, every edge's rules checked), against plain lmdb reading every record. */
+async function reopenRow(env: Env, graph: GeneratedGraph): Promise<Row> {
+  let start = process.hrtime.bigint();
+  let records = 0;
+  for (const db of [env.nodes, env.edges]) for (const entry of db.getRange({ start: [OWNER], end: [OWNER, '~'] })) if (entry.value !== undefined) records++;
+  const rawMs = elapsedMs(start);
+  start = process.hrtime.bigint();
+  const limits = { maxNodes: graph.nodes.length, maxEdges: graph.links.length };
+  const memory = await openGraphMemory({ db: env.root, ownerId: OWNER, limits, logger: silentLogger });
+  const troupeMs = elapsedMs(start);
+  if (memory.graph.edgeCount !== graph.links.length) throw new Error(`reopened with ${memory.graph.edgeCount} edges, expected ${graph.links.length}`);
+  return {
+    benchmark: 'reopen: load the graph from LMDB',
+    troupe: duration(troupeMs),
+    raw: duration(rawMs),
+    ratio: troupeMs / rawMs,
+    notes: `${records.toLocaleString('en')} records; troupe = openGraphMemory (zod check of every record, every edge's rules checked again); raw = lmdb getRange over them, unchecked`,
+  };
+}
+
+export async function graphSuite(): Promise<Row[]> {
+  const graph = generateGraph(NODES, 2026);
+  const base = await mkdtemp(join(tmpdir(), 'troupe-bench-graph-'));
+  const rawEnv = openEnv(join(base, 'raw'));
+  const env = openEnv(join(base, 'troupe'));
+  try {
+    const raw = await rawInserts(rawEnv, graph);
+    const troupe = await troupeInserts(env, graph);
+    const size = `${graph.nodes.length.toLocaleString('en')} nodes, ${graph.links.length.toLocaleString('en')} edges`;
+    const batches = `${IN_FLIGHT.toLocaleString('en')} issued at a time, each awaited until committed and flushed`;
+    return [
+      {
+        benchmark: `add nodes (${size} in all)`,
+        troupe: rate(troupe.nodes, 'nodes'),
+        raw: rate(raw.nodes, 'nodes'),
+        ratio: raw.nodes / troupe.nodes,
+        notes: `troupe = GraphMemory.addEvent / addNote (zod check, bounds); raw = lmdb put of the same record; ${batches}`,
+      },
+      {
+        benchmark: 'add edges, every rule checked',
+        troupe: rate(troupe.edges, 'edges'),
+        raw: rate(raw.edges, 'edges'),
+        ratio: raw.edges / troupe.edges,
+        notes: `troupe = GraphMemory.link (matrix, duplicate, depends_on cycle search from the target, part_of forest); raw = lmdb put of the same record; ${batches}; goal ≥ 20,000 edges/s: ${troupe.edges >= 20_000 ? 'met' : 'NOT met'}`,
+      },
+      ...queryRows(env, troupe.memory, graph),
+      await reopenRow(env, graph),
+    ];
+  } finally {
+    await rawEnv.root.close();
+    await env.root.close();
+    await rm(base, { recursive: true, force: true });
+  }
+}
