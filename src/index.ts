@@ -143,6 +143,7 @@ export {
   type GraphMemory,
   type GraphMemoryOptions,
   type Link,
+  type LinkOutcome,
   type ReadonlyGraph,
   type GraphChange,
   type GraphRule,
