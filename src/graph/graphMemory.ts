@@ -22,6 +22,8 @@ export type Link = z.input<typeof LinkSchema>;
 /** What became of one link of a `linkMany` batch: the edge added, or why it was refused (what `link` would have rejected with). */
 export type LinkOutcome = { readonly ok: true; readonly edge: GraphEdge } | { readonly ok: false; readonly error: GraphRuleError | ValidationError };
 const EdgeKeySchema = LinkSchema.omit({ weight: true });
+/** A batch of links: an array, each item checked on its own (a bad one is refused alone). */
+const LinkListSchema = z.array(z.unknown());
 
 /** Whose graph it is: an agent's id, or a name for the society's graph. */
 const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
@@ -164,7 +166,7 @@ export class GraphMemory {
    */
   linkMany(links: readonly Link[]): Promise<LinkOutcome[]> {
     return this.#change(() => {
-      const items = parseOrThrow(z.array(z.unknown()), links, 'links');
+      const items = parseOrThrow(LinkListSchema, links, 'links');
       const max = this.limits.maxLinksPerBatch;
       if (items.length > max) throw new ValidationError('links', `${items.length} links, more than maxLinksPerBatch (${max})`);
       const outcomes: LinkOutcome[] = [];
@@ -175,10 +177,12 @@ export class GraphMemory {
           added.push(edge);
           outcomes.push({ ok: true, edge });
         } catch (error) {
-          if (error instanceof GraphRuleError || error instanceof ValidationError) return void outcomes.push({ ok: false, error });
-          // Not a refusal but a fault: the batch fails whole, the edges it added taken back first.
-          for (const edge of added) this.#parts.graph.removeEdge(edge);
-          throw error;
+          if (!(error instanceof GraphRuleError || error instanceof ValidationError)) {
+            // Not a refusal but a fault: the batch fails whole, the edges it added taken back first.
+            for (const edge of added) this.#parts.graph.removeEdge(edge);
+            throw error;
+          }
+          outcomes.push({ ok: false, error });
         }
       });
       return [{ putNodes: [], removeNodes: [], putEdges: added, removeEdges: [] }, outcomes];
