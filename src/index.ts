@@ -154,6 +154,7 @@ export {
   type GraphMemory,
   type GraphMemoryOptions,
   type Link,
+  type LinkOutcome,
   type ReadonlyGraph,
   type GraphChange,
   type GraphRule,

@@ -1,6 +1,7 @@
 import { actorDelivery } from './actorDelivery.js';
 import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
+import { graphSuite } from './graph.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
 import { mcpCall } from './mcpCall.js';
@@ -40,6 +41,7 @@ export const suites: readonly Suite[] = [
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'memory import', run: memoryImport, needs: 'hnswlib-node' },
+  { name: 'graph', run: graphSuite },
   { name: 'L4 retrieval quality', run: retrievalQuality },
   { name: 'session lanes', run: sessionLanes },
   { name: 'skill matching', run: skillMatch },

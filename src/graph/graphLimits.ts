@@ -12,6 +12,8 @@ export const GraphLimitsSchema = z
     maxNodes: z.number().int().positive().default(10_000),
     /** Edges one graph holds; one more is refused with `memory_full`. */
     maxEdges: z.number().int().positive().default(50_000),
+    /** Links one `linkMany` call may carry: the checks of a batch run in one synchronous section, and its edges go to disk in one transaction. */
+    maxLinksPerBatch: z.number().int().positive().default(10_000),
     /** Characters of a node's content. */
     maxContentChars: z.number().int().positive().default(4000),
     /** Characters of a note's title. */

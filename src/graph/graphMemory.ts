@@ -1,7 +1,7 @@
 import type { RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
-import { TroupeError, describeError } from '../errors.js';
+import { TroupeError, ValidationError, describeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { parseOrThrow } from '../task/index.js';
@@ -18,7 +18,12 @@ import type { GraphChange, ReadonlyGraph } from './readonlyGraph.js';
 /** An edge to add: `weight` is 1 unless given. */
 const LinkSchema = z.object({ from: NodeIdSchema, to: NodeIdSchema, type: EdgeTypeSchema, weight: EdgeWeightSchema.optional() }).strict();
 export type Link = z.input<typeof LinkSchema>;
+
+/** What became of one link of a `linkMany` batch: the edge added, or why it was refused (what `link` would have rejected with). */
+export type LinkOutcome = { readonly ok: true; readonly edge: GraphEdge } | { readonly ok: false; readonly error: GraphRuleError | ValidationError };
 const EdgeKeySchema = LinkSchema.omit({ weight: true });
+/** A batch of links: an array, each item checked on its own (a bad one is refused alone). */
+const LinkListSchema = z.array(z.unknown());
 
 /** Whose graph it is: an agent's id, or a name for the society's graph. */
 const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
@@ -146,11 +151,48 @@ export class GraphMemory {
   /** Adds an edge, if seed 002's matrix and its type's topology allow it (see edgeRules.ts). */
   link(input: Link): Promise<GraphEdge> {
     return this.#change(() => {
-      const { weight, ...key } = parseOrThrow(LinkSchema, input);
-      const edge: GraphEdge = { ...key, weight: weight ?? 1, createdAt: this.#parts.clock.now() };
-      const change = this.#parts.graph.addEdge(edge);
-      return [change, change.putEdges[0] ?? edge];
+      const change = this.#addEdge(input, '');
+      return [change, change.putEdges[0] as GraphEdge];
     });
+  }
+
+  /**
+   * Adds many edges at once: each link is checked and applied in order, against the graph the
+   * links before it left, so the outcome of each is what `link` would have given called for them
+   * one after another; a refused link (its outcome says why, a bad field named `links[i].…`)
+   * leaves no trace and the others still count. The edges added go to LMDB in one transaction,
+   * and the promise resolves once it is on disk, with one outcome per link in the order given.
+   * More than `maxLinksPerBatch` links are refused whole (a ValidationError), changing nothing.
+   */
+  linkMany(links: readonly Link[]): Promise<LinkOutcome[]> {
+    return this.#change(() => {
+      const items = parseOrThrow(LinkListSchema, links, 'links');
+      const max = this.limits.maxLinksPerBatch;
+      if (items.length > max) throw new ValidationError('links', `${items.length} links, more than maxLinksPerBatch (${max})`);
+      const outcomes: LinkOutcome[] = [];
+      const added: GraphEdge[] = [];
+      items.forEach((input, index) => {
+        try {
+          const edge = this.#addEdge(input, `links[${index}]`).putEdges[0] as GraphEdge;
+          added.push(edge);
+          outcomes.push({ ok: true, edge });
+        } catch (error) {
+          if (!(error instanceof GraphRuleError || error instanceof ValidationError)) {
+            // Not a refusal but a fault: the batch fails whole, the edges it added taken back first.
+            for (const edge of added) this.#parts.graph.removeEdge(edge);
+            throw error;
+          }
+          outcomes.push({ ok: false, error });
+        }
+      });
+      return [{ putNodes: [], removeNodes: [], putEdges: added, removeEdges: [] }, outcomes];
+    });
+  }
+
+  /** Checks `input` (its fields named under `what`) and adds its edge to the graph in memory. */
+  #addEdge(input: unknown, what: string): GraphChange {
+    const { from, to, type, weight } = parseOrThrow(LinkSchema, input, what);
+    return this.#parts.graph.addEdge({ from, to, type, weight: weight ?? 1, createdAt: this.#parts.clock.now() });
   }
 
   unlink(key: EdgeKey): Promise<void> {

@@ -38,6 +38,33 @@ function graphDbsOf(root: RootDatabase): GraphDbs {
   return dbs;
 }
 
+/** A record skipped at load: its sub-db, its key and why. */
+type Skip = [db: string, key: Key, reason: string];
+
+/** A stored value that could not be decoded, and why. */
+class Undecodable {
+  constructor(readonly reason: string) {}
+}
+
+/** What a read found, and what it skipped. */
+interface Found {
+  readonly graph: StoredGraph;
+  readonly skipped: Skip[];
+}
+
+/** `value` checked by `schema`, or undefined with the reason it failed in `skipped`. */
+function valid<S extends z.ZodType>(db: string, key: Key, schema: S, value: unknown, skipped: Skip[]): z.infer<S> | undefined {
+  if (value instanceof Undecodable) {
+    skipped.push([db, key, `undecodable: ${value.reason}`]);
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  skipped.push([db, key, issue === undefined ? 'invalid' : `${issue.path.join('.') || 'record'}: ${issue.message}`]);
+  return undefined;
+}
+
 /** What a load found: the valid records, in key order. */
 export interface StoredGraph {
   readonly nodes: GraphNode[];
@@ -59,26 +86,61 @@ export class GraphRecords {
     this.#logger = logger;
   }
 
+  /**
+   * Every valid record of the owner. One pass over each range reads keys and values together; a
+   * value that does not decode stops such a pass, so then the owner's records are read again key
+   * by key, and only that one is skipped. The skips are logged once, from the read that finished.
+   */
   read(): StoredGraph {
+    let found: Found;
+    try {
+      found = this.#collect((db) => db.getRange({ start: [this.#owner], end: [this.#owner, '~'] }));
+    } catch {
+      found = this.#collect((db) => this.#oneByOne(db));
+    }
+    for (const [db, key, reason] of found.skipped) this.#skip(db, key, reason);
+    return found.graph;
+  }
+
+  #collect(entries: (db: Database<unknown>) => Iterable<{ key: Key; value: unknown }>): Found {
+    const skipped: Skip[] = [];
     const nodes: GraphNode[] = [];
-    for (const key of this.#keys(this.#dbs.nodes)) {
-      const record = this.#valid(graphSubDbs.nodes, key, NodeRecordSchema, this.#dbs.nodes);
+    for (const { key, value } of this.#owned(entries(this.#dbs.nodes))) {
+      const record = valid(graphSubDbs.nodes, key, NodeRecordSchema, value, skipped);
       if (record === undefined) continue;
       if (record.node.id === key[1]) nodes.push(record.node);
-      else this.#skip(graphSubDbs.nodes, key, `node.id: ${record.node.id} stored under another id`);
+      else skipped.push([graphSubDbs.nodes, key, `node.id: ${record.node.id} stored under another id`]);
     }
     const edges: GraphEdge[] = [];
-    for (const key of this.#keys(this.#dbs.edges)) {
+    for (const { key, value } of this.#owned(entries(this.#dbs.edges))) {
       const parsedKey = EdgeKeySchema.safeParse(key);
       if (!parsedKey.success) {
-        this.#skip(graphSubDbs.edges, key, 'key: not [owner, from, type, to]');
+        skipped.push([graphSubDbs.edges, key, 'key: not [owner, from, type, to]']);
         continue;
       }
-      const record = this.#valid(graphSubDbs.edges, key, EdgeRecordSchema, this.#dbs.edges);
+      const record = valid(graphSubDbs.edges, key, EdgeRecordSchema, value, skipped);
       const [, from, type, to] = parsedKey.data;
       if (record !== undefined) edges.push({ from, to, type, weight: record.weight, createdAt: record.createdAt });
     }
-    return { nodes, edges };
+    return { graph: { nodes, edges }, skipped };
+  }
+
+  /** The owner's records of `db` one at a time, a value that does not decode given as `undecodable`. */
+  *#oneByOne(db: Database<unknown>): Generator<{ key: Key; value: unknown }> {
+    for (const key of db.getKeys({ start: [this.#owner], end: [this.#owner, '~'] })) {
+      let value: unknown;
+      try {
+        value = db.get(key);
+      } catch (error) {
+        value = new Undecodable(describeError(error));
+      }
+      yield { key, value };
+    }
+  }
+
+  /** Node ids sort below `~`, so the range holds every record of the owner's and no other's. */
+  *#owned(entries: Iterable<{ key: Key; value: unknown }>): Generator<{ key: Key[]; value: unknown }> {
+    for (const { key, value } of entries) if (Array.isArray(key) && key[0] === this.#owner) yield { key, value };
   }
 
   /**
@@ -101,28 +163,6 @@ export class GraphRecords {
 
   #edgeKey(edge: EdgeKey): Key {
     return [this.#owner, edge.from, edge.type, edge.to];
-  }
-
-  /** The owner's keys in `db`: node ids sort below `~`, so the range holds them all and no other owner's. */
-  *#keys(db: Database<unknown>): Generator<Key[]> {
-    for (const key of db.getKeys({ start: [this.#owner], end: [this.#owner, '~'] })) {
-      if (Array.isArray(key) && key[0] === this.#owner) yield key;
-    }
-  }
-
-  #valid<S extends z.ZodType>(name: string, key: Key, schema: S, db: Database<unknown>): z.infer<S> | undefined {
-    let value: unknown;
-    try {
-      value = db.get(key);
-    } catch (error) {
-      this.#skip(name, key, `undecodable: ${describeError(error)}`);
-      return undefined;
-    }
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    this.#skip(name, key, issue === undefined ? 'invalid' : `${issue.path.join('.') || 'record'}: ${issue.message}`);
-    return undefined;
   }
 
   #skip(db: string, key: Key, reason: string): void {

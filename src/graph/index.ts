@@ -7,7 +7,7 @@
  * in memory only. Traversals read a `ReadonlyGraph`: blockers, subtasks, context notes, the events
  * referencing a note, a topological order, a neighbourhood and its ranking by link weight.
  */
-export { openGraphMemory, type GraphMemory, type GraphMemoryOptions, type Link } from './graphMemory.js';
+export { openGraphMemory, type GraphMemory, type GraphMemoryOptions, type Link, type LinkOutcome } from './graphMemory.js';
 export type { ReadonlyGraph, GraphChange } from './readonlyGraph.js';
 export { GraphRuleError, type GraphRule } from './graphRuleError.js';
 export { GraphLimitsSchema, type GraphLimits, type GraphLimitOptions } from './graphLimits.js';

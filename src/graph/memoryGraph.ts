@@ -6,8 +6,13 @@ import type { GraphNode } from './nodeSchema.js';
 import type { GraphChange, ReadonlyGraph } from './readonlyGraph.js';
 import { containmentCycle, dependencyCycle, parentOf } from './topologyChecks.js';
 
-/** A node's edges of each type, by the id at their other end. */
-type Links = Record<EdgeType, Map<string, GraphEdge>>;
+/**
+ * A node's edges of each type, by the id at their other end; a type's map is made with its first
+ * edge and dropped with its last. Most nodes have edges of one or two types of the four, each way:
+ * eight maps made up front for every node were most of a large graph's memory (about 1.4 KB a
+ * node), and the garbage collector walked them all on every full collection.
+ */
+type Links = Record<EdgeType, Map<string, GraphEdge> | undefined>;
 
 /** A node with its edges both ways: the one home of both, so they cannot disagree. */
 interface Entry {
@@ -17,9 +22,21 @@ interface Entry {
 }
 
 const noEdges: readonly GraphEdge[] = Object.freeze([]);
+const noIds: readonly string[] = Object.freeze([]);
 
+// Every key present from the start, so all Links objects share one shape.
 function emptyLinks(): Links {
-  return { depends_on: new Map(), part_of: new Map(), references: new Map(), produces: new Map() };
+  return { depends_on: undefined, part_of: undefined, references: undefined, produces: undefined };
+}
+
+function setLink(links: Links, type: EdgeType, id: string, edge: GraphEdge): void {
+  (links[type] ??= new Map()).set(id, edge);
+}
+
+function deleteLink(links: Links | undefined, type: EdgeType, id: string): void {
+  const map = links?.[type];
+  if (map === undefined || !map.delete(id) || map.size > 0) return;
+  (links as Links)[type] = undefined;
 }
 
 const nothingChanged = { putNodes: [], removeNodes: [], putEdges: [], removeEdges: [] } satisfies GraphChange;
@@ -62,11 +79,11 @@ export class MemoryGraph implements ReadonlyGraph {
   }
 
   *edges(): IterableIterator<GraphEdge> {
-    for (const entry of this.#entries.values()) for (const type of edgeTypes) yield* entry.out[type].values();
+    for (const entry of this.#entries.values()) for (const type of edgeTypes) yield* entry.out[type]?.values() ?? [];
   }
 
   edge(key: EdgeKey): GraphEdge | undefined {
-    return this.#entries.get(key.from)?.out[key.type].get(key.to);
+    return this.#entries.get(key.from)?.out[key.type]?.get(key.to);
   }
 
   outEdges(id: string, type: EdgeType): readonly GraphEdge[] {
@@ -77,6 +94,11 @@ export class MemoryGraph implements ReadonlyGraph {
   inEdges(id: string, type: EdgeType): readonly GraphEdge[] {
     const links = this.#entries.get(id)?.in[type];
     return links === undefined ? noEdges : [...links.values()];
+  }
+
+  /** The ids `id`'s edges of `type` lead to, read in place (nothing copied): for the checks every added edge runs. */
+  targets(id: string, type: EdgeType): Iterable<string> {
+    return this.#entries.get(id)?.out[type]?.keys() ?? noIds;
   }
 
   /** Adds a node with a new id. `overLimit` lets a load bring back a graph stored under a higher limit. */
@@ -107,18 +129,18 @@ export class MemoryGraph implements ReadonlyGraph {
   removeNode(id: string): GraphChange {
     const entry = this.#entry(id);
     const removed: GraphEdge[] = [];
-    for (const type of edgeTypes) removed.push(...entry.out[type].values(), ...entry.in[type].values());
+    for (const type of edgeTypes) removed.push(...(entry.out[type]?.values() ?? []), ...(entry.in[type]?.values() ?? []));
     for (const edge of removed) this.#unlink(edge);
     this.#entries.delete(id);
     return { ...nothingChanged, removeNodes: [id], removeEdges: removed.map(({ from, to, type }) => ({ from, to, type })) };
   }
 
-  /** Adds an edge, if the matrix and its type's topology allow it (see edgeRules.ts). */
+  /** Adds an edge, if the matrix and its type's topology allow it (see edgeRules.ts); an accepted `edge` is held as it is, frozen (give it a fresh object). */
   addEdge(edge: GraphEdge, overLimit = false): GraphChange {
-    this.#checkEdge(edge, overLimit);
-    const frozen = Object.freeze({ ...edge });
-    this.#entry(edge.from).out[edge.type].set(edge.to, frozen);
-    this.#entry(edge.to).in[edge.type].set(edge.from, frozen);
+    const [source, target] = this.#checkEdge(edge, overLimit);
+    const frozen = Object.freeze(edge);
+    setLink(source.out, edge.type, edge.to, frozen);
+    setLink(target.in, edge.type, edge.from, frozen);
     this.#edgeCount += 1;
     return { ...nothingChanged, putEdges: [frozen] };
   }
@@ -133,8 +155,8 @@ export class MemoryGraph implements ReadonlyGraph {
   }
 
   #unlink(edge: GraphEdge): void {
-    this.#entries.get(edge.from)?.out[edge.type].delete(edge.to);
-    this.#entries.get(edge.to)?.in[edge.type].delete(edge.from);
+    deleteLink(this.#entries.get(edge.from)?.out, edge.type, edge.to);
+    deleteLink(this.#entries.get(edge.to)?.in, edge.type, edge.from);
     this.#edgeCount -= 1;
   }
 
@@ -144,43 +166,47 @@ export class MemoryGraph implements ReadonlyGraph {
     return entry;
   }
 
-  /** Throws the first rule `edge` breaks; changes nothing. */
-  #checkEdge(edge: GraphEdge, overLimit: boolean): void {
+  /** Throws the first rule `edge` breaks; changes nothing. Returns the entries of its two ends. */
+  #checkEdge(edge: GraphEdge, overLimit: boolean): [Entry, Entry] {
     const { from, to, type } = edge;
-    const context = { from, to, type };
-    const source = this.#entry(from).node;
-    const target = this.#entry(to).node;
-    if (from === to) throw new GraphRuleError('self_loop', `a ${type} edge may not join node ${from} to itself`, context);
-    if (!edgeAllowed(source.kind, target.kind, type)) {
-      throw new GraphRuleError('edge_kinds', `a ${type} edge may not go from an ${source.kind} to a ${target.kind} (${from} → ${to})`, context);
+    const source = this.#entry(from);
+    const target = this.#entry(to);
+    const [fromKind, toKind] = [source.node.kind, target.node.kind];
+    if (from === to) throw new GraphRuleError('self_loop', `a ${type} edge may not join node ${from} to itself`, { from, to, type });
+    if (!edgeAllowed(fromKind, toKind, type)) {
+      throw new GraphRuleError('edge_kinds', `a ${type} edge may not go from an ${fromKind} to a ${toKind} (${from} → ${to})`, { from, to, type });
     }
-    if (this.edge(edge) !== undefined) throw new GraphRuleError('duplicate_edge', `a ${type} edge from ${from} to ${to} exists`, context);
+    if (source.out[type]?.has(to) === true) throw new GraphRuleError('duplicate_edge', `a ${type} edge from ${from} to ${to} exists`, { from, to, type });
     if (!overLimit && this.#edgeCount >= this.#size.maxEdges) {
       throw new GraphRuleError('edge_limit', `the graph holds ${this.#edgeCount} edges, its limit (maxEdges ${this.#size.maxEdges})`, {
-        ...context,
+        from,
+        to,
+        type,
         limit: 'maxEdges',
         maxEdges: this.#size.maxEdges,
       });
     }
     this.#checkTopology(from, to, type);
+    return [source, target];
   }
 
   #checkTopology(from: string, to: string, type: EdgeType): void {
-    const context = { from, to, type };
     const shape = edgeTopology[type];
     switch (shape) {
       case 'acyclic': {
         const cycle = dependencyCycle(this, from, to);
-        if (cycle !== undefined) throw new GraphRuleError('cycle', `${type} ${from} → ${to} would close the cycle ${cycle.join(' → ')}`, { ...context, cycle });
+        if (cycle !== undefined)
+          throw new GraphRuleError('cycle', `${type} ${from} → ${to} would close the cycle ${cycle.join(' → ')}`, { from, to, type, cycle });
         return;
       }
       case 'forest': {
         const parent = parentOf(this, from);
         if (parent !== undefined) {
-          throw new GraphRuleError('second_parent', `${from} is already ${type} ${parent}; an event has one parent`, { ...context, parent });
+          throw new GraphRuleError('second_parent', `${from} is already ${type} ${parent}; an event has one parent`, { from, to, type, parent });
         }
         const cycle = containmentCycle(this, from, to);
-        if (cycle !== undefined) throw new GraphRuleError('cycle', `${type} ${from} → ${to} would close the cycle ${cycle.join(' → ')}`, { ...context, cycle });
+        if (cycle !== undefined)
+          throw new GraphRuleError('cycle', `${type} ${from} → ${to} would close the cycle ${cycle.join(' → ')}`, { from, to, type, cycle });
         return;
       }
       case 'free':

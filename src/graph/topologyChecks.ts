@@ -1,4 +1,10 @@
-import type { ReadonlyGraph } from './readonlyGraph.js';
+import type { EdgeType } from './edgeSchema.js';
+
+/** What the checks read of a graph: the ends of a node's edges of one type, read in place. */
+interface Successors {
+  readonly nodeCount: number;
+  targets(id: string, type: EdgeType): Iterable<string>;
+}
 
 /**
  * The cycle a new `depends_on` edge from → to would close, as node ids in order
@@ -6,16 +12,16 @@ import type { ReadonlyGraph } from './readonlyGraph.js';
  * edge, so a cycle exists exactly when `from` is reachable from `to`: the search starts at `to`
  * only and visits each node once (breadth first, so the path reported is a shortest one).
  */
-export function dependencyCycle(graph: ReadonlyGraph, from: string, to: string): string[] | undefined {
+export function dependencyCycle(graph: Successors, from: string, to: string): string[] | undefined {
   const cameFrom = new Map<string, string | null>([[to, null]]);
   const queue = [to];
   for (let head = 0; head < queue.length; head++) {
     const id = queue[head] as string;
     if (id === from) return [from, ...pathTo(cameFrom, from)];
-    for (const edge of graph.outEdges(id, 'depends_on')) {
-      if (cameFrom.has(edge.to)) continue;
-      cameFrom.set(edge.to, id);
-      queue.push(edge.to);
+    for (const next of graph.targets(id, 'depends_on')) {
+      if (cameFrom.has(next)) continue;
+      cameFrom.set(next, id);
+      queue.push(next);
     }
   }
   return undefined;
@@ -29,8 +35,9 @@ function pathTo(cameFrom: ReadonlyMap<string, string | null>, end: string): stri
 }
 
 /** The parent of `child` by `part_of`, if it has one (the forest rule allows at most one). */
-export function parentOf(graph: ReadonlyGraph, child: string): string | undefined {
-  return graph.outEdges(child, 'part_of')[0]?.to;
+export function parentOf(graph: Successors, child: string): string | undefined {
+  for (const parent of graph.targets(child, 'part_of')) return parent;
+  return undefined;
 }
 
 /**
@@ -38,7 +45,7 @@ export function parentOf(graph: ReadonlyGraph, child: string): string | undefine
  * undefined. Every node has at most one parent, so this walks up from `parent` to its root:
  * the depth of the tree, never more than the nodes in the graph.
  */
-export function containmentCycle(graph: ReadonlyGraph, child: string, parent: string): string[] | undefined {
+export function containmentCycle(graph: Successors, child: string, parent: string): string[] | undefined {
   const path = [child];
   for (let id: string | undefined = parent; id !== undefined && path.length <= graph.nodeCount; id = parentOf(graph, id)) {
     path.push(id);

@@ -1,6 +1,6 @@
-// Child process of the graph crash test: adds events and notes and links them in a loop until it
-// is killed, printing a line for each change only after the awaited change returned (that is,
-// after it was acknowledged durable). Several writers run at once, so commits are shared.
+// Child process of the graph crash test: adds events and notes and links them (one by one and in
+// batches) in a loop until it is killed, printing a line for each change only after the awaited
+// change returned (that is, after it was acknowledged durable). Several writers run at once, so commits are shared.
 // Usage: node test/graph/crashGraphWriter.ts <envDir> <round>
 import { join } from 'node:path';
 import { open } from 'lmdb';
@@ -33,6 +33,16 @@ async function writer(): Promise<never> {
     if (previous !== null) {
       await memory.link({ from: event, to: previous, type: 'depends_on' });
       ack('edge', event, 'depends_on', previous);
+      // A batch: one transaction, acknowledged (each edge it added) once it is durable.
+      const batch = [
+        { from: note, to: event, type: 'references' },
+        { from: event, to: note, type: 'references' },
+        { from: note, to: previous, type: 'references' },
+      ] as const;
+      const outcomes = await memory.linkMany(batch);
+      batch.forEach(({ from, to, type }, i) => {
+        if (outcomes[i]?.ok === true) ack('edge', from, type, to);
+      });
     }
     if (n % 4 === 3) {
       // A removal takes the node's edges with it in the same transaction. Announced first: a kill

@@ -56,6 +56,29 @@ describe('graph memory: persistence', () => {
     expect(third.graph.node('b')?.content).toBe('a new b');
   });
 
+  it('a record that does not even decode is skipped alone, naming its key; the rest of the graph loads', async () => {
+    const { db, dir } = await openEnv();
+    const { memory } = await testGraph(db);
+    for (const id of ['a', 'b', 'c']) await memory.addNote({ id, content: id });
+    await memory.linkMany([
+      { from: 'a', to: 'b', type: 'references' },
+      { from: 'a', to: 'c', type: 'references' },
+    ]);
+    // Bytes msgpack cannot decode, in place of node b's record: a range read stops at them.
+    await db.openDB<Buffer>({ name: 'graph-nodes', encoding: 'binary' }).put(['agent-1', 'b'], Buffer.from([0xd4, 0x72]));
+    await db.close();
+    const reopened = await openEnv(dir);
+    const { memory: loaded, logger } = await testGraph(reopened.db);
+    expect([...loaded.graph.nodes()].map((node) => node.id).sort()).toEqual(['a', 'c']);
+    expect(loaded.graph.edge({ from: 'a', to: 'c', type: 'references' })).toBeDefined();
+    expect(loaded.graph.edgeCount).toBe(1);
+    const lines = logger.entries.map(({ fields }) => [fields['db'], fields['key'], String(fields['reason']).split(':')[0]]);
+    expect(lines).toEqual([
+      ['graph-nodes', '["agent-1","b"]', 'undecodable'],
+      ['graph-edges', '["agent-1","a","references","b"]', 'no node with id b'],
+    ]);
+  });
+
   it('a memory-only graph writes nothing anywhere and works the same', async () => {
     const { memory } = await testGraph(null);
     await memory.addEvent({ id: 'a', content: 'a' });
