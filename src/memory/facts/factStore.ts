@@ -68,7 +68,7 @@ export class FactStore {
   readonly #writes = new Set<Promise<unknown>>();
   /** The compression running: every add waits for it, so it holds the store's size to its bound and its report counts every change. */
   #compression: Promise<CompressionReport> | undefined;
-  /** Puts the vectors `addMany` left for the index into it. */
+  /** Puts the vectors adds and imports left for the index into it. */
   readonly #catchUp: IndexCatchUp;
   /** Adds waiting for #compression, at most `maxWaitingAdds`. */
   #waitingAdds = 0;
@@ -113,7 +113,7 @@ export class FactStore {
     return this.#set.size;
   }
 
-  /** Vectors of imported facts not in the index yet: searches compare with them directly until they are. */
+  /** Vectors of added or imported facts not in the index yet: searches compare with them directly until they are. */
   get unindexed(): number {
     return this.#set.vectors.unindexed;
   }
@@ -128,7 +128,9 @@ export class FactStore {
    * fact's id recorded in `mergedFrom`). Resolves once it is on disk. The store never holds more
    * than `compressAbove` facts: an add that finds it full starts a compression that makes room
    * (see compress) and waits for it, as does an add while a compression runs; past
-   * `maxWaitingAdds` such adds, one is refused with `memory_full`.
+   * `maxWaitingAdds` such adds, one is refused with `memory_full`. A new fact's vector goes into
+   * the index in a later turn of the event loop (see IndexCatchUp), or at once when `maxUnindexed`
+   * wait already; searches find it either way.
    */
   async add(input: NewFact): Promise<{ fact: Fact; merged: boolean }> {
     this.#refuseWhenClosed();
@@ -277,9 +279,15 @@ export class FactStore {
     return merged;
   }
 
-  /** Stores a new fact (room for it was checked) and resolves once it is on disk. */
+  /**
+   * Stores a new fact (room for it was checked) and resolves once it is on disk. Its vector waits
+   * for the index, off the caller's path, unless `maxUnindexed` already do: the record and the
+   * vector are written either way, so what an add acknowledged never depends on the index.
+   */
   async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
-    const stored = this.#placed(fact, vector, index);
+    const deferIndex = this.#set.vectors.unindexed < this.#limits.maxUnindexed;
+    const stored = this.#placed(fact, vector, index, deferIndex);
+    if (deferIndex) this.#catchUp.start();
     if (vector !== null) this.#set.bumpGeneration();
     const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];
     await this.#write({ putFacts: [stored], putVectors, meta: this.#set.meta });
