@@ -129,6 +129,8 @@ export const factsOptions: Record<Options<typeof FactLimitsSchema>, string> = {
     "facts kept by a compression that was due, each session's most important within an equal share, when merging leaves more or without an embedder (at most `compressAbove`; one fewer when equal to it and making room for an add); `TROUPE_L4_KEEP_TOP_N` for the CLI, 80% of `TROUPE_L4_COMPRESS_ABOVE` when only that is set",
   maxWaitingAdds:
     'adds waiting at once for a compression (while one runs, or for room in a full store); one more is refused with `memory_full`; `TROUPE_L4_MAX_WAITING_ADDS` for the CLI',
+  maxUnindexed:
+    "vectors of added facts waiting at once to go into the index: an add's vector goes in later, between turns of the event loop, and until then searches compare with it directly; an add that finds this many waiting puts its own in at once (an import's turns wait whatever this is; 0: every add puts its vector in at once)",
   clusterNeighbours: 'neighbours of each fact compared when clustering',
   maxMergedFrom: "origins kept in a fact's `mergedFrom` (the newest)",
   halfLifeMs: "time in which a fact's importance halves",

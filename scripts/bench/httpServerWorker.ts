@@ -1,15 +1,19 @@
 /**
  * One side of the HTTP benchmark in a process of its own, so the load generator does not share
- * its event loop: `troupe` (the HTTP API on a memory-only runtime), `troupe-durable` (the same
- * with an org store in a temp dir: each submit waits for its fsync'd write) or `bare` (Fastify
- * answering constants of the same shape). Prints `{"url": …}` on stdout once listening, answers
- * each line on stdin with `{"cpuMicros": …}`, and exits when its stdin closes.
+ * its event loop: `troupe` (the HTTP API on a memory-only runtime), `troupe-memory-off` (the same
+ * with no agent's memory fed: see busWithoutMemory), `troupe-durable` (an org store in a temp
+ * dir: each submit waits for its fsync'd write) or `bare` (Fastify answering constants of the
+ * same shape). Prints `{"url": …}` on stdout once listening, answers each `cpu` line on stdin with
+ * `{"cpuMicros": …}` and each `idle` line with the same once the process is idle again (see
+ * untilIdle), and exits when its stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
-import type { ChatDelta, ModelClient } from '../../src/index.js';
+import { Subscription } from 'rxjs';
+import { type ChatDelta, EventBus, type ModelClient } from '../../src/index.js';
 import { silentLogger } from './silentLogger.js';
 
 /** Agents besides root, so `GET /api/agents` lists a small society. */
@@ -26,10 +30,33 @@ const instantModel: ModelClient = {
   embed: (texts) => Promise.resolve(texts.map(() => [0])),
 };
 
-async function troupe(durable: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A bus on which the runtime's memory subscriber (the one that feeds every agent's memory) gets
+ * nothing: agents keep no Task, so nothing is compacted, promoted or stored as a fact, and a
+ * turn's context recalls from an empty memory. The rest of the runtime is the same, so the
+ * difference from the `troupe` side is what memory costs a submit. Throws when the runtime made
+ * no such subscription, so a renamed subscriber cannot leave memory on unnoticed.
+ */
+function busWithoutMemory(): { bus: EventBus; checkDropped: () => void } {
+  let dropped = false;
+  const bus = new (class extends EventBus {
+    override subscribe(...args: Parameters<EventBus['subscribe']>): Subscription {
+      if (args[2] !== 'memory') return super.subscribe(...args);
+      dropped = true;
+      return Subscription.EMPTY;
+    }
+  })();
+  const checkDropped = (): void => {
+    if (!dropped) throw new Error("the runtime subscribed no 'memory' feed to the bus: the memory-off side would measure memory on");
+  };
+  return { bus, checkDropped };
+}
+
+async function troupe(side: 'troupe' | 'troupe-durable' | 'troupe-memory-off'): Promise<{ url: string; close: () => Promise<void> }> {
   // Loaded here, not at the top: the bare side's process has no use for troupe.
   const [{ createRuntime }, { createHttpServer }] = await Promise.all([import('../../src/index.js'), import('../../src/server/index.js')]);
-  const dir = durable ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
+  const dir = side === 'troupe-durable' ? mkdtempSync(join(tmpdir(), 'troupe-bench-http-')) : null;
+  const memoryOff = side === 'troupe-memory-off' ? busWithoutMemory() : undefined;
   // At `troupe serve`'s default level (info: no line per request), and dropped: the figure is the API's, not the log's.
   // The mailbox and memory's backlog are raised so a flood of submits is measured, not refused: with
   // the defaults root's memory pushes back (429 memory_behind) once it is 150 Tasks behind.
@@ -40,7 +67,9 @@ async function troupe(durable: boolean): Promise<{ url: string; close: () => Pro
     retry: false,
     mailboxLimit: 1_000_000,
     memory: { limits: { maxBacklog: 1_000_000 } },
+    ...(memoryOff === undefined ? {} : { bus: memoryOff.bus }),
   });
+  memoryOff?.checkDropped();
   const role = await rt.createRole({ name: 'worker', prompt: 'Work.' });
   for (let i = 0; i < AGENTS; i++) await rt.spawn({ role: role.id });
   const server = createHttpServer(rt, { logger: silentLogger });
@@ -75,14 +104,42 @@ async function bare(): Promise<{ url: string; close: () => Promise<void> }> {
   return { url, close: () => app.close() };
 }
 
+/** CPU time this process has used so far, in µs (user + system). */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/**
+ * Resolves once the process is idle again: a tenth of a second in which it used under 5 ms of
+ * CPU, so the work a flood left behind (memory compaction, vectors waiting for the index) is
+ * done; at most 60 s. Says how long that took.
+ */
+async function untilIdle(): Promise<{ busyMs: number }> {
+  const start = performance.now();
+  for (let before = cpuMicros(); performance.now() - start < 60_000;) {
+    await sleep(100);
+    const now = cpuMicros();
+    if (now - before < 5_000) break;
+    before = now;
+  }
+  return { busyMs: performance.now() - start };
+}
+
 const side = process.argv[2];
-const server = side === 'bare' ? await bare() : await troupe(side === 'troupe-durable');
+const server = side === 'bare' ? await bare() : await troupe(side === 'troupe-durable' || side === 'troupe-memory-off' ? side : 'troupe');
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
-// Each line on stdin asks for the CPU time this process has used so far, in µs (user + system).
+// `cpu` asks for the CPU time used so far; `idle` for the same once the process is idle again, with how long that took.
+let commands = Promise.resolve();
+let pending = '';
 process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
-  for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', end + 1)) {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ cpuMicros: user + system })}\n`);
+  const lines = (pending + chunk).split('\n');
+  pending = lines.pop() ?? '';
+  for (const line of lines) {
+    commands = commands.then(async () => {
+      const idle = line === 'idle' ? await untilIdle() : {};
+      process.stdout.write(`${JSON.stringify({ cpuMicros: cpuMicros(), ...idle })}\n`);
+    });
   }
 });
 process.stdin.on('end', () => void server.close().then(() => process.exit(0)));

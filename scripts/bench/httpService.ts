@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import { inTurn, sized } from './benchSize.js';
 import { type Row, duration, rate } from './report.js';
 
-type Side = 'troupe' | 'troupe-durable' | 'bare';
+type Side = 'troupe' | 'troupe-memory-off' | 'troupe-durable' | 'bare';
 
 /** How long autocannon hammers: seconds, or (in a smoke run) a number of requests. */
 type Span = { readonly duration: number } | { readonly amount: number };
@@ -21,17 +21,31 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
 const workerScript = fileURLToPath(new URL(compiled ? 'httpServerWorker.js' : 'httpServerWorker.ts', import.meta.url));
 
+/** The server's CPU time so far (user + system, µs), and with `idle` how long it stayed busy after being asked. */
+interface CpuAnswer {
+  readonly cpuMicros: number;
+  readonly busyMs?: number;
+}
+
 interface Worker {
   readonly url: string;
-  /** CPU time the server process has used so far (user + system), in µs. */
-  cpuMicros(): Promise<number>;
+  /** CPU time the server process has used so far. */
+  cpu(): Promise<CpuAnswer>;
+  /** The same, once the server is idle again: what a flood left it to do (memory compaction, indexing) is done. */
+  cpuOnceIdle(): Promise<CpuAnswer>;
   stop(): Promise<void>;
 }
 
 function startWorker(side: Side): Promise<Worker> {
   const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), workerScript, side], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   const stopped = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const cpuAnswers: ((micros: number) => void)[] = [];
+  // The worker answers its commands in the order they came.
+  const answers: ((answer: CpuAnswer) => void)[] = [];
+  const ask = (command: 'cpu' | 'idle'): Promise<CpuAnswer> =>
+    new Promise((answered) => {
+      answers.push(answered);
+      child.stdin.write(`${command}\n`);
+    });
   return new Promise((resolve, reject) => {
     let pending = '';
     child.once('error', reject);
@@ -40,16 +54,14 @@ function startWorker(side: Side): Promise<Worker> {
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
-        const answer = JSON.parse(line) as { url?: string; cpuMicros?: number };
-        if (answer.cpuMicros !== undefined) cpuAnswers.shift()?.(answer.cpuMicros);
+        const answer = JSON.parse(line) as { url?: string } & Partial<CpuAnswer>;
+        if (answer.cpuMicros !== undefined)
+          answers.shift()?.({ cpuMicros: answer.cpuMicros, ...(answer.busyMs === undefined ? {} : { busyMs: answer.busyMs }) });
         if (answer.url === undefined) continue;
         resolve({
           url: answer.url,
-          cpuMicros: () =>
-            new Promise((answered) => {
-              cpuAnswers.push(answered);
-              child.stdin.write('cpu\n');
-            }),
+          cpu: () => ask('cpu'),
+          cpuOnceIdle: () => ask('idle'),
           stop: () => {
             child.stdin.end();
             return stopped;
@@ -65,6 +77,8 @@ interface Figures {
   readonly p99Ms: number;
   /** The server's CPU time per request: what the load generator and other processes take of the cores moves it far less than req/s. */
   readonly cpuMicrosPerRequest: number;
+  /** The same counted until the server was idle again (with the work the flood left it), and how long after the flood that was. */
+  readonly untilIdle: { readonly cpuMicrosPerRequest: number; readonly busyMs: number };
 }
 
 async function hammer(url: string, request: { method: 'GET' | 'POST'; path: string; body?: string }, span: Span): Promise<autocannon.Result> {
@@ -86,10 +100,17 @@ async function measure(side: Side, request: { method: 'GET' | 'POST'; path: stri
   const worker = await startWorker(side);
   try {
     await hammer(worker.url, request, load.warmup);
-    const cpuBefore = await worker.cpuMicros();
+    const before = await worker.cpu();
     const result = await hammer(worker.url, request, load.measured);
-    const cpuMicros = (await worker.cpuMicros()) - cpuBefore;
-    return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpuMicros / result.requests.total };
+    const after = await worker.cpu();
+    const idle = await worker.cpuOnceIdle();
+    const perRequest = (answer: CpuAnswer): number => (answer.cpuMicros - before.cpuMicros) / result.requests.total;
+    return {
+      requestsPerSecond: result.requests.average,
+      p99Ms: result.latency.p99,
+      cpuMicrosPerRequest: perRequest(after),
+      untilIdle: { cpuMicrosPerRequest: perRequest(idle), busyMs: idle.busyMs ?? 0 },
+    };
   } finally {
     await worker.stop();
   }
@@ -99,16 +120,39 @@ const agents = { method: 'GET', path: '/api/agents' } as const;
 const submit = { method: 'POST', path: '/api/submit', body: JSON.stringify({ text: 'write a haiku about rain' }) } as const;
 const notes = `autocannon, ${load.connections} connections, ${spanText(load.measured)} after ${spanText(load.warmup)} of warm-up; server in its own process, its mailboxLimit and memory's maxBacklog raised so a flood is measured rather than refused; raw = bare Fastify answering a constant`;
 
-/** `GET /api/agents` and `POST /api/submit` throughput and submit p99, against bare Fastify. */
+/** What memory costs a submit: the default runtime against the same with memory off, in the same run (issue 33's goal: on ≥ 0.5× off). */
+function memoryRows(on: Figures, off: Figures): Row[] {
+  const ratio = off.requestsPerSecond / on.requestsPerSecond;
+  const cpu = (figures: Figures): string => duration(figures.cpuMicrosPerRequest / 1000);
+  return [
+    {
+      benchmark: 'HTTP POST /api/submit, memory on (the default) against off',
+      troupe: rate(on.requestsPerSecond, 'req'),
+      raw: rate(off.requestsPerSecond, 'req'),
+      ratio,
+      notes: `memory only, as above; off = the same runtime with no agent's memory fed (its bus drops memory's subscription), so nothing is kept, compacted or stored as a fact; server CPU per submit in the window ${cpu(on)} on, ${cpu(off)} off; goal on ≥ 0.5× off: ${ratio <= 2 ? 'met' : 'not met'}`,
+    },
+    {
+      benchmark: 'HTTP POST /api/submit server CPU per submit until idle, memory on against off',
+      troupe: duration(on.untilIdle.cpuMicrosPerRequest / 1000),
+      raw: duration(off.untilIdle.cpuMicrosPerRequest / 1000),
+      ratio: on.untilIdle.cpuMicrosPerRequest / off.untilIdle.cpuMicrosPerRequest,
+      notes: `same runs; the server's CPU from the window's start until it used under 5 ms of CPU in 0.1 s, per submit of the window: what a flood costs once the work it left (compaction, vectors waiting for the index) is done; memory on was busy ${duration(on.untilIdle.busyMs)} after the window, off ${duration(off.untilIdle.busyMs)}`,
+    },
+  ];
+}
+
+/** `GET /api/agents` and `POST /api/submit` throughput and submit p99, against bare Fastify; and submits with memory on against off. */
 export async function httpService(): Promise<Row[]> {
   const runs = [
     ['bare', agents],
     ['troupe', agents],
     ['bare', submit],
     ['troupe', submit],
+    ['troupe-memory-off', submit],
     ['troupe-durable', submit],
   ] as const;
-  const [bareAgents, troupeAgents, bareSubmit, troupeSubmit, durableSubmit] = await inTurn(runs, ([side, request]) => measure(side, request));
+  const [bareAgents, troupeAgents, bareSubmit, troupeSubmit, memoryOffSubmit, durableSubmit] = await inTurn(runs, ([side, request]) => measure(side, request));
   return [
     {
       benchmark: 'HTTP GET /api/agents (11 agents)',
@@ -145,5 +189,6 @@ export async function httpService(): Promise<Row[]> {
       ratio: bareSubmit.requestsPerSecond / durableSubmit.requestsPerSecond,
       notes: `p99 ${duration(durableSubmit.p99Ms)}; each submit waits for its fsync'd log write before 201`,
     },
+    ...memoryRows(troupeSubmit, memoryOffSubmit),
   ];
 }

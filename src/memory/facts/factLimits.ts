@@ -48,6 +48,14 @@ export const FactLimitsSchema = z
      * store is full); one more is refused with `memory_full`. Each holds its text and vector.
      */
     maxWaitingAdds: z.number().int().nonnegative().default(1000),
+    /**
+     * Vectors of added facts that may wait for the index at once. An add puts its vector into the
+     * index later, between turns of the event loop (an hnswlib insert takes about half a
+     * millisecond): until then every search compares the query with it directly. An add that finds
+     * this many waiting puts its own in at once. An import's turns wait whatever this is (at most
+     * `compressAbove` of them). 0: every add puts its vector in at once.
+     */
+    maxUnindexed: z.number().int().nonnegative().max(100_000).default(2048),
     /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */
     clusterNeighbours: z.number().int().positive().max(1000).default(10),
     /** Origins a fact's `mergedFrom` keeps (the newest). */

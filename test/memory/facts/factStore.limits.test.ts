@@ -88,6 +88,7 @@ describe('L4 limits and bad input', () => {
       [{ limits: { maxFacts: 5 } }, /^limits\.compressAbove: must be at most maxFacts$/],
       [{ limits: { efSearch: -1 } }, /^limits\.efSearch:/],
       [{ limits: { maxWaitingAdds: -1 } }, /^limits\.maxWaitingAdds:/],
+      [{ limits: { maxUnindexed: 1.5 } }, /^limits\.maxUnindexed:/],
       [{ limits: { unknownLimit: 1 } }, /^limits:/],
     ];
     for (const [options, message] of cases) {

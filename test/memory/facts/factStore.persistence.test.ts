@@ -5,6 +5,7 @@ import { TroupeError, ValidationError } from '../../../src/errors.js';
 import { OpenAIEmbeddings } from '../../../src/llm/index.js';
 import type { MemoryLogger } from '../../../src/logger.js';
 import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
+import type { FactLimitOptions } from '../../../src/memory/facts/factLimits.js';
 import type { FactStore } from '../../../src/memory/facts/factStore.js';
 import { HnswIndex } from '../../../src/memory/facts/hnswIndex.js';
 import { startOpenAICompatibleServer } from '../../../src/testing.js';
@@ -32,8 +33,8 @@ const sentences = [
 ];
 const queries = ['what theme does the user like', 'where does Alice live', 'why did the deploy fail', 'which port does staging use'];
 
-async function filled(at: FactPlace): Promise<FactStore> {
-  const { store } = await openStore(at);
+async function filled(at: FactPlace, limits: FactLimitOptions = {}): Promise<FactStore> {
+  const { store } = await openStore(at, { limits });
   for (const [i, text] of sentences.entries()) await store.add(fact(text, i % 3 === 0 ? { sessionId: null } : {}));
   return store;
 }
@@ -156,7 +157,8 @@ describe('L4 persistence', () => {
 
   itWithHnswlib('holds an add while the index file is being written, never changing the index under hnswlib’s writer', async () => {
     const at = await place();
-    const store = await filled(at);
+    // Every add puts its vector in at once (none waits for the index), so an add not held would change the index under the writer.
+    const store = await filled(at, { maxUnindexed: 0 });
     // Watches the real writer: how many vectors the index held when hnswlib began writing and when it finished.
     const sizes: [number, number][] = [];
     const write = Object.getOwnPropertyDescriptor(HnswIndex.prototype, 'write')?.value as (this: HnswIndex, file: string) => Promise<void>;
