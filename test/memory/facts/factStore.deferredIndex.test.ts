@@ -26,7 +26,7 @@ async function untilIndexed(store: FactStore): Promise<void> {
 }
 
 describe('L4: a vector goes into the index off the add’s path', () => {
-  itWithHnswlib('finds a fact the moment its add resolves, before its vector is in the index, and after the background catch-up put it in', async () => {
+  itWithHnswlib('finds a fact the moment its add resolves, and after the background catch-up put its vector in the index saved on close', async () => {
     const at = await place();
     const { store } = await openStore(at);
     await store.add(harbour(0));
@@ -34,8 +34,9 @@ describe('L4: a vector goes into the index off the add’s path', () => {
     await store.flush();
     expect(store.unindexed).toBe(0);
     const texts = Array.from({ length: 40 }, (_, i) => harbour(i + 1).text);
+    // On a data dir each add waits for its write, during which the catch-up may already run: how
+    // many vectors still wait here depends on the machine (the next test sees them wait for sure).
     for (const text of texts) await store.add({ ...harbour(0), text });
-    expect(store.unindexed).toBeGreaterThan(0);
     const [hit] = await store.search(texts[39] ?? '', 1, { sessionId: null });
     expect(hit?.fact.text).toBe(texts[39]);
 
