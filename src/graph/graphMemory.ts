@@ -12,16 +12,13 @@ import { GraphRuleError } from './graphRuleError.js';
 import { loadGraph } from './loadGraph.js';
 import { MemoryGraph } from './memoryGraph.js';
 import { EventPatchSchema, type NewEvent, NewEventSchema, type NewNote, NewNoteSchema, type NodePatch, NotePatchSchema, checkNodeBounds } from './nodeInput.js';
-import { type EventNode, type GraphNode, GraphNodeSchema, NodeIdSchema, type NoteNode } from './nodeSchema.js';
+import { type EventNode, type GraphNode, GraphNodeSchema, NodeIdSchema, type NoteNode, OwnerIdSchema } from './nodeSchema.js';
 import type { GraphChange, ReadonlyGraph } from './readonlyGraph.js';
 
 /** An edge to add: `weight` is 1 unless given. */
 const LinkSchema = z.object({ from: NodeIdSchema, to: NodeIdSchema, type: EdgeTypeSchema, weight: EdgeWeightSchema.optional() }).strict();
 export type Link = z.input<typeof LinkSchema>;
 const EdgeKeySchema = LinkSchema.omit({ weight: true });
-
-/** Whose graph it is: an agent's id, or a name for the society's graph. */
-const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
 export interface GraphMemoryOptions {
   /** The LMDB environment to keep the graph in (sub-dbs `graph-nodes`, `graph-edges`), or null for a graph in memory only. */

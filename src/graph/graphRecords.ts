@@ -38,6 +38,13 @@ function graphDbsOf(root: RootDatabase): GraphDbs {
   return dbs;
 }
 
+/** `owner`'s keys in `db`: node ids sort below `~`, so the range holds them all and no other owner's. */
+function* keysOf(db: Database<unknown>, owner: string): Generator<Key[]> {
+  for (const key of db.getKeys({ start: [owner], end: [owner, '~'] })) {
+    if (Array.isArray(key) && key[0] === owner) yield key;
+  }
+}
+
 /** What a load found: the valid records, in key order. */
 export interface StoredGraph {
   readonly nodes: GraphNode[];
@@ -61,14 +68,14 @@ export class GraphRecords {
 
   read(): StoredGraph {
     const nodes: GraphNode[] = [];
-    for (const key of this.#keys(this.#dbs.nodes)) {
+    for (const key of keysOf(this.#dbs.nodes, this.#owner)) {
       const record = this.#valid(graphSubDbs.nodes, key, NodeRecordSchema, this.#dbs.nodes);
       if (record === undefined) continue;
       if (record.node.id === key[1]) nodes.push(record.node);
       else this.#skip(graphSubDbs.nodes, key, `node.id: ${record.node.id} stored under another id`);
     }
     const edges: GraphEdge[] = [];
-    for (const key of this.#keys(this.#dbs.edges)) {
+    for (const key of keysOf(this.#dbs.edges, this.#owner)) {
       const parsedKey = EdgeKeySchema.safeParse(key);
       if (!parsedKey.success) {
         this.#skip(graphSubDbs.edges, key, 'key: not [owner, from, type, to]');
@@ -103,13 +110,6 @@ export class GraphRecords {
     return [this.#owner, edge.from, edge.type, edge.to];
   }
 
-  /** The owner's keys in `db`: node ids sort below `~`, so the range holds them all and no other owner's. */
-  *#keys(db: Database<unknown>): Generator<Key[]> {
-    for (const key of db.getKeys({ start: [this.#owner], end: [this.#owner, '~'] })) {
-      if (Array.isArray(key) && key[0] === this.#owner) yield key;
-    }
-  }
-
   #valid<S extends z.ZodType>(name: string, key: Key, schema: S, db: Database<unknown>): z.infer<S> | undefined {
     let value: unknown;
     try {
@@ -128,4 +128,22 @@ export class GraphRecords {
   #skip(db: string, key: Key, reason: string): void {
     this.#logger.error({ owner: this.#owner, db, key: JSON.stringify(key), reason }, 'skipped an invalid graph record');
   }
+}
+
+/**
+ * Erases every node and edge `owners` have in `root` (agents the organisation forgets), in one
+ * transaction; resolves once it is on disk. Their graphs must not be open: a change issued later
+ * would bring records back.
+ */
+export async function eraseStoredGraphs(root: RootDatabase, owners: readonly string[]): Promise<void> {
+  if (owners.length === 0) return;
+  const { nodes, edges } = graphDbsOf(root);
+  await root.transaction(() => {
+    for (const owner of owners) {
+      for (const db of [nodes, edges]) {
+        for (const key of [...keysOf(db, owner)]) db.removeSync(key);
+      }
+    }
+  });
+  await root.flushed;
 }

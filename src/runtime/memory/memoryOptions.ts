@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type ContextBudget, type ContextBudgetInput, contextBudget } from '../../context/contextBudget.js';
+import { type GraphLimitOptions, GraphLimitsSchema } from '../../graph/index.js';
 import type { Embedder } from '../../memory/embedding/embedder.js';
 import { HashedNgramEmbedder } from '../../memory/embedding/hashedNgramEmbedder.js';
 import type { FactLimitOptions } from '../../memory/facts/factLimits.js';
@@ -13,6 +14,8 @@ export interface MemoryOptions {
   readonly limits?: MemoryLimitsInput;
   /** L4: facts per agent, merge and compression thresholds (see `FactLimitsSchema`). */
   readonly facts?: FactLimitOptions;
+  /** Each graph memory (an agent's, the society's): its nodes, edges and the sizes of a node's fields (see `GraphLimitsSchema`). */
+  readonly graph?: GraphLimitOptions;
   /** Makes L4's vectors; the offline hashed n-gram embedder by default, null for word overlap only. */
   readonly embedder?: Embedder | null;
   /** A turn's context: its token budget and each source's share (see `ContextBudgetSchema`). */
@@ -32,6 +35,7 @@ export interface MemoryOptions {
 export interface MemorySettings {
   readonly limits: MemoryLimitsInput;
   readonly facts: FactLimitOptions;
+  readonly graph: GraphLimitOptions | undefined;
   readonly embedder: Embedder | null;
   readonly budget: ContextBudget;
   readonly retrieve: number;
@@ -49,10 +53,12 @@ export function memorySettings(options: MemoryOptions = {}): MemorySettings {
   const facts = options.facts ?? {};
   memoryLimits(limits);
   limitsOf(facts);
+  if (options.graph !== undefined) parseOrThrow(GraphLimitsSchema, options.graph, 'memory.graph');
   const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance }, 'memory');
   return {
     limits,
     facts,
+    graph: options.graph,
     embedder: options.embedder === undefined ? new HashedNgramEmbedder() : options.embedder,
     budget: contextBudget(options.context),
     ...counts,
