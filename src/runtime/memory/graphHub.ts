@@ -8,6 +8,8 @@ import type { MemoryStore } from '../journal/journal.js';
 /** The owner of the graph a whole society shares: an id no agent may take (see `reservedIds`). */
 export const societyGraphOwner = 'society';
 
+const closedRefusal = (): TroupeError => new TroupeError('intake_closed', 'the runtime is shut down: its graphs are closed');
+
 export interface GraphHubDeps {
   /** The org store's environment (sub-dbs `graph-nodes`, `graph-edges`); null: graphs in memory only. */
   readonly store: MemoryStore | null;
@@ -35,7 +37,7 @@ export class GraphHub {
 
   /** The graph of `ownerId` (an agent's id, or `society`), opened now if it is not yet. */
   of(ownerId: string): Promise<GraphMemory> {
-    if (this.#closedAll) return Promise.reject(new TroupeError('intake_closed', 'the runtime is shut down: its graphs are closed'));
+    if (this.#closedAll) return Promise.reject(closedRefusal());
     const known = this.#open.get(ownerId);
     if (known !== undefined) return known;
     const { store, clock, ids, logger, limits } = this.#deps;
@@ -56,6 +58,7 @@ export class GraphHub {
    * (read once a closing in progress has written everything), or null in memory only.
    */
   async stored(ownerId: string): Promise<ReadonlyGraph | null> {
+    if (this.#closedAll) throw closedRefusal();
     await this.#closing.get(ownerId);
     const { store, logger } = this.#deps;
     return store === null ? null : readStoredGraph(store.db, ownerId, logger);

@@ -18,10 +18,10 @@ import { memoryViewTextChars } from './memoryQuery.js';
 // is refused naming its field) and of the HTTP reply's schema.
 
 /** Most nodes one view holds (its `limit`). */
-const maxGraphPageSize = 500;
+export const maxGraphPageSize = 500;
 const defaultGraphPageSize = 100;
 /** Links a view follows at most from its node: the neighbourhood's own bound. */
-const maxGraphViewDepth = NeighbourhoodQuerySchema.shape.depth.unwrap().maxValue ?? 10;
+export const maxGraphViewDepth = NeighbourhoodQuerySchema.shape.depth.unwrap().maxValue ?? 10;
 
 /**
  * A view of a graph: its newest nodes (without `nodeId`), or node `nodeId` with its
