@@ -1,6 +1,7 @@
 import { open } from 'lmdb';
 import { describe, expect, it } from 'vitest';
 import { readStoredGraph } from '../../src/graph/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { call, graphSocieties, idOf, turn } from '../support/graphTurns.js';
 
@@ -100,5 +101,10 @@ describe("an agent's graph and the society's", () => {
     } finally {
       await env.close();
     }
+  });
+
+  it('refuses a bad graph limit at createRuntime, naming it', async () => {
+    await expect(createRuntime({ memory: { graph: { maxNodes: 0 } } })).rejects.toThrow(/^memory\.graph\.maxNodes: Too small/);
+    await expect(createRuntime({ memory: { graph: { maxEdgez: 5 } as never } })).rejects.toThrow(/^memory\.graph: Unrecognized key: "maxEdgez"/);
   });
 });
