@@ -106,5 +106,6 @@ describe("an agent's graph and the society's", () => {
   it('refuses a bad graph limit at createRuntime, naming it', async () => {
     await expect(createRuntime({ memory: { graph: { maxNodes: 0 } } })).rejects.toThrow(/^memory\.graph\.maxNodes: Too small/);
     await expect(createRuntime({ memory: { graph: { maxEdgez: 5 } as never } })).rejects.toThrow(/^memory\.graph: Unrecognized key: "maxEdgez"/);
+    await expect(createRuntime({ memory: { workNodes: -1 } })).rejects.toThrow(/^memory\.workNodes: Too small/);
   });
 });

@@ -11,7 +11,11 @@ type Call = { name: string; arguments: unknown };
 /** A step's tool calls, or a function making them from the results of the steps before. */
 type Step = Call[] | ((earlier: readonly Result[][]) => Call[]);
 
-/** Call once in a test file: makes runtimes on a scripted model with sequential ids, each shut down after its test (unless the test did). */
+/**
+ * Call once in a test file: makes runtimes on a scripted model with sequential ids, each shut down
+ * after its test (unless the test did). Their graphs hold only what the tools put there: the
+ * recording of the society's own work is off (`workNodes: 0`; test/runtime/workGraph.test.ts has it on).
+ */
 export function graphSocieties(): (options?: RuntimeOptions) => Promise<{ rt: Runtime; model: ScriptedModel }> {
   const running: Runtime[] = [];
   afterEach(async () => {
@@ -19,7 +23,7 @@ export function graphSocieties(): (options?: RuntimeOptions) => Promise<{ rt: Ru
   });
   return async (options = {}) => {
     const model = new ScriptedModel([]);
-    const rt = await createRuntime({ model, ids: sequentialIds(), logger: new MemoryLogger(), ...options });
+    const rt = await createRuntime({ model, ids: sequentialIds(), logger: new MemoryLogger(), ...options, memory: { workNodes: 0, ...options.memory } });
     running.push(rt);
     return { rt, model };
   };

@@ -10,6 +10,7 @@ import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, reme
 import type { Task } from '../../task/index.js';
 import type { MemoryStore } from '../journal/journal.js';
 import { GraphHub } from './graphHub.js';
+import { WorkGraph } from './workGraph.js';
 import type { MemorySettings } from './memoryOptions.js';
 
 export interface MemoryHubDeps {
@@ -32,6 +33,8 @@ export interface MemoryHubDeps {
  */
 export class MemoryHub {
   readonly graphs: GraphHub;
+  /** Records the society's work in its agents' graphs as the Tasks pass. */
+  readonly #work: WorkGraph;
   readonly #deps: MemoryHubDeps;
   readonly #opening = new Map<string, Promise<AgentMemory>>();
   readonly #open = new Map<string, AgentMemory>();
@@ -45,6 +48,8 @@ export class MemoryHub {
     this.#deps = deps;
     const { store, clock, ids, logger, settings } = deps;
     this.graphs = new GraphHub({ store, clock, ids, logger, limits: settings.graph });
+    const isLive = (agentId: string): boolean => this.#opening.has(agentId);
+    this.#work = new WorkGraph({ graphs: this.graphs, isLive, logger, clock, ids, maxWorkNodes: settings.workNodes });
     this.#feed = deps.bus.subscribe({ pattern: '*' }, (task) => this.#observe(task), 'memory');
   }
 
@@ -102,6 +107,7 @@ export class MemoryHub {
 
   /** Closes `agentId`'s memory and graph once what they were given is written; what they keep stays in the store. */
   close(agentId: string): void {
+    this.#work.forget(agentId);
     void this.graphs.close(agentId);
     const opening = this.#opening.get(agentId);
     if (opening === undefined) return;
@@ -153,11 +159,13 @@ export class MemoryHub {
   async closeAll(): Promise<void> {
     this.#closedAll = true;
     this.#feed.unsubscribe();
+    this.#work.close();
     for (const agentId of [...this.#opening.keys()]) this.close(agentId);
     await Promise.all([...this.#closing, this.graphs.closeAll()]);
   }
 
   #observe(task: Task): void {
+    this.#work.observe(task);
     this.#feedTo(task.from, task);
     if (task.to !== task.from) this.#feedTo(task.to, task);
   }

@@ -16,6 +16,12 @@ export interface MemoryOptions {
   readonly facts?: FactLimitOptions;
   /** Each graph memory (an agent's, the society's): its nodes, edges and the sizes of a node's fields (see `GraphLimitsSchema`). */
   readonly graph?: GraphLimitOptions;
+  /**
+   * Nodes of each agent's graph recorded from its work (the Tasks it takes and gives as events,
+   * its plans' steps, its answers as notes) at most; past it the oldest recorded go first, and
+   * nodes its tools made stay. 2,000 by default; 0 records nothing.
+   */
+  readonly workNodes?: number;
   /** Makes L4's vectors; the offline hashed n-gram embedder by default, null for word overlap only. */
   readonly embedder?: Embedder | null;
   /** A turn's context: its token budget and each source's share (see `ContextBudgetSchema`). */
@@ -36,6 +42,7 @@ export interface MemorySettings {
   readonly limits: MemoryLimitsInput;
   readonly facts: FactLimitOptions;
   readonly graph: GraphLimitOptions | undefined;
+  readonly workNodes: number;
   readonly embedder: Embedder | null;
   readonly budget: ContextBudget;
   readonly retrieve: number;
@@ -45,6 +52,7 @@ export interface MemorySettings {
 const CountsSchema = z.object({
   retrieve: z.number().int().nonnegative().max(100).default(8),
   minRelevance: z.number().min(-1).max(1).default(0.15),
+  workNodes: z.number().int().nonnegative().max(1_000_000).default(2_000),
 });
 
 /** Checks `options` (throwing a ValidationError that names the first bad one) and fills in the defaults. */
@@ -54,7 +62,7 @@ export function memorySettings(options: MemoryOptions = {}): MemorySettings {
   memoryLimits(limits);
   limitsOf(facts);
   if (options.graph !== undefined) parseOrThrow(GraphLimitsSchema, options.graph, 'memory.graph');
-  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance }, 'memory');
+  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance, workNodes: options.workNodes }, 'memory');
   return {
     limits,
     facts,
