@@ -26,6 +26,9 @@ const statusOf: Readonly<Record<TaskStatus, EventStatus>> = {
   rejected: 'archived',
 };
 
+/** The actions of the Tasks recorded: work (and its replies) and plan steps; notices, thinking and tool calls are not. */
+const recordedActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message, Actions.planStep]);
+
 /** Plans whose last step is remembered, so the next step of the same plan can depend on it. */
 const plansRemembered = 1024;
 
@@ -61,7 +64,7 @@ export class WorkGraph {
 
   /** Records `task` in the graph of each live agent it is from or to. */
   observe(task: Task): void {
-    if (this.#deps.maxWorkNodes === 0 || task.action === Actions.thinking) return;
+    if (this.#deps.maxWorkNodes === 0 || !recordedActions.has(task.action)) return;
     for (const owner of task.from === task.to ? [task.from] : [task.from, task.to]) {
       if (!this.#deps.isLive(owner)) continue;
       this.#deps.graphs.of(owner).then(
