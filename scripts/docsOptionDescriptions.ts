@@ -3,6 +3,7 @@ import type { CompactorConfigSchema } from '../src/runtime/config/compactorConfi
 import type { RuntimeConfigSchema, RoutingSettingsSchema } from '../src/runtime/config/config.js';
 import type { MemoryLimitsSchema } from '../src/memory/limits.js';
 import type { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
+import type { GraphLimitsSchema } from '../src/graph/graphLimits.js';
 import type { ServerLimitsSchema } from '../src/server/serverLimits.js';
 import type { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
 import type { ModelLimitsSchema } from '../src/llm/modelLimits.js';
@@ -141,6 +142,20 @@ export const factsOptions: Record<Options<typeof FactLimitsSchema>, string> = {
   initialCapacity: 'vectors an index has room for when made; it doubles when full',
   exactSearch:
     "search by comparing the query with every fact instead of through hnswlib's graph, as L4 does when hnswlib-node is not installed ([install.md](install.md)): exact, no index file, linear in the facts",
+};
+
+/** Each graph memory (an agent's, the society's): `createRuntime({ memory: { graph } })` (docs/memory.md). */
+export const graphOptions: Record<Options<typeof GraphLimitsSchema>, string> = {
+  maxNodes:
+    "nodes one graph holds; one more (a tool's `add_note` or `create_event`, a program's) is refused with `memory_full`. A graph is held in memory whole while its owner lives: at the defaults its contents alone may reach 80 MB (10,000 nodes of 4,000 characters)",
+  maxEdges: 'edges one graph holds; one more is refused with `memory_full`',
+  maxLinksPerBatch: 'links one `linkMany` call may carry; a longer batch is refused whole, changing nothing',
+  maxContentChars: "characters of a node's content",
+  maxTitleChars: "characters of a note's title",
+  maxTags: 'tags of one note',
+  maxTagChars: 'characters of one tag',
+  maxSourceChars: "characters of a note's source (a path, a URL)",
+  maxMetadataBytes: "bytes of a node's metadata, as JSON",
 };
 
 /** `createHttpServer`'s limits (docs/http.md). */

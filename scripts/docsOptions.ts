@@ -17,6 +17,7 @@ import { McpLimitsSchema } from '../src/tools/mcp/mcpConfig.js';
 import { SkillLimitsSchema } from '../src/skills/skillLimits.js';
 import { MemoryLimitsSchema } from '../src/memory/limits.js';
 import { FactLimitsSchema } from '../src/memory/facts/factLimits.js';
+import { GraphLimitsSchema } from '../src/graph/graphLimits.js';
 import { ServerLimitsSchema } from '../src/server/serverLimits.js';
 import { DurableMailboxOptionsSchema, NatsTransportOptionsSchema } from '../src/bus/transports/natsTransportOptions.js';
 import { ModelLimitsSchema } from '../src/llm/modelLimits.js';
@@ -30,6 +31,7 @@ import {
   contextOptions,
   durableOptions,
   factsOptions,
+  graphOptions,
   httpOptions,
   memoryOptions,
   modelOptions,
@@ -93,6 +95,7 @@ export const optionTables: Readonly<Record<string, OptionTable>> = {
   compactor: { meanings: compactorOptions, defaults: defaultsOf(CompactorConfigSchema), variables: runtimeVariables },
   memory: { meanings: memoryOptions, defaults: defaultsOf(MemoryLimitsSchema) },
   facts: { meanings: factsOptions, defaults: defaultsOf(FactLimitsSchema) },
+  graph: { meanings: graphOptions, defaults: defaultsOf(GraphLimitsSchema) },
   http: { meanings: httpOptions, defaults: defaultsOf(ServerLimitsSchema) },
   nats: {
     meanings: natsOptions,

@@ -73,6 +73,8 @@ export const errorCodes = [
   'embedder_mismatch',
   // An agent's L4 asked to forget a fact it does not hold.
   'unknown_fact',
+  // A graph memory asked about a node it does not hold (a tool's argument, a view's node id).
+  'unknown_node',
   // The artifact store: an id it does not hold (never stored, or evicted), and an artifact past one of its limits.
   'unknown_artifact',
   'artifact_limit',

@@ -39,7 +39,13 @@ const heavy = /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@n
 
 describe('what the CLI loads', () => {
   it('loads a command when it runs: --version, --help and a refused command line load no store, runtime, HTTP server or NATS client', async () => {
-    for (const args of [['--version'], ['--help'], ['node', '--nats', 'nats://127.0.0.1:1'], ['memory', 'root', '--tier', 'l9']]) {
+    for (const args of [
+      ['--version'],
+      ['--help'],
+      ['node', '--nats', 'nats://127.0.0.1:1'],
+      ['memory', 'root', '--tier', 'l9'],
+      ['graph', 'root', '--depth', '-1'],
+    ]) {
       const loaded = await packagesLoadedByCli(args);
       expect(loaded).toContain('commander');
       expect(loaded.filter((name) => heavy.test(name))).toEqual([]);

@@ -29,6 +29,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'unknown_task':
     case 'unknown_artifact':
     case 'unknown_fact':
+    case 'unknown_node':
     case 'agent_terminated':
     case 'not_parent':
     case 'unauthorized':

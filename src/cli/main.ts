@@ -10,6 +10,7 @@ import type { InspectFlags } from './inspector.js';
 import type { ServeIo } from './serve.js';
 import { ExitCode } from './exitCodes.js';
 import { exitWhenWritten } from './exitWhenWritten.js';
+import { registerGraphCommand } from './graphCommand.js';
 import { registerMemoryCommand } from './memoryCommand.js';
 import { registerMessagesCommand } from './messagesView.js';
 import { registerArtifactCommand } from './artifactCommand.js';
@@ -263,6 +264,7 @@ registerOrgCommand(program, io);
 registerMessagesCommand(program, io);
 registerArtifactCommand(program, io);
 registerMemoryCommand(program, io);
+registerGraphCommand(program, io);
 registerNodeCommand(program, io);
 // Writes to a data dir no runtime has open.
 registerAgentsCommand(program, io);

@@ -12,7 +12,7 @@ import { GraphRuleError } from './graphRuleError.js';
 import { loadGraph } from './loadGraph.js';
 import { MemoryGraph } from './memoryGraph.js';
 import { EventPatchSchema, type NewEvent, NewEventSchema, type NewNote, NewNoteSchema, type NodePatch, NotePatchSchema, checkNodeBounds } from './nodeInput.js';
-import { type EventNode, type GraphNode, GraphNodeSchema, NodeIdSchema, type NoteNode } from './nodeSchema.js';
+import { type EventNode, type GraphNode, GraphNodeSchema, NodeIdSchema, type NoteNode, OwnerIdSchema } from './nodeSchema.js';
 import type { GraphChange, ReadonlyGraph } from './readonlyGraph.js';
 
 /** An edge to add: `weight` is 1 unless given. */
@@ -24,9 +24,6 @@ export type LinkOutcome = { readonly ok: true; readonly edge: GraphEdge } | { re
 const EdgeKeySchema = LinkSchema.omit({ weight: true });
 /** A batch of links: an array, each item checked on its own (a bad one is refused alone). */
 const LinkListSchema = z.array(z.unknown());
-
-/** Whose graph it is: an agent's id, or a name for the society's graph. */
-const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
 export interface GraphMemoryOptions {
   /** The LMDB environment to keep the graph in (sub-dbs `graph-nodes`, `graph-edges`), or null for a graph in memory only. */

@@ -65,6 +65,13 @@ function valid<S extends z.ZodType>(db: string, key: Key, schema: S, value: unkn
   return undefined;
 }
 
+/** `owner`'s keys in `db`: node ids sort below `~`, so the range holds them all and no other owner's. */
+function* keysOf(db: Database<unknown>, owner: string): Generator<Key[]> {
+  for (const key of db.getKeys({ start: [owner], end: [owner, '~'] })) {
+    if (Array.isArray(key) && key[0] === owner) yield key;
+  }
+}
+
 /** What a load found: the valid records, in key order. */
 export interface StoredGraph {
   readonly nodes: GraphNode[];
@@ -168,4 +175,22 @@ export class GraphRecords {
   #skip(db: string, key: Key, reason: string): void {
     this.#logger.error({ owner: this.#owner, db, key: JSON.stringify(key), reason }, 'skipped an invalid graph record');
   }
+}
+
+/**
+ * Erases every node and edge `owners` have in `root` (agents the organisation forgets), in one
+ * transaction; resolves once it is on disk. Their graphs must not be open: a change issued later
+ * would bring records back.
+ */
+export async function eraseStoredGraphs(root: RootDatabase, owners: readonly string[]): Promise<void> {
+  if (owners.length === 0) return;
+  const { nodes, edges } = graphDbsOf(root);
+  await root.transaction(() => {
+    for (const owner of owners) {
+      for (const db of [nodes, edges]) {
+        for (const key of [...keysOf(db, owner)]) db.removeSync(key);
+      }
+    }
+  });
+  await root.flushed;
 }

@@ -10,9 +10,12 @@
 export { openGraphMemory, type GraphMemory, type GraphMemoryOptions, type Link, type LinkOutcome } from './graphMemory.js';
 export type { ReadonlyGraph, GraphChange } from './readonlyGraph.js';
 export { GraphRuleError, type GraphRule } from './graphRuleError.js';
+export { readStoredGraph } from './loadGraph.js';
+export { eraseStoredGraphs } from './graphRecords.js';
 export { GraphLimitsSchema, type GraphLimits, type GraphLimitOptions } from './graphLimits.js';
 export {
   GraphNodeSchema,
+  NodeIdSchema,
   EventStatusSchema,
   NodeKindSchema,
   type GraphNode,
@@ -24,7 +27,18 @@ export {
 export type { NewEvent, NewNote, NodePatch } from './nodeInput.js';
 export { GraphEdgeSchema, EdgeTypeSchema, type GraphEdge, type EdgeKey, type EdgeType } from './edgeSchema.js';
 export { allowedEdgeTypes, edgeTopology, edgeAllowed } from './edgeRules.js';
-export { blockersOf, isBlocked, subtasksOf, parentTaskOf, contextNotesOf, referencingEvents, type ArchivedOption } from './traversals.js';
+export {
+  blockersOf,
+  isBlocked,
+  subtasksOf,
+  parentTaskOf,
+  contextNotesOf,
+  referencingEvents,
+  recentNodes,
+  type ArchivedOption,
+  type ViewOptions,
+  type RecentNodes,
+} from './traversals.js';
 export { topologicalOrder, type TopologicalOrderOptions } from './topologicalOrder.js';
 export { neighbourhood, NeighbourhoodQuerySchema, type NeighbourhoodQuery, type Neighbourhood } from './neighbourhood.js';
 export { rankNeighbourhood, RankQuerySchema, type RankQuery, type RankedNode } from './linkRank.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../task/index.js';
+import { TaskIdSchema, parseOrThrow } from '../task/index.js';
 import { EdgeTypeSchema, type GraphEdge, edgeTypes } from './edgeSchema.js';
 import type { GraphNode } from './nodeSchema.js';
 import type { ReadonlyGraph } from './readonlyGraph.js';
@@ -18,6 +18,8 @@ export const NeighbourhoodQuerySchema = z
     direction: z.enum(['out', 'in', 'both']).default('both'),
     /** Archived events are neither returned nor walked through unless this is true (the start is returned anyway). */
     includeArchived: z.boolean().default(false),
+    /** Only this session's nodes and those of every session (no `sessionId`) are returned or walked through (the start is returned anyway); every node when absent. */
+    sessionId: TaskIdSchema.optional(),
   })
   .strict();
 export type NeighbourhoodQuery = z.input<typeof NeighbourhoodQuerySchema>;

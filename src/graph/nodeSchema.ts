@@ -7,6 +7,9 @@ import { JsonValueSchema, TaskIdSchema } from '../task/index.js';
 /** Node ids go into LMDB keys and tool arguments: a safe alphabet, and every one sorts below `~`. */
 export const NodeIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
 
+/** Whose graph it is: an agent's id, or a name for the society's graph. */
+export const OwnerIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, "_" or "-"');
+
 export const NodeKindSchema = z.enum(['event', 'note']);
 export type NodeKind = z.infer<typeof NodeKindSchema>;
 

@@ -11,6 +11,11 @@ export interface ArchivedOption {
   readonly includeArchived?: boolean;
 }
 
+/** What a view shows: archived events only when asked for; with `sessionId`, only that session's nodes and those of every session. */
+export interface ViewOptions extends ArchivedOption {
+  readonly sessionId?: string | undefined;
+}
+
 /** The node `id`, or a refusal naming it. */
 export function nodeOrThrow(graph: ReadonlyGraph, id: string): GraphNode {
   const node = graph.node(id);
@@ -18,8 +23,9 @@ export function nodeOrThrow(graph: ReadonlyGraph, id: string): GraphNode {
   return node;
 }
 
-/** Whether `node` shows in a view: an archived event only when asked for. */
-export function visible(node: GraphNode, options: ArchivedOption = {}): boolean {
+/** Whether `node` shows in a view: an archived event only when asked for, a node of another session never. */
+export function visible(node: GraphNode, options: ViewOptions = {}): boolean {
+  if (options.sessionId !== undefined && node.sessionId !== null && node.sessionId !== options.sessionId) return false;
   return options.includeArchived === true || node.kind !== 'event' || node.status !== 'archived';
 }
 
@@ -92,4 +98,18 @@ export function referencingEvents(graph: ReadonlyGraph, id: string, options: Arc
     .map((edge) => graph.node(edge.from))
     .filter((node): node is EventNode => node?.kind === 'event' && visible(node, options))
     .sort(byId);
+}
+
+/** A page of a graph's nodes, newest first. */
+export interface RecentNodes {
+  readonly nodes: readonly GraphNode[];
+  /** Nodes the view could show in all (archived events counted only when asked for). */
+  readonly total: number;
+}
+
+/** The `limit` newest nodes of the graph (by creation, then id) that `options` show: what a listing of a graph shows. */
+export function recentNodes(graph: ReadonlyGraph, options: ViewOptions & { readonly limit: number }): RecentNodes {
+  const shown = [...graph.nodes()].filter((node) => visible(node, options));
+  shown.sort((a, b) => b.createdAt - a.createdAt || byId(b, a));
+  return { nodes: shown.slice(0, options.limit), total: shown.length };
 }

@@ -23,6 +23,7 @@ export {
   type MemoryTier,
   type MemoryView,
 } from './views/memoryQuery.js';
+export { GraphQuerySchema, GraphViewSchema, maxGraphPageSize, maxGraphViewDepth, type GraphQueryInput, type GraphView } from './views/graphView.js';
 export {
   ImportItemSchema,
   ImportReportSchema,

@@ -1,12 +1,11 @@
 import type { Observable, Subscription } from 'rxjs';
-import { type Actor, createActor, fromPromise, toPromise } from 'xstate';
+import { type Actor, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import { TroupeError } from '../errors.js';
 import { type IdGenerator, randomIds } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { Redactor } from '../task/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { ArtifactRef, ArtifactStore, Role, StoredArtifact } from '../org/index.js';
 import {
@@ -18,6 +17,7 @@ import {
   type TerminationMode,
   type ToolPolicy,
   parseOrThrow,
+  type Redactor,
 } from '../task/index.js';
 import type { SkillHub, SkillProblem } from '../skills/index.js';
 import { McpServers, type McpServerStatus, type ToolRegistry } from '../tools/index.js';
@@ -28,24 +28,17 @@ import type { AgentPage, AgentQuery } from './views/agentPage.js';
 import { type AgentView, AgentViews } from './views/agentViews.js';
 import { BackgroundRestore, type RestoreState } from './society/backgroundRestore.js';
 import { IntakeGate } from './limits/intakeGate.js';
-import { drainSociety } from './shutdownDrain.js';
+import { closeRuntimeParts, startRuntimeActor } from './runtimeActor.js';
 import { type LoadedSkillsOption, runtimeOpening } from './runtimeOpening.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 import { startOrganisation } from './organisationStart.js';
 import type { MemoryQueryInput, MemoryView } from './views/memoryQuery.js';
-import { readMemory } from './views/readMemory.js';
+import type { GraphQueryInput, GraphView } from './views/graphView.js';
+import type { GraphMemory } from '../graph/index.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import { RuntimeMemory } from './memory/runtimeMemory.js';
-import {
-  type ImportItem,
-  type ImportReport,
-  type ProgramMemoryDeps,
-  type RememberInput,
-  type RememberedFactView,
-  forgetForProgram,
-  importForProgram,
-  rememberForProgram,
-} from './memory/programMemory.js';
+import type { ImportItem, ImportReport, RememberInput, RememberedFactView } from './memory/programMemory.js';
+import { MemoryAccess } from './memoryAccess.js';
 import { Society } from './society/society.js';
 import { societyEnvironment } from './society/societyEnvironment.js';
 import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
@@ -58,6 +51,9 @@ import { UserIntake } from './userIntake.js';
 import { SessionHandoffs } from './society/sessionHandoffs.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
+
+/** A role as a program creates it (`rt.createRole`). */
+type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
 
 /** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
 interface RuntimeSeams {
@@ -102,6 +98,8 @@ export class Runtime {
   readonly #restore: BackgroundRestore;
   /** Every live agent's memory and the compactor beside the turns; closed after the agents stop and before the store. */
   readonly #memory: RuntimeMemory;
+  /** What programs read of agents' memories and graphs and write into them. */
+  readonly #access: MemoryAccess;
   readonly #artifacts: ArtifactStore;
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
@@ -162,6 +160,8 @@ export class Runtime {
     // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
     this.#views = new AgentViews(this.#society, journal);
+    const known = (id: string): boolean => this.#society.record(id) !== undefined;
+    this.#access = new MemoryAccess({ hub: this.#memory.hub, known, maxImportItems: config.maxImportItems, redactor });
     const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
     this.#restore = new BackgroundRestore(this.#society.restoring, restore);
     const order = new DurableOrder(journal, logger, this.#heldUntilDurable);
@@ -173,25 +173,14 @@ export class Runtime {
     this.bus.faults$.subscribe((fault) =>
       logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed'),
     );
-    const machine = runtimeMachine.provide({
-      actors: { drainSociety: fromPromise(({ input }) => this.#drain(input.drainTimeoutMs)) },
-      actions: {
-        stopIntake: () => this.#user.drain(),
-        reportSummary: (_, { summary }) => logger.info({ ...summary }, 'runtime shut down'),
-        reportFailure: (_, { error }) => logger.error({ error: String(error) }, 'runtime failed'),
-      },
-    });
-    this.#actor = createActor(machine, { id: 'runtime', ...(inspect === undefined ? {} : { inspect }) });
-    this.#actor.start();
+    const parts = { society: this.#society, bus: this.bus, journal, user: this.#user, clock, logger, orgRequests: this.#orgRequests, inspect };
+    this.#actor = startRuntimeActor(parts);
   }
 
   /** A runtime that could not start lets go of what it opened (the bus, the store) and rethrows. */
   async #fail(error: unknown): Promise<never> {
     this.#actor.send({ type: 'runtime.failed', error });
-    await this.#mcp?.close();
-    await this.#memory.close();
-    await this.bus.close();
-    await this.#journal.close();
+    await this.#close();
     throw error;
   }
 
@@ -218,14 +207,7 @@ export class Runtime {
   // The intake calls are async so that each can await a durable write before it resolves;
   // every broken rule rejects the returned promise (a TroupeError with its code).
   /** `handoffs`: the agents or roles (or `user`) its agents may hand a conversation to, each a `transfer_to_<name>` tool. */
-  async createRole(input: {
-    name: string;
-    prompt: string;
-    description?: string;
-    tools?: ToolPolicy;
-    createdBy?: string;
-    handoffs?: readonly string[];
-  }): Promise<Role> {
+  async createRole(input: RoleInput): Promise<Role> {
     return this.#society.addRole(withCheckedHandoffs({ ...input, createdBy: input.createdBy ?? 'user' }, this.tools));
   }
 
@@ -277,9 +259,8 @@ export class Runtime {
 
   /**
    * Terminates an agent for the user, from outside the society (`DELETE /api/agents/:id`): a
-   * top-level agent other than root, or a top-level agent's child, such as a child of root whose
-   * parent's turn ended without terminating it. One the user terminated before is no error.
-   * Resolves with how it ended.
+   * top-level agent other than root, or a top-level agent's child (a child of root whose parent's
+   * turn ended without terminating it). One terminated before is no error. Resolves with how it ended.
    */
   async terminateAsUser(agentId: string, options: UserTerminateOptions = {}): Promise<{ mode: TerminationMode }> {
     return this.#society.terminate(userTerminationOf(agentId, options, 'root'));
@@ -290,11 +271,7 @@ export class Runtime {
     return this.#views.inMemory();
   }
 
-  /**
-   * A page of agents, oldest first, optionally only `active` or `terminated` ones. With an org
-   * store, terminated agents are read from it (every agent ever spawned); live ones are always
-   * in memory.
-   */
+  /** A page of agents, oldest first, optionally only `active` or `terminated` ones; with an org store, terminated ones are read from it. */
   agentPage(query: AgentQuery = {}): AgentPage<AgentView> {
     return this.#views.page(query);
   }
@@ -303,10 +280,7 @@ export class Runtime {
     return this.#views.one(agentId);
   }
 
-  /**
-   * The message log of the task tree `rootTaskId` (every Task of it but streamed thinking, oldest
-   * first) from the org store; undefined when the organisation is kept in memory only.
-   */
+  /** The message log of the task tree `rootTaskId` (every Task but streamed thinking, oldest first); undefined without an org store. */
   messageLog(rootTaskId: string, page: { offset?: number; limit?: number } = {}): Task[] | undefined {
     return this.#journal.messageLog(rootTaskId, page);
   }
@@ -321,46 +295,40 @@ export class Runtime {
     return this.#artifacts.list(sessionId);
   }
 
-  /**
-   * What an agent remembers (see `MemoryQuerySchema`): counts of every tier, and a page of one
-   * tier or the L4 facts closest to `search`, its text redacted (with `redactor`, `rt.redactor`
-   * by default). A terminated agent's memory is read from the data dir; memory only, it is gone
-   * (`agent_terminated`). Looking counts no retrieval.
-   */
+  // What programs read of agents' memories and graphs and write into them; each documented on `MemoryAccess`.
+
+  /** What an agent remembers: counts of its memory's tiers, a page of one, or the L4 facts closest to `search` (docs/memory.md). */
   memory(agentId: string, query: MemoryQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<MemoryView> {
-    const known = (id: string): boolean => this.#society.record(id) !== undefined;
-    return readMemory({ hub: this.#memory.hub, known }, agentId, query, options.redactor ?? this.redactor);
+    return this.#access.memory(agentId, query, options.redactor);
   }
 
   /**
-   * Puts a fact into a live agent's long-term memory (L4) without a model turn: in `sessionId`'s
-   * session when given (scope `session`), else the agent's for every session. A near-duplicate
-   * of a fact it holds is merged into that one (`merged: true`, with its id and text). Resolves
-   * once it is on disk; refused naming the field (`text: … more than maxFactChars (500)`).
+   * Puts a fact into a live agent's long-term memory (L4) without a model turn.
    * @example
    * const fact = await rt.remember('root', { text: 'The user prefers answers in French.', metadata: { source: 'crm' } });
    */
   remember(agentId: string, input: RememberInput): Promise<RememberedFactView> {
-    return rememberForProgram(this.#programMemory(), agentId, input);
+    return this.#access.remember(agentId, input);
   }
 
-  /** Removes a fact from a live agent's long-term memory; `unknown_fact` when it holds none of that id (saying which fact holds one merged away). */
+  /** Removes a fact from a live agent's long-term memory. */
   forget(agentId: string, factId: string): Promise<void> {
-    return forgetForProgram(this.#programMemory(), agentId, factId);
+    return this.#access.forget(agentId, factId);
   }
 
-  /**
-   * Puts many facts and conversation turns into a live agent's long-term memory at once (see
-   * `ImportItem`), in order. Every item is checked first: one bad item refuses them all, naming
-   * each (`items[4].speaker: …`), and nothing is stored. Turns are stored as said (never merged);
-   * a turn longer than `maxFactChars` becomes one fact per part. At most `maxImportItems` items.
-   */
+  /** Puts many facts and conversation turns into a live agent's long-term memory, all of them or none. */
   importMemory(agentId: string, items: readonly ImportItem[]): Promise<ImportReport> {
-    return importForProgram(this.#programMemory(), agentId, items);
+    return this.#access.importMemory(agentId, items);
   }
 
-  #programMemory(): ProgramMemoryDeps {
-    return { hub: this.#memory.hub, known: (id) => this.#society.record(id) !== undefined, maxImportItems: this.config.maxImportItems };
+  /** An agent's graph of events and notes (or the society's, `society`): its newest nodes, or a node's neighbourhood. */
+  graph(ownerId: string, query: GraphQueryInput = {}, options: { redactor?: Redactor } = {}): Promise<GraphView> {
+    return this.#access.graph(ownerId, query, options.redactor);
+  }
+
+  /** The graph memory of a live agent (or the society's, `society`), to read and change from a program. */
+  graphMemory(ownerId: string): Promise<GraphMemory> {
+    return this.#access.graphMemory(ownerId);
   }
 
   /** Model calls and tokens of the whole society so far. */
@@ -407,25 +375,14 @@ export class Runtime {
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
-      await this.#mcp?.close();
-      await this.#memory.close();
-      await this.bus.close();
-      await this.#artifacts.idle();
-      await this.#journal.close();
+      await this.#close();
       return summary;
     })();
     return this.#summary;
   }
 
-  async #drain(drainTimeoutMs: number): Promise<ShutdownSummary> {
-    const started = this.#clock.now();
-    const society = this.#society;
-    const { drained, live, pendingTasks } = await drainSociety(society, this.bus, this.#journal, this.#clock, drainTimeoutMs);
-    await society.stopAll();
-    this.#orgRequests?.unsubscribe();
-    society.close();
-    this.#user.close();
-    return { agents: society.records().length, terminatedAgents: live.length, pendingTasks, drained, elapsedMs: this.#clock.now() - started };
+  #close(): Promise<void> {
+    return closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
   }
 
   #requireOpen(): void {

@@ -40,6 +40,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unknown_task':
     case 'unknown_artifact':
     case 'unknown_fact':
+    case 'unknown_node':
     case 'route_not_found':
       return 404;
     case 'agent_terminated':

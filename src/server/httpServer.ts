@@ -13,6 +13,7 @@ import { closeAfterRefusal } from './lingeringClose.js';
 import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
+import { registerGraphRoutes } from './graphRoute.js';
 import { registerMemoryRoute } from './memoryRoute.js';
 import { registerArtifactRoute } from './artifactRoute.js';
 import { registerSkillsRoute } from './skillsRoute.js';
@@ -141,6 +142,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
   registerMemoryRoute(app, runtime, redactor);
+  registerGraphRoutes(app, runtime, redactor);
   registerArtifactRoute(app, runtime, redactor);
   registerSkillsRoute(app, runtime);
   registerEventStream(app, {

@@ -9,8 +9,8 @@ import { AgentIdParamsSchema, AgentMemoryQuerySchema, FactParamsSchema, ForgetFa
 /** The runtime's names for what the route calls otherwise (`rt.memory`'s `search` is the query's `q`, its agent the path's `id`). */
 const requestNames: Readonly<Record<string, string>> = { search: 'q', agentId: 'id' };
 
-/** A refusal of `rt.memory`, naming the request's field rather than the runtime's. */
-function asRequestError(error: unknown): unknown {
+/** A refusal of `rt.memory` (or `rt.graph`), naming the request's field rather than the runtime's. */
+export function asRequestError(error: unknown): unknown {
   if (error instanceof ValidationError) {
     const field = requestNames[error.field] ?? error.field;
     return new HttpError(error.code, field === error.field ? error.message : `${field}${error.message.slice(error.field.length)}`, { field, cause: error });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImportReportSchema, MemoryViewSchema } from '../runtime/index.js';
+import { GraphViewSchema, ImportReportSchema, MemoryViewSchema } from '../runtime/index.js';
 import { JsonValueSchema, TaskSchema } from '../task/index.js';
 import * as s from './schemas.js';
 
@@ -109,6 +109,28 @@ const routes: readonly RouteDoc[] = [
     params: s.FactParamsSchema,
     reply: { status: 200, schema: s.ForgetFactReplySchema },
     errors: [400, 401, 404, 409],
+  },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/graph/nodes',
+    operationId: 'listGraphNodes',
+    summary:
+      "The newest nodes (events and notes) of an agent's graph memory, or of the society's with id `society` (`rt.graph`); archived events only with `includeArchived=true`; a terminated agent's from the data dir",
+    params: s.AgentIdParamsSchema,
+    query: s.GraphNodesQuerySchema,
+    reply: { status: 200, schema: GraphViewSchema },
+    errors: [400, 401, 404, 409, 503],
+  },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/graph/nodes/{nodeId}',
+    operationId: 'getGraphNode',
+    summary:
+      "A node of an agent's graph memory (or the society's, id `society`) with its neighbourhood to `depth` links (2 by default) and the edges among them, with their types (`rt.graph`); 404 `unknown_node` when the graph holds none of that id",
+    params: s.GraphNodeParamsSchema,
+    query: s.GraphNodeQuerySchema,
+    reply: { status: 200, schema: GraphViewSchema },
+    errors: [400, 401, 404, 409, 503],
   },
   {
     method: 'get',

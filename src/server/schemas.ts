@@ -1,7 +1,16 @@
 import { SkillMatchSummarySchema, SkillSummarySchema } from '../skills/index.js';
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
-import { ImportItemSchema, MemoryTierSchema, maxMemoryPageSize, maxMemorySearchChars, maxMemorySearchResults } from '../runtime/index.js';
+import { NodeIdSchema } from '../graph/index.js';
+import {
+  ImportItemSchema,
+  MemoryTierSchema,
+  maxGraphPageSize,
+  maxGraphViewDepth,
+  maxMemoryPageSize,
+  maxMemorySearchChars,
+  maxMemorySearchResults,
+} from '../runtime/index.js';
 import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
 import { ArtifactIdSchema, ArtifactRefSchema } from '../org/artifacts/artifactRecords.js';
 
@@ -142,6 +151,23 @@ export const AgentMemoryQuerySchema = z
     k: queryInteger(1, maxMemorySearchResults).optional(),
   })
   .strict();
+
+/** A yes-or-no query value: query strings are text. */
+const queryFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** `GET /api/agents/:id/graph/nodes`: `rt.graph`'s listing of the newest nodes. */
+export const GraphNodesQuerySchema = z
+  .object({
+    limit: queryInteger(1, maxGraphPageSize).optional(),
+    /** Archived events too (hidden by default). */
+    includeArchived: queryFlag.optional(),
+    /** Only this session's nodes and those of every session. */
+    sessionId: TaskIdSchema.optional(),
+  })
+  .strict();
+/** `GET /api/agents/:id/graph/nodes/:nodeId`: the node's neighbourhood, `depth` links deep (2 by default). */
+export const GraphNodeQuerySchema = GraphNodesQuerySchema.extend({ depth: queryInteger(0, maxGraphViewDepth).optional() }).strict();
+export const GraphNodeParamsSchema = z.object({ id: AgentIdSchema, nodeId: NodeIdSchema });
 
 export const RoleSchema = z.object({
   id: z.string(),

@@ -59,10 +59,13 @@ export function intersectPolicies(a: ToolPolicy | undefined, b: ToolPolicy | und
   if (a === undefined) return b;
   if (b === undefined) return a;
   const rememberScopes = a.rememberScopes ?? b.rememberScopes;
+  // A graph only when both allow it: an agent's settings may narrow what its role allows, never widen it.
+  const graphs = a.graphs === undefined ? b.graphs : b.graphs === undefined ? a.graphs : a.graphs.filter((graph) => b.graphs?.includes(graph));
   const skills = a.skills === undefined ? b.skills : b.skills === undefined ? a.skills : bothLists(a.skills, b.skills);
   return {
     ...bothLists(a, b),
     ...(rememberScopes === undefined ? {} : { rememberScopes }),
+    ...(graphs === undefined ? {} : { graphs }),
     ...(skills === undefined ? {} : { skills }),
   };
 }

@@ -17,6 +17,10 @@ export const ToolMessageSchema = z.object({ role: z.literal('tool'), toolCallId:
 
 export const ChatMessageSchema = z.discriminatedUnion('role', [SystemMessageSchema, UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
 
+/** The graphs an agent's graph tools may act on: its own, or the one its whole society shares. */
+export const GraphNameSchema = z.enum(['own', 'society']);
+export type GraphName = z.infer<typeof GraphNameSchema>;
+
 /** What a model sees of a tool: the JSON Schema comes from the tool's zod schema. */
 export const ToolDefinitionSchema = z.object({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
@@ -25,15 +29,18 @@ export const ToolDefinitionSchema = z.object({
 });
 
 /**
- * Which tools a role may use: `allow` (when given), then `deny`; and with which scopes its model
+ * Which tools a role may use: `allow` (when given), then `deny`; with which scopes its model
  * may `remember` (both by default: a role serving many users keeps `agent` scope, what every one
- * of its sessions sees, for its operator with `rememberScopes: ['session']`).
+ * of its sessions sees, for its operator with `rememberScopes: ['session']`); and which graphs its
+ * graph tools may act on (`graphs`: its agent's own, `own`, and the society's shared one,
+ * `society`; only `own` by default).
  */
 export const ToolPolicySchema = z
   .object({
     allow: z.array(z.string()).optional(),
     deny: z.array(z.string()).optional(),
     rememberScopes: z.array(z.enum(['session', 'agent'])).optional(),
+    graphs: z.array(GraphNameSchema).optional(),
     /** Which skills the role may use: `allow` (when given), then `deny`; every loaded skill by default. */
     skills: z
       .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })

@@ -6,6 +6,8 @@ export type {
   CompressibleConversation,
   FactSearchRequest,
   FoundFact,
+  GraphAccess,
+  GraphOperation,
   RememberRequest,
   RememberedFact,
   RoutedWork,

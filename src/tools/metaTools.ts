@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentIdSchema, HandoffTargetsSchema, type JsonValue, TerminationModeSchema, taskText } from '../task/index.js';
 import { compressContextTool } from './compressContextTool.js';
 import { createPlanTool } from './createPlanTool.js';
+import { graphTools } from './graphTools.js';
 import { rememberTool, searchMemoryTool } from './memoryTools.js';
 import { delegateTask, routeAndRecord, sendMessage } from './societyServices.js';
 import { type Tool, defineTool, jsonResult } from './tool.js';
@@ -130,7 +131,7 @@ const terminateAgentTool = defineTool({
   },
 });
 
-/** The tools by which agents build and run their society, plan, keep their own context short, and remember. */
+/** The tools by which agents build and run their society, plan, keep their own context short, remember, and keep a graph of their work and notes. */
 export const metaTools: readonly Tool[] = [
   createRoleTool,
   spawnAgentTool,
@@ -141,4 +142,5 @@ export const metaTools: readonly Tool[] = [
   compressContextTool,
   rememberTool,
   searchMemoryTool,
+  ...graphTools,
 ];

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
-import type { JsonValue, Task, TaskRef, TerminationMode } from '../task/index.js';
+import type { GraphName, JsonValue, Task, TaskRef, TerminationMode } from '../task/index.js';
 
 /** A tool call of a turn: the Task the turn is on and the call's id (the model's). */
 export interface SpawnCallRef {
@@ -54,6 +54,47 @@ export interface FoundFact {
   /** What a program stored it with (`rt.remember`, an import), e.g. its source's id. */
   readonly metadata?: Readonly<Record<string, JsonValue>>;
 }
+
+/** Who asks a graph tool for what, in which session, on which graph (`own`, or `society` when its role's policy allows it). */
+export interface GraphAccess {
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly graph: GraphName;
+}
+
+/** Whether a node a graph tool makes belongs to the session of the Task at hand (`session`) or to every session of its graph (`agent`). */
+export type NodeScope = 'session' | 'agent';
+
+/**
+ * One thing a graph tool asks of a graph, its arguments checked against the tool's schema (the
+ * graph checks them again against its own limits and rules). Statuses and edge types are the
+ * graph's (`src/graph`), written out here because tools do not import it.
+ */
+export type GraphOperation =
+  | {
+      readonly op: 'add_note';
+      readonly content: string;
+      readonly title?: string | undefined;
+      readonly tags?: readonly string[] | undefined;
+      readonly source?: string | undefined;
+      readonly scope: NodeScope;
+    }
+  | {
+      readonly op: 'create_event';
+      readonly content: string;
+      readonly priority?: number | undefined;
+      readonly dueAt?: number | undefined;
+      readonly scope: NodeScope;
+    }
+  | {
+      readonly op: 'link';
+      readonly from: string;
+      readonly to: string;
+      readonly type: 'depends_on' | 'part_of' | 'references' | 'produces';
+      readonly weight?: number | undefined;
+    }
+  | { readonly op: 'explore'; readonly id?: string | undefined; readonly depth: number; readonly maxNodes: number; readonly includeArchived: boolean }
+  | { readonly op: 'set_status'; readonly id: string; readonly status: 'pending' | 'in_progress' | 'done' | 'archived' };
 
 /** Work a delegating agent described by a role's name or in words, instead of naming an agent. */
 export interface WorkRequest {
@@ -122,6 +163,12 @@ export interface SocietyPort {
   remember(request: RememberRequest): Promise<RememberedFact>;
   /** The agent's facts closest to the query, closest first (each counts a retrieval). */
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]>;
+  /**
+   * Does `operation` on the graph `access` names and resolves with what the model reads of it (as
+   * JSON); rejects naming the rule or field when the graph refuses it (nothing changed), with
+   * `invalid_input` when the agent's policy keeps it from that graph.
+   */
+  graph(access: GraphAccess, operation: GraphOperation): Promise<Readonly<Record<string, JsonValue>>>;
   /**
    * Picks the agent for work described by a role or in words: a live idle agent of the role the
    * router chose (the caller's own children first), else a new child of the caller within the

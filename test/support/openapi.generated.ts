@@ -121,6 +121,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{id}/graph/nodes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The newest nodes (events and notes) of an agent's graph memory, or of the society's with id `society` (`rt.graph`); archived events only with `includeArchived=true`; a terminated agent's from the data dir */
+    get: operations['listGraphNodes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{id}/graph/nodes/{nodeId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A node of an agent's graph memory (or the society's, id `society`) with its neighbourhood to `depth` links (2 by default) and the edges among them, with their types (`rt.graph`); 404 `unknown_node` when the graph holds none of that id */
+    get: operations['getGraphNode'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/artifacts/{id}': {
     parameters: {
       query?: never;
@@ -287,6 +321,8 @@ export interface components {
           | 'step_limit'
           | 'repeat_guard'
           | 'tool_call_limit'
+          | 'interceptor_stopped'
+          | 'guardrail_tripped'
           | 'handoff_limit'
           | 'token_budget'
           | 'time_budget'
@@ -314,6 +350,7 @@ export interface components {
           | 'memory_full'
           | 'embedder_mismatch'
           | 'unknown_fact'
+          | 'unknown_node'
           | 'unknown_artifact'
           | 'artifact_limit'
           | 'task_too_large'
@@ -364,6 +401,8 @@ export interface components {
           | 'step_limit'
           | 'repeat_guard'
           | 'tool_call_limit'
+          | 'interceptor_stopped'
+          | 'guardrail_tripped'
           | 'handoff_limit'
           | 'token_budget'
           | 'time_budget'
@@ -391,6 +430,7 @@ export interface components {
           | 'memory_full'
           | 'embedder_mismatch'
           | 'unknown_fact'
+          | 'unknown_node'
           | 'unknown_artifact'
           | 'artifact_limit'
           | 'task_too_large'
@@ -1178,6 +1218,262 @@ export interface operations {
       };
       /** @description error */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listGraphNodes: {
+    parameters: {
+      query?: {
+        limit?: number;
+        includeArchived?: 'true' | 'false';
+        sessionId?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ownerId: string;
+            /** @enum {string} */
+            source: 'live' | 'store';
+            nodeId: string | null;
+            depth: number | null;
+            sessionId: string | null;
+            counts: {
+              nodes: number;
+              edges: number;
+            };
+            total: number;
+            truncated: boolean;
+            nodes: {
+              node:
+                | {
+                    /** @constant */
+                    kind: 'event';
+                    id: string;
+                    content: string;
+                    createdAt: number;
+                    updatedAt: number;
+                    metadata: {
+                      [key: string]: components['schemas']['JsonValue'];
+                    };
+                    sessionId: string | null;
+                    /** @enum {string} */
+                    status: 'pending' | 'in_progress' | 'done' | 'archived';
+                    dueAt: number | null;
+                    priority: number;
+                  }
+                | {
+                    /** @constant */
+                    kind: 'note';
+                    id: string;
+                    content: string;
+                    createdAt: number;
+                    updatedAt: number;
+                    metadata: {
+                      [key: string]: components['schemas']['JsonValue'];
+                    };
+                    sessionId: string | null;
+                    title: string;
+                    tags: string[];
+                    source: string | null;
+                  };
+              distance: number | null;
+            }[];
+            edges: {
+              from: string;
+              to: string;
+              /** @enum {string} */
+              type: 'depends_on' | 'part_of' | 'references' | 'produces';
+              weight: number;
+              createdAt: number;
+            }[];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getGraphNode: {
+    parameters: {
+      query?: {
+        limit?: number;
+        includeArchived?: 'true' | 'false';
+        sessionId?: string;
+        depth?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+        nodeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ownerId: string;
+            /** @enum {string} */
+            source: 'live' | 'store';
+            nodeId: string | null;
+            depth: number | null;
+            sessionId: string | null;
+            counts: {
+              nodes: number;
+              edges: number;
+            };
+            total: number;
+            truncated: boolean;
+            nodes: {
+              node:
+                | {
+                    /** @constant */
+                    kind: 'event';
+                    id: string;
+                    content: string;
+                    createdAt: number;
+                    updatedAt: number;
+                    metadata: {
+                      [key: string]: components['schemas']['JsonValue'];
+                    };
+                    sessionId: string | null;
+                    /** @enum {string} */
+                    status: 'pending' | 'in_progress' | 'done' | 'archived';
+                    dueAt: number | null;
+                    priority: number;
+                  }
+                | {
+                    /** @constant */
+                    kind: 'note';
+                    id: string;
+                    content: string;
+                    createdAt: number;
+                    updatedAt: number;
+                    metadata: {
+                      [key: string]: components['schemas']['JsonValue'];
+                    };
+                    sessionId: string | null;
+                    title: string;
+                    tags: string[];
+                    source: string | null;
+                  };
+              distance: number | null;
+            }[];
+            edges: {
+              from: string;
+              to: string;
+              /** @enum {string} */
+              type: 'depends_on' | 'part_of' | 'references' | 'produces';
+              weight: number;
+              createdAt: number;
+            }[];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      503: {
         headers: {
           [name: string]: unknown;
         };

@@ -44,6 +44,11 @@ describe('tool annotations', () => {
     expect(byName['spawn_agent']?.readOnly).toBe(false);
     expect(byName['terminate_agent']).toMatchObject({ destructive: true, idempotent: true, openWorld: false });
     expect(byName['delegate_task']).toEqual({ readOnly: false, destructive: true, idempotent: false, openWorld: true });
+    // The graph's: explore only reads; a note or an event added again is another node; a link or a status given again changes nothing more.
+    expect(byName['explore']).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
+    for (const adds of ['add_note', 'create_event']) expect(byName[adds]).toEqual({ readOnly: false, destructive: false, idempotent: false, openWorld: false });
+    expect(byName['link_nodes']).toEqual({ readOnly: false, destructive: false, idempotent: true, openWorld: false });
+    expect(byName['update_event_status']).toEqual({ readOnly: false, destructive: true, idempotent: true, openWorld: false });
     // None is left to the defaults by accident.
     for (const tool of metaTools) expect(tool.annotations, tool.name).toBeDefined();
   });

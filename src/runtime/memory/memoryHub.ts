@@ -2,17 +2,22 @@ import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { TroupeError, describeError } from '../../errors.js';
+import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
 import { limitsOf } from '../../memory/facts/factLimits.js';
 import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemoryStore } from '../journal/journal.js';
+import { GraphHub } from './graphHub.js';
+import { WorkGraph } from './workGraph.js';
 import type { MemorySettings } from './memoryOptions.js';
 
 export interface MemoryHubDeps {
   readonly bus: EventBus;
   readonly clock: Clock;
+  /** Makes the ids of graph nodes. */
+  readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly store: MemoryStore | null;
   readonly settings: MemorySettings;
@@ -24,8 +29,12 @@ export interface MemoryHubDeps {
  * Every live agent's memory: opened when the agent starts, fed from the bus (one subscription
  * for the whole society, routed by the Task's sender and receiver), closed when the agent is
  * released. What a memory is fed while it is still opening is kept in order behind the opening.
+ * Each agent's graph memory (and the society's) is in `graphs`, closed and erased with its memory.
  */
 export class MemoryHub {
+  readonly graphs: GraphHub;
+  /** Records the society's work in its agents' graphs as the Tasks pass. */
+  readonly #work: WorkGraph;
   readonly #deps: MemoryHubDeps;
   readonly #opening = new Map<string, Promise<AgentMemory>>();
   readonly #open = new Map<string, AgentMemory>();
@@ -37,6 +46,10 @@ export class MemoryHub {
 
   constructor(deps: MemoryHubDeps) {
     this.#deps = deps;
+    const { store, clock, ids, logger, settings } = deps;
+    this.graphs = new GraphHub({ store, clock, ids, logger, limits: settings.graph });
+    const isLive = (agentId: string): boolean => this.#opening.has(agentId);
+    this.#work = new WorkGraph({ graphs: this.graphs, isLive, logger, clock, ids, maxWorkNodes: settings.workNodes });
     this.#feed = deps.bus.subscribe({ pattern: '*' }, (task) => this.#observe(task), 'memory');
   }
 
@@ -92,8 +105,10 @@ export class MemoryHub {
     return this.#open.values();
   }
 
-  /** Closes `agentId`'s memory once what it was fed is written; what it keeps stays in the store. */
+  /** Closes `agentId`'s memory and graph once what they were given is written; what they keep stays in the store. */
   close(agentId: string): void {
+    this.#work.forget(agentId);
+    void this.graphs.close(agentId);
     const opening = this.#opening.get(agentId);
     if (opening === undefined) return;
     this.#opening.delete(agentId);
@@ -128,8 +143,8 @@ export class MemoryHub {
 
   /**
    * Erases what the memories of `agentIds` keep in the store (entries, facts, vectors, index
-   * files): agents the organisation forgets. A memory still open is closed first, and one closing
-   * is waited for, so nothing it writes late outlives the erasure. Nothing to do in memory only.
+   * files, graphs): agents the organisation forgets. A memory still open is closed first, and one
+   * closing is waited for, so nothing it writes late outlives the erasure. Nothing to do in memory only.
    */
   async erase(agentIds: readonly string[]): Promise<void> {
     const { store } = this.#deps;
@@ -137,17 +152,20 @@ export class MemoryHub {
     for (const agentId of agentIds) this.close(agentId);
     await Promise.all(agentIds.map((agentId) => this.#closingOf.get(agentId) ?? Promise.resolve()));
     await eraseStoredMemories(store.db, store.indexDir, agentIds);
+    await this.graphs.erase(agentIds);
   }
 
   /** Stops feeding memories and closes every one; resolves once all are closed (before the store closes). */
   async closeAll(): Promise<void> {
     this.#closedAll = true;
     this.#feed.unsubscribe();
+    this.#work.close();
     for (const agentId of [...this.#opening.keys()]) this.close(agentId);
-    await Promise.all(this.#closing);
+    await Promise.all([...this.#closing, this.graphs.closeAll()]);
   }
 
   #observe(task: Task): void {
+    this.#work.observe(task);
     this.#feedTo(task.from, task);
     if (task.to !== task.from) this.#feedTo(task.to, task);
   }

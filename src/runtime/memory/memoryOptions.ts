@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type ContextBudget, type ContextBudgetInput, contextBudget } from '../../context/contextBudget.js';
+import { type GraphLimitOptions, GraphLimitsSchema } from '../../graph/index.js';
 import type { Embedder } from '../../memory/embedding/embedder.js';
 import { HashedNgramEmbedder } from '../../memory/embedding/hashedNgramEmbedder.js';
 import type { FactLimitOptions } from '../../memory/facts/factLimits.js';
@@ -13,6 +14,14 @@ export interface MemoryOptions {
   readonly limits?: MemoryLimitsInput;
   /** L4: facts per agent, merge and compression thresholds (see `FactLimitsSchema`). */
   readonly facts?: FactLimitOptions;
+  /** Each graph memory (an agent's, the society's): its nodes, edges and the sizes of a node's fields (see `GraphLimitsSchema`). */
+  readonly graph?: GraphLimitOptions;
+  /**
+   * Nodes of each agent's graph recorded from its work (the Tasks it takes and gives as events,
+   * its plans' steps, its answers as notes) at most; past it the oldest recorded go first, and
+   * nodes its tools made stay. 2,000 by default; 0 records nothing.
+   */
+  readonly workNodes?: number;
   /** Makes L4's vectors; the offline hashed n-gram embedder by default, null for word overlap only. */
   readonly embedder?: Embedder | null;
   /** A turn's context: its token budget and each source's share (see `ContextBudgetSchema`). */
@@ -32,6 +41,8 @@ export interface MemoryOptions {
 export interface MemorySettings {
   readonly limits: MemoryLimitsInput;
   readonly facts: FactLimitOptions;
+  readonly graph: GraphLimitOptions | undefined;
+  readonly workNodes: number;
   readonly embedder: Embedder | null;
   readonly budget: ContextBudget;
   readonly retrieve: number;
@@ -41,6 +52,7 @@ export interface MemorySettings {
 const CountsSchema = z.object({
   retrieve: z.number().int().nonnegative().max(100).default(8),
   minRelevance: z.number().min(-1).max(1).default(0.15),
+  workNodes: z.number().int().nonnegative().max(1_000_000).default(2_000),
 });
 
 /** Checks `options` (throwing a ValidationError that names the first bad one) and fills in the defaults. */
@@ -49,10 +61,12 @@ export function memorySettings(options: MemoryOptions = {}): MemorySettings {
   const facts = options.facts ?? {};
   memoryLimits(limits);
   limitsOf(facts);
-  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance }, 'memory');
+  if (options.graph !== undefined) parseOrThrow(GraphLimitsSchema, options.graph, 'memory.graph');
+  const counts = parseOrThrow(CountsSchema, { retrieve: options.retrieve, minRelevance: options.minRelevance, workNodes: options.workNodes }, 'memory');
   return {
     limits,
     facts,
+    graph: options.graph,
     embedder: options.embedder === undefined ? new HashedNgramEmbedder() : options.embedder,
     budget: contextBudget(options.context),
     ...counts,

@@ -3,6 +3,7 @@ import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import { TroupeError } from '../../errors.js';
 import type { ModelClient } from '../../llm/index.js';
+import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { type MemoryLimits, intakeBound, memoryLimits } from '../../memory/index.js';
 import { type Compactor, type CompactorConfigInput, startCompactor } from './compactor/compactor.js';
@@ -17,6 +18,8 @@ const memoryRetryAfterSeconds = 1;
 export interface RuntimeMemoryDeps {
   readonly bus: EventBus;
   readonly clock: Clock;
+  /** Makes the ids of graph nodes. */
+  readonly ids: IdGenerator;
   readonly logger: Logger;
   /** Where memories are kept (the org store's environment and the index directory); null: in memory only. */
   readonly store: MemoryStore | null;
@@ -44,9 +47,9 @@ export class RuntimeMemory {
   readonly #limits: MemoryLimits;
 
   constructor(deps: RuntimeMemoryDeps) {
-    const { bus, clock, logger, store, settings, inspect } = deps;
+    const { bus, clock, ids, logger, store, settings, inspect } = deps;
     this.#limits = memoryLimits(settings.limits);
-    this.hub = new MemoryHub({ bus, clock, logger, store, settings, onDue: (id) => this.#compactor.due(id) });
+    this.hub = new MemoryHub({ bus, clock, ids, logger, store, settings, onDue: (id) => this.#compactor.due(id) });
     this.retention = new TerminatedRetention({ journal: { forgetRetired: deps.forgetRetired }, erase: (ids) => this.hub.erase(ids), logger });
     this.#compactor = startCompactor({
       memoryOf: (id) => this.hub.memoryOf(id),

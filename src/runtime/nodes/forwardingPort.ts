@@ -7,6 +7,8 @@ import type {
   CompressibleConversation,
   FactSearchRequest,
   FoundFact,
+  GraphAccess,
+  GraphOperation,
   RememberRequest,
   RememberedFact,
   RoleRequest,
@@ -83,6 +85,15 @@ export class ForwardingPort implements SocietyPort {
 
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
     return this.local.searchMemory(request);
+  }
+
+  /** An agent's own graph is kept where it runs; the society's is the owner's, which a node does not reach. */
+  graph(access: GraphAccess, operation: GraphOperation): Promise<Readonly<Record<string, JsonValue>>> {
+    if (access.graph === 'society') {
+      const message = "graph: the society's graph is kept by the owner process, which agents hosted on a node do not reach; use your own graph";
+      return Promise.reject(new TroupeError('invalid_input', message, { context: { agentId: access.agentId } }));
+    }
+    return this.local.graph(access, operation);
   }
 
   /** The roles are the owner's: its router chooses, and any agent it spawns is the caller's child, placed by the owner. */

@@ -1,8 +1,12 @@
 import { TroupeError } from '../../errors.js';
 import type { AgentRecord } from '../../org/index.js';
+import { societyGraphOwner } from '../memory/graphHub.js';
 
-/** Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of a society on NATS and its nodes' common address. */
-export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner', 'nodes']);
+/**
+ * Ids no agent may take: the human's endpoint, the supervisor, the observation sink, the owner of
+ * a society on NATS, its nodes' common address, and the owner of the graph the society shares.
+ */
+export const reservedIds: ReadonlySet<string> = new Set(['user', 'runtime', 'observer', 'owner', 'nodes', societyGraphOwner]);
 
 /**
  * Why work sent to `agentId` from another node can never be done here: it is not an agent of

@@ -4,11 +4,13 @@ import type { Clock } from '../../clock.js';
 import { TroupeError } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
 import type { AgentRecord, Role, Termination } from '../../org/index.js';
-import { Actions, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
+import { Actions, type JsonValue, type TaskRef, type TerminationMode, type ToolPolicy, refTo } from '../../task/index.js';
 import type {
   CompressibleConversation,
   FactSearchRequest,
   FoundFact,
+  GraphAccess,
+  GraphOperation,
   RememberRequest,
   RememberedFact,
   RoleRequest,
@@ -32,6 +34,7 @@ import { undeliverableTo } from './reservedIds.js';
 import { mayTerminate } from './terminationRule.js';
 import { type IdleReaper, idleReaper } from './idleReaper.js';
 import { rememberFact, searchOwnFacts } from '../memory/ownFacts.js';
+import { graphOperation } from '../memory/ownGraph.js';
 import type { HostAgent, StopHosted } from './remote/nodeProtocol.js';
 import type { RemoteAgent } from './remote/remoteAgent.js';
 import { routeWork } from './routedWork.js';
@@ -205,6 +208,11 @@ export class Society implements SocietyPort {
 
   searchMemory(request: FactSearchRequest): Promise<FoundFact[]> {
     return searchOwnFacts(this.#env.memory, request);
+  }
+
+  /** A graph tool's operation, on the graph its agent's tool policy lets it use (`graphs`: its own by default). */
+  graph(access: GraphAccess, operation: GraphOperation): Promise<Readonly<Record<string, JsonValue>>> {
+    return graphOperation(this.#env.memory, access, operation, this.#live.local(access.agentId)?.settings.tools);
   }
 
   /** The agent for work described by a role or in words: an idle one of the role chosen, else a new child of the caller (see `routeWork`). */

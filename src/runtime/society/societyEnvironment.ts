@@ -72,6 +72,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const memory = new RuntimeMemory({
     bus,
     clock,
+    ids,
     logger,
     store: journal.memoryStore,
     settings: memorySettings,

@@ -150,6 +150,27 @@ describeWithNatsServer('agents placed on the nodes of a society on NATS (owner a
     expect(rt.roles().some((role) => role.name === 'clash')).toBe(false);
   });
 
+  it("keeps a node's agent's graph on its node, and refuses it the society's graph, which is the owner's", async () => {
+    const both = (request: ChatRequest): ScriptReply => ({
+      text: request.messages
+        .filter((message) => message.role === 'tool')
+        .map((message) => message.content)
+        .join('\n'),
+    });
+    const note = (graph: string): { name: string; arguments: unknown } => ({ name: 'add_note', arguments: { content: `a note for ${graph}`, graph } });
+    const { rt } = await society({ keeper: [{ toolCalls: [note('society'), note('own')] }, both] }, { 'node-a': ['keeper'] });
+    await rt.createRole({ name: 'keeper', prompt: 'You keep notes.', tools: { graphs: ['own', 'society'] } });
+    const keeper = await rt.spawn({ role: 'keeper' });
+    const answer = await rt.waitForAnswer(await rt.send(keeper, 'keep notes'), { timeoutMs: 60_000 });
+    const [shared, own] = (answer.result as { text: string }).text.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(shared).toEqual({
+      code: 'invalid_input',
+      error: "add_note failed: graph: the society's graph is kept by the owner process, which agents hosted on a node do not reach; use your own graph",
+    });
+    expect(own).toMatchObject({ note: { content: 'a note for own' } });
+    expect((await rt.graph('society')).total).toBe(0);
+  });
+
   it('places on the least loaded node announcing the role, and shows placed agents as remote', async () => {
     const idle: RoleStep[] = Array.from({ length: 4 }, () => ({ text: 'idle' }));
     const { rt, hosts } = await society({ poet: idle }, { 'node-a': ['poet'], 'node-b': ['poet'] });
