@@ -3,6 +3,8 @@ import { type GraphMemory, type GraphNode, type ReadonlyGraph, blockersOf, subta
 import { createRuntime } from '../../src/runtime/index.js';
 import { MemoryLogger, ScriptedModel, sequentialIds } from '../../src/testing.js';
 import { lastToolResult, scriptByRole } from '../support/scriptByRole.js';
+import { defineTool } from '../../src/tools/index.js';
+import { z } from 'zod';
 
 // The society's own work in its agents' graphs, with no model call (issue 33, point 5): the
 // Tasks an agent takes and gives are events, a plan's steps a depends_on chain part of the Task
@@ -109,5 +111,27 @@ describe("the society's work in its agents' graphs", () => {
     // Each Task is an event and its answer a note: four nodes keep the last two Tasks.
     expect((await run(4)).sort()).toEqual(['second', 'third', 'three', 'two'].sort());
     expect(await run(0)).toEqual([]);
+  });
+
+  it('records the artifacts a tool stored as notes the Task’s event produces, naming each by id', async () => {
+    const chart = defineTool({
+      name: 'render_chart',
+      description: 'renders a chart',
+      parameters: z.object({ title: z.string() }),
+      execute: ({ title }) => Promise.resolve({ content: 'rendered', artifacts: [{ name: `${title}.svg`, mediaType: 'image/svg+xml', content: '<svg/>' }] }),
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'render_chart', arguments: { title: 'sales' } }] }, { text: 'Here is the chart.' }]);
+    const rt = await createRuntime({ model, tools: [chart], ids: sequentialIds(), logger: new MemoryLogger() });
+    const taskId = await rt.submit('chart the sales');
+    expect((await rt.waitForAnswer(taskId, { timeoutMs: 20_000 })).status).toBe('completed');
+    const [stored] = rt.artifacts(taskId);
+    const root = await settled(await rt.graphMemory('root'));
+    const notes = produced(root, taskId);
+    const artifactNotes = notes.filter((note) => note.metadata['work'] === 'artifact');
+    expect(artifactNotes.map((note) => [note.kind === 'note' ? note.title : note.kind, note.sessionId, note.metadata['artifactId']])).toEqual([
+      ['sales.svg', taskId, stored?.id],
+    ]);
+    expect(notes.map((note) => note.metadata['work']).sort()).toEqual(['answer', 'artifact']);
+    await rt.shutdown();
   });
 });

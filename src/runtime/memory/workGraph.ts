@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { describeError } from '../../errors.js';
 import type { EventStatus, GraphMemory, NodeKind } from '../../graph/index.js';
@@ -9,11 +10,15 @@ import type { GraphHub } from './graphHub.js';
 
 // The society's own work in each agent's graph, with no model call (issue 33, point 5): a Task an
 // agent takes or gives is an event (a Task given while working on another is `part_of` that one),
-// its status follows the Task's, its answer is a note the event `produces`, and the steps of a plan
-// (`create_plan`) are events `part_of` the planning Task, each `depends_on` the one before.
+// its status follows the Task's, its answer and the artifacts its tools stored are notes the event
+// `produces`, and the steps of a plan (`create_plan`) are events `part_of` the planning Task, each
+// `depends_on` the one before.
 
 /** What a recorded node came from, in its metadata's `work`: how the recorder knows its own nodes. */
-type WorkKind = 'task' | 'plan_step' | 'answer';
+type WorkKind = 'task' | 'plan_step' | 'answer' | 'artifact';
+
+/** The artifacts a tool-result observation names (see keepToolResult): stored already, referred to by id. */
+const ArtifactRefsSchema = z.array(z.object({ id: z.string(), name: z.string(), mediaType: z.string(), size: z.number() }));
 
 /** An event's status for a Task's: a Task over for good, whatever its outcome, blocks nothing (`archived` when it did not complete). */
 const statusOf: Readonly<Record<TaskStatus, EventStatus>> = {
@@ -26,8 +31,8 @@ const statusOf: Readonly<Record<TaskStatus, EventStatus>> = {
   rejected: 'archived',
 };
 
-/** The actions of the Tasks recorded: work (and its replies) and plan steps; notices, thinking and tool calls are not. */
-const recordedActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message, Actions.planStep]);
+/** The actions of the Tasks recorded: work (and its replies), plan steps and tool results (for their artifacts); notices, thinking and tool calls are not. */
+const recordedActions: ReadonlySet<string> = new Set([Actions.execute, Actions.message, Actions.planStep, Actions.toolResult]);
 
 /** Plans whose last step is remembered, so the next step of the same plan can depend on it. */
 const plansRemembered = 1024;
@@ -85,7 +90,8 @@ export class WorkGraph {
 
   #record(owner: string, graph: GraphMemory, task: Task): void {
     try {
-      if (task.action === Actions.planStep && task.status === 'submitted') this.#planStep(owner, graph, task);
+      if (task.action === Actions.toolResult) this.#artifacts(owner, graph, task);
+      else if (task.action === Actions.planStep && task.status === 'submitted') this.#planStep(owner, graph, task);
       else if (asksForWork(task)) this.#work(owner, graph, task);
       else if (graph.graph.node(task.id)?.kind === 'event' && (task.action === Actions.execute || task.action === Actions.message))
         this.#progress(owner, graph, task);
@@ -130,12 +136,33 @@ export class WorkGraph {
     if (!answersWork(task) || task.status !== 'completed') return;
     const answered = graph.graph.outEdges(task.id, 'produces').some((edge) => graph.graph.node(edge.to)?.metadata['work'] === 'answer');
     if (answered) return;
-    const note = this.#add(owner, graph, 'note', task, taskText(task), { by: task.from, title: 'answer' });
+    const note = this.#add(owner, graph, 'answer', task, taskText(task), { by: task.from, title: 'answer' });
     if (note !== undefined) void this.#written(owner, task.id, graph.link({ from: task.id, to: note, type: 'produces' }));
   }
 
+  /** The artifacts a tool stored during `owner`'s work on a Task: notes its event produces, naming each artifact by id. */
+  #artifacts(owner: string, graph: GraphMemory, task: Task): void {
+    const refs = ArtifactRefsSchema.safeParse(task.parameters['artifacts']);
+    const event = task.parentId === null ? undefined : graph.graph.node(task.parentId);
+    if (!refs.success || event?.kind !== 'event') return;
+    const tool = task.parameters['tool'];
+    for (const ref of refs.data) {
+      const text = `${ref.name} (${ref.mediaType}, ${ref.size} bytes), artifact ${ref.id}${typeof tool === 'string' ? ` from ${tool}` : ''}`;
+      const note = this.#add(owner, graph, 'artifact', task, text, { title: ref.name, artifactId: ref.id });
+      if (note !== undefined) void this.#written(owner, task.id, graph.link({ from: event.id, to: note, type: 'produces' }));
+    }
+  }
+
   /** Adds a recorded node (making room by removing the oldest recorded ones first); its id, or undefined when the graph refused it (logged). */
-  #add(owner: string, graph: GraphMemory, kind: NodeKind, task: Task, text: string, about: Record<string, JsonValue>): string | undefined {
+  #add(
+    owner: string,
+    graph: GraphMemory,
+    made: 'event' | 'answer' | 'artifact',
+    task: Task,
+    text: string,
+    about: Record<string, JsonValue>,
+  ): string | undefined {
+    const kind: NodeKind = made === 'event' ? 'event' : 'note';
     const recorded = this.#recordedOf(owner, graph);
     while (recorded.length >= this.#deps.maxWorkNodes) {
       const oldest = recorded.shift();
@@ -144,7 +171,7 @@ export class WorkGraph {
     const max = graph.limits.maxContentChars;
     const content = text.length > max ? `${text.slice(0, max - 1)}…` : text;
     const { title, ...rest } = about;
-    const work: WorkKind = kind === 'note' ? 'answer' : task.action === Actions.planStep ? 'plan_step' : 'task';
+    const work: WorkKind = made === 'answer' || made === 'artifact' ? made : task.action === Actions.planStep ? 'plan_step' : 'task';
     const metadata = { work, taskId: task.id, ...rest };
     const common = { content, sessionId: task.sessionId, metadata };
     const id = kind === 'event' ? task.id : this.#deps.ids.task();
