@@ -33,6 +33,7 @@ const runtimeLayers = [
   'runtime-config',
   'runtime-limits',
   'runtime-journal',
+  'runtime-approvals',
   'runtime-memory-compactor',
   'runtime-memory',
   'runtime-agent-context',
@@ -77,6 +78,8 @@ const layers = /** @type {const} */ ([
       // Intake gate, model-call limiter, limited model, held-until-durable.
       { type: 'runtime-limits', pattern: 'src/runtime/limits/**' },
       { type: 'runtime-journal', pattern: 'src/runtime/journal/**' },
+      // Tool calls waiting for a person: kept in the journal, decided through the runtime, waited on by turns.
+      { type: 'runtime-approvals', pattern: 'src/runtime/approvals/**' },
       { type: 'runtime-memory-compactor', pattern: 'src/runtime/memory/compactor/**' },
       { type: 'runtime-memory', pattern: 'src/runtime/memory/**' },
       { type: 'runtime-agent-context', pattern: 'src/runtime/agent/context/**' },

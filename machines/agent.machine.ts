@@ -3,6 +3,7 @@ import type { Task } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
 import type { TaskRef } from '../src/task/schema.js';
 import type { HandoffDecision } from '../src/task/handoff.js';
+import type { ApprovalNotice } from '../src/task/approval.js';
 import type { AgentContext, AgentEvent, AgentInput, TurnEvent, TurnInput } from './agentMachineTypes.js';
 
 export type { ResumeAt } from './agentLanes.js';
@@ -53,6 +54,34 @@ const stepLimit = {
  */
 const laneReports = {
   'turn.tools': { guard: 'laneThinking', actions: 'markActing' },
+  // A person is asked: the lane pauses (its Task input-required, naming the calls) until every call waiting is decided.
+  'turn.awaiting': {
+    guard: 'laneActingOrAwaiting',
+    actions: [
+      'markAwaiting',
+      {
+        type: 'awaitApproval',
+        params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.awaiting' }> }) => ({
+          agentId: context.agentId,
+          task: laneTask(context, event),
+          approvals: event.approvals,
+        }),
+      },
+    ],
+  },
+  'turn.resumed': {
+    guard: 'laneAwaiting',
+    actions: [
+      'markActing',
+      {
+        type: 'resumeAfterApproval',
+        params: ({ context, event }: { context: AgentContext; event: Extract<TurnEvent, { type: 'turn.resumed' }> }) => ({
+          agentId: context.agentId,
+          task: laneTask(context, event),
+        }),
+      },
+    ],
+  },
   'turn.observed': [stepLimit, { guard: 'laneActing', actions: 'markThinking' }],
   'turn.answered': {
     guard: 'laneThinking',
@@ -101,14 +130,26 @@ const laneReports = {
 
 /**
  * Whether any lane has a turn in progress, the region `running` and `draining` share: `turn` while
- * one does, `idle` while none does. Which lanes think and which act is their phase in the context,
- * not a state: a state per phase would take eventless transitions over every lane on every step.
+ * one works, `awaitingApproval` while every lane is paused for a person's decision, `idle` while
+ * there is none. Which lanes think and which act is their phase in the context, not a state: a
+ * state per phase would take eventless transitions over every lane on every step.
  */
 const lanesRegion = {
   initial: 'idle',
   states: {
     idle: { always: { guard: 'hasLanes', target: 'turn' } },
-    turn: { always: { guard: 'noLanes', target: 'idle' } },
+    turn: {
+      always: [
+        { guard: 'noLanes', target: 'idle' },
+        { guard: 'allAwaiting', target: 'awaitingApproval' },
+      ],
+    },
+    awaitingApproval: {
+      always: [
+        { guard: 'noLanes', target: 'idle' },
+        { guard: 'someWorking', target: 'turn' },
+      ],
+    },
   },
 } as const;
 
@@ -143,6 +184,7 @@ const agentSetup = setup({
     // A named assign rather than `enqueue.assign`: XState warns when `assign()` is called while another actor's action runs.
     takeLanes: assign((_, params: { mailbox: readonly Task[]; lanes: readonly Lane[]; resume: readonly ResumeAt[] }) => params),
     markActing: assign({ lanes: ({ context, event }) => ('sessionId' in event ? withPhase(context.lanes, event.sessionId, 'acting') : context.lanes) }),
+    markAwaiting: assign({ lanes: ({ context, event }) => ('sessionId' in event ? withPhase(context.lanes, event.sessionId, 'awaiting') : context.lanes) }),
     markThinking: assign({ lanes: ({ context, event }) => ('sessionId' in event ? withPhase(context.lanes, event.sessionId, 'thinking') : context.lanes) }),
     stopLanes: enqueueActions(({ context, enqueue }) => {
       for (const lane of context.lanes) enqueue.stopChild(laneId(lane.sessionId));
@@ -155,6 +197,8 @@ const agentSetup = setup({
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
     answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined }) => undefined,
+    awaitApproval: (_, _params: { agentId: string; task: Task; approvals: readonly ApprovalNotice[] }) => undefined,
+    resumeAfterApproval: (_, _params: { agentId: string; task: Task }) => undefined,
     failTurn: (_, _params: { agentId: string; task: Task; error: unknown }) => undefined,
     handOff: (_, _params: { agentId: string; task: Task; handoff: HandoffDecision }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task; steps: number }) => undefined,
@@ -169,12 +213,20 @@ const agentSetup = setup({
     // A turn event counts only from a lane in the phase it leaves; none comes from a stopped lane.
     laneThinking: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'thinking',
     laneActing: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'acting',
+    laneAwaiting: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId)?.phase === 'awaiting',
+    laneActingOrAwaiting: ({ context, event }) => {
+      const phase = 'sessionId' in event ? laneOf(context.lanes, event.sessionId)?.phase : undefined;
+      return phase === 'acting' || phase === 'awaiting';
+    },
     laneOpen: ({ context, event }) => 'sessionId' in event && laneOf(context.lanes, event.sessionId) !== undefined,
     laneStepLimit: ({ context, event }) =>
       event.type === 'turn.observed' && laneOf(context.lanes, event.sessionId)?.phase === 'acting' && event.step + 1 >= context.maxSteps,
     drainAsked: stateIn({ spawning: 'thenDrain' }),
     hasLanes: ({ context }) => context.lanes.length > 0,
     noLanes: ({ context }) => context.lanes.length === 0,
+    // Both stop at the first lane that works, which is nearly always the first.
+    allAwaiting: ({ context }) => context.lanes.every((lane) => lane.phase === 'awaiting'),
+    someWorking: ({ context }) => context.lanes.some((lane) => lane.phase !== 'awaiting'),
   },
 });
 
@@ -196,7 +248,7 @@ function openLanes(enqueue: LaneEnqueue, context: AgentContext, tasks: readonly 
 }
 
 /**
- * An agent: spawning → running (idle ⇄ turn) → draining (idle ⇄ turn) → stopping → terminated.
+ * An agent: spawning → running (idle ⇄ turn ⇄ awaitingApproval) → draining (the same) → stopping → terminated.
  * While running, the agent serves several sessions at once: each session's turn runs in a lane of
  * its own (a turn actor `turn:<sessionId>`, its phase, thinking or acting, in `lanes`), up to
  * `maxLanes`; Tasks of a session with a lane, or past the limit, wait in the mailbox in arrival

@@ -6,8 +6,11 @@ export interface ResumeAt {
   readonly step: number;
 }
 
-/** Where a lane's turn is: a model call (`thinking`) or the tools it asked for (`acting`). */
-export type LanePhase = 'thinking' | 'acting';
+/**
+ * Where a lane's turn is: a model call (`thinking`), the tools it asked for (`acting`), or paused
+ * until a person decides on a tool call that needs approval (`awaiting`).
+ */
+export type LanePhase = 'thinking' | 'acting' | 'awaiting';
 
 /** A lane: the turn one session has in progress. A session has at most one, so its Tasks run in order. */
 export interface Lane {

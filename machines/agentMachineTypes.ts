@@ -1,4 +1,5 @@
 import type { Task, TaskRef } from '../src/task/schema.js';
+import type { ApprovalNotice } from '../src/task/approval.js';
 import type { HandoffDecision } from '../src/task/handoff.js';
 import type { Lane, ResumeAt } from './agentLanes.js';
 
@@ -63,6 +64,10 @@ export type TurnEvent =
   | { type: 'turn.tools'; sessionId: string; calls: number }
   /** The tool results of `step` (0 for the turn's first model call) are in the context: acting → thinking (or the step limit). */
   | { type: 'turn.observed'; sessionId: string; step: number }
+  /** A tool call of the step waits for a person's approval (`approvals`: every call of the step now waiting): acting → awaiting. */
+  | { type: 'turn.awaiting'; sessionId: string; approvals: readonly ApprovalNotice[] }
+  /** Every call of the step that waited for approval is decided: awaiting → acting. */
+  | { type: 'turn.resumed'; sessionId: string }
   /** The model answered: the lane's turn is over. */
   | { type: 'turn.answered'; sessionId: string; text: string; importance?: number }
   /** A model call or tool step failed: the lane's turn is over, the agent lives on. */

@@ -40,6 +40,9 @@ export const runtimeOptions: Record<RuntimeLimit, string> = {
   mailboxLimit:
     "Tasks one agent may have waiting. The user's past it are refused at intake (`submit`/`send` reject with `mailbox_full`; HTTP 429 with `Retry-After`), so one acknowledged is never rejected later; other agents' are answered `rejected` with `mailbox_full`. Tasks handed back after a restart are queued whatever their number",
   toolTimeoutMs: 'time limit for a tool call',
+  approvalExpiryMs: "how long a tool call waits for a person's approval before it is rejected as expired",
+  maxPendingApprovals: 'tool calls waiting for approval across the runtime; one more is refused with approval_limit',
+  maxPendingApprovalsPerAgent: 'tool calls of one agent waiting for approval; one more is refused with approval_limit',
   interceptorTimeoutMs: 'time limit for one interceptor hook (unless it names its own); past it the hook stops the work it guards',
   maxInputChars: 'longest input accepted',
   maxImportItems: 'items one `rt.importMemory`, `POST /api/agents/:id/memory` or `troupe memory import` may hold; more are refused before any is stored',

@@ -32,6 +32,11 @@ export const errorCodes = [
   'interceptor_stopped',
   // A guardrail (createRuntime({ guardrails })) found what a turn took in or would let out against its rule.
   'guardrail_tripped',
+  // Approvals: a person rejected a tool call (or let it expire); a decision on the wrong call, or a second one; no such approval; too many waiting.
+  'approval_rejected',
+  'conflict',
+  'unknown_approval',
+  'approval_limit',
   // A handoff refused: the Task was handed over too often, or back to an agent that had it.
   'handoff_limit',
   // A Task's turn ran past its budget of tokens or time.

@@ -3,7 +3,7 @@ import { onAbort } from '../abort.js';
 import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { RequestTimeoutError, TroupeError, describeError, errorCodeOf } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
-import { type Task, finalStatuses, isParsedTask, isReplyStatus, parseTask } from '../task/index.js';
+import { type Task, finalStatuses, isParsedTask, isReply, parseTask } from '../task/index.js';
 import { DebugRing } from './debugRing.js';
 import { parsePattern, prefixesOf } from './pattern.js';
 import { InProcessTransport, type Transport } from './transport.js';
@@ -254,7 +254,7 @@ export class EventBus {
   #deliver(task: Task): void {
     if (!this.#anyTargetOnly || !this.#targetOnly.has(task)) this.#observe(task);
     const pending = this.#pending.get(task.id);
-    if (pending !== undefined && pending.to === task.from && isReplyStatus(task.status)) {
+    if (pending !== undefined && pending.to === task.from && isReply(task)) {
       pending.settle();
       pending.resolve(task);
       return;

@@ -30,6 +30,8 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'unknown_artifact':
     case 'unknown_fact':
     case 'unknown_node':
+    case 'unknown_approval':
+    case 'conflict':
     case 'agent_terminated':
     case 'not_parent':
     case 'unauthorized':
@@ -60,6 +62,8 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'repeat_guard':
     case 'interceptor_stopped':
     case 'guardrail_tripped':
+    case 'approval_rejected':
+    case 'approval_limit':
     case 'tool_call_limit':
     case 'handoff_limit':
     case 'token_budget':

@@ -20,6 +20,7 @@ export const subDbNames = [
   'mailboxes',
   'sessionAgents',
   'activeSkills',
+  'approvals',
   'quarantine',
 ] as const;
 

@@ -116,6 +116,7 @@ export function forgetTerminated(ctx: StageContext, agents: readonly RetiredAgen
       ...owned(dbs.conversations, sessionConversationsRange(agentId)),
       ...owned(dbs.mailboxes, nameRange(agentId)),
       ...owned(dbs.activeSkills, nameRange(agentId)),
+      ...owned(dbs.approvals, nameRange(agentId)),
     );
     updates.push({ key: viewKey.agent(agentId), value: undefined });
   }

@@ -14,6 +14,7 @@ import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
 import type { ActiveSkillsRecord, StoredAgentRecord, RoleRecord, SessionAgentRecord, TerminationRecord } from './schemas.js';
+import type { Approval } from '../task/index.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
@@ -202,6 +203,7 @@ type StoreQueries =
   | 'workGiven'
   | 'sessionAgent'
   | 'activeSkills'
+  | 'approvals'
   | 'role'
   | 'roles'
   | 'agent'
@@ -276,6 +278,8 @@ function storeWrites(
         const record = skills.length === 0 ? null : w.activeSkillsRecord({ v: 1, agentId, sessionId, skills: [...skills], at: clock.now() });
         return (ctx) => w.putActiveSkills(ctx, agentId, sessionId, record);
       }),
+    setApproval: (approval) => write('setApproval', false, () => w.approvalPut(approval)),
+    removeApproval: (agentId, id) => write('removeApproval', false, () => (ctx) => w.putApproval(ctx, agentId, id, null)),
     setSessionAgent: (sessionId, agentId) =>
       write('setSessionAgent', false, () => {
         const record = w.sessionAgentRecord({ v: 1, sessionId, agentId, at: clock.now() });
@@ -303,6 +307,7 @@ function storeReads(dbs: SubDbs, terminatedAgentsKept: number): Pick<OrgStore, S
         .map(({ value }) => value as ActiveSkillsRecord)
         .sort((a, b) => a.at - b.at)
         .map(({ sessionId, skills }) => ({ sessionId, skills: [...skills] })),
+    approvals: () => allValues<Approval>(dbs.approvals),
     role: (roleId) => dbs.roles.get(roleId) as RoleRecord | undefined,
     roles: () => allValues<RoleRecord>(dbs.roles),
     agent: (agentId) => dbs.agents.get(agentId) as StoredAgentRecord | undefined,

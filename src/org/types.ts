@@ -1,7 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { AgentSettings, ChatMessage, Task, TerminationMode } from '../task/index.js';
+import type { AgentSettings, Approval, ChatMessage, Task, TerminationMode } from '../task/index.js';
 import type { SubDbName } from './keys.js';
 import type { Migrations } from './migrations.js';
 import type { QuarantineEntry } from './quarantine.js';
@@ -146,6 +146,12 @@ export interface OrgStore {
   setActiveSkills(agentId: string, sessionId: string, skills: readonly string[]): Promise<void>;
   /** Each session's active skills of `agentId`, least recently changed first. */
   activeSkills(agentId: string): { sessionId: string; skills: string[] }[];
+  /** Keeps a tool call's approval as it now stands (see `ApprovalSchema`), replacing what was kept of it. */
+  setApproval(approval: Approval): Promise<void>;
+  /** Forgets an approval once its call is over; one not kept is no error. */
+  removeApproval(agentId: string, id: string): Promise<void>;
+  /** Every approval kept (pending, decided or started), checked when the store opened. */
+  approvals(): Approval[];
   /** Makes `agentId` the agent the user of `sessionId` talks to (see `SessionAgentRecordSchema`). */
   setSessionAgent(sessionId: string, agentId: string): Promise<void>;
   /** The agent the user of `sessionId` talks to since a handoff; undefined when none was recorded. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath } from '../task/index.js';
+import { ApprovalSchema, formatPath } from '../task/index.js';
 import { type RecordDbName, isNameKey, isSeq, isSeqKey } from './keys.js';
 import {
   AgentRecordSchema,
@@ -60,6 +60,9 @@ export const validators: Readonly<Record<RecordDbName, Validator>> = {
   sessionAgents: shaped(SessionAgentRecordSchema, (key, record) => keyIs(record.sessionId, key)),
   activeSkills: shaped(ActiveSkillsRecordSchema, (key, record) =>
     isNameKey(key) && key[0] === record.agentId && key[1] === record.sessionId ? undefined : 'key: expected [agentId, sessionId] of the record',
+  ),
+  approvals: shaped(ApprovalSchema, (key, record) =>
+    isNameKey(key) && key[0] === record.agentId && key[1] === record.id ? undefined : 'key: expected [agentId, approvalId] of the record',
   ),
   mailboxes: shaped(MailboxRecordSchema, (key, record) =>
     isNameKey(key) && key[1] === record.task.id ? undefined : 'key: expected [agentId, taskId] of the Task it holds',

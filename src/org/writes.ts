@@ -1,6 +1,6 @@
 import type { Database, Key } from 'lmdb';
 import { TroupeError } from '../errors.js';
-import { type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
+import { type Approval, ApprovalSchema, type ChatMessage, type Task, isParsedTask, parseOrThrow } from '../task/index.js';
 import { endKey, entries } from './reads.js';
 import { type InFlightView, type ViewUpdate, viewKey } from './inFlight.js';
 import { isNameKey, isSeq, isSeqKey, nameRange, seqRange, sessionConversationsRange } from './keys.js';
@@ -132,6 +132,8 @@ export function terminate(ctx: StageContext, termination: TerminationRecord, rem
   const waiting = [...dbs.mailboxes.getKeys(nameRange(agent.id))].filter(isNameKey);
   // Nor does it have skills active any more.
   const skills = [...dbs.activeSkills.getKeys(nameRange(agent.id))];
+  // Nor a call waiting for approval: its Task is cancelled.
+  const approvals = [...dbs.approvals.getKeys(nameRange(agent.id))];
   const conversations = removeConversations ? clearAgentConversations(ctx, agent.id) : staged(0, []);
   // Pinned: one number for the whole store, read from disk once.
   const order = ctx.view.read(viewKey.terminationSeq, () => (endKey(dbs.terminationOrder, 'last') ?? -1) + 1);
@@ -143,6 +145,7 @@ export function terminate(ctx: StageContext, termination: TerminationRecord, rem
       put(dbs.terminationOrder, order, { v: 1, agentId: agent.id }),
       ...waiting.map((key) => remove(dbs.mailboxes, key)),
       ...skills.map((key) => remove(dbs.activeSkills, key)),
+      ...approvals.map((key) => remove(dbs.approvals, key)),
       ...conversations.ops,
     ],
     [
@@ -257,6 +260,11 @@ export function putActiveSkills(ctx: StageContext, agentId: string, sessionId: s
   return staged(undefined, [record === null ? remove(ctx.dbs.activeSkills, [agentId, sessionId]) : put(ctx.dbs.activeSkills, [agentId, sessionId], record)]);
 }
 
+/** A tool call's approval as it now stands, or (null) its removal once its call is over. */
+export function putApproval(ctx: StageContext, agentId: string, id: string, record: Approval | null): Staged<undefined> {
+  return staged(undefined, [record === null ? remove(ctx.dbs.approvals, [agentId, id]) : put(ctx.dbs.approvals, [agentId, id], record)]);
+}
+
 /** The agent a session's user talks to: the newest record replaces the one before. */
 export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): Staged<undefined> {
   return staged(undefined, [put(ctx.dbs.sessionAgents, record.sessionId, record)]);
@@ -266,6 +274,11 @@ export function putSessionAgent(ctx: StageContext, record: SessionAgentRecord): 
 
 export const roleRecord = (input: unknown): RoleRecord => parseOrThrow(RoleRecordSchema, input, 'role');
 export const sessionAgentRecord = (input: unknown): SessionAgentRecord => parseOrThrow(SessionAgentRecordSchema, input, 'sessionAgent');
+/** Checks an approval now and stages its put for the queue. */
+export function approvalPut(input: unknown): (ctx: StageContext) => Staged<undefined> {
+  const record = parseOrThrow(ApprovalSchema, input, 'approval');
+  return (ctx) => putApproval(ctx, record.agentId, record.id, record);
+}
 export const activeSkillsRecord = (input: unknown): ActiveSkillsRecord => parseOrThrow(ActiveSkillsRecordSchema, input, 'activeSkills');
 export const agentRecord = (input: unknown): StoredAgentRecord => parseOrThrow(AgentRecordSchema, input, 'agent');
 export const terminationRecord = (input: unknown): TerminationRecord => parseOrThrow(TerminationRecordSchema, input, 'termination');

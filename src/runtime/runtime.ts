@@ -12,6 +12,8 @@ import {
   Actions,
   AgentIdSchema,
   type AgentSettingsInput,
+  type Approval,
+  type ApprovalDecisionInput,
   type Task,
   TaskIdSchema,
   type TerminationMode,
@@ -49,6 +51,7 @@ import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 import { registerInternals } from './internals.js';
 import { UserIntake } from './userIntake.js';
 import { SessionHandoffs } from './society/sessionHandoffs.js';
+import type { ApprovalDesk, ApprovalEvent } from './approvals/approvalDesk.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 
@@ -101,6 +104,7 @@ export class Runtime {
   /** What programs read of agents' memories and graphs and write into them. */
   readonly #access: MemoryAccess;
   readonly #artifacts: ArtifactStore;
+  readonly #approvals: ApprovalDesk;
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
@@ -150,7 +154,15 @@ export class Runtime {
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
-    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
+    ({
+      model: this.model,
+      bus: this.bus,
+      tools: this.tools,
+      memory: this.#memory,
+      skills: this.skills,
+      artifacts: this.#artifacts,
+      approvals: this.#approvals,
+    } = environment);
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
     this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });
@@ -295,6 +307,29 @@ export class Runtime {
     return this.#artifacts.list(sessionId);
   }
 
+  /** The tool calls waiting for a person's approval (of `agentId` when given), oldest first (docs/approvals.md). */
+  approvals(query: { agentId?: string } = {}): Approval[] {
+    return this.#approvals.pending(query.agentId);
+  }
+
+  /**
+   * A person's decision on a tool call waiting for approval: `approve`, `reject` (with a message the
+   * model reads) or `edit` (other arguments, checked against the tool's schema). Refused with
+   * `conflict` when decided already or made on other arguments (`digest`), `unknown_approval`
+   * when none waits. Resolves once the decision is durable.
+   * @example
+   * const [waiting] = rt.approvals();
+   * if (waiting !== undefined) await rt.decide(waiting.id, { action: 'approve', digest: waiting.digest });
+   */
+  decide(id: string, decision: ApprovalDecisionInput): Promise<Approval> {
+    return this.#approvals.decide(id, decision);
+  }
+
+  /** Every approval asked for and every decision, as they happen (what `troupe run` asks on the terminal from). */
+  approvalEvents(): Observable<ApprovalEvent> {
+    return this.#approvals.events;
+  }
+
   // What programs read of agents' memories and graphs and write into them; each documented on `MemoryAccess`.
 
   /** What an agent remembers: counts of its memory's tiers, a page of one, or the L4 facts closest to `search` (docs/memory.md). */
@@ -382,6 +417,7 @@ export class Runtime {
   }
 
   #close(): Promise<void> {
+    this.#approvals.close();
     return closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
   }
 

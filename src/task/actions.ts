@@ -1,4 +1,5 @@
-import { type Task, isReplyStatus } from './schema.js';
+import { isReply } from './approval.js';
+import type { Task } from './schema.js';
 
 /**
  * The action names troupe itself publishes. Users may publish their own dotted names;
@@ -41,6 +42,6 @@ export function asksForWork(task: Pick<Task, 'status' | 'action'>): boolean {
 }
 
 /** Whether a Task is a receiver's reply to work it was asked for (an `execute` or message answered, failed or waiting for input). */
-export function answersWork(task: Pick<Task, 'status' | 'action'>): boolean {
-  return isReplyStatus(task.status) && turnActions.has(task.action);
+export function answersWork(task: Pick<Task, 'status' | 'action' | 'metadata'>): boolean {
+  return isReply(task) && turnActions.has(task.action);
 }

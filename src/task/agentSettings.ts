@@ -44,6 +44,15 @@ export function inheritSettings(parent: AgentSettings | undefined, override: Age
   };
 }
 
+type ApprovalRules = NonNullable<ToolPolicy['approvals']>;
+
+/** Both approval rules at once: a call waits when either requires it, and runs unasked only when each skips it. */
+function bothApprovals(a: ApprovalRules, b: ApprovalRules): ApprovalRules {
+  const require = [...new Set([...(a.require ?? []), ...(b.require ?? [])])];
+  const skip = a.skip === undefined ? b.skip : b.skip === undefined ? a.skip : a.skip.filter((name) => b.skip?.includes(name));
+  return { ...(require.length === 0 ? {} : { require }), ...(skip === undefined ? {} : { skip: [...skip] }) };
+}
+
 /** Names both lists allow: `allow` where each gives one (undefined: any), `deny` of either. */
 function bothLists(
   a: { readonly allow?: readonly string[] | undefined; readonly deny?: readonly string[] | undefined },
@@ -62,11 +71,13 @@ export function intersectPolicies(a: ToolPolicy | undefined, b: ToolPolicy | und
   // A graph only when both allow it: an agent's settings may narrow what its role allows, never widen it.
   const graphs = a.graphs === undefined ? b.graphs : b.graphs === undefined ? a.graphs : a.graphs.filter((graph) => b.graphs?.includes(graph));
   const skills = a.skills === undefined ? b.skills : b.skills === undefined ? a.skills : bothLists(a.skills, b.skills);
+  const approvals = a.approvals === undefined ? b.approvals : b.approvals === undefined ? a.approvals : bothApprovals(a.approvals, b.approvals);
   return {
     ...bothLists(a, b),
     ...(rememberScopes === undefined ? {} : { rememberScopes }),
     ...(graphs === undefined ? {} : { graphs }),
     ...(skills === undefined ? {} : { skills }),
+    ...(approvals === undefined ? {} : { approvals }),
   };
 }
 /** Settings as a caller writes them (`rt.spawn`), before they are checked. */

@@ -28,6 +28,18 @@ export const ToolDefinitionSchema = z.object({
   parameters: z.record(z.string(), z.unknown()),
 });
 
+/** A tool's name, or `prefix*` for every tool whose name starts with the prefix. */
+const ToolPatternSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^*]*\*?$/, 'must be a tool name, or a prefix followed by one * at the end');
+
+/** Whether tool `name` is one `patterns` names (exactly, or by a `prefix*`). */
+export function namesTool(patterns: readonly string[] | undefined, name: string): boolean {
+  return patterns?.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name)) ?? false;
+}
+
 /**
  * Which tools a role may use: `allow` (when given), then `deny`; with which scopes its model
  * may `remember` (both by default: a role serving many users keeps `agent` scope, what every one
@@ -41,6 +53,15 @@ export const ToolPolicySchema = z
     deny: z.array(z.string()).optional(),
     rememberScopes: z.array(z.enum(['session', 'agent'])).optional(),
     graphs: z.array(GraphNameSchema).optional(),
+    /**
+     * Which tools' calls wait for a person's approval besides those whose tool asks for it:
+     * `require` names tools (`prefix*` for a family, such as an MCP server's); `skip` names tools
+     * whose calls run without asking, whatever the tool or the MCP default say. `skip` wins.
+     */
+    approvals: z
+      .object({ require: z.array(ToolPatternSchema).max(1_000).optional(), skip: z.array(ToolPatternSchema).max(1_000).optional() })
+      .strict()
+      .optional(),
     /** Which skills the role may use: `allow` (when given), then `deny`; every loaded skill by default. */
     skills: z
       .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })

@@ -10,3 +10,5 @@ export { Redactor, redactedMark, redactingLogger } from './redact.js';
 export * from './termination.js';
 export * from './handoff.js';
 export * from './agentSettings.js';
+export { canonicalJson } from './canonicalJson.js';
+export * from './approval.js';

@@ -48,6 +48,21 @@ export interface ToolContext {
   readonly society: SocietyPort;
 }
 
+/** What decides whether a call needs a person's approval: the caller and its Task, besides the call's arguments. */
+export interface ApprovalContext {
+  readonly agentId: string;
+  readonly role: string;
+  readonly task: Task;
+}
+
+/** Whether a call needs a person's approval before it runs: always, never, or as a function of its (checked) arguments says. */
+export type NeedsApproval<S extends z.ZodType = z.ZodType> = boolean | ApprovalCheck<S>['check'];
+
+// Declared as a method so a tool with a narrower schema is still a `Tool` (method parameters are bivariant, as `execute`'s are).
+interface ApprovalCheck<S extends z.ZodType> {
+  check(args: z.infer<S>, context: ApprovalContext): boolean | Promise<boolean>;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
@@ -59,6 +74,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly annotations?: ToolAnnotations;
   /** What the tool's provider claims about it when that is not relied on (an untrusted MCP server's hints): shown, never used. */
   readonly hints?: ToolAnnotations;
+  /** Whether a call waits for a person's approval before it runs (docs/approvals.md); a role's policy may say otherwise. */
+  readonly needsApproval?: NeedsApproval<S>;
   /** Where the tool comes from when not from code, e.g. `mcp:files`; shown by `troupe tools`. */
   readonly source?: string;
   /** The JSON Schema the model sees, when the tool has one of its own (an MCP tool's); else generated from `parameters`. */
@@ -76,6 +93,7 @@ export function defineTool<S extends z.ZodType>(tool: {
   parameters: S;
   timeoutMs?: number;
   annotations?: ToolAnnotations;
+  needsApproval?: NeedsApproval<S>;
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }): Tool<S> {
   requireZod4(tool.parameters, tool.name);

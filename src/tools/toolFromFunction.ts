@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TroupeError } from '../errors.js';
 import type { JsonValue } from '../task/index.js';
 import { requireZod4 } from './requireZod4.js';
-import type { Tool, ToolContext, ToolResult } from './tool.js';
+import type { NeedsApproval, Tool, ToolContext, ToolResult } from './tool.js';
 import { type ToolAnnotations, checkToolAnnotations } from './toolAnnotations.js';
 
 /** What a plain function may return: text, any JSON value, or a full ToolResult. */
@@ -26,7 +26,7 @@ const toolResultKeys: ReadonlySet<string> = new Set(['content', 'metadata', 'art
  */
 export function toolFromFunction<S extends z.ZodType>(
   fn: ToolFunction<S>,
-  options: { name?: string; description: string; parameters: S; timeoutMs?: number; annotations?: ToolAnnotations },
+  options: { name?: string; description: string; parameters: S; timeoutMs?: number; annotations?: ToolAnnotations; needsApproval?: NeedsApproval<S> },
 ): Tool<S> {
   const name = options.name ?? fn.name;
   if (!toolName.test(name)) {
@@ -40,6 +40,7 @@ export function toolFromFunction<S extends z.ZodType>(
     parameters: options.parameters,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(annotations === undefined ? {} : { annotations }),
+    ...(options.needsApproval === undefined ? {} : { needsApproval: options.needsApproval }),
     execute: async (args, context) => asToolResult(await fn(args, context)),
   };
 }

@@ -29,6 +29,8 @@ const tasks = { A: taskOf('A'), B: taskOf('B'), C: taskOf('C') };
 const input: AgentInput = { agentId: 'a1', roleId: 'r1', parentId: null, maxSteps: 2, mailboxLimit: 1, maxLanes: 2, resume: [{ taskId: tasks.A.id, step: 1 }] };
 const { agentId, maxLanes } = input;
 
+const notice = { id: 'ap-000000000000000000000001', tool: 'send_email', toolCallId: 'call-1', digest: 'f'.repeat(64) };
+
 const turnReports = (sessionId: string): ModelEvent[] => [
   { type: 'turn.tools', sessionId, calls: 1 },
   { type: 'turn.answered', sessionId, text: `hi ${sessionId}`, importance: 0.7 },
@@ -48,6 +50,9 @@ const events: readonly ModelEvent[] = [
   ...turnReports('A'),
   ...turnReports('B'),
   { type: 'turn.answered', sessionId: 'C', text: 'hi C' },
+  // Only A's turn pauses for a person's approval: the pause state without multiplying every session's paths.
+  { type: 'turn.awaiting', sessionId: 'A', approvals: [notice] },
+  { type: 'turn.resumed', sessionId: 'A' },
   // Only B's turn hands off: one more way for a lane to end, without multiplying every session's paths.
   { type: 'turn.handedOff', sessionId: 'B', handoff: { to: 'a2', target: 'helper', reason: '', message: '', conversation: [] } },
   { type: 'xstate.done.actor.release', output: undefined },
@@ -63,6 +68,8 @@ function label(event: ModelEvent): string {
     case 'agent.terminate':
       return `${event.type}(${event.resumable ? 'resumable' : 'final'})`;
     case 'turn.tools':
+    case 'turn.awaiting':
+    case 'turn.resumed':
     case 'turn.answered':
     case 'turn.failed':
     case 'turn.handedOff':
@@ -101,6 +108,15 @@ function starting(queue: readonly Task[], busy: readonly string[]): Task[] {
     started.push(task);
   }
   return started;
+}
+
+/** A pause reported from an acting (or already paused) lane asks the person; a decision resumes only a paused lane. */
+function pauseEffects(prev: Snapshot, event: Extract<ModelEvent, { type: 'turn.awaiting' | 'turn.resumed' }>): Effect[] {
+  const phase = prev.context.lanes.find((lane) => lane.sessionId === event.sessionId)?.phase;
+  const task = laneTask(prev, event.sessionId);
+  if (event.type === 'turn.awaiting')
+    return phase === 'acting' || phase === 'awaiting' ? [{ type: 'awaitApproval', params: { agentId, task, approvals: event.approvals } }] : [];
+  return phase === 'awaiting' ? [{ type: 'resumeAfterApproval', params: { agentId, task } }] : [];
 }
 
 /**
@@ -144,6 +160,10 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       }
       break;
     case 'turn.tools':
+      break;
+    case 'turn.awaiting':
+    case 'turn.resumed':
+      actions.push(...pauseEffects(prev, event));
       break;
     case 'xstate.done.actor.prepare':
       starting(mailbox, []).forEach(begin);
@@ -248,12 +268,29 @@ function drainingIsAState(steps: readonly RunStep<Snapshot, ModelEvent>[]): void
   }
 }
 
-/** Running or draining, the shared region reads `turn` exactly while some lane has a turn in progress. */
+/**
+ * Running or draining, the shared region reads `turn` exactly while some lane works, and
+ * `awaitingApproval` exactly while there are lanes and every one is paused for a person.
+ */
 function turnWhileLanesRun(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
   for (const { next } of steps) {
+    const { lanes } = next.context;
+    const paused = lanes.length > 0 && lanes.every((lane) => lane.phase === 'awaiting');
     for (const phase of ['running', 'draining'] as const) {
-      if (next.matches(phase)) expect(next.matches({ [phase]: 'turn' }), JSON.stringify(next.value)).toBe(next.context.lanes.length > 0);
+      if (!next.matches(phase)) continue;
+      expect(next.matches({ [phase]: 'turn' }), JSON.stringify(next.value)).toBe(lanes.length > 0 && !paused);
+      expect(next.matches({ [phase]: 'awaitingApproval' }), JSON.stringify(next.value)).toBe(paused);
     }
+  }
+}
+
+/** A lane paused for a person takes no turn report but a decision's (or its end): it never observes, thinks or answers meanwhile. */
+function pausedLaneWaits(steps: readonly RunStep<Snapshot, ModelEvent>[]): void {
+  for (const { event, prev, next } of steps) {
+    if (prev === null || !('sessionId' in event) || event.type === 'turn.awaiting' || event.type === 'turn.resumed') continue;
+    if (prev.context.lanes.find((lane) => lane.sessionId === event.sessionId)?.phase !== 'awaiting') continue;
+    if (event.type === 'turn.failed' || event.type === 'turn.handedOff') continue;
+    expect(next.context.lanes.find((lane) => lane.sessionId === event.sessionId)?.phase, `${event.type} moved a paused lane`).toBe('awaiting');
   }
 }
 
@@ -294,6 +331,8 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
       actions: {
         beginTurn: harness.record('beginTurn'),
         answer: harness.record('answer'),
+        awaitApproval: harness.record('awaitApproval'),
+        resumeAfterApproval: harness.record('resumeAfterApproval'),
         failTurn: harness.record('failTurn'),
         handOff: harness.record('handOff'),
         stopAtStepLimit: harness.record('stopAtStepLimit'),
@@ -309,6 +348,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
     drainAnswersEverything(steps);
     drainingIsAState(steps);
     turnWhileLanesRun(steps);
+    pausedLaneWaits(steps);
     oneLanePerSession(steps);
   },
 };

@@ -6,7 +6,8 @@ type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 /**
  * Where an agent is in its lifecycle: `spawning`; `running.idle` with no turn in progress;
  * `running.turn.thinking` while any of its lanes (one turn per session) waits on the model,
- * `running.turn.acting` while every lane runs tools; `draining` while it finishes its lanes and
+ * `running.turn.acting` while every lane runs tools (or waits for approval while another works);
+ * `running.awaitingApproval` while every lane is paused for a person's decision; `draining` while it finishes its lanes and
  * mailbox with intake closed (whatever its turns are doing, and from the moment a drain is asked
  * for, even while spawning); `stopping`; `terminated` once gone; `restoring` after a restart,
  * until the background restore (or a Task for it) starts its actor; `remote` while another node
@@ -14,7 +15,16 @@ type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
  * `AgentView.lanes`.
  */
 export type AgentState =
-  'spawning' | 'running.idle' | `running.turn.${'thinking' | 'acting'}` | 'draining' | 'stopping' | 'terminated' | 'restoring' | 'remote' | 'unreachable';
+  | 'spawning'
+  | 'running.idle'
+  | `running.turn.${'thinking' | 'acting'}`
+  | 'running.awaitingApproval'
+  | 'draining'
+  | 'stopping'
+  | 'terminated'
+  | 'restoring'
+  | 'remote'
+  | 'unreachable';
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {
@@ -25,6 +35,7 @@ export function agentStateOf(snapshot: AgentSnapshot): AgentState {
   if ('spawning' in value) return value.spawning === 'thenDrain' ? 'draining' : 'spawning';
   if ('draining' in value) return 'draining';
   if (value.running === 'idle') return 'running.idle';
+  if (value.running === 'awaitingApproval') return 'running.awaitingApproval';
   // Read from the lanes' phases only when asked, so a step of a turn costs no state change for it.
   return snapshot.context.lanes.some((lane) => lane.phase === 'thinking') ? 'running.turn.thinking' : 'running.turn.acting';
 }

@@ -2,10 +2,32 @@ import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
 import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
+import { Actions, type ApprovalNotice, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
+import { pausedForApproval } from './approvalGate.js';
 import { handOff } from './handOver.js';
+
+/** The final reply to a Task the agent had accepted: it stops waiting (and is not handed back after a restart). */
+function settle(agent: Agent, task: Task, reply: Task): void {
+  agent.env.bus.publish(reply);
+  agent.env.journal.answered(agent.id, task.id);
+}
+
+/**
+ * Every failure an agent answers is stored and sent: its message may carry a secret (a provider
+ * echoing the key, a termination reason the model wrote), so it is redacted here, once for all.
+ */
+function reply(agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void {
+  const { error } = update;
+  const safe = error === undefined || error === null ? update : { ...update, error: { ...error, message: agent.env.redactor.text(error.message) } };
+  settle(agent, task, replyTo(task, safe, agent.env.clock));
+}
+
+/** A status update that settles nothing: the Task goes on (working again, or paused for a person). */
+function update(agent: Agent, task: Task, status: Parameters<typeof replyTo>[1]): void {
+  agent.env.bus.publish(replyTo(task, status, agent.env.clock));
+}
 
 /**
  * The agent machine with troupe's implementations, made once per runtime (providing a machine
@@ -19,11 +41,6 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
     if (agent === undefined) throw new Error(`agent ${agentId} is not live`);
     return agent;
   };
-  // The final reply to a Task the agent had accepted: it stops waiting (and is not handed back after a restart).
-  const settle = (agent: Agent, task: Task, reply: Task): void => {
-    agent.env.bus.publish(reply);
-    agent.env.journal.answered(agent.id, task.id);
-  };
   // An action that throws would stop the actor; one agent's failure must never stop it or another.
   const guarded =
     <P extends { agentId: string }>(name: string, body: (agent: Agent, params: P) => void) =>
@@ -36,13 +53,6 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         logger.error({ action: name, agentId: params.agentId, error: describeError(error) }, 'agent action failed');
       }
     };
-  // Every failure an agent answers is stored and sent: its message may carry a secret (a provider
-  // echoing the key, a termination reason the model wrote), so it is redacted here, once for all.
-  const reply = (agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]): void => {
-    const { error } = update;
-    const safe = error === undefined || error === null ? update : { ...update, error: { ...error, message: agent.env.redactor.text(error.message) } };
-    settle(agent, task, replyTo(task, safe, agent.env.clock));
-  };
 
   return agentMachine.provide({
     actors: {
@@ -57,8 +67,13 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
     actions: {
       beginTurn: guarded('beginTurn', (agent, { task }: { agentId: string; task: Task }) => {
         agent.env.logger.debug({ agentId: agent.id, taskId: task.id, sessionId: task.sessionId }, 'turn started');
-        agent.env.bus.publish(replyTo(task, { status: 'working' }, agent.env.clock));
+        update(agent, task, { status: 'working' });
       }),
+      // A pause, not a reply: the Task goes on once decided, so nothing is settled or stops waiting for it.
+      awaitApproval: guarded('awaitApproval', (agent, { task, approvals }: { agentId: string; task: Task; approvals: readonly ApprovalNotice[] }) =>
+        update(agent, task, pausedForApproval(approvals)),
+      ),
+      resumeAfterApproval: guarded('resumeAfterApproval', (agent, { task }: { agentId: string; task: Task }) => update(agent, task, { status: 'working' })),
       answer: guarded('answer', (agent, { task, text, importance }: { agentId: string; task: Task; text: string; importance: number | undefined }) => {
         reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
       }),

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../task/index.js';
+import { type ToolCall, canonicalJson } from '../../task/index.js';
 
 /**
  * What to do with a tool call given how often the same call (same tool, same arguments)
@@ -10,19 +10,10 @@ export type RepeatVerdict = 'run' | 'refuse' | 'stop';
 /** Same tool and same arguments, whatever the key order or spacing of the model's JSON. */
 function callKey(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   try {
-    return `${call.name} ${canonical(JSON.parse(call.arguments) as unknown)}`;
+    return `${call.name} ${canonicalJson(JSON.parse(call.arguments) as unknown)}`;
   } catch {
     return `${call.name} ${call.arguments.trim()}`;
   }
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Counts the call and judges it. `counts` is the turn's tally, updated in place. */

@@ -14,6 +14,9 @@ import { callsOverCap, overCapResult } from './toolCallCap.js';
 import { keepToolResult } from './toolOutcome.js';
 import { type AcceptedHandoff, handoffDecision, isHandoffCall, runHandoffCalls } from './handoffCalls.js';
 import { ThinkingStream, observe } from './thinkingStream.js';
+import { passApproval } from './approvalGate.js';
+import { type PauseHooks, StepApprovals } from './stepPause.js';
+import { TurnBudget } from './turnBudget.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
 
 /** What a turn carries from one step to the next. */
@@ -32,6 +35,8 @@ interface TurnState {
   handoff: AcceptedHandoff | null;
   /** The text of the reply that is the answer, as observers are to see it once the answer may leave. */
   thinking: ThinkingStream | null;
+  /** What pauses the lane while calls of a step (of this many calls) wait for a person's approval. */
+  readonly approvalsOf: (calls: number) => StepApprovals;
 }
 
 /**
@@ -133,6 +138,7 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   const cap = agent.settings.limits.maxToolCallsPerReply;
   const limit = env.config.maxRepeatedToolCalls;
   const verdicts = calls.map((call) => (overCap.has(call) ? 'run' : judgeRepeat(turn.calls, call, limit)));
+  const approvals = turn.approvalsOf(calls.length);
   for (const call of calls) if (!overCap.has(call)) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
 
   const context = { agentId: agent.id, task, signal, society: env.society };
@@ -144,18 +150,25 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     (result: ToolResult): void => {
       if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
     };
+  const stepCall = (call: ToolCall): Promise<void> =>
+    toolCallToRun(agent, task, call, signal)
+      .then((decided) => ('refused' in decided ? decided : passApproval(agent, task, decided.run, signal, approvals)))
+      .then((gate) =>
+        'refused' in gate ? gate.refused : runToolCall(gate.run, context, options).then((result) => (gate.edited ? ranEdited(gate.run, result) : result)),
+      )
+      .then((result) => toolResultToKeep(agent, task, call, result, signal))
+      .then((result) => keepToolResult(agent, task, call, result))
+      .then(feedBack(call));
   await Promise.all(
-    calls.map((call, i): Promise<void> => {
-      if (overCap.has(call)) return Promise.resolve(overCapResult(cap + overCap.size, cap)).then(feedBack(call));
-      if (stopped)
-        return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
-      if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
-      return toolCallToRun(agent, task, call, signal)
-        .then((decided) => ('refused' in decided ? decided.refused : runToolCall(decided.run, context, options)))
-        .then((result) => toolResultToKeep(agent, task, call, result, signal))
-        .then((result) => keepToolResult(agent, task, call, result))
-        .then(feedBack(call));
-    }),
+    calls
+      .map((call, i): Promise<void> => {
+        if (overCap.has(call)) return Promise.resolve(overCapResult(cap + overCap.size, cap)).then(feedBack(call));
+        if (stopped)
+          return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
+        if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
+        return stepCall(call);
+      })
+      .map((done) => done.finally(() => approvals.finished())),
   );
   signal.throwIfAborted();
   const feed = (call: ToolCall, result: ToolResult): void => feedBack(call)(result);
@@ -168,6 +181,11 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
       context: { agentId: agent.id, taskId: task.id },
     });
   }
+}
+
+/** What the model reads of a call a person let run with other arguments: which, then the result. */
+function ranEdited(call: ToolCall, result: ToolResult): ToolResult {
+  return { ...result, content: `A person edited this call's arguments before it ran; it ran with ${call.arguments}\n${result.content}` };
 }
 
 /**
@@ -191,6 +209,45 @@ async function resumeTurn(agent: Agent, turn: TurnState, task: Task): Promise<{ 
   turn.overCap = callsOverCap(point.lastCalls, agent.settings.limits.maxToolCallsPerReply);
   env.logger.info({ agentId: agent.id, taskId: task.id, step: point.step, rerun: point.unanswered.length }, 'resuming an interrupted turn');
   return point.answer === undefined ? {} : { answer: point.answer };
+}
+
+/** The turn's time budget, which stands still while the lane is paused for a person, and the hooks that pause the lane. */
+function budgetAndPause(
+  agent: Agent,
+  task: Task,
+  report: (event: TurnEvent) => void,
+  stopped: () => boolean,
+  spent: (error: TroupeError) => void,
+): { budget: TurnBudget; pause: PauseHooks } {
+  const { sessionId } = task;
+  const budget = new TurnBudget(agent.env.clock, agent.settings.limits.maxTaskMs, () => spent(timeBudgetSpent(agent, task)));
+  const pause: PauseHooks = {
+    durable: () => agent.env.journal.durable(),
+    paused: (approvals) => {
+      budget.pause();
+      report({ type: 'turn.awaiting', sessionId, approvals });
+    },
+    resumed: () => {
+      budget.resume();
+      report({ type: 'turn.resumed', sessionId });
+    },
+    stopped,
+  };
+  return { budget, pause };
+}
+
+/** A turn's state as it starts, its steps pausing the lane through `pause` while calls wait for approval. */
+function newTurnState(agent: Agent, sessionId: string, pause: PauseHooks): TurnState {
+  return {
+    context: agent.context(sessionId),
+    pending: [],
+    overCap: new Set(),
+    calls: new Map(),
+    tokens: 0,
+    handoff: null,
+    thinking: null,
+    approvalsOf: (calls) => new StepApprovals(calls, pause),
+  };
 }
 
 /** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
@@ -223,15 +280,13 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     report(event);
   };
   const { sessionId } = input.task;
-  const turn: TurnState = { context: agent.context(sessionId), pending: [], overCap: new Set(), calls: new Map(), tokens: 0, handoff: null, thinking: null };
   // The Task's time budget: when it runs out, whatever the turn is doing is aborted and the turn fails.
-  const { clock } = agent.env;
-  const budget = clock.setTimeout(() => {
+  const { budget, pause } = budgetAndPause(agent, input.task, report, stopped, (error) => {
     if (over || stopped()) return;
-    const error = timeBudgetSpent(agent, input.task);
     controller.abort(error);
     end({ type: 'turn.failed', sessionId, error });
-  }, limits.maxTaskMs);
+  });
+  const turn = newTurnState(agent, sessionId, pause);
   // What the last step that changed the world wrote (its results, and everything before): durable
   // before the next tool runs, its commit overlapping the model call in between rather than adding
   // to it. Null after a step whose tools were all read-only or idempotent: its records wait for the
@@ -299,7 +354,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     }
   })();
   return () => {
-    clock.clearTimeout(budget);
+    budget.clear();
     if (!over) controller.abort(turnLeft);
   };
 }

@@ -39,6 +39,12 @@ export const RuntimeConfigSchema = z.object({
   toolTimeoutMs: z.number().int().positive().default(60_000),
   /** Longest one interceptor hook may take unless it names its own `timeoutMs`; past it, the hook stops the work it guards. */
   interceptorTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
+  /** How long a tool call waits for a person's approval; then it is rejected as expired and the model reads why. */
+  approvalExpiryMs: z.number().int().positive().max(604_800_000).default(86_400_000),
+  /** Tool calls waiting for approval across the runtime; one more is refused (`approval_limit`) and the model reads why. */
+  maxPendingApprovals: z.number().int().positive().default(1_000),
+  /** Tool calls of one agent waiting for approval; one more is refused (`approval_limit`). */
+  maxPendingApprovalsPerAgent: z.number().int().positive().default(100),
   /** Items one `rt.importMemory` (or `POST /api/agents/:id/memory`, `troupe memory import`) may hold; more are refused before any is stored. */
   maxImportItems: z.number().int().positive().default(100_000),
   /** Longest accepted user message, in characters. */

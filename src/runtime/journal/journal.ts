@@ -2,7 +2,7 @@ import type { RootDatabase } from 'lmdb';
 import type { EventBus } from '../../bus/index.js';
 import type { AgentRecord, ArtifactTable, Role, Termination } from '../../org/index.js';
 import { memoryArtifactTable } from '../../org/artifacts/memoryArtifactTable.js';
-import type { ChatMessage, Task } from '../../task/index.js';
+import type { Approval, ChatMessage, Task } from '../../task/index.js';
 
 /** Where memories are kept: the organisation's LMDB environment and the directory of the L4 index files; null: in memory only. */
 export interface MemoryStore {
@@ -64,6 +64,12 @@ export interface Journal {
   activeSkills(agentId: string, sessionId: string, skills: readonly string[]): void;
   /** Each session's active skills of `agentId` as stored, least recently changed first; none when nothing is kept. */
   storedActiveSkills(agentId: string): readonly { readonly sessionId: string; readonly skills: readonly string[] }[];
+  /** Keeps a tool call's approval as it now stands; resolves once durable (a decision holds through a crash from then on). */
+  approval(approval: Approval): Promise<void>;
+  /** Forgets an approval whose call is over (queued: it commits with or after the call's result). */
+  approvalOver(agentId: string, id: string): void;
+  /** Every approval kept before (pending, decided or started); none when nothing is kept. */
+  storedApprovals(): readonly Approval[];
   /** Makes `agentId` the agent the user of `sessionId` talks to (queued: whatever waits for durability next commits it). */
   sessionAgent(sessionId: string, agentId: string): void;
   /** The agent the user of `sessionId` talks to since a handoff, as stored; undefined when none (or nothing is kept). */
@@ -135,6 +141,9 @@ export const memoryJournal: Journal = {
   answered: () => undefined,
   activeSkills: () => undefined,
   storedActiveSkills: () => [],
+  approval: () => done,
+  approvalOver: () => undefined,
+  storedApprovals: () => [],
   sessionAgent: () => undefined,
   storedSessionAgent: () => undefined,
   conversation: () => keepNothing,

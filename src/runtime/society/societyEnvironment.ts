@@ -7,7 +7,8 @@ import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaul
 import { type Skill, SkillHub, type SkillLimits, SkillLimitsSchema, SkillRegistry, skillTools } from '../../skills/index.js';
 import { type Redactor, finalStatuses } from '../../task/index.js';
 import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
-import { describeError } from '../../errors.js';
+import { ValidationError, describeError } from '../../errors.js';
+import { ApprovalDesk } from '../approvals/approvalDesk.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import { type Guardrail, guardrailInterceptors } from '../agent/interceptors/guardrail.js';
@@ -50,6 +51,8 @@ export interface SocietyEnvironment {
   readonly skills: SkillHub;
   /** The artifacts tools produced, in the data dir or in memory. */
   readonly artifacts: ArtifactStore;
+  /** The tool calls waiting for a person's approval, and the decisions on them. */
+  readonly approvals: ApprovalDesk;
   /** What the society and every agent in it are made with. */
   readonly deps: SocietyDeps;
 }
@@ -83,6 +86,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     forgetRetired: (max, erase) => journal.forgetRetired(max, erase),
   });
   const artifacts = taskArtifacts(bus, journal, config, logger, clock);
+  const approvals = approvalDesk(bus, journal, config, tools, options);
   // Each termination recorded counts towards the next check of `terminatedAgentsKept`.
   const recording: Journal = {
     ...journal,
@@ -98,6 +102,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     memory,
     skills,
     artifacts,
+    approvals,
     deps: {
       bus,
       clock,
@@ -115,6 +120,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       skills,
       artifacts,
       interceptors: turnChain(options, config),
+      approvals,
     },
   };
 }
@@ -163,6 +169,37 @@ function taskArtifacts(bus: EventBus, journal: Journal, config: RuntimeConfig, l
     'artifacts',
   );
   return artifacts;
+}
+
+/**
+ * The society's approval desk, with what was kept before a restart; an approval is over once its
+ * Task reaches a final status (a cancelled Task's calls never run). An edit is checked against
+ * the tool's schema.
+ */
+function approvalDesk(bus: EventBus, journal: Journal, config: RuntimeConfig, tools: ToolRegistry, options: EnvironmentOptions): ApprovalDesk {
+  const desk = new ApprovalDesk({
+    clock: options.clock,
+    logger: options.logger,
+    journal,
+    limits: config,
+    checkEdit: (approval, args) => {
+      const parsed = tools.get(approval.tool)?.parameters.safeParse(args);
+      if (parsed !== undefined && !parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new ValidationError(['arguments', ...(issue?.path ?? [])].join('.'), `${issue?.message ?? 'invalid'} (tool ${approval.tool})`);
+      }
+      return JSON.stringify(args);
+    },
+  });
+  desk.restore();
+  bus.subscribe(
+    { pattern: '*' },
+    (task) => {
+      if (finalStatuses.has(task.status)) desk.taskEnded(task.id);
+    },
+    'approvals',
+  );
+  return desk;
 }
 
 /** The interceptors, then the guardrails, whose stops trip: they check what would really go out. */
