@@ -145,6 +145,13 @@ export const factsOptions: Record<Options<typeof FactLimitsSchema>, string> = {
   initialCapacity: 'vectors an index has room for when made; it doubles when full',
   exactSearch:
     "search by comparing the query with every fact instead of through hnswlib's graph, as L4 does when hnswlib-node is not installed ([install.md](install.md)): exact, no index file, linear in the facts",
+  graphDepth:
+    "links a search's graph channel follows from its best hits (a turn to the turns beside it, a fact to its Tasks' events, a node along its edges); each link past the first halves what a hit is lent; 0 turns the channel off ([Hybrid retrieval](#hybrid-retrieval-how-l4-facts-are-found))",
+  graphNodes: 'hits the graph channel may add to those the keyword and vector channels found, however many links it meets (0 turns it off)',
+  graphSeeds: 'best fused hits the graph channel starts from',
+  recencyWeight: "how much a hit's recency (1 for the newest hit, halved every `halfLifeMs` before it) raises its fused score in the re-rank",
+  importanceWeight: "how much a hit's importance (0..1; a graph node's is 0.5) raises its fused score in the re-rank",
+  linkWeight: "how much a hit's links to the other hits (their weights summed, over the best-linked hit's) raise its fused score in the re-rank",
 };
 
 /** Each graph memory (an agent's, the society's): `createRuntime({ memory: { graph } })` (docs/memory.md). */

@@ -6,9 +6,11 @@ import type { ChatMessage, Task } from '../../src/task/index.js';
 import { sized } from './benchSize.js';
 import { type Round, type Timing, compare } from './measure.js';
 import { type Row, p50Row } from './report.js';
+import { contextRetrievalRows } from './contextRetrieval.js';
 
 // Issue 14: the context of one turn built from 10,000 memory entries (goal: p50 ≤ 5 ms), against
-// tokenising the messages it yields once with gpt-tokenizer.
+// tokenising the messages it yields once with gpt-tokenizer; and the search of memory that turn
+// makes, with the graph (contextRetrieval.ts).
 
 const ENTRIES = sized(10_000, 200);
 const L1_TASKS = sized(4_000, 80);
@@ -136,5 +138,6 @@ export async function contextBuild(): Promise<Row[]> {
       coldRaw,
       'the first turn after a restart: only what fits the budget is rendered and tokenised (the walk stops at the first Task that does not fit); raw as above',
     ),
+    ...(await contextRetrievalRows()),
   ];
 }

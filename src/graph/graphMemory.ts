@@ -76,6 +76,7 @@ export class GraphMemory {
   readonly #parts: GraphMemoryParts;
   // Settles once every write issued so far has settled.
   #tail: Promise<void> = Promise.resolve();
+  readonly #watchers = new Set<(change: GraphChange) => void>();
 
   constructor(parts: GraphMemoryParts) {
     this.#parts = parts;
@@ -196,6 +197,16 @@ export class GraphMemory {
     return this.#change(() => [this.#parts.graph.removeEdge(parseOrThrow(EdgeKeySchema, key)), undefined]);
   }
 
+  /**
+   * Calls `watcher` with every change from now on, as it is applied in memory (before it is on
+   * disk), synchronously: what keeps an index of the nodes (retrieval's keyword index) in step.
+   * Returns what stops it.
+   */
+  watch(watcher: (change: GraphChange) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
   /** Resolves once every change made so far is on disk (or has failed). */
   flushed(): Promise<void> {
     return this.#tail;
@@ -213,6 +224,7 @@ export class GraphMemory {
       return Promise.reject(error);
     }
     const [change, result] = applied;
+    for (const watcher of this.#watchers) watcher(change);
     const { records } = this.#parts;
     if (records === null) return Promise.resolve(result);
     const written = records.write(change).catch((error: unknown) => {

@@ -11,6 +11,7 @@ import type { MemoryEntry, StoredEntry, SummaryEntry, TaskEntry } from './entrie
 import { entriesDb, loadEntries, writeEntries } from './entryStore.js';
 import type { CompressionReport, Fact, FactHit, NewFact } from './facts/factSchema.js';
 import type { MemoryFacts } from './memoryFacts.js';
+import type { RetrievalGraph } from './facts/retrievalGraph.js';
 import { baseImportance } from './importance.js';
 import { retrievalQuery } from './retrievalQuery.js';
 import { type MemoryLimits, type MemoryLimitsInput, intakeBound, maxEntriesPerTask, memoryLimits } from './limits.js';
@@ -34,6 +35,8 @@ export interface AgentMemoryOptions {
   readonly limits?: MemoryLimitsInput;
   /** Makes the ids that mark facts promoted from L3 (random by default). */
   readonly ids?: IdGenerator;
+  /** The agent's graph as its searches read it (see RetrievalGraph), asked for at each search; absent or null: facts only. */
+  readonly graph?: () => Promise<RetrievalGraph | null>;
 }
 
 /** Only the entries of one session (absent: every entry). */
@@ -54,6 +57,8 @@ export interface MemoryCounts {
   /** Tasks refused since the memory opened because L1 was at its hard bound. */
   readonly refused: number;
 }
+
+const noGraph = (): Promise<null> => Promise.resolve(null);
 
 /** `now` must be a time on the clock: a NaN would make every age comparison false and compaction silently never due. */
 function requireTime(now: number): void {
@@ -79,6 +84,7 @@ export class AgentMemory {
   readonly #logger: Logger;
   readonly #limits: MemoryLimits;
   readonly #ids: IdGenerator;
+  readonly #graph: () => Promise<RetrievalGraph | null>;
   #tiers: Tiers | undefined;
   #nextSeq: number;
   #lastWrite: Promise<unknown> | undefined;
@@ -95,6 +101,7 @@ export class AgentMemory {
     this.#logger = options.logger ?? silentLogger;
     this.#limits = memoryLimits(options.limits);
     this.#ids = options.ids ?? randomIds;
+    this.#graph = options.graph ?? noGraph;
     this.#tiers = loaded.entries.length === 0 ? undefined : Tiers.of(loaded.entries);
     this.#nextSeq = loaded.nextSeq;
   }
@@ -196,7 +203,8 @@ export class AgentMemory {
    */
   async search(text: string, k: number, filter: { readonly sessionId: string | null; readonly minSimilarity?: number }): Promise<FactHit[]> {
     this.#open();
-    return this.#facts.search(text, k, filter);
+    const graph = await this.#graph();
+    return this.#facts.search(text, k, { ...filter, graph });
   }
 
   /**
@@ -208,7 +216,8 @@ export class AgentMemory {
     const query = retrievalQuery(text, this.#facts.maxQueryChars);
     if (query === '') return [];
     this.#open();
-    return this.#facts.search(query, k, { sessionId: filter.sessionId, minSimilarity: filter.minSimilarity });
+    const graph = await this.#graph();
+    return this.#facts.search(query, k, { sessionId: filter.sessionId, minSimilarity: filter.minSimilarity, graph });
   }
 
   /** L4 facts, oldest first: those `sessionId` may see (its own and agent-scope ones), or every fact without one. */
@@ -219,7 +228,8 @@ export class AgentMemory {
   /** The `k` facts closest to `text`, as `search` but counting no retrieval (a view of memory, not a use of it); without `sessionId`, over every fact. */
   async peek(text: string, k: number, filter?: SessionFilter): Promise<FactHit[]> {
     this.#open();
-    return this.#facts.peek(text, k, filter);
+    const graph = await this.#graph();
+    return this.#facts.peek(text, k, { ...filter, graph });
   }
 
   /** Stores a fact in L4 (a near-duplicate merges into the fact it repeats). */

@@ -7,6 +7,7 @@ export { extractiveFacts } from './extractiveFacts.js';
 export { extractiveSummary } from './extractiveSummary.js';
 export type { CompressionReport, Fact, FactHit, NewFact } from './facts/factSchema.js';
 export type { MemoryFacts } from './memoryFacts.js';
+export { type LinkedNode, type NodeLink, type RetrievalGraph, nodeVisibleTo } from './facts/retrievalGraph.js';
 export { baseImportance, effectiveImportance } from './importance.js';
 export { type MemoryLimits, type MemoryLimitsInput, intakeBound, memoryLimits } from './limits.js';
 export { remembers } from './remembers.js';

@@ -1,4 +1,5 @@
 import type { CompressionReport, Fact, FactHit, NewFact } from './facts/factSchema.js';
+import type { RetrievalGraph } from './facts/retrievalGraph.js';
 
 /** What an agent's memory needs of its L4 store. */
 export interface MemoryFacts {
@@ -13,10 +14,13 @@ export interface MemoryFacts {
   remove(ids: readonly string[]): Promise<string[]>;
   /** The fact an id was merged into, if any. */
   mergedInto(id: string): Fact | undefined;
-  /** Facts of that session and agent-scope facts at least `minSimilarity` close, best first; counts a retrieval of each. */
-  search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number }): Promise<FactHit[]>;
+  /**
+   * Facts of that session and agent-scope facts at least `minSimilarity` close, best first, with
+   * the nodes of `graph` found and reached beside them; counts a retrieval of each fact.
+   */
+  search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number; graph?: RetrievalGraph | null }): Promise<FactHit[]>;
   /** As `search`, counting no retrieval; without `sessionId`, over every session's facts. */
-  peek(text: string, k: number, filter?: { sessionId?: string | null }): Promise<FactHit[]>;
+  peek(text: string, k: number, filter?: { sessionId?: string | null; graph?: RetrievalGraph | null }): Promise<FactHit[]>;
   list(filter?: { sessionId?: string | null }): Fact[];
   /** True when it holds more facts than its compression threshold. */
   needsCompression(): boolean;

@@ -87,7 +87,10 @@ export class StoredMemory implements MemoryReader {
     return this.#facts.filter((fact) => visibleTo(fact, filter?.sessionId));
   }
 
-  /** As a live memory's peek (see FactStore.peek): both channels over the stored facts and vectors, fused, the default floors applied. */
+  /**
+   * As a live memory's peek (see FactStore.peek): both channels over the stored facts and vectors,
+   * fused, the default floors applied; no graph channel or re-rank (the agent's graph is not open).
+   */
   async peek(text: string, k: number, filter?: ReaderFilter): Promise<FactHit[]> {
     const query = checkSearch(text, k, { sessionId: filter?.sessionId ?? null }, this.#limits);
     const facts = this.facts(filter);
@@ -103,10 +106,12 @@ export class StoredMemory implements MemoryReader {
       keyword: keywords.nearest(query.text, depth, () => true),
       similarityOf: (id: string) => similarity.get(id) ?? -1,
     };
-    return fuseChannels(ranked, query.k, floorsOf({})).flatMap(({ id, similarity: cosine, channels }) => {
-      const fact = byId.get(id);
-      return fact === undefined ? [] : [{ fact, similarity: cosine, channels }];
-    });
+    return fuseChannels(ranked, floorsOf({}))
+      .slice(0, query.k)
+      .flatMap(({ key, similarity: cosine, channels }) => {
+        const fact = byId.get(key);
+        return fact === undefined ? [] : [{ fact, similarity: cosine, channels }];
+      });
   }
 
   /** Every fact with a vector of `embedder`'s, with its cosine to `text`. */

@@ -62,7 +62,8 @@ export const searchMemoryTool = defineTool({
         scope: fact.scope,
         importance: fact.importance,
         similarity: rounded(fact.similarity),
-        channels: { bm25: roundedOrNull(fact.channels.bm25), vector: roundedOrNull(fact.channels.vector), graph: null },
+        channels: { bm25: roundedOrNull(fact.channels.bm25), vector: roundedOrNull(fact.channels.vector), graph: roundedOrNull(fact.channels.graph) },
+        ...(fact.node === undefined ? {} : { node: fact.node.kind }),
         ...(fact.metadata === undefined ? {} : { metadata: fact.metadata }),
       })),
     });

@@ -49,8 +49,10 @@ export interface FoundFact {
   readonly scope: 'session' | 'agent';
   readonly importance: number;
   readonly similarity: number;
-  /** What each retrieval channel said of it: `vector` its cosine, `bm25` its normalised keyword score, null where a channel did not find it. */
-  readonly channels: { readonly bm25: number | null; readonly vector: number | null; readonly graph: null };
+  /** What each retrieval channel said of it: `vector` its cosine, `bm25` its normalised keyword score, `graph` its score through a link from a better hit, null where a channel did not find it. */
+  readonly channels: { readonly bm25: number | null; readonly vector: number | null; readonly graph: number | null };
+  /** Set when it is a node of the agent's graph (an event or a note: `explore` shows its links), not a fact. */
+  readonly node?: { readonly kind: 'event' | 'note' };
   /** What a program stored it with (`rt.remember`, an import), e.g. its source's id. */
   readonly metadata?: Readonly<Record<string, JsonValue>>;
 }

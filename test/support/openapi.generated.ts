@@ -979,8 +979,12 @@ export interface operations {
                   channels: {
                     bm25: number | null;
                     vector: number | null;
-                    graph: null;
+                    graph: number | null;
                   } | null;
+                  node?: {
+                    /** @enum {string} */
+                    kind: 'event' | 'note';
+                  };
                   metadata?: {
                     [key: string]: components['schemas']['JsonValue'];
                   };

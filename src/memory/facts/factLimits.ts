@@ -84,6 +84,21 @@ export const FactLimitsSchema = z
      * facts (hnswlib's search grows with their logarithm).
      */
     exactSearch: z.boolean().default(false),
+    /**
+     * Links a search's graph channel follows from its best hits (a turn to the turns beside it, a
+     * fact to the events of its Tasks, a node along its edges); 0 turns the channel off.
+     */
+    graphDepth: z.number().int().min(0).max(3).default(1),
+    /** Hits the graph channel may add to what the keyword and vector channels found, however many links it meets. */
+    graphNodes: z.number().int().nonnegative().max(200).default(10),
+    /** The best hits of the keyword and vector channels the graph channel starts from. */
+    graphSeeds: z.number().int().positive().max(50).default(5),
+    /** How much a hit's recency (halved every `halfLifeMs` before the newest hit) raises its fused score in the re-rank: score × (1 + weights × signals). */
+    recencyWeight: unit.default(0.1),
+    /** How much a hit's importance (0..1) raises its fused score in the re-rank. */
+    importanceWeight: unit.default(0.1),
+    /** How much a hit's links to the other hits (their weights summed, relative to the best-linked hit) raise its fused score in the re-rank. */
+    linkWeight: unit.default(0.1),
   })
   .strict()
   .refine((limits) => limits.compressAbove <= limits.maxFacts, { message: 'must be at most maxFacts', path: ['compressAbove'] })

@@ -68,6 +68,11 @@ export interface FactHit {
   readonly similarity: number;
   /** What each retrieval channel said of it (see HitChannels): the hits are ranked by fusing them. */
   readonly channels: HitChannels;
+  /**
+   * Set when the hit is a node of the agent's graph, not a fact: `fact` then shows the node (its
+   * id, its text, its session, when it last changed, its metadata; no retrievals are counted).
+   */
+  readonly node?: { readonly kind: 'event' | 'note' };
 }
 
 /**

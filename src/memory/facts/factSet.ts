@@ -6,6 +6,7 @@ import { HnswIndex } from './hnswIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
 import { FactKeywordIndex } from './factKeywordIndex.js';
+import { FactLinks } from './factLinks.js';
 
 /**
  * One agent's L4 as it is in memory: its facts by id, the index over their vectors (made on the
@@ -20,6 +21,8 @@ export class FactSet {
   readonly words: WordOverlapIndex | null;
   readonly keywords = new FactKeywordIndex();
   readonly vectors = new GroupedVectors();
+  /** Each conversation's turns in order and each Task's facts: what a search's graph channel follows from a fact. */
+  readonly links: FactLinks;
   meta: FactMeta;
   /** The index, once there is (or is being made) one. */
   index: Promise<VectorIndex> | null;
@@ -35,6 +38,7 @@ export class FactSet {
       const vector = loaded.vectors.get(fact.id);
       if (vector !== undefined) this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
     }
+    this.links = FactLinks.of(this.#facts.values());
   }
 
   get size(): number {
@@ -73,6 +77,7 @@ export class FactSet {
     }
     this.words?.add(fact.id, fact.text);
     this.keywords.add(fact.id, fact.text);
+    this.links.add(fact);
   }
 
   /** Puts vectors that wait for the index into it, oldest first, while `more()` says so; returns how many are left. */
@@ -94,6 +99,11 @@ export class FactSet {
       this.words?.remove(fact.id, before.text);
       this.words?.add(fact.id, fact.text);
       this.keywords.add(fact.id, fact.text);
+    }
+    // A merge joins metadata (the Tasks it names may change); a retrieval count keeps the same object.
+    if (before !== undefined && before.metadata !== fact.metadata) {
+      this.links.remove(before);
+      this.links.add(fact);
     }
   }
 
@@ -120,5 +130,6 @@ export class FactSet {
     this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);
     this.keywords.remove(fact.id);
+    this.links.remove(fact);
   }
 }

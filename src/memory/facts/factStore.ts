@@ -23,7 +23,17 @@ import { mergeIntoTwin, placeFact, twinOf } from './factEdits.js';
 import { type FactImportDeps, importFacts } from './factImport.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { floorsOf } from './hybridHits.js';
-import { nearestFacts } from './nearestFacts.js';
+import { type SearchedFacts, nearestFacts } from './nearestFacts.js';
+import type { RetrievalGraph } from './retrievalGraph.js';
+
+/** How a search is narrowed: whose facts (see visibleTo), its floors, and the agent's graph to search and follow beside the facts. */
+export interface FactSearchFilter {
+  readonly sessionId: string | null;
+  readonly minSimilarity?: number;
+  readonly minKeywordScore?: number;
+  /** Null or absent: the facts alone (no node is found, and the graph channel follows only the links between facts). */
+  readonly graph?: RetrievalGraph | null;
+}
 
 /** @public The types of the contract with the memory facade (part "tiers" of issue 14), from the module it names. */
 export type { CompressionReport, Fact, FactHit, FactScope, NewFact } from './factSchema.js';
@@ -247,19 +257,26 @@ export class FactStore {
    * unless given) or its keyword score at least `minKeywordScore`
    * (`defaultMinKeywordScore`). Each one returned counts a retrieval (written in the background).
    */
-  async search(text: string, k: number, filter: { sessionId: string | null; minSimilarity?: number; minKeywordScore?: number }): Promise<FactHit[]> {
+  async search(text: string, k: number, filter: FactSearchFilter): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const query = checkSearch(text, k, { sessionId: filter.sessionId }, this.#limits);
     // Closed while the query was embedded: no retrieval may be written after close.
-    const found = await nearestFacts(this.#set, this.#embedder, { ...query, floors: floorsOf(filter) }, () => this.#refuseWhenClosed());
-    const hits = found.map(({ fact, similarity, channels }) => {
-      const retrieved = { ...fact, retrievals: fact.retrievals + 1 };
+    const found = await nearestFacts(this.#searched, { ...query, floors: floorsOf(filter), graph: filter.graph ?? null }, () => this.#refuseWhenClosed());
+    const hits = found.map((hit) => {
+      if (hit.node !== undefined) return hit;
+      const retrieved = { ...hit.fact, retrievals: hit.fact.retrievals + 1 };
       this.#set.update(retrieved);
-      return { fact: retrieved, similarity, channels };
+      return { ...hit, fact: retrieved };
     });
+    const retrieved = hits.flatMap((hit) => (hit.node === undefined ? [hit.fact] : []));
     // Not waited for: a lost retrieval count only makes a fact look a little less used. A failure is logged by TrackedWrites.
-    if (hits.length > 0) this.#writes.write({ putFacts: hits.map((hit) => hit.fact) }).catch(() => undefined);
+    if (retrieved.length > 0) this.#writes.write({ putFacts: retrieved }).catch(() => undefined);
     return hits;
+  }
+
+  /** What a search reads (see nearestFacts). */
+  get #searched(): SearchedFacts {
+    return { set: this.#set, embedder: this.#embedder, limits: this.#limits };
   }
 
   /**
@@ -267,11 +284,12 @@ export class FactStore {
    * counted, nothing is written, and without `sessionId` every fact of every session is searched.
    * The default floors apply.
    */
-  async peek(text: string, k: number, filter: { sessionId?: string | null } = {}): Promise<FactHit[]> {
+  async peek(text: string, k: number, filter: { sessionId?: string | null; graph?: RetrievalGraph | null } = {}): Promise<FactHit[]> {
     this.#refuseWhenClosed();
     const { sessionId } = filter;
     const query = checkSearch(text, k, { sessionId: sessionId ?? null }, this.#limits);
-    return nearestFacts(this.#set, this.#embedder, { text: query.text, k: query.k, sessionId, floors: floorsOf({}) }, () => this.#refuseWhenClosed());
+    const searched = { text: query.text, k: query.k, sessionId, floors: floorsOf({}), graph: filter.graph ?? null };
+    return nearestFacts(this.#searched, searched, () => this.#refuseWhenClosed());
   }
 
   /** Every fact (no filter), or those a session may see (`{ sessionId }`: its own and agent-scope; null: agent-scope only), oldest first. */

@@ -2,15 +2,16 @@ import type { KeywordMatch } from './factKeywordIndex.js';
 
 /**
  * What each retrieval channel said of a hit: its own score, null when the channel did not return
- * the fact among its candidates (see candidateDepth). `vector`: the cosine of the fact's vector to
- * the query (without an embedder, the word-set cosine that stands in for it); `bm25`: the
- * normalised BM25 score of the keyword channel, in [0, 1) (see FactKeywordIndex); `graph`: always
- * null until the graph is wired to memory.
+ * it among its candidates (see candidateDepth). `vector`: the cosine of the fact's vector to the
+ * query (without an embedder, the word-set cosine that stands in for it; a graph node has no
+ * vector); `bm25`: the normalised BM25 score of the keyword channel, in [0, 1) (see
+ * FactKeywordIndex); `graph`: the graph channel's score, in (0, 1], when it reached the hit along
+ * a link from one of the best hits (see expand).
  */
 export interface HitChannels {
   readonly bm25: number | null;
   readonly vector: number | null;
-  readonly graph: null;
+  readonly graph: number | null;
 }
 
 /**
@@ -67,21 +68,26 @@ export function floorsOf(options: { readonly minSimilarity?: number; readonly mi
   };
 }
 
+/** A hit as it is fused and re-ranked: its key (see nodeKey), its fused score, its similarity and what each channel said. */
 export interface FusedHit {
-  readonly id: string;
+  readonly key: string;
+  readonly score: number;
   readonly similarity: number;
   readonly channels: HitChannels;
 }
 
+/** Best first: the higher score, then the higher similarity, then the lower key. */
+export const bestFirst = (a: FusedHit, b: FusedHit): number => b.score - a.score || b.similarity - a.similarity || (a.key < b.key ? -1 : 1);
+
 /**
- * The `k` best of both channels' candidates by reciprocal-rank fusion (ties: the higher
- * similarity, then the lower id), leaving out those below both floors: a fact is returned as a
- * match only when its vector is close enough or it shares enough rare words with the query. The
- * keyword channel's votes weigh as much as its best match covers of the query (its normalised
- * score): when no fact holds more than a common word or two of the question, the order of its
- * candidates says little, and letting it count fully would push down what the vectors found.
+ * Both channels' candidates fused by reciprocal rank, best first, leaving out those below both
+ * floors: a hit is returned as a match only when its vector is close enough or it shares enough
+ * rare words with the query. The keyword channel's votes weigh as much as its best match covers
+ * of the query (its normalised score): when no candidate holds more than a common word or two of
+ * the question, the order of its candidates says little, and letting it count fully would push
+ * down what the vectors found.
  */
-export function fuseChannels(ranked: RankedChannels, k: number, floors: Floors): FusedHit[] {
+export function fuseChannels(ranked: RankedChannels, floors: Floors): FusedHit[] {
   const fused = new Map<string, { score: number; similarity: number | null; bm25: number | null }>();
   ranked.similar.forEach(({ id, similarity }, rank) => fused.set(id, { score: 1 / (rrfK + rank + 1), similarity, bm25: null }));
   const keywordWeight = Math.min(1, ranked.keyword[0]?.score ?? 0);
@@ -91,12 +97,33 @@ export function fuseChannels(ranked: RankedChannels, k: number, floors: Floors):
     if (found === undefined) fused.set(id, { score: vote, similarity: null, bm25: score });
     else fused.set(id, { ...found, score: found.score + vote, bm25: score });
   });
-  const hits: (FusedHit & { score: number })[] = [];
-  for (const [id, { score, similarity, bm25 }] of fused) {
-    const cosine = similarity ?? ranked.similarityOf(id);
+  const hits: FusedHit[] = [];
+  for (const [key, { score, similarity, bm25 }] of fused) {
+    const cosine = similarity ?? ranked.similarityOf(key);
     if (cosine < floors.minSimilarity && (bm25 ?? 0) < floors.minKeywordScore) continue;
-    hits.push({ id, score, similarity: cosine, channels: { bm25, vector: similarity, graph: null } });
+    hits.push({ key, score, similarity: cosine, channels: { bm25, vector: similarity, graph: null } });
   }
-  hits.sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.id < b.id ? -1 : 1));
-  return hits.slice(0, k).map(({ id, similarity, channels }) => ({ id, similarity, channels }));
+  return hits.sort(bestFirst);
+}
+
+/**
+ * The graph channel's votes added to the fused hits: what it reached, ranked by its graph score,
+ * votes by reciprocal rank weighed by that score (a hit a weak seed reaches through a weak link
+ * counts little). A hit only the graph reached is passed by the floors through its link to a hit
+ * that passed them. Best first.
+ */
+export function withGraphVotes(hits: readonly FusedHit[], reached: ReadonlyMap<string, number>, similarityOf: (key: string) => number): FusedHit[] {
+  const byKey = new Map(hits.map((hit) => [hit.key, hit]));
+  const ranked = [...reached].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+  ranked.forEach(([key, graph], rank) => {
+    const vote = graph / (rrfK + rank + 1);
+    const found = byKey.get(key);
+    byKey.set(
+      key,
+      found === undefined
+        ? { key, score: vote, similarity: similarityOf(key), channels: { bm25: null, vector: null, graph } }
+        : { ...found, score: found.score + vote, channels: { ...found.channels, graph } },
+    );
+  });
+  return [...byKey.values()].sort(bestFirst);
 }

@@ -4,6 +4,7 @@ import { type GraphLimitOptions, type GraphMemory, type ReadonlyGraph, eraseStor
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { MemoryStore } from '../journal/journal.js';
+import { GraphRetrieval } from './graphRetrieval.js';
 
 /** The owner of the graph a whole society shares: an id no agent may take (see `reservedIds`). */
 export const societyGraphOwner = 'society';
@@ -29,6 +30,8 @@ export class GraphHub {
   readonly #open = new Map<string, Promise<GraphMemory>>();
   /** Graphs being closed, by owner: a view or an erasure waits for their last writes. */
   readonly #closing = new Map<string, Promise<void>>();
+  /** Each open graph's retrieval side, made on the first search that reads it. */
+  readonly #retrieval = new WeakMap<GraphMemory, GraphRetrieval>();
   #closedAll = false;
 
   constructor(deps: GraphHubDeps) {
@@ -51,6 +54,14 @@ export class GraphHub {
       logger.error({ owner: ownerId, error: describeError(error) }, 'graph memory failed to open');
     });
     return opening;
+  }
+
+  /** The graph of `ownerId` as a search of its memory reads it (see GraphRetrieval), opened now if it is not yet. */
+  async retrievalOf(ownerId: string): Promise<GraphRetrieval> {
+    const graph = await this.of(ownerId);
+    let retrieval = this.#retrieval.get(graph);
+    if (retrieval === undefined) this.#retrieval.set(graph, (retrieval = new GraphRetrieval(graph)));
+    return retrieval;
   }
 
   /**

@@ -6,7 +6,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
 import { limitsOf } from '../../memory/facts/factLimits.js';
-import { AgentMemory, type MemoryReader, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
+import { AgentMemory, type MemoryReader, type RetrievalGraph, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemoryStore } from '../journal/journal.js';
 import { GraphHub } from './graphHub.js';
@@ -77,7 +77,11 @@ export class MemoryHub {
     const { store, settings, clock, logger } = this.#deps;
     const db = store?.db ?? null;
     const facts = await FactStore.open({ agentId, embedder: settings.embedder, db, indexDir: store?.indexDir ?? null, clock, logger, limits: settings.facts });
-    return AgentMemory.open({ agentId, db, facts, clock, logger, limits: settings.limits });
+    // A search reads the agent's graph beside its facts (one whose graph cannot open, its facts
+    // alone); a released agent's graph is not opened again by a search still in flight.
+    const graph = (): Promise<RetrievalGraph | null> =>
+      this.#opening.has(agentId) ? this.graphs.retrievalOf(agentId).catch(() => null) : Promise.resolve(null);
+    return AgentMemory.open({ agentId, db, facts, clock, logger, limits: settings.limits, graph });
   }
 
   /** Characters of one L4 fact (`memory.facts.maxFactChars`): what a long imported turn is cut to. */

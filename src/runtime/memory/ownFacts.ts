@@ -46,13 +46,14 @@ export async function searchOwnFacts(hub: MemoryHub, request: FactSearchRequest)
   const memory = await ownMemory(hub, request.agentId);
   const filter = { sessionId: request.sessionId, minSimilarity: hub.minRelevance };
   const hits = await renamedFields(() => memory.search(request.query, request.k, filter), { text: 'query' });
-  return hits.map(({ fact, similarity, channels }) => ({
+  return hits.map(({ fact, similarity, channels, node }) => ({
     id: fact.id,
     text: fact.text,
     scope: fact.scope,
     importance: fact.importance,
     similarity,
     channels,
+    ...(node === undefined ? {} : { node }),
     ...(fact.metadata === undefined ? {} : { metadata: fact.metadata }),
   }));
 }

@@ -98,9 +98,9 @@ const MemorySummaryItemSchema = z.object({
 /**
  * What each retrieval channel said of a fact a search found, null where a channel did not return
  * it: `vector` its cosine to the query (word overlap without an embedder), `bm25` its normalised
- * keyword score (0..1), `graph` always null for now.
+ * keyword score (0..1), `graph` its score through a link from a better hit (0..1).
  */
-const HitChannelsSchema = z.object({ bm25: z.number().nullable(), vector: z.number().nullable(), graph: z.null() });
+const HitChannelsSchema = z.object({ bm25: z.number().nullable(), vector: z.number().nullable(), graph: z.number().nullable() });
 
 /** An L4 fact; `similarity` is its cosine to the search (null when listed, not searched), `channels` what found it. */
 const MemoryFactItemSchema = z.object({
@@ -119,6 +119,8 @@ const MemoryFactItemSchema = z.object({
   fidelity: z.number().nullable(),
   similarity: z.number().nullable(),
   channels: HitChannelsSchema.nullable(),
+  /** Set when the hit is a node of the agent's graph (an event or a note), not a fact. */
+  node: z.object({ kind: z.enum(['event', 'note']) }).optional(),
   /** What it was stored with (`rt.remember`, an import), redacted: for example the id of its source. */
   metadata: z.record(z.string(), JsonValueSchema).optional(),
 });

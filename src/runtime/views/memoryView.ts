@@ -41,7 +41,7 @@ function summaryItem(entry: SummaryEntry, redactor: Redactor): MemoryItem {
   };
 }
 
-function factItem(fact: Fact, hit: Pick<FactHit, 'similarity' | 'channels'> | null, redactor: Redactor): MemoryItem {
+function factItem(fact: Fact, hit: Pick<FactHit, 'similarity' | 'channels' | 'node'> | null, redactor: Redactor): MemoryItem {
   return {
     tier: 'l4',
     id: fact.id,
@@ -55,6 +55,7 @@ function factItem(fact: Fact, hit: Pick<FactHit, 'similarity' | 'channels'> | nu
     fidelity: fact.fidelity,
     similarity: hit?.similarity ?? null,
     channels: hit?.channels ?? null,
+    ...(hit?.node === undefined ? {} : { node: { kind: hit.node.kind } }),
     ...(fact.metadata === undefined ? {} : { metadata: redactor.value(fact.metadata) as Record<string, JsonValue> }),
   };
 }

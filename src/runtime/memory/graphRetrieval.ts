@@ -1,0 +1,78 @@
+import { EdgeTypeSchema, type GraphMemory, type GraphNode } from '../../graph/index.js';
+import { FactKeywordIndex } from '../../memory/facts/factKeywordIndex.js';
+import { type LinkedNode, type NodeLink, type RetrievalGraph, nodeVisibleTo } from '../../memory/index.js';
+
+// An agent's graph memory as a search of its memory reads it (the port RetrievalGraph): the
+// nodes by keyword, each node as a hit shows it, and its edges both ways.
+
+/** What a node is found by: a note's title, tags and content; an event's content. */
+function searchedText(node: GraphNode): string {
+  if (node.kind === 'event') return node.content;
+  const title = node.title === '' ? '' : `${node.title}: `;
+  return node.tags.length === 0 ? `${title}${node.content}` : `${title}${node.content} (${node.tags.join(', ')})`;
+}
+
+/**
+ * Whether a search finds the node by its words: not one recorded from the society's work (a
+ * Task's event, its answer, see WorkGraph), which repeats what the agent's tiers keep of the same
+ * Task (a turn's search would find the very Task it answers). Those stay in the graph, where the
+ * graph channel reaches them from a fact that names their Task, and the notes they lead to.
+ */
+const searchable = (node: GraphNode): boolean => typeof node.metadata['work'] !== 'string';
+
+/** A node's importance in the re-rank: nothing in a node says it, so every node weighs as a fact of middling importance. */
+const nodeImportance = 0.5;
+
+/**
+ * The retrieval side of one graph memory: a BM25 index over its nodes' text (see searchable), built when first
+ * asked for and kept in step with every change after (see GraphMemory.watch), so a note or event
+ * an agent or the society's work recorded is found by the words it holds. Archived events are
+ * hidden, as a neighbourhood hides them.
+ */
+export class GraphRetrieval implements RetrievalGraph {
+  readonly #memory: GraphMemory;
+  readonly #keywords = new FactKeywordIndex();
+
+  constructor(memory: GraphMemory) {
+    this.#memory = memory;
+    for (const node of memory.graph.nodes()) if (searchable(node)) this.#keywords.add(node.id, searchedText(node));
+    memory.watch((change) => {
+      for (const id of change.removeNodes) this.#keywords.remove(id);
+      for (const node of change.putNodes) {
+        if (searchable(node)) this.#keywords.add(node.id, searchedText(node));
+        else this.#keywords.remove(node.id);
+      }
+    });
+  }
+
+  nearest(text: string, depth: number, sessionId: string | null | undefined): ReturnType<RetrievalGraph['nearest']> {
+    return this.#keywords.nearest(text, depth, (id) => {
+      const node = this.node(id);
+      return node !== undefined && nodeVisibleTo(node, sessionId);
+    });
+  }
+
+  node(id: string): LinkedNode | undefined {
+    const node = this.#memory.graph.node(id);
+    if (node === undefined || (node.kind === 'event' && node.status === 'archived')) return undefined;
+    return {
+      id,
+      kind: node.kind,
+      text: searchedText(node),
+      sessionId: node.sessionId,
+      time: node.updatedAt,
+      importance: nodeImportance,
+      metadata: node.metadata,
+    };
+  }
+
+  links(id: string): readonly NodeLink[] {
+    const graph = this.#memory.graph;
+    const links: NodeLink[] = [];
+    for (const type of EdgeTypeSchema.options) {
+      for (const edge of graph.outEdges(id, type)) links.push({ id: edge.to, weight: edge.weight });
+      for (const edge of graph.inEdges(id, type)) links.push({ id: edge.from, weight: edge.weight });
+    }
+    return links;
+  }
+}
