@@ -269,6 +269,7 @@ export const mcpOptions: Record<Options<typeof McpLimitsSchema>, string> = {
   backoffMs: 'the wait before a restart, doubled each time',
   maxBackoffMs: 'the longest wait before a restart',
   trusted: 'its tool annotations are relied on (see Trust)',
+  requireApproval: "its tools' calls wait for a person's approval (all but a trusted server's read-only ones, docs/approvals.md); false lets them run unasked",
 };
 
 /** The router's options, `createRuntime({ routing })` (docs/routing.md). */

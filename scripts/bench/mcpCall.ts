@@ -36,7 +36,7 @@ async function throughAgent(server: { command: string; args: string[] } | { url:
   // Arguments differ from call to call: the same call repeated is refused after `maxRepeatedToolCalls`.
   const call = (a: number) => ({ toolCalls: [{ name: 'bench__add', arguments: { a, b: 2 } }] });
   const model = new ScriptedModel([call(-1), { text: 'warm' }, ...Array.from({ length: schedule.calls }, (_, i) => call(i)), { text: 'done' }]);
-  const rt = await createRuntime({ model, maxSteps: schedule.calls + 5, mcpServers: { bench: { ...server, trusted: true } } });
+  const rt = await createRuntime({ model, maxSteps: schedule.calls + 5, mcpServers: { bench: { ...server, trusted: true, requireApproval: false } } });
   try {
     await rt.waitForAnswer(await rt.submit('warm up'), { timeoutMs: 60_000 });
     const start = process.hrtime.bigint();
@@ -56,7 +56,7 @@ async function throughAgent(server: { command: string; args: string[] } | { url:
  * timeout, the result converted, checked and redacted), without the agent's step around it.
  */
 async function throughRunner(server: { command: string; args: string[] } | { url: string }): Promise<number> {
-  const rt = await createRuntime({ mcpServers: { bench: { ...server, trusted: true } } });
+  const rt = await createRuntime({ mcpServers: { bench: { ...server, trusted: true, requireApproval: false } } });
   try {
     const context = {
       agentId: 'root',

@@ -4,7 +4,11 @@ import { TroupeError } from '../../src/errors.js';
 import { type Approval, type Task, awaitsApproval } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
-import { quietRuntime, recordBus, until } from '../support/runtimeFixture.js';
+import { quietRuntime, recordBus, tick, until } from '../support/runtimeFixture.js';
+import { stdioFixture } from '../support/mcpFixture.js';
+import { lastToolResult, scriptByRole } from '../support/scriptByRole.js';
+import { type ScriptStep, SimulatedClock } from '../../src/testing.js';
+import type { ChatRequest } from '../../src/llm/index.js';
 
 /** A tool that needs approval and counts what it ran with. */
 function guardedTool(needsApproval: boolean | ((args: { to: string }) => boolean) = true) {
@@ -167,6 +171,94 @@ describe('approvals', () => {
     await rt.decide(approval?.id ?? '', { action: 'approve' });
     await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
     expect(plain.runs).toEqual(['x']);
+    await rt.shutdown();
+  });
+
+  it('ask by default for an MCP server’s tools, but a trusted server’s read-only ones', async () => {
+    const { rt } = await quietRuntime({
+      mcpServers: {
+        loose: { ...stdioFixture('stdioServer'), requireApproval: true },
+        sure: { ...stdioFixture('stdioServer'), trusted: true, requireApproval: true },
+      },
+      steps: [
+        { toolCalls: [{ name: 'sure__add', arguments: { a: 1, b: 2 } }] },
+        { toolCalls: [{ name: 'loose__add', arguments: { a: 2, b: 3 } }] },
+        { text: 'done' },
+      ],
+    });
+    const taskId = await rt.submit('add');
+    const [approval] = await waitingApproval(rt);
+    expect(approval).toMatchObject({ tool: 'loose__add', reason: 'mcp' });
+    await rt.decide(approval?.id ?? '', { action: 'approve' });
+    expect(await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed' });
+    await rt.shutdown();
+  });
+
+  it('an approval inside a sub-agent reaches the person; its parent keeps waiting through the pause, and the sub-agent resumes', async () => {
+    const { tool, runs } = guardedTool();
+    const script = scriptByRole({
+      root: [
+        { toolCalls: [{ name: 'create_role', arguments: { name: 'clerk', prompt: 'You send mail.' } }] },
+        { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'clerk' } }] },
+        (request) => ({ toolCalls: [{ name: 'delegate_task', arguments: { agentId: lastToolResult(request)['agentId'], task: 'mail ana' } }] }),
+        (request) => ({ text: `clerk said: ${JSON.stringify(lastToolResult(request))}` }),
+      ],
+      clerk: [{ toolCalls: [mail('ana@example.com')] }, { text: 'mailed ana' }],
+    });
+    const steps: ScriptStep[] = Array.from({ length: 6 }, () => (request: ChatRequest) => script.reply(request));
+    const { rt } = await quietRuntime({ tools: [tool], steps });
+    const taskId = await rt.submit('get ana mailed');
+    const [approval] = await waitingApproval(rt);
+    expect(approval?.agentId).toMatch(/^clerk-/);
+    expect(rt.agent(approval?.agentId ?? '')?.state).toBe('running.awaitingApproval');
+    expect(rt.agent('root')?.state).toBe('running.turn.acting');
+    await rt.decide(approval?.id ?? '', { action: 'approve' });
+    const answer = await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
+    expect(answer).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(answer.result)).toContain('mailed ana');
+    expect(runs).toEqual(['ana@example.com']);
+    await rt.shutdown();
+  });
+
+  it('expire after approvalExpiryMs, rejected with that reason; the turn’s own time budget stands still meanwhile', async () => {
+    const { tool, runs } = guardedTool();
+    const clock = new SimulatedClock();
+    const { rt, model } = await quietRuntime({
+      clock,
+      tools: [tool],
+      maxTaskMs: 1_000,
+      approvalExpiryMs: 60_000,
+      steps: [{ toolCalls: [mail('ana@example.com')] }, { text: 'gave up' }],
+    });
+    const taskId = await rt.submit('mail ana');
+    await waitingApproval(rt);
+    await until(() => rt.agent('root')?.state === 'running.awaitingApproval', 'the lane paused');
+    // Far past the turn's budget: a paused turn does not time out.
+    clock.advance(30_000);
+    await tick();
+    expect(rt.approvals()).toHaveLength(1);
+    clock.advance(30_000);
+    expect(await rt.waitForAnswer(taskId, { timeoutMs: 5_000 })).toMatchObject({ status: 'completed', result: { text: 'gave up' } });
+    expect(runs).toEqual([]);
+    expect(toolMessages(model.requests[1])[0]).toContain('it was not approved in time: no decision within 60000 ms (approvalExpiryMs)');
+    await rt.shutdown();
+  });
+
+  it('refuse a call past maxPendingApprovalsPerAgent with approval_limit, which the model reads', async () => {
+    const { tool, runs } = guardedTool();
+    const { rt, model } = await quietRuntime({
+      tools: [tool],
+      maxPendingApprovalsPerAgent: 1,
+      steps: [{ toolCalls: [mail('ana@example.com'), mail('bob@example.com')] }, { text: 'one left' }],
+    });
+    const taskId = await rt.submit('mail both');
+    const [approval] = await waitingApproval(rt);
+    await rt.decide(approval?.id ?? '', { action: 'approve' });
+    await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
+    expect(runs).toHaveLength(1);
+    const results = toolMessages(model.requests[1]).join('\n');
+    expect(results).toContain('approval_limit');
+    expect(results).toContain('(maxPendingApprovalsPerAgent)');
     await rt.shutdown();
   });
 });

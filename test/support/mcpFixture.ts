@@ -2,12 +2,16 @@ import { join } from 'node:path';
 import type { ChatMessage } from '../../src/llm/index.js';
 import { projectRoot, transpiledPath } from './cliProcess.js';
 
-/** The stdio config of a test MCP server fixture (`test/fixtures/mcp/<name>.ts`), run by node from the run's transpiled JavaScript. */
+/**
+ * The stdio config of a test MCP server fixture (`test/fixtures/mcp/<name>.ts`), run by node from
+ * the run's transpiled JavaScript. Its calls run unasked (`requireApproval: false`): the tests of
+ * approvals ask for them again.
+ */
 export function stdioFixture(
   name: 'stdioServer' | 'silentServer',
   env: Record<string, string> = {},
-): { command: string; args: string[]; env: Record<string, string> } {
-  return { command: process.execPath, args: [join(projectRoot, transpiledPath(`test/fixtures/mcp/${name}.ts`))], env };
+): { command: string; args: string[]; env: Record<string, string>; requireApproval: boolean } {
+  return { command: process.execPath, args: [join(projectRoot, transpiledPath(`test/fixtures/mcp/${name}.ts`))], env, requireApproval: false };
 }
 
 /** A scripted model step calling `name` with `args`. */

@@ -27,6 +27,11 @@ export const McpLimitsSchema = z.object({
   maxBackoffMs: z.number().int().positive().max(3_600_000).default(30_000),
   /** Its tools' annotations are relied on; an untrusted server's are shown as hints only. */
   trusted: z.boolean().default(false),
+  /**
+   * Its tools' calls wait for a person's approval, as MCP asks (all but a trusted server's
+   * read-only tools); false lets them run unasked. A role's policy may still require it.
+   */
+  requireApproval: z.boolean().default(true),
 });
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');

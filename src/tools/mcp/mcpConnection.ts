@@ -124,7 +124,7 @@ export class McpConnection {
 
   /** Every page of `tools/list`, within `listTimeoutMs` in all, at most `maxTools` of them. */
   async #list(client: Client): Promise<Tool[]> {
-    const { listTimeoutMs, maxTools, trusted, callTimeoutMs } = this.#config;
+    const { listTimeoutMs, maxTools, trusted, callTimeoutMs, requireApproval } = this.#config;
     const deadline = Date.now() + listTimeoutMs;
     const definitions: McpToolDefinition[] = [];
     let cursor: string | undefined;
@@ -149,7 +149,7 @@ export class McpConnection {
       );
     }
     const caller = { call: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => this.#call(client, tool, args, signal) };
-    return definitions.slice(0, maxTools).map((definition) => mcpTool(this.name, definition, { trusted, callTimeoutMs, caller }));
+    return definitions.slice(0, maxTools).map((definition) => mcpTool(this.name, definition, { trusted, requireApproval, callTimeoutMs, caller }));
   }
 
   async #refresh(client: Client): Promise<void> {

@@ -46,9 +46,14 @@ function argumentsSchema(inputSchema: Record<string, unknown>): z.ZodType<Record
 /**
  * An MCP server's tool as an ordinary troupe tool: its JSON Schema is what the model sees and
  * what the arguments are checked against; its annotations are relied on only for a trusted
- * server (an untrusted one's are kept as `hints`).
+ * server (an untrusted one's are kept as `hints`). Its calls wait for a person's approval unless
+ * the server's config says `requireApproval: false`.
  */
-export function mcpTool(server: string, definition: McpToolDefinition, options: { trusted: boolean; callTimeoutMs: number; caller: McpToolCaller }): Tool {
+export function mcpTool(
+  server: string,
+  definition: McpToolDefinition,
+  options: { trusted: boolean; requireApproval: boolean; callTimeoutMs: number; caller: McpToolCaller },
+): Tool {
   // The model is shown the schema itself; which draft it follows is the validator's business.
   const { $schema: _draft, ...inputSchema } = definition.inputSchema as Record<string, unknown>;
   const annotations = annotationsOf(definition);
@@ -61,6 +66,8 @@ export function mcpTool(server: string, definition: McpToolDefinition, options: 
     timeoutMs: options.callTimeoutMs,
     source: `mcp:${server}`,
     ...(options.trusted ? { annotations } : Object.keys(annotations).length === 0 ? {} : { hints: annotations }),
+    // Unset, MCP's rule applies (every tool but a trusted server's read-only ones waits for a person).
+    ...(options.requireApproval ? {} : { needsApproval: false }),
     execute: (args: z.infer<typeof parameters>, context: ToolContext) => options.caller.call(definition.name, args, context.signal),
   };
 }

@@ -39,7 +39,7 @@ describe('MCP tools', () => {
     const server = await startHttpMcpServer();
     closers.push(() => server.close());
     const { rt, model } = await runtimeWith({
-      mcpServers: { web: { url: server.url } },
+      mcpServers: { web: { url: server.url, requireApproval: false } },
       steps: [callStep('web__add', { a: 40, b: 2 }), { text: 'done' }],
     });
     await rt.waitForAnswer(await rt.submit('add'), { timeoutMs: 20_000 });

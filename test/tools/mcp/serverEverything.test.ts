@@ -40,7 +40,7 @@ describe('server-everything', () => {
   it('stdio: the agent echoes and sums through it; its annotations are relied on once it is trusted; its env stays secret', async () => {
     const secret = 'everything-secret-5d4c3b2a';
     const { rt, model } = await quietRuntime({
-      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: { API_TOKEN: secret }, trusted: true } },
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: { API_TOKEN: secret }, trusted: true, requireApproval: false } },
       steps: [
         {
           toolCalls: [
@@ -66,7 +66,7 @@ describe('server-everything', () => {
 
   it("stores an image a tool answers with as an artifact of the Task; the model reads a line naming it, never the image's bytes", async () => {
     const { rt, model } = await quietRuntime({
-      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], requireApproval: false } },
       steps: [callStep('everything__get-tiny-image'), { text: 'done' }],
     });
     running.push(rt);
@@ -85,7 +85,7 @@ describe('server-everything', () => {
   it('Streamable HTTP on loopback: the same echo', async () => {
     const url = await startHttpEverything();
     const { rt, model } = await quietRuntime({
-      mcpServers: { everything: { url } },
+      mcpServers: { everything: { url, requireApproval: false } },
       steps: [callStep('everything__echo', { message: 'over http' }), { text: 'done' }],
     });
     running.push(rt);
