@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { ScriptedModel } from '../../src/testing.js';
 import type { Approval } from '../../src/task/index.js';
-import { defineTool, jsonResult } from '../../src/tools/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
 import { answered, call, serverPerTest } from '../support/httpServerFixture.js';
+import { mailTool } from '../support/mailTool.js';
 import { until } from '../support/runtimeFixture.js';
 
 // GET /api/approvals, GET and POST /api/approvals/:id and the event stream's `approval` events, over real HTTP on loopback.
@@ -23,17 +22,7 @@ const secret = 'hunter2-configured-secret';
 
 /** A server whose root calls `send_email` (which needs approval) with `to`, then answers. */
 async function mailing(to = 'ana@example.com', memory = false) {
-  const runs: string[] = [];
-  const sendEmail = defineTool({
-    name: 'send_email',
-    description: 'sends an email',
-    parameters: z.object({ to: z.email(), note: z.string().optional() }),
-    needsApproval: true,
-    execute: ({ to: address }) => {
-      runs.push(address);
-      return Promise.resolve(jsonResult({ sent: address }));
-    },
-  });
+  const { tool: sendEmail, runs } = mailTool();
   const model = new ScriptedModel([{ toolCalls: [{ name: 'send_email', arguments: { to, note: `key ${secret}` } }] }, { text: 'done' }]);
   const server = await served({ memory, model, runtime: { tools: [sendEmail] }, server: { secrets: [secret] } });
   const stream = await EventStreamClient.open(server.url, '/api/events');
