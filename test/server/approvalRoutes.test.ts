@@ -21,8 +21,8 @@ interface ErrorBody {
 const secret = 'hunter2-configured-secret';
 
 /** A server whose root calls `send_email` (which needs approval) with `to`, then answers. */
-async function mailing(to = 'ana@example.com', memory = false) {
-  const { tool: sendEmail, runs } = mailTool();
+async function mailing(to = 'ana@example.com', memory = false, held?: Promise<void>) {
+  const { tool: sendEmail, runs } = mailTool(held);
   const model = new ScriptedModel([{ toolCalls: [{ name: 'send_email', arguments: { to, note: `key ${secret}` } }] }, { text: 'done' }]);
   const server = await served({ memory, model, runtime: { tools: [sendEmail] }, server: { secrets: [secret] } });
   const stream = await EventStreamClient.open(server.url, '/api/events');
@@ -63,16 +63,28 @@ describe('approvals over HTTP', () => {
     expect((await call(url, '/api/approvals')).body).toEqual({ approvals: [] });
   });
 
-  it('a rejection with a message never runs the call; a second decision is a 409 conflict', async () => {
+  it('a rejection with a message never runs the call', async () => {
     const { url, rt, runs, taskId, approval } = await mailing('eve@example.com');
     const rejected = await call<Approval>(url, `/api/approvals/${approval.id}`, { json: { action: 'reject', message: 'eve left', by: 'ops' } });
     expect(rejected.body).toMatchObject({ status: 'rejected', decision: { action: 'reject', message: 'eve left', by: 'ops' } });
-    const again = await call<ErrorBody>(url, `/api/approvals/${approval.id}`, { json: { action: 'approve' } });
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('conflict');
-    expect(again.body.error.message).toContain('decided already (rejected)');
     await answered(rt, taskId);
     expect(runs).toEqual([]);
+  });
+
+  it('a second decision, while the approved call runs, is a 409 conflict and changes nothing', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { url, rt, runs, taskId, approval } = await mailing('ana@example.com', false, held);
+    await call(url, `/api/approvals/${approval.id}`, { json: { action: 'approve' } });
+    await until(() => runs.length === 1, 'the approved call running');
+    const again = await call<ErrorBody>(url, `/api/approvals/${approval.id}`, { json: { action: 'reject' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'conflict', field: null });
+    expect(again.body.error.message).toContain('decided already (started)');
+    expect((await call<Approval>(url, `/api/approvals/${approval.id}`)).body.status).toBe('started');
+    release();
+    expect(await answered(rt, taskId)).toMatchObject({ status: 'completed' });
+    expect(runs).toEqual(['ana@example.com']);
   });
 
   it('an edit runs with the checked arguments; arguments the tool refuses are a 400 naming the field', async () => {
