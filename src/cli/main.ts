@@ -22,6 +22,7 @@ import { registerNodeCommand } from './node.js';
 import { registerAgentsCommand } from './agentsCommand.js';
 import { registerToolsCommand } from './toolsCommand.js';
 import { registerSkillsCommand } from './skillsCommand.js';
+import { registerApprovalsCommands } from './approvalsCommand.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -143,7 +144,8 @@ for (const option of inspectOptions()) run.addOption(option);
 run
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
-  .option('--no-status', 'do not draw the live status line');
+  .option('--no-status', 'do not draw the live status line')
+  .option('--approve-all', "approve every tool call that needs a person's approval (else asked on the terminal; with none, rejected)", false);
 for (const option of dataDirOptions()) run.addOption(option);
 run.addOption(skillsOption());
 run.addOption(mcpOption());
@@ -156,6 +158,7 @@ run.action(
       verbose: boolean;
       json: boolean;
       status: boolean;
+      approveAll: boolean;
       dataDir?: string;
       memory: boolean;
       strictStore: boolean;
@@ -171,6 +174,7 @@ run.action(
         verbose: options.verbose,
         json: options.json,
         status: options.status,
+        approveAll: options.approveAll,
         memory: options.memory,
         strictStore: options.strictStore,
         ...(options.skills === undefined ? {} : { skills: options.skills }),
@@ -271,6 +275,8 @@ registerAgentsCommand(program, io);
 // Lists what agents may use.
 registerToolsCommand(program, io);
 registerSkillsCommand(program, io);
+// Decisions on the tool calls a running `troupe serve` waits on, over its HTTP API.
+registerApprovalsCommands(program, io);
 
 try {
   await program.parseAsync(process.argv);

@@ -13,6 +13,7 @@ import { ModelWatch, describeRetry } from './modelWatch.js';
 import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 import { refuseDamagedStore } from './strictStore.js';
+import { type RunApprovalMode, RunApprovals } from './runApprovals.js';
 
 export interface RunOptions extends InspectFlags {
   readonly timeoutSeconds: number;
@@ -32,6 +33,8 @@ export interface RunOptions extends InspectFlags {
   readonly memory: boolean;
   /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
   readonly strictStore?: boolean;
+  /** `--approve-all`: approve every tool call that needs a person's approval, instead of asking on the terminal (docs/approvals.md). */
+  readonly approveAll?: boolean;
 }
 
 /**
@@ -138,6 +141,11 @@ async function answerAndReport(
 ): Promise<ExitCode> {
   const { status, print, watch, spend } = watched;
   const json = options.json === true;
+  const approvals = new RunApprovals(rt, approvalMode(options, io), {
+    print: (line) => print(io.stderr, line),
+    pause: () => status?.stop(),
+    resume: () => status?.start(),
+  });
   let exitCode: ExitCode;
   let answer: Task | undefined;
   try {
@@ -153,6 +161,7 @@ async function answerAndReport(
     const hint = errorCodeOf(error) === 'request_timeout' ? ` (raise --timeout, now ${options.timeoutSeconds} s)` : '';
     io.stderr.write(`troupe: ${rt.redactor.text(describeError(error))}${hint}\n`);
   }
+  approvals.close();
   status?.stop();
   const summary = await rt.shutdown({ drainTimeoutMs: answer === undefined ? 0 : rt.config.drainTimeoutMs });
   if (answer !== undefined && !json) {
@@ -166,6 +175,13 @@ async function answerAndReport(
       `${counted(summary.pendingTasks, 'pending task')} at shutdown, ${summary.elapsedMs} ms to drain\n`,
   );
   return exitCode;
+}
+
+/** `--approve-all`; else a question on the terminal when there is one to ask on (stdin, and stderr where it is asked); else a refusal. */
+function approvalMode(options: RunOptions, io: CliIo): RunApprovalMode {
+  if (options.approveAll === true) return { kind: 'all' };
+  if (io.stdin === undefined || io.stdin.isTTY !== true || io.stderr.isTTY !== true) return { kind: 'refuse' };
+  return { kind: 'ask', input: io.stdin, output: io.stderr };
 }
 
 const modelVariables = 'OPENAI_BASE_URL, OPENAI_API_KEY and TROUPE_MODEL';

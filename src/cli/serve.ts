@@ -134,6 +134,11 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
     { model: rt.model.name, scripted: rt.model.scripted, dataDir: dataDir ?? 'memory only', agents: rt.agents().length, ...society },
     'runtime started',
   );
+  // Whoever runs the service sees what waits for them, and how to decide it.
+  rt.approvalEvents().subscribe(({ type, approval: { id, agentId, tool, taskId } }) => {
+    if (type === 'waiting')
+      logger.info({ approvalId: id, agentId, tool, taskId }, `a tool call waits for approval: troupe approve ${id}, or troupe reject ${id}`);
+  });
 
   const token = readToken(io.env);
   const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;

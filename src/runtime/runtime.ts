@@ -312,6 +312,11 @@ export class Runtime {
     return this.#approvals.pending(query.agentId);
   }
 
+  /** Approval `id`, waiting or decided, while its call is not over (its result in, or its Task ended); undefined otherwise. */
+  approval(id: string): Approval | undefined {
+    return this.#approvals.get(id);
+  }
+
   /**
    * A person's decision on a tool call waiting for approval: `approve`, `reject` (with a message the
    * model reads) or `edit` (other arguments, checked against the tool's schema). Refused with

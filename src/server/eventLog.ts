@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { DebugRing } from '../bus/index.js';
 import type { Runtime } from '../runtime/index.js';
-import type { Task } from '../task/index.js';
+import { type Approval, type Task, redactApproval } from '../task/index.js';
 import type { Redactor } from './redact.js';
 
 /** Where a reconnecting client's `Last-Event-ID` says it got to: a server's run, and the number of the event within it. */
@@ -12,14 +12,23 @@ export interface EventPosition {
   readonly seq: number;
 }
 
-/** One bus Task as every event stream sends it: its server-wide id (`<run>-<seq>`) and its redacted JSON. */
+/** Something that happened to an approval, as the event stream sends it (`event: approval`). */
+export interface ApprovalNews {
+  readonly type: 'waiting' | 'decided';
+  readonly approval: Approval;
+}
+
+/** What an event is of: a bus Task (`event: task`) or an approval asked for or decided (`event: approval`). */
+export type LoggedSubject = { readonly kind: 'task'; readonly task: Task } | { readonly kind: 'approval'; readonly news: ApprovalNews };
+
+/** One event as every event stream sends it: its server-wide id (`<run>-<seq>`) and its redacted JSON. */
 export class LoggedEvent {
   #data: string | undefined;
 
   constructor(
     readonly id: string,
     readonly seq: number,
-    readonly task: Task,
+    readonly subject: LoggedSubject,
     readonly redactor: Redactor,
   ) {}
 
@@ -29,8 +38,14 @@ export class LoggedEvent {
    * task tree with a secret), never into invalid JSON.
    */
   get data(): string {
-    this.#data ??= this.redactor.json(JSON.stringify(this.redactor.task(this.task)));
+    this.#data ??= this.redactor.json(JSON.stringify(this.#shown()));
     return this.#data;
+  }
+
+  #shown(): Task | ApprovalNews {
+    const { subject, redactor } = this;
+    if (subject.kind === 'task') return redactor.task(subject.task);
+    return { type: subject.news.type, approval: redactApproval(subject.news.approval, redactor) };
   }
 }
 
@@ -43,7 +58,7 @@ function newRun(): string {
 }
 
 /**
- * Every bus Task numbered once for the whole server (so an id means the same on every stream)
+ * Every bus Task and approval event numbered once for the whole server (so an id means the same on every stream)
  * and redacted at most once, with the newest `capacity` kept for clients that reconnect with
  * `Last-Event-ID`. An id is the server's run and a number counted from 1 in it (`3f9a…-42`),
  * so ids are unique across restarts: a client holding an id of another run (the server
@@ -55,21 +70,23 @@ export class EventLog {
   readonly run: string;
   readonly #recent: DebugRing<LoggedEvent>;
   readonly #live = new Subject<LoggedEvent>();
-  readonly #subscription: Subscription;
+  readonly #subscriptions: Subscription[];
   #lastSeq = 0;
 
   constructor(runtime: Runtime, redactor: Redactor, capacity: number, run: string = newRun()) {
     this.run = run;
     this.#recent = new DebugRing(capacity);
-    this.#subscription = runtime.events('*').subscribe({
-      next: (task) => {
-        this.#lastSeq += 1;
-        const event = new LoggedEvent(`${this.run}-${this.#lastSeq}`, this.#lastSeq, task, redactor);
-        this.#recent.push(event);
-        this.#live.next(event);
-      },
-      complete: () => this.#live.complete(),
-    });
+    const log = (subject: LoggedSubject): void => {
+      this.#lastSeq += 1;
+      const event = new LoggedEvent(`${this.run}-${this.#lastSeq}`, this.#lastSeq, subject, redactor);
+      this.#recent.push(event);
+      this.#live.next(event);
+    };
+    // Both are published synchronously: an approval's news is numbered between the Tasks it fell between.
+    this.#subscriptions = [
+      runtime.events('*').subscribe({ next: (task) => log({ kind: 'task', task }), complete: () => this.#live.complete() }),
+      runtime.approvalEvents().subscribe((news) => log({ kind: 'approval', news })),
+    ];
   }
 
   /** The id of the newest event so far (`<run>-0` before the first). */
@@ -99,6 +116,6 @@ export class EventLog {
   }
 
   close(): void {
-    this.#subscription.unsubscribe();
+    for (const subscription of this.#subscriptions) subscription.unsubscribe();
   }
 }

@@ -4,7 +4,7 @@ import type { Subscription } from 'rxjs';
 import { type ActionPattern, matches, parsePattern } from '../bus/index.js';
 import { ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type Task, parseOrThrow } from '../task/index.js';
+import { parseOrThrow } from '../task/index.js';
 import type { EventLog, EventPosition, LoggedEvent } from './eventLog.js';
 import { type EventsQuery, EventsQuerySchema, LastEventIdSchema } from './schemas.js';
 import type { BudgetedStream, StreamBudget } from './streamBudget.js';
@@ -32,11 +32,22 @@ export interface EventStreamDeps {
   readonly open: Set<() => void>;
 }
 
+/**
+ * Whether a stream with these filters sends `event`: a Task by its tree, agent and action; an
+ * approval by its Task's tree and its agent (it has no action: the action filter is of Tasks).
+ */
 function wanted(query: EventsQuery, action: ActionPattern): (event: LoggedEvent) => boolean {
-  return ({ task }: { task: Task }) =>
-    matches(action, task.action) &&
-    (query.taskId === undefined || task.sessionId === query.taskId || task.id === query.taskId) &&
-    (query.agent === undefined || task.from === query.agent || task.to === query.agent);
+  const inTree = (sessionId: string, taskId: string): boolean => query.taskId === undefined || sessionId === query.taskId || taskId === query.taskId;
+  return ({ subject }: LoggedEvent) => {
+    if (subject.kind === 'approval') {
+      const { approval } = subject.news;
+      return inTree(approval.sessionId, approval.taskId) && (query.agent === undefined || approval.agentId === query.agent);
+    }
+    const { task } = subject;
+    return (
+      matches(action, task.action) && inTree(task.sessionId, task.id) && (query.agent === undefined || task.from === query.agent || task.to === query.agent)
+    );
+  };
 }
 
 function actionPattern(action: string): ActionPattern {
@@ -58,14 +69,15 @@ function lastEventId(request: FastifyRequest): EventPosition | undefined {
   return parsed.data;
 }
 
-const frame = (event: LoggedEvent): string => `id: ${event.id}\nevent: task\ndata: ${event.data}\n\n`;
+const frame = (event: LoggedEvent): string => `id: ${event.id}\nevent: ${event.subject.kind}\ndata: ${event.data}\n\n`;
 
 /**
  * `GET /api/events`: every bus Task as a Server-Sent Event (`event: task`, JSON data, redacted,
- * `id` server-wide and unique across restarts), optionally only those of one task tree, one agent or one action pattern.
- * The stream opens with a `: connected` comment, so a client knows it will see everything
- * published after it; with `Last-Event-ID` it first gets what it missed, from the log's buffer,
- * or an `event: reset` when that is no longer all there.
+ * `id` server-wide and unique across restarts), and every approval asked for or decided
+ * (`event: approval`, `{ type: 'waiting' | 'decided', approval }`), optionally only those of one
+ * task tree, one agent or (Tasks) one action pattern. The stream opens with a `: connected`
+ * comment, so a client knows it will see everything published after it; with `Last-Event-ID` it
+ * first gets what it missed, from the log's buffer, or an `event: reset` when that is no longer all there.
  */
 export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps): void {
   app.get('/api/events', (request, reply) => {

@@ -17,6 +17,7 @@ import { registerGraphRoutes } from './graphRoute.js';
 import { registerMemoryRoute } from './memoryRoute.js';
 import { registerArtifactRoute } from './artifactRoute.js';
 import { registerSkillsRoute } from './skillsRoute.js';
+import { registerApprovalRoutes } from './approvalRoutes.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -145,6 +146,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerGraphRoutes(app, runtime, redactor);
   registerArtifactRoute(app, runtime, redactor);
   registerSkillsRoute(app, runtime);
+  registerApprovalRoutes(app, runtime, redactor);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GraphViewSchema, ImportReportSchema, MemoryViewSchema } from '../runtime/index.js';
-import { JsonValueSchema, TaskSchema } from '../task/index.js';
+import { ApprovalDecisionSchema, ApprovalSchema, JsonValueSchema, TaskSchema } from '../task/index.js';
 import * as s from './schemas.js';
 
 /** One route as the document describes it; the schemas are the same ones the handlers parse with. */
@@ -152,12 +152,42 @@ const routes: readonly RouteDoc[] = [
     reply: { status: 200, schema: s.SkillsReplySchema },
     errors: [400, 401],
   },
+  {
+    method: 'get',
+    path: '/api/approvals',
+    operationId: 'listApprovals',
+    summary: "The tool calls waiting for a person's approval, oldest first (of one agent with `agentId`); arguments redacted, `digest` that of the real ones",
+    query: s.ApprovalsQuerySchema,
+    reply: { status: 200, schema: s.ApprovalsReplySchema },
+    errors: [400, 401],
+  },
+  {
+    method: 'get',
+    path: '/api/approvals/{id}',
+    operationId: 'getApproval',
+    summary: 'One approval, waiting or decided, while its tool call is not over; 404 `unknown_approval` otherwise',
+    params: s.ApprovalIdParamsSchema,
+    reply: { status: 200, schema: ApprovalSchema },
+    errors: [400, 401, 404],
+  },
+  {
+    method: 'post',
+    path: '/api/approvals/{id}',
+    operationId: 'decideApproval',
+    summary:
+      "Decide a tool call waiting for approval (`rt.decide`): approve, reject (with a message the model reads) or edit (arguments checked against the tool's schema); 409 `conflict` when decided already or `digest` is not the waiting call's, 404 `unknown_approval`",
+    params: s.ApprovalIdParamsSchema,
+    body: ApprovalDecisionSchema,
+    reply: { status: 200, schema: ApprovalSchema },
+    errors: [400, 401, 404, 409, 413, 415],
+  },
   { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {
     method: 'get',
     path: '/api/events',
     operationId: 'streamEvents',
-    summary: 'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old or from before a restart)',
+    summary:
+      'Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON), approvals waiting or decided (`event: approval`, `{ type: "waiting" | "decided", approval }`), and `event: reset` when Last-Event-ID is too old or from before a restart',
     query: s.EventsQuerySchema,
     headers: z.object({ 'Last-Event-ID': s.LastEventIdSchema.optional() }),
     reply: { status: 200, mediaType: 'text/event-stream' },
@@ -197,6 +227,7 @@ const components: Record<string, z.ZodType> = {
   JsonValue: JsonValueSchema,
   Task: TaskSchema,
   Agent: s.AgentSchema,
+  Approval: ApprovalSchema,
   Error: s.ErrorBodySchema,
 };
 

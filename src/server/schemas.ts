@@ -11,7 +11,7 @@ import {
   maxMemorySearchChars,
   maxMemorySearchResults,
 } from '../runtime/index.js';
-import { AgentIdSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
+import { AgentIdSchema, ApprovalIdSchema, ApprovalSchema, TaskIdSchema, TaskSchema, TerminationModeSchema } from '../task/index.js';
 import { ArtifactIdSchema, ArtifactRefSchema } from '../org/artifacts/artifactRecords.js';
 
 // The wire formats of the HTTP API: every body, param and query is parsed with these, the
@@ -168,6 +168,14 @@ export const GraphNodesQuerySchema = z
 /** `GET /api/agents/:id/graph/nodes/:nodeId`: the node's neighbourhood, `depth` links deep (2 by default). */
 export const GraphNodeQuerySchema = GraphNodesQuerySchema.extend({ depth: queryInteger(0, maxGraphViewDepth).optional() }).strict();
 export const GraphNodeParamsSchema = z.object({ id: AgentIdSchema, nodeId: NodeIdSchema });
+
+export const ApprovalIdParamsSchema = z.object({ id: ApprovalIdSchema });
+/** `GET /api/approvals`: the calls waiting for a decision, of one agent when `agentId` is given. */
+export const ApprovalsQuerySchema = z.object({ agentId: AgentIdSchema.optional() }).strict();
+export const ApprovalsReplySchema = z.object({
+  /** Oldest first; arguments redacted, `digest` that of the real arguments (a decision may name it). */
+  approvals: z.array(ApprovalSchema),
+});
 
 export const RoleSchema = z.object({
   id: z.string(),

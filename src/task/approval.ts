@@ -4,7 +4,7 @@ import { canonicalJson } from './canonicalJson.js';
 import { JsonValueSchema, type Task, isReplyStatus } from './schema.js';
 
 /** An approval's id: derived from its Task and tool call, so a restarted turn finds the one its call paused on. */
-const ApprovalIdSchema = z.string().regex(/^ap-[0-9a-f]{24}$/, 'must be an approval id (ap- and 24 hex digits)');
+export const ApprovalIdSchema = z.string().regex(/^ap-[0-9a-f]{24}$/, 'must be an approval id (ap- and 24 hex digits)');
 
 /** The digest of a call's arguments: what a decision names to say which arguments it was made on. */
 const ArgumentsDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, "must be the 64 hex digits of the approval's digest");

@@ -12,3 +12,4 @@ export * from './handoff.js';
 export * from './agentSettings.js';
 export { canonicalJson } from './canonicalJson.js';
 export * from './approval.js';
+export { redactApproval } from './redactApproval.js';

@@ -189,6 +189,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tool calls waiting for a person's approval, oldest first (of one agent with `agentId`); arguments redacted, `digest` that of the real ones */
+    get: operations['listApprovals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/approvals/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One approval, waiting or decided, while its tool call is not over; 404 `unknown_approval` otherwise */
+    get: operations['getApproval'];
+    put?: never;
+    /** Decide a tool call waiting for approval (`rt.decide`): approve, reject (with a message the model reads) or edit (arguments checked against the tool's schema); 409 `conflict` when decided already or `digest` is not the waiting call's, 404 `unknown_approval` */
+    post: operations['decideApproval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/roles': {
     parameters: {
       query?: never;
@@ -213,7 +248,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON; `event: reset` when Last-Event-ID is too old or from before a restart) */
+    /** Live bus Tasks as Server-Sent Events (`event: task`, redacted JSON), approvals waiting or decided (`event: approval`, `{ type: "waiting" | "decided", approval }`), and `event: reset` when Last-Event-ID is too old or from before a restart */
     get: operations['streamEvents'];
     put?: never;
     post?: never;
@@ -383,6 +418,39 @@ export interface components {
       lanes: number;
       createdAt: number;
       terminatedAt: number | null;
+    };
+    Approval: {
+      /** @constant */
+      v: 1;
+      id: string;
+      agentId: string;
+      role: string;
+      taskId: string;
+      sessionId: string;
+      toolCallId: string;
+      tool: string;
+      arguments: string;
+      digest: string;
+      annotations: {
+        readOnly: boolean;
+        destructive: boolean;
+        idempotent: boolean;
+        openWorld: boolean;
+      };
+      /** @enum {string} */
+      reason: 'tool' | 'policy' | 'mcp';
+      requestedAt: number;
+      expiresAt: number;
+      /** @enum {string} */
+      status: 'pending' | 'approved' | 'rejected' | 'expired' | 'started';
+      decision: {
+        /** @enum {string} */
+        action: 'approve' | 'reject' | 'edit';
+        at: number;
+        by?: string;
+        message?: string;
+        arguments?: string;
+      } | null;
     };
     Error: {
       error: {
@@ -1598,6 +1666,199 @@ export interface operations {
       };
       /** @description error */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listApprovals: {
+    parameters: {
+      query?: {
+        agentId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            approvals: components['schemas']['Approval'][];
+          };
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getApproval: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Approval'];
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  decideApproval: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @constant */
+              action: 'approve';
+              digest?: string;
+              by?: string;
+            }
+          | {
+              /** @constant */
+              action: 'reject';
+              message?: string;
+              digest?: string;
+              by?: string;
+            }
+          | {
+              /** @constant */
+              action: 'edit';
+              arguments: {
+                [key: string]: components['schemas']['JsonValue'];
+              };
+              digest?: string;
+              by?: string;
+            };
+      };
+    };
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Approval'];
+        };
+      };
+      /** @description error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error */
+      415: {
         headers: {
           [name: string]: unknown;
         };
