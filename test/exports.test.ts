@@ -72,6 +72,7 @@ describe('public surface', () => {
       'rankNeighbourhood',
       'recentNodes',
       'referencingEvents',
+      'replayRuntime',
       'replyTo',
       'sequentialIds',
       'subjectOf',

@@ -92,6 +92,8 @@ export function statusOf(code: ErrorCode): number {
     case 'store_damaged':
     case 'native_addon_missing':
     case 'embedder_mismatch':
+    case 'recording_limit':
+    case 'replay_diverged':
     case 'internal':
       return 500;
     default: {

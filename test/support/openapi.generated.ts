@@ -357,6 +357,8 @@ export interface components {
           | 'transport_full'
           | 'transport_unavailable'
           | 'agent_unreachable'
+          | 'recording_limit'
+          | 'replay_diverged'
           | 'internal';
         message: string;
       } | null;
@@ -437,6 +439,8 @@ export interface components {
           | 'transport_full'
           | 'transport_unavailable'
           | 'agent_unreachable'
+          | 'recording_limit'
+          | 'replay_diverged'
           | 'internal';
         message: string;
         field: string | null;

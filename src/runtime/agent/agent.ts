@@ -25,6 +25,7 @@ import { parentContext } from './context/parentContext.js';
 import { type ResolvedSettings, resolveSettings } from './agentSettings.js';
 import type { HandoffDesk } from './handoffDesk.js';
 import type { InterceptorChain } from './interceptors/interceptorChain.js';
+import type { RunTape } from '../../replay/index.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -56,6 +57,8 @@ export interface AgentEnvironment {
   readonly handoffs?: HandoffDesk;
   /** The runtime's interceptors (`createRuntime({ interceptors })`); each agent runs those of its role. */
   readonly interceptors: InterceptorChain;
+  /** Where a recorded run notes its other non-deterministic inputs (a person's decisions) and its replay takes them back (see RunTape). */
+  readonly tape?: RunTape;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */

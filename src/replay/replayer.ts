@@ -1,0 +1,198 @@
+import type { Clock } from '../clock.js';
+import { ErrorCodeSchema, TroupeError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import type { ChatDelta, ChatRequest, ModelClient } from '../llm/index.js';
+import type { JsonValue, Redactor, Task } from '../task/index.js';
+import type { Tool, ToolContext, ToolExecution, ToolResult } from '../tools/index.js';
+import { canonicalJson } from './canonical.js';
+import type { RecordedTool, RunRecord } from './recordingFormat.js';
+import type { Recording } from './recordingReader.js';
+import { ReplayModel, type ReplayedCall } from './replayModel.js';
+import { lineDiff, nearestRequest, requestDiff } from './requestDiff.js';
+import { type RequestKey, RequestKeys } from './requestKey.js';
+import { type RunTape, noteKey } from './runTape.js';
+import { resultOf, runsAgainInReplay } from './toolReplayRule.js';
+import { TaskLog } from './taskLog.js';
+
+type ModelRecord = Extract<RunRecord, { k: 'model' }>;
+type ToolRecord = Extract<RunRecord, { k: 'tool' }>;
+
+/** Values taken from the front, in the order they were recorded. */
+class Queue<T> {
+  readonly items: T[] = [];
+  next = 0;
+  take(): T | undefined {
+    return this.items[this.next++];
+  }
+}
+
+function queueIn<K, T>(map: Map<K, Queue<T>>, key: K): Queue<T> {
+  let queue = map.get(key);
+  if (queue === undefined) map.set(key, (queue = new Queue<T>()));
+  return queue;
+}
+
+/**
+ * Hands a recording back to a run, through the same boundaries it was recorded at: the clock's
+ * readings, ids, model replies by request key, the results of recorded tool calls, notes; and
+ * checks the Task log (`tasks`). The first divergence is kept and ends `finished`.
+ */
+export class RunReplayer implements RunTape {
+  readonly mode = 'replaying';
+  readonly tasks: TaskLog;
+  readonly tools: readonly RecordedTool[];
+  readonly #keys: RequestKeys;
+  readonly #redactor: Redactor;
+  readonly #readings: number[] = [];
+  #reading = 0;
+  readonly #taskIds = new Queue<string>();
+  readonly #agentIds = new Map<string, Queue<string>>();
+  readonly #models = new Map<string, Queue<ModelRecord>>();
+  readonly #allModels: ModelRecord[] = [];
+  readonly #toolCalls = new Map<string, Queue<ToolRecord>>();
+  readonly #allToolCalls: ToolRecord[] = [];
+  readonly #notes = new Map<string, Queue<JsonValue>>();
+  #divergence: TroupeError | undefined;
+  readonly #divergedListeners: ((error: TroupeError) => void)[] = [];
+  #extraIds = 0;
+
+  constructor(
+    readonly recording: Recording,
+    redactor: Redactor,
+  ) {
+    this.#keys = new RequestKeys(redactor);
+    this.#redactor = redactor;
+    const tasks: Task[] = [];
+    let tools: readonly RecordedTool[] = [];
+    let shutdownAt: number | undefined;
+    let end: number | undefined;
+    for (const record of recording.records) {
+      switch (record.k) {
+        case 'clock':
+          for (const at of record.at) this.#readings.push(at);
+          break;
+        case 'id':
+          (record.of === 'task' ? this.#taskIds : queueIn(this.#agentIds, record.role ?? '')).items.push(record.v);
+          break;
+        case 'model':
+          queueIn(this.#models, record.digest).items.push(record);
+          this.#allModels.push(record);
+          break;
+        case 'tool':
+          queueIn(this.#toolCalls, `${record.tool}\u0000${record.args}`).items.push(record);
+          this.#allToolCalls.push(record);
+          break;
+        case 'tools':
+          tools = record.tools;
+          break;
+        case 'note':
+          queueIn(this.#notes, noteKey(record.kind, record.key)).items.push(record.value);
+          break;
+        case 'task':
+          tasks.push(record.task);
+          break;
+        case 'shutdown':
+          shutdownAt = record.at;
+          break;
+        case 'end':
+          end = record.tasks;
+          break;
+        case 'limit':
+          break;
+      }
+    }
+    this.tools = tools;
+    this.tasks = new TaskLog(tasks, redactor, shutdownAt, end, (message) => this.diverged(message));
+  }
+
+  /** The first divergence, once there is one. */
+  get divergence(): TroupeError | undefined {
+    return this.#divergence;
+  }
+
+  /** Calls `listener` with the first divergence (at once if there was one). */
+  onDiverged(listener: (error: TroupeError) => void): void {
+    if (this.#divergence !== undefined) listener(this.#divergence);
+    else this.#divergedListeners.push(listener);
+  }
+
+  diverged(message: string): TroupeError {
+    const error = new TroupeError('replay_diverged', `replay of ${this.recording.file} diverged: ${message}`, { context: { file: this.recording.file } });
+    if (this.#divergence === undefined) {
+      this.#divergence = error;
+      for (const listener of this.#divergedListeners.splice(0)) listener(error);
+    }
+    return error;
+  }
+
+  /** A clock whose readings are the run's, in order (the last one again once they run out); its timers are `timers`'s. */
+  clock(timers: Clock): Clock {
+    return {
+      now: () => this.#readings[Math.min(this.#reading++, this.#readings.length - 1)] ?? 0,
+      setTimeout: (callback, ms) => timers.setTimeout(callback, ms),
+      clearTimeout: (handle) => timers.clearTimeout(handle),
+    };
+  }
+
+  /** Ids as the run made them, in order; one more than it made is a divergence. */
+  ids(): IdGenerator {
+    const extra = (what: string): string => {
+      this.diverged(`the replay made more ${what} than the run did`);
+      return `replay-extra-${++this.#extraIds}`;
+    };
+    return {
+      task: () => this.#taskIds.take() ?? extra('Task ids'),
+      agent: (role) => this.#agentIds.get(role)?.take() ?? extra(`ids of agents of the role "${role}"`),
+    };
+  }
+
+  /** A replay model for each model the run was given, by the name it was given under ('' for the default). */
+  models(): Map<string, ModelClient> {
+    const source = { key: (request: ChatRequest, model: string) => this.#keys.key(request, model), take: (key: RequestKey) => this.#takeCall(key) };
+    return new Map(this.recording.header.models.map(({ as, name, scripted }) => [as, new ReplayModel(name, scripted, source)]));
+  }
+
+  #takeCall(key: RequestKey): ReplayedCall {
+    const record = this.#models.get(key.digest)?.take();
+    if (record !== undefined) return { deltas: record.deltas as unknown as ChatDelta[], error: record.error };
+    const nearest = nearestRequest(key, this.#allModels);
+    const again = this.#models.has(key.digest) ? ' (it asked this more often than the run did)' : '';
+    const diff =
+      nearest === undefined
+        ? 'the recording has no model calls'
+        : `diff against the nearest recorded request (- recorded, + replay):\n${requestDiff(nearest.request, key)}`;
+    throw this.diverged(`the model ${key.model} was asked something the recording does not have${again}; ${diff}`);
+  }
+
+  /** How a replay runs tools: a pure or society tool runs; any other gives back its recorded result, or stops the replay. */
+  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
+    if (runsAgainInReplay(tool)) return tool.execute(args, context);
+    const text = canonicalJson(this.#redactor.unknown(args, 64));
+    const record = this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take();
+    if (record === undefined) return Promise.reject(this.#toolDivergence(tool.name, text));
+    if (record.result !== undefined) return Promise.resolve(resultOf(record.result));
+    const code = ErrorCodeSchema.safeParse(record.error?.code);
+    return Promise.reject(new TroupeError(code.success ? code.data : 'tool_error', record.error?.message ?? 'failed'));
+  };
+
+  #toolDivergence(tool: string, args: string): TroupeError {
+    const same = this.#allToolCalls.filter((call) => call.tool === tool);
+    if (same.length === 0) {
+      const names = [...new Set(this.#allToolCalls.map((call) => call.tool))];
+      return this.diverged(`the replay called ${tool}, which the run never called (recorded calls: ${names.join(', ') || 'none'})`);
+    }
+    const nearest = same.find((call) => call.args === args) ?? same[0];
+    const diff = lineDiff([nearest?.args ?? ''], [args]);
+    return this.diverged(
+      `the replay called ${tool} with arguments the run did not${nearest?.args === args ? ' (as often)' : ''}; diff against its first recorded call:\n${diff}`,
+    );
+  }
+
+  note(): void {
+    // A replay records nothing.
+  }
+
+  take(kind: string, key: string): JsonValue | undefined {
+    return this.#notes.get(noteKey(kind, key))?.take();
+  }
+}
