@@ -81,6 +81,8 @@ export const RecordSchema = z.discriminatedUnion('k', [
       error: RecordedFailureSchema.optional(),
     })
     .strict(),
+  /** A model call began, asking the request of this digest (its reply is the next `model` record of the digest). */
+  z.object({ k: z.literal('ask'), digest: z.string() }).strict(),
   /** A call of a tool that is not replayed by running it: its arguments (canonical JSON) and what it returned or threw. */
   z
     .object({ k: z.literal('tool'), tool: z.string(), args: z.string(), result: RecordedToolResultSchema.optional(), error: RecordedFailureSchema.optional() })

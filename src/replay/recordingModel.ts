@@ -47,6 +47,7 @@ export class RecordingModel implements ModelClient {
     const { sink } = this;
     sink.requireRoom();
     const key = sink.keys.key(request, this.name);
+    sink.line(`{"k":"ask","digest":"${key.digest}"}`);
     const deltas: ChatDelta[] = [];
     const write = (failure?: unknown): void => {
       const error =

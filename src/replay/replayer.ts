@@ -13,9 +13,12 @@ import { type RequestKey, RequestKeys } from './requestKey.js';
 import { type RunTape, noteKey } from './runTape.js';
 import { resultOf, runsAgainInReplay } from './toolReplayRule.js';
 import { TaskLog } from './taskLog.js';
+import { ReplayClock } from './replayClock.js';
 
 type ModelRecord = Extract<RunRecord, { k: 'model' }>;
 type ToolRecord = Extract<RunRecord, { k: 'tool' }>;
+type IdRecord = Extract<RunRecord, { k: 'id' }>;
+type NoteRecord = Extract<RunRecord, { k: 'note' }>;
 
 /** Values taken from the front, in the order they were recorded. */
 class Queue<T> {
@@ -43,15 +46,17 @@ export class RunReplayer implements RunTape {
   readonly tools: readonly RecordedTool[];
   readonly #keys: RequestKeys;
   readonly #redactor: Redactor;
-  readonly #readings: number[] = [];
-  #reading = 0;
-  readonly #taskIds = new Queue<string>();
-  readonly #agentIds = new Map<string, Queue<string>>();
+  readonly #clock = new ReplayClock();
+  readonly #taskIds = new Queue<IdRecord>();
+  readonly #agentIds = new Map<string, Queue<IdRecord>>();
   readonly #models = new Map<string, Queue<ModelRecord>>();
+  readonly #asks = new Map<string, Queue<RunRecord>>();
+  #toolsRecord: RunRecord | undefined;
+  #shutdownRecord: RunRecord | undefined;
   readonly #allModels: ModelRecord[] = [];
   readonly #toolCalls = new Map<string, Queue<ToolRecord>>();
   readonly #allToolCalls: ToolRecord[] = [];
-  readonly #notes = new Map<string, Queue<JsonValue>>();
+  readonly #notes = new Map<string, Queue<NoteRecord>>();
   #divergence: TroupeError | undefined;
   readonly #divergedListeners: ((error: TroupeError) => void)[] = [];
   #extraIds = 0;
@@ -63,16 +68,18 @@ export class RunReplayer implements RunTape {
     this.#keys = new RequestKeys(redactor);
     this.#redactor = redactor;
     const tasks: Task[] = [];
+    const taskRecords: RunRecord[] = [];
     let tools: readonly RecordedTool[] = [];
     let shutdownAt: number | undefined;
     let end: number | undefined;
     for (const record of recording.records) {
+      if (record.k === 'clock') this.#clock.add(record.at);
+      else this.#clock.mark(record);
       switch (record.k) {
         case 'clock':
-          for (const at of record.at) this.#readings.push(at);
           break;
         case 'id':
-          (record.of === 'task' ? this.#taskIds : queueIn(this.#agentIds, record.role ?? '')).items.push(record.v);
+          (record.of === 'task' ? this.#taskIds : queueIn(this.#agentIds, record.role ?? '')).items.push(record);
           break;
         case 'model':
           queueIn(this.#models, record.digest).items.push(record);
@@ -84,15 +91,21 @@ export class RunReplayer implements RunTape {
           break;
         case 'tools':
           tools = record.tools;
+          this.#toolsRecord = record;
+          break;
+        case 'ask':
+          queueIn(this.#asks, record.digest).items.push(record);
           break;
         case 'note':
-          queueIn(this.#notes, noteKey(record.kind, record.key)).items.push(record.value);
+          queueIn(this.#notes, noteKey(record.kind, record.key)).items.push(record);
           break;
         case 'task':
           tasks.push(record.task);
+          taskRecords.push(record);
           break;
         case 'shutdown':
           shutdownAt = record.at;
+          this.#shutdownRecord = record;
           break;
         case 'end':
           end = record.tasks;
@@ -102,7 +115,15 @@ export class RunReplayer implements RunTape {
       }
     }
     this.tools = tools;
-    this.tasks = new TaskLog(tasks, redactor, shutdownAt, end, (message) => this.diverged(message));
+    this.tasks = new TaskLog(
+      tasks,
+      redactor,
+      { shutdownAt, end },
+      {
+        reached: (n) => this.#reached(taskRecords[n]),
+        diverged: (message) => this.diverged(message),
+      },
+    );
   }
 
   /** The first divergence, once there is one. */
@@ -125,13 +146,25 @@ export class RunReplayer implements RunTape {
     return error;
   }
 
-  /** A clock whose readings are the run's, in order (the last one again once they run out); its timers are `timers`'s. */
+  /** The replay's runtime has started: the readings recorded after it did come next. */
+  started(): void {
+    this.#reached(this.#toolsRecord);
+  }
+
+  /** The replay's runtime began shutting down, where the run's did. */
+  shuttingDown(): void {
+    this.#reached(this.#shutdownRecord);
+  }
+
+  /** A clock whose readings are the run's (see ReplayClock); its timers are `timers`'s. */
   clock(timers: Clock): Clock {
-    return {
-      now: () => this.#readings[Math.min(this.#reading++, this.#readings.length - 1)] ?? 0,
-      setTimeout: (callback, ms) => timers.setTimeout(callback, ms),
-      clearTimeout: (handle) => timers.clearTimeout(handle),
-    };
+    return this.#clock.clock(timers);
+  }
+
+  /** The replay reached `record` (undefined: past the recording): the clock moves there; the record is handed on. */
+  #reached<T extends RunRecord>(record: T | undefined): T | undefined {
+    if (record !== undefined) this.#clock.sync(record);
+    return record;
   }
 
   /** Ids as the run made them, in order; one more than it made is a divergence. */
@@ -141,20 +174,25 @@ export class RunReplayer implements RunTape {
       return `replay-extra-${++this.#extraIds}`;
     };
     return {
-      task: () => this.#taskIds.take() ?? extra('Task ids'),
-      agent: (role) => this.#agentIds.get(role)?.take() ?? extra(`ids of agents of the role "${role}"`),
+      task: () => this.#reached(this.#taskIds.take())?.v ?? extra('Task ids'),
+      agent: (role) => this.#reached(this.#agentIds.get(role)?.take())?.v ?? extra(`ids of agents of the role "${role}"`),
     };
   }
 
   /** A replay model for each model the run was given, by the name it was given under ('' for the default). */
   models(): Map<string, ModelClient> {
-    const source = { key: (request: ChatRequest, model: string) => this.#keys.key(request, model), take: (key: RequestKey) => this.#takeCall(key) };
+    const source = {
+      key: (request: ChatRequest, model: string) => this.#keys.key(request, model),
+      take: (key: RequestKey) => this.#takeCall(key),
+      answered: (call: ReplayedCall) => void this.#reached(call.record),
+    };
     return new Map(this.recording.header.models.map(({ as, name, scripted }) => [as, new ReplayModel(name, scripted, source)]));
   }
 
   #takeCall(key: RequestKey): ReplayedCall {
+    this.#reached(this.#asks.get(key.digest)?.take());
     const record = this.#models.get(key.digest)?.take();
-    if (record !== undefined) return { deltas: record.deltas as unknown as ChatDelta[], error: record.error };
+    if (record !== undefined) return { deltas: record.deltas as unknown as ChatDelta[], error: record.error, record };
     const nearest = nearestRequest(key, this.#allModels);
     const again = this.#models.has(key.digest) ? ' (it asked this more often than the run did)' : '';
     const diff =
@@ -168,7 +206,7 @@ export class RunReplayer implements RunTape {
   readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
     const text = canonicalJson(this.#redactor.unknown(args, 64));
-    const record = this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take();
+    const record = this.#reached(this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take());
     if (record === undefined) return Promise.reject(this.#toolDivergence(tool.name, text));
     if (record.result !== undefined) return Promise.resolve(resultOf(record.result));
     const code = ErrorCodeSchema.safeParse(record.error?.code);
@@ -193,6 +231,6 @@ export class RunReplayer implements RunTape {
   }
 
   take(kind: string, key: string): JsonValue | undefined {
-    return this.#notes.get(noteKey(kind, key))?.take();
+    return this.#reached(this.#notes.get(noteKey(kind, key))?.take())?.value;
   }
 }

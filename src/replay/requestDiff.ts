@@ -62,8 +62,8 @@ export function lineDiff(recorded: readonly string[], live: readonly string[]): 
       out.push({ mark: ' ', line: recorded[i] ?? '' });
       i++;
       j++;
-    } else if (j < m && (i >= n || (lengths[i]?.[j + 1] ?? 0) >= (lengths[i + 1]?.[j] ?? 0))) out.push({ mark: '+', line: live[j++] ?? '' });
-    else out.push({ mark: '-', line: recorded[i++] ?? '' });
+    } else if (i < n && (j >= m || (lengths[i + 1]?.[j] ?? 0) >= (lengths[i]?.[j + 1] ?? 0))) out.push({ mark: '-', line: recorded[i++] ?? '' });
+    else out.push({ mark: '+', line: live[j++] ?? '' });
   }
   const changed = (k: number): boolean => out[k] !== undefined && out[k].mark !== ' ';
   const shown = out.filter((entry, k) => entry.mark !== ' ' || changed(k - 1) || changed(k + 1));

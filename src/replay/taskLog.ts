@@ -20,12 +20,19 @@ export class TaskLog {
   constructor(
     readonly recorded: readonly Task[],
     private readonly redactor: Redactor,
-    /** After how many Tasks the program began the shutdown, if it did while recording. */
-    readonly shutdownAt: number | undefined,
-    /** How many Tasks the run published in all, if its recording ended properly. */
-    readonly end: number | undefined,
-    private readonly diverged: (message: string) => void,
+    /** After how many Tasks the program began the shutdown, if it did while recording; how many Tasks the run published in all, if its recording ended properly. */
+    readonly marks: { readonly shutdownAt: number | undefined; readonly end: number | undefined },
+    /** Told of each Task reached (by its place), and of the first divergence. */
+    private readonly on: { readonly reached: (n: number) => void; readonly diverged: (message: string) => void },
   ) {}
+
+  get shutdownAt(): number | undefined {
+    return this.marks.shutdownAt;
+  }
+
+  get end(): number | undefined {
+    return this.marks.end;
+  }
 
   /** Tasks the replay has published so far. */
   get published(): number {
@@ -35,15 +42,16 @@ export class TaskLog {
   /** Checks the next Task the replay published against the run's. */
   check(task: Task): void {
     const n = this.#published++;
+    this.on.reached(n);
     const expected = this.recorded[n];
     if (expected === undefined) {
-      this.diverged(`the replay published a Task past the ${this.recorded.length} the run did: ${task.action} from ${task.from} to ${task.to} (${task.id})`);
+      this.on.diverged(`the replay published a Task past the ${this.recorded.length} the run did: ${task.action} from ${task.from} to ${task.to} (${task.id})`);
       return;
     }
     const replayed = this.redactor.task(task);
     if (canonicalJson(replayed) === canonicalJson(expected)) return;
     const diff = lineDiff(taskLines(expected), taskLines(replayed));
-    this.diverged(`Task ${n + 1} of the log differs from the run's (- recorded, + replay):\n${diff}`);
+    this.on.diverged(`Task ${n + 1} of the log differs from the run's (- recorded, + replay):\n${diff}`);
   }
 
   /** The user's input (a `submit` or `send`) the run published as Task `n`, when it is one: the replay sends it again there. */

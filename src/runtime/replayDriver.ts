@@ -46,8 +46,11 @@ export class ReplayDriver {
       tape: replayer,
       model: (client) => client,
       execution: replayer.execution,
-      started: (bus: EventBus) => void bus.subscribe({ pattern: '*' }, (task) => this.#carried(task), 'replay'),
-      shuttingDown: () => undefined,
+      started: (bus: EventBus) => {
+        replayer.started();
+        bus.subscribe({ pattern: '*' }, (task) => this.#carried(task), 'replay');
+      },
+      shuttingDown: () => replayer.shuttingDown(),
       closed: () => undefined,
     };
   }

@@ -402,7 +402,7 @@ export class Runtime {
 }
 
 /** Starts a runtime with a root agent, ready for `submit`; with `record`, the run is recorded (docs/replay.md). */
-export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   if (options.record === undefined) return Runtime.create(options);
   const recording = startRecording({ ...options, record: options.record });
   return Runtime.create(recording.options, { tap: recording.recorder }).catch((error: unknown) => {
