@@ -103,6 +103,8 @@ describe('public surface', () => {
       'MemoryLogger',
       'ScriptedModel',
       'SimulatedClock',
+      'expectSameAnswers',
+      'replayModel',
       'sequentialIds',
       'societyOf',
       'startOpenAICompatibleServer',

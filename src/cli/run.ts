@@ -32,6 +32,8 @@ export interface RunOptions extends InspectFlags {
   readonly memory: boolean;
   /** `--strict-store`: refuse a damaged store (exit 2) instead of setting it aside. */
   readonly strictStore?: boolean;
+  /** `--record <file>`: record the run there, for `troupe replay` (docs/replay.md). */
+  readonly record?: string;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       retry: false,
       secrets,
       dataDir: settings.dataDir,
+      ...(options.record === undefined ? {} : { record: options.record }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
   } catch (error) {

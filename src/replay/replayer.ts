@@ -195,10 +195,13 @@ export class RunReplayer implements RunTape {
     if (record !== undefined) return { deltas: record.deltas as unknown as ChatDelta[], error: record.error, record };
     const nearest = nearestRequest(key, this.#allModels);
     const again = this.#models.has(key.digest) ? ' (it asked this more often than the run did)' : '';
+    const lines = nearest === undefined ? '' : requestDiff(nearest.request, key);
     const diff =
       nearest === undefined
         ? 'the recording has no model calls'
-        : `diff against the nearest recorded request (- recorded, + replay):\n${requestDiff(nearest.request, key)}`;
+        : lines === ''
+          ? 'the nearest recorded request reads the same but has another digest: the recording was changed after it was written'
+          : `diff against the nearest recorded request (- recorded, + replay):\n${lines}`;
     throw this.diverged(`the model ${key.model} was asked something the recording does not have${again}; ${diff}`);
   }
 
