@@ -56,7 +56,7 @@ export async function recordReplay(): Promise<Row[]> {
     const run = await runAndReplay(dir, schedule.tasks);
     return [
       {
-        benchmark: 'ReAct step with the run recorded (µs per model call)',
+        benchmark: 'ReAct step with the run recorded (per model call)',
         troupe: duration(step.on / 1000),
         raw: duration(step.off / 1000),
         ratio: step.on / step.off,
