@@ -64,6 +64,8 @@ const layers = /** @type {const} */ ([
   { type: 'context', pattern: 'src/context/**', allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org'] },
   // Agent Skills: loaded from folders, matched against Tasks, their tool steps run through the tools layer.
   { type: 'skills', pattern: 'src/skills/**', allow: ['root', 'task', 'bus', 'tools', 'memory', 'context'] },
+  // Record and replay: recorders and replayers of the clock, ids, model replies and tool results a run consumes.
+  { type: 'replay', pattern: 'src/replay/**', allow: ['root', 'task', 'bus', 'llm', 'tools'] },
   // Picks the role a Task goes to: scores text with the memory's embedder, may ask the model.
   { type: 'routing', pattern: 'src/routing/**', allow: ['root', 'task', 'bus', 'llm', 'memory'] },
   // Pure machine definitions: they know Tasks and errors, never the runtime that provides them.
@@ -71,7 +73,7 @@ const layers = /** @type {const} */ ([
   // The runtime's own layers, lowest first: each folder of src/runtime may import only those
   // before it here (and the layers below the runtime); its loose files (runtime.ts) sit on top.
   ...stacked(
-    ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'machines'],
+    ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines'],
     [
       // The runtime's config schemas.
       { type: 'runtime-config', pattern: 'src/runtime/config/**' },
@@ -97,13 +99,13 @@ const layers = /** @type {const} */ ([
   {
     type: 'server',
     pattern: 'src/server/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'machines', ...runtimeLayers],
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers],
   },
   // The CLI's `serve` command starts the server, so the CLI sits just above it.
   {
     type: 'cli',
     pattern: 'src/cli/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'machines', ...runtimeLayers, 'server'],
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers, 'server'],
   },
   // A source folder nobody has placed in a layer yet: only entry points, tests and scripts may
   // import it, so adding a folder forces a decision here instead of silently bypassing the rules.

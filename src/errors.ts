@@ -89,6 +89,10 @@ export const errorCodes = [
   'transport_unavailable',
   // An agent hosted on another node whose node is unreachable (missed heartbeats, or did not answer its placement).
   'agent_unreachable',
+  // A recorded run (createRuntime({ record })) whose recording reached record.maxBytes: its model and tool calls are refused.
+  'recording_limit',
+  // A replay (replayRuntime) that asked the model, or called a tool, as the recorded run did not, or published another Task log.
+  'replay_diverged',
   // Anything else: a bug, or a store that failed under us.
   'internal',
 ] as const;

@@ -45,7 +45,13 @@ export {
   type MemoryView,
   type MemoryItem,
   type MemoryTier,
+  replayRuntime,
+  type Replay,
+  type ReplayOptions,
+  type ReplayReport,
+  type RecordOption,
 } from './runtime/index.js';
+export type { RunTape } from './replay/index.js';
 export type { Role, AgentRecord, Termination } from './org/index.js';
 export type { ShutdownSummary } from '../machines/runtime.machine.js';
 export type {

@@ -11,6 +11,7 @@ import { orgStoreSuite } from './orgStore.js';
 import { reactLatency } from './reactLatency.js';
 import { reactLoop } from './reactLoop.js';
 import { reactMachinery } from './reactMachinery.js';
+import { recordReplay } from './recordReplay.js';
 import type { Row } from './report.js';
 import { retrievalQuality } from './retrievalQuality.js';
 import { routingSuite } from './routing.js';
@@ -48,4 +49,5 @@ export const suites: readonly Suite[] = [
   { name: 'routing', run: routingSuite },
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
   { name: 'MCP tool call', run: mcpCall },
+  { name: 'record and replay', run: recordReplay },
 ];

@@ -11,6 +11,8 @@ export const ExitCode = {
   timeout: 3,
   /** Anything else that went wrong. */
   internal: 4,
+  /** `troupe replay`: the replay asked or did something the recorded run did not. */
+  replayDiverged: 5,
   /** `serve` stopped at once by a second SIGINT (128 + 2, the shell's convention). */
   sigint: 130,
   /** `serve` stopped at once by a second SIGTERM (128 + 15). */
@@ -82,8 +84,11 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'tool_timeout':
     case 'tool_error':
     case 'no_route':
+    case 'recording_limit':
     case 'internal':
       return ExitCode.internal;
+    case 'replay_diverged':
+      return ExitCode.replayDiverged;
     default: {
       const never: never = code;
       return never;

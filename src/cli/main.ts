@@ -145,7 +145,8 @@ run
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
   .option('--no-status', 'do not draw the live status line')
-  .option('--approve-all', "approve every tool call that needs a person's approval (else asked on the terminal; with none, rejected)", false);
+  .option('--approve-all', "approve every tool call that needs a person's approval (else asked on the terminal; with none, rejected)", false)
+  .option('--record <file>', 'record the run in this file (JSON lines), to run it again offline with troupe replay');
 for (const option of dataDirOptions()) run.addOption(option);
 run.addOption(skillsOption());
 run.addOption(mcpOption());
@@ -164,6 +165,7 @@ run.action(
       strictStore: boolean;
       skills?: string[];
       mcp?: string;
+      record?: string;
     },
   ) => {
     const { runRequirement } = await import('./run.js');
@@ -181,12 +183,24 @@ run.action(
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.session === undefined ? {} : { sessionId: options.session }),
         ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+        ...(options.record === undefined ? {} : { record: options.record }),
         ...inspectFlags(options),
       },
       io,
     );
   },
 );
+
+program
+  .command('replay')
+  .description('run a recorded run (troupe run --record) again offline, printing each Task; exit 5 when it diverges from the recording')
+  .argument('<file>', 'the recording')
+  .option('-v, --verbose', "also print the model's streamed text", false)
+  .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
+  .action(async (file: string, options: { verbose: boolean; json: boolean }) => {
+    const { replayRecording } = await import('./replayCommand.js');
+    process.exitCode = await replayRecording(file, options, io);
+  });
 
 program
   .command('model-server')

@@ -35,6 +35,8 @@ export interface RunOptions extends InspectFlags {
   readonly strictStore?: boolean;
   /** `--approve-all`: approve every tool call that needs a person's approval, instead of asking on the terminal (docs/approvals.md). */
   readonly approveAll?: boolean;
+  /** `--record <file>`: record the run there, for `troupe replay` (docs/replay.md). */
+  readonly record?: string;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       retry: false,
       secrets,
       dataDir: settings.dataDir,
+      ...(options.record === undefined ? {} : { record: options.record }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
   } catch (error) {

@@ -1,4 +1,6 @@
 export { Runtime, createRuntime } from './runtime.js';
+export { replayRuntime, type Replay, type ReplayOptions, type ReplayReport } from './replayRuntime.js';
+export type { RecordOption } from '../replay/index.js';
 export { societyOf, type SocietyView } from './societyView.js';
 export type { RuntimeOptions } from './runtimeOptions.js';
 export type { HandoffFilter, HandoffInfo } from './agent/handoffDesk.js';

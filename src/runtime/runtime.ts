@@ -54,13 +54,19 @@ import { SessionHandoffs } from './society/sessionHandoffs.js';
 import type { ApprovalDesk, ApprovalEvent } from './approvals/approvalDesk.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
+import type { RunTap } from '../replay/index.js';
+import { startRecording } from './runRecording.js';
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
 
-/** What only troupe's own tests set: `betweenRestoreSlices` replaces the background restore's turn of the event loop before each slice. */
+/**
+ * What only troupe itself sets: `betweenRestoreSlices` replaces the background restore's turn of
+ * the event loop before each slice (tests); `tap` is a recording or a replay of the run.
+ */
 interface RuntimeSeams {
   readonly betweenRestoreSlices?: () => Promise<void>;
+  readonly tap?: RunTap;
 }
 
 /**
@@ -110,6 +116,7 @@ export class Runtime {
   readonly #orgRequests: Subscription | undefined;
   /** What every output holds until the store commits (the user endpoint, each `events()` stream): intake keeps it bounded. */
   readonly #heldUntilDurable: HeldUntilDurable;
+  readonly #tap: RunTap | undefined;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -123,6 +130,7 @@ export class Runtime {
     const stored = journal.stored(config.inboxLimit);
     const parts = { society: runtime.#society, user: runtime.#user, logger, tools: runtime.tools, root: options.root };
     await startOrganisation(parts, stored).catch((error: unknown) => runtime.#fail(error));
+    seams.tap?.started(runtime.bus, runtime.tools);
     // Intake opens: `spawning` → `running`.
     runtime.#actor.send({ type: 'runtime.started' });
     // The agents of a stored organisation start from here on, a slice at a time, while the runtime is already in use.
@@ -151,6 +159,7 @@ export class Runtime {
       (agentId, incoming) => this.#heldUntilDurable.refusal() ?? this.#memory.refusal(agentId, incoming, unanswered(agentId)),
     );
     this.#clock = clock;
+    this.#tap = options.tap;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
@@ -412,6 +421,7 @@ export class Runtime {
     this.#summary ??= (async () => {
       // No more agents are started in the background; those not started keep their work in the store.
       this.#restore.stop();
+      this.#tap?.shuttingDown();
       this.#actor.send({ type: 'runtime.shutdown', drainTimeoutMs: options.drainTimeoutMs ?? this.config.drainTimeoutMs });
       const summary = await toPromise(this.#actor);
       if (summary === null) throw new TroupeError('internal', 'shutdown finished without a summary');
@@ -421,9 +431,10 @@ export class Runtime {
     return this.#summary;
   }
 
-  #close(): Promise<void> {
+  async #close(): Promise<void> {
     this.#approvals.close();
-    return closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
+    await closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
+    this.#tap?.closed();
   }
 
   #requireOpen(): void {
@@ -431,7 +442,12 @@ export class Runtime {
   }
 }
 
-/** Starts a runtime with a root agent, ready for `submit`. */
-export function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  return Runtime.create(options);
+/** Starts a runtime with a root agent, ready for `submit`; with `record`, the run is recorded (docs/replay.md). */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  if (options.record === undefined) return Runtime.create(options);
+  const recording = startRecording({ ...options, record: options.record });
+  return Runtime.create(recording.options, { tap: recording.recorder }).catch((error: unknown) => {
+    recording.recorder.closed();
+    throw error;
+  });
 }

@@ -29,6 +29,11 @@ export interface RuntimeOpening {
   readonly journal: Journal;
 }
 
+/** The redactor of everything a runtime lets out: of its `secrets`, and of its MCP servers' env and headers. */
+export function runtimeRedactor(secrets: readonly string[] | undefined, mcpServers: Readonly<Record<string, McpServerConfig>>): Redactor {
+  return new Redactor([...(secrets ?? []), ...mcpSecrets(mcpServers)]);
+}
+
 /**
  * Reads a runtime's options and opens its journal: bad settings are refused with a ValidationError
  * naming them, before anything is opened; skills that break a rule are logged and left out.
@@ -37,7 +42,7 @@ export async function runtimeOpening(options: RuntimeOptions): Promise<RuntimeOp
   const { config, memorySettings, level, skillLimits } = runtimeSettings(options);
   const mcpServers = parseMcpServers(options.mcpServers ?? {});
   // A library is quiet unless given a logger or a level; whatever it writes is redacted, of the MCP servers' env and headers too.
-  const redactor = new Redactor([...(options.secrets ?? []), ...mcpSecrets(mcpServers)]);
+  const redactor = runtimeRedactor(options.secrets, mcpServers);
   const logger = redactingLogger(options.logger ?? (level === undefined ? silentLogger : createLogger(level)), redactor);
   const skills = await loadSkillSources(options.skills ?? [], skillLimits);
   for (const problem of skills.problems) logger.warn({ file: problem.file, field: problem.field }, `skill refused: ${describeProblem(problem)}`);

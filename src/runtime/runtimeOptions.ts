@@ -13,6 +13,7 @@ import type { SocietyHosting } from './society/society.js';
 import type { HandoffFilter } from './agent/handoffDesk.js';
 import type { Guardrail } from './agent/interceptors/guardrail.js';
 import type { Interceptor } from './agent/interceptors/interceptor.js';
+import type { RecordOption } from '../replay/index.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -93,6 +94,13 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * `guardrail_tripped`, or replaces the output (docs/interceptors.md#guardrails). At most 32.
    */
   guardrails?: readonly Guardrail[];
+  /**
+   * Records the run in this file (docs/replay.md): the clock's readings, ids, model replies, the
+   * results of tools that are not pure, notes, and the bus's Tasks, redacted like every output, as
+   * JSON lines; `replayRuntime(file)` runs it again offline. At most `maxBytes` (100 MiB by
+   * default): past it, model and tool calls are refused (`recording_limit`).
+   */
+  record?: RecordOption;
 }
 
 export const rootPrompt = [

@@ -66,6 +66,8 @@ const httpStatus: Readonly<Record<ErrorCode, number>> = {
   step_limit: 500,
   repeat_guard: 500,
   approval_rejected: 500,
+  replay_diverged: 500,
+  recording_limit: 500,
   interceptor_stopped: 500,
   guardrail_tripped: 500,
   tool_call_limit: 500,

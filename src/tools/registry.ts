@@ -1,6 +1,9 @@
 import { TroupeError } from '../errors.js';
 import type { ToolDefinition, ToolPolicy } from '../task/index.js';
-import { type Tool, parametersJsonSchema } from './tool.js';
+import { type Tool, type ToolContext, type ToolResult, parametersJsonSchema } from './tool.js';
+
+/** How a registry runs a tool's `execute`: as it is, unless a recording or a replay stands between. */
+export type ToolExecution = (tool: Tool, args: unknown, context: ToolContext) => Promise<ToolResult>;
 
 /** The tools shared by a whole society (children share their parent's registry). */
 export class ToolRegistry {
@@ -9,6 +12,7 @@ export class ToolRegistry {
   // What each policy lets a model see, asked for before every model call: kept until a tool is added.
   #seen = new WeakMap<ToolPolicy, readonly ToolDefinition[]>();
   #unrestricted: readonly ToolDefinition[] | undefined;
+  #execution: ToolExecution | undefined;
 
   register(...tools: Tool[]): this {
     for (const tool of tools) {
@@ -36,6 +40,18 @@ export class ToolRegistry {
     this.#seen = new WeakMap();
     this.#unrestricted = undefined;
     return this;
+  }
+
+  /** From now on every call of this registry's tools runs through `execution` (a recording's or a replay's), which may call `tool.execute` or not. */
+  executeThrough(execution: ToolExecution): this {
+    if (this.#execution !== undefined) throw new TroupeError('invalid_input', 'this tool registry already runs its tools through a recording or a replay');
+    this.#execution = execution;
+    return this;
+  }
+
+  /** Runs `tool` (one of this registry's) with checked arguments, as `executeThrough` said. */
+  execute(tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> {
+    return this.#execution === undefined ? tool.execute(args, context) : this.#execution(tool, args, context);
   }
 
   get(name: string): Tool | undefined {

@@ -97,8 +97,8 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
     const failed = (error: unknown): void =>
       settle(errorResult(`${call.name} failed: ${describeError(error)}`, error instanceof TroupeError ? error.code : 'tool_error'));
     try {
-      tool
-        .execute(args, {
+      options.registry
+        .execute(tool, args, {
           ...context,
           toolCallId: call.id,
           get signal() {

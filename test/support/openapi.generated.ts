@@ -396,6 +396,8 @@ export interface components {
           | 'transport_full'
           | 'transport_unavailable'
           | 'agent_unreachable'
+          | 'recording_limit'
+          | 'replay_diverged'
           | 'internal';
         message: string;
       } | null;
@@ -513,6 +515,8 @@ export interface components {
           | 'transport_full'
           | 'transport_unavailable'
           | 'agent_unreachable'
+          | 'recording_limit'
+          | 'replay_diverged'
           | 'internal';
         message: string;
         field: string | null;

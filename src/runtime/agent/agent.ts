@@ -26,6 +26,7 @@ import { type ResolvedSettings, resolveSettings } from './agentSettings.js';
 import type { HandoffDesk } from './handoffDesk.js';
 import type { InterceptorChain } from './interceptors/interceptorChain.js';
 import type { ApprovalDesk } from '../approvals/approvalDesk.js';
+import type { RunTape } from '../../replay/index.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -59,6 +60,8 @@ export interface AgentEnvironment {
   readonly interceptors: InterceptorChain;
   /** Where tool calls that need a person's approval wait for it. */
   readonly approvals: ApprovalDesk;
+  /** Where a recorded run notes its other non-deterministic inputs (a person's decisions) and its replay takes them back (see RunTape). */
+  readonly tape?: RunTape;
 }
 
 /** The agent machine, with the runtime's implementations provided (same type as the bare one). */

@@ -10,6 +10,7 @@ import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
 import { ValidationError, describeError } from '../../errors.js';
 import { ApprovalDesk } from '../approvals/approvalDesk.js';
 import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
+import type { RunTap } from '../../replay/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import { type Guardrail, guardrailInterceptors } from '../agent/interceptors/guardrail.js';
 import type { Interceptor } from '../agent/interceptors/interceptor.js';
@@ -40,6 +41,8 @@ export interface EnvironmentOptions {
   readonly interceptors?: readonly Interceptor[] | undefined;
   /** The guardrails every turn runs (checked), after the interceptors; none when absent. */
   readonly guardrails?: readonly Guardrail[] | undefined;
+  /** A recording or a replay of the run: around the model agents see and every tool's execution. */
+  readonly tap?: RunTap | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -63,14 +66,17 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
   const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
   const base = options.model ?? new OfflineModel();
+  const { tap } = options;
+  const tapped = (given: ModelClient): ModelClient => (tap === undefined ? given : tap.model(given));
   const wrapped = (given: ModelClient): ModelClient => {
     const chosen = limitedModel(given, limiter);
-    return options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger });
+    return tapped(options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger }));
   };
   const model = wrapped(base);
   const models = new Map(Object.entries(options.models ?? {}).map(([name, given]) => [name, wrapped(given)]));
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
+  if (tap !== undefined) tools.executeThrough(tap.execution);
   const skills = skillHub(options, config, tools, bus, journal);
   const memory = new RuntimeMemory({
     bus,
@@ -80,7 +86,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     store: journal.memoryStore,
     settings: memorySettings,
     // Compaction never waits behind turns for a slot: with none free, its extractive helpers write.
-    model: unqueuedModel(base, limiter),
+    model: tapped(unqueuedModel(base, limiter)),
     config,
     inspect,
     forgetRetired: (max, erase) => journal.forgetRetired(max, erase),
@@ -121,6 +127,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       artifacts,
       interceptors: turnChain(options, config),
       approvals,
+      ...(tap === undefined ? {} : { tape: tap.tape }),
     },
   };
 }

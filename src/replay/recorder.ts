@@ -1,0 +1,175 @@
+import type { Subscription } from 'rxjs';
+import type { EventBus } from '../bus/index.js';
+import type { Clock } from '../clock.js';
+import { TroupeError, describeError, errorCodeOf } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import type { ModelClient } from '../llm/index.js';
+import type { JsonValue, Redactor } from '../task/index.js';
+import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult } from '../tools/index.js';
+import { canonicalJson } from './canonical.js';
+import { type RecordingHeader, type RunRecord, recordingFormatVersion } from './recordingFormat.js';
+import { RecordingModel } from './recordingModel.js';
+import { RecordingWriter } from './recordingWriter.js';
+import { RequestKeys } from './requestKey.js';
+import type { RunTape } from './runTape.js';
+import type { RunTap } from './runTap.js';
+import { recordedResult, runsAgainInReplay } from './toolReplayRule.js';
+
+/** Clock readings held before they are written as one line. */
+const readingsPerLine = 256;
+
+/** Where a run is recorded and how much it may take. */
+interface RecordSettings {
+  readonly file: string;
+  readonly maxBytes: number;
+}
+
+/**
+ * Records everything non-deterministic a run consumes, each through the boundary it comes in by:
+ * the clock's readings (`clock`), ids (`ids`), model replies (`model`), results of tools a replay
+ * does not run again (`execution`), and notes (`note`); and the bus's Tasks (`watch`), the Task
+ * log a replay must reproduce. Everything is redacted by the runtime's redactor before it is written.
+ */
+export class RunRecorder implements RunTape, RunTap {
+  readonly mode = 'recording';
+  readonly tape: RunTape = this;
+  readonly #writer: RecordingWriter;
+  readonly #redactor: Redactor;
+  readonly #keys: RequestKeys;
+  readonly #maxBytes: number;
+  #readings: number[] = [];
+  #tasks = 0;
+  #watching: Subscription | undefined;
+
+  constructor(settings: RecordSettings, run: { models: RecordingHeader['models']; settings: Record<string, JsonValue>; redactor: Redactor }) {
+    this.#redactor = run.redactor;
+    this.#keys = new RequestKeys(run.redactor);
+    this.#maxBytes = settings.maxBytes;
+    const header: RecordingHeader = {
+      k: 'header',
+      format: 'troupe-recording',
+      version: recordingFormatVersion,
+      models: run.models,
+      settings: run.redactor.value(run.settings) as Record<string, JsonValue>,
+    };
+    this.#writer = new RecordingWriter(settings.file, header, settings.maxBytes);
+  }
+
+  /** Bytes the recording holds so far. */
+  get bytes(): number {
+    return this.#writer.bytes;
+  }
+
+  #record(record: RunRecord): void {
+    this.#flushReadings();
+    this.#writer.record(record);
+  }
+
+  #line(text: string): void {
+    this.#flushReadings();
+    this.#writer.line(text);
+  }
+
+  #flushReadings(): void {
+    if (this.#readings.length === 0) return;
+    const at = this.#readings;
+    this.#readings = [];
+    this.#writer.record({ k: 'clock', at });
+  }
+
+  /** Refuses work that could not be recorded: the recording is full. */
+  #requireRoom(): void {
+    if (this.#writer.full) {
+      const why = this.#writer.failure ?? `reached its limit of ${this.#maxBytes} bytes (record.maxBytes)`;
+      throw new TroupeError('recording_limit', `the recording ${why}: the run makes no more model or tool calls it could not record`);
+    }
+  }
+
+  /** `clock`, its every reading recorded. */
+  clock(clock: Clock): Clock {
+    return {
+      now: () => {
+        const now = clock.now();
+        this.#readings.push(now);
+        if (this.#readings.length >= readingsPerLine) this.#flushReadings();
+        return now;
+      },
+      setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+    };
+  }
+
+  /** `ids`, every id it makes recorded. */
+  ids(ids: IdGenerator): IdGenerator {
+    return {
+      task: () => {
+        const v = ids.task();
+        this.#record({ k: 'id', of: 'task', v });
+        return v;
+      },
+      agent: (role) => {
+        const v = ids.agent(role);
+        this.#record({ k: 'id', of: 'agent', role, v });
+        return v;
+      },
+    };
+  }
+
+  /** `model`, its every call recorded. */
+  model(model: ModelClient): ModelClient {
+    const sink = { keys: this.#keys, redactor: this.#redactor, requireRoom: () => this.#requireRoom(), line: (text: string) => this.#line(text) };
+    return new RecordingModel(model, sink);
+  }
+
+  /** How a recorded run runs its tools: those a replay runs again as they are, the others with their results recorded. */
+  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
+    if (runsAgainInReplay(tool)) return tool.execute(args, context);
+    this.#requireRoom();
+    const redactor = this.#redactor;
+    const recorded = { k: 'tool', tool: tool.name, args: canonicalJson(redactor.unknown(args, 64)) } as const;
+    return tool.execute(args, context).then(
+      (result) => {
+        this.#record({ ...recorded, result: recordedResult(result, redactor) });
+        return result;
+      },
+      (error: unknown) => {
+        this.#record({ ...recorded, error: { code: errorCodeOf(error), message: redactor.text(describeError(error)) } });
+        throw error;
+      },
+    );
+  };
+
+  /** Records the registry's tools (what a replay stands in for those it is not given), then every Task `bus` carries. */
+  started(bus: EventBus, tools: ToolRegistry): void {
+    const recorded = tools.definitions().map((definition) => {
+      const annotations = tools.get(definition.name)?.annotations;
+      return { ...definition, parameters: { ...definition.parameters }, ...(annotations === undefined ? {} : { annotations: { ...annotations } }) };
+    });
+    this.#record({ k: 'tools', tools: recorded });
+    this.#watching = bus.subscribe({ pattern: '*' }, (task) => this.#record({ k: 'task', n: this.#tasks++, task: this.#redactor.task(task) }), 'recording');
+  }
+
+  /** The program began shutting the runtime down. */
+  shuttingDown(): void {
+    this.#record({ k: 'shutdown', at: this.#tasks });
+  }
+
+  note(kind: string, key: string, value: JsonValue): void {
+    this.#record({ k: 'note', kind, key, value: this.#redactor.value(value) });
+  }
+
+  take(): undefined {
+    return undefined;
+  }
+
+  diverged(): void {
+    // Nothing to stop while recording.
+  }
+
+  /** Ends the recording: the last readings, the `end` line, the file closed. */
+  closed(): void {
+    this.#watching?.unsubscribe();
+    this.#record({ k: 'end', tasks: this.#tasks });
+    this.#writer.close();
+  }
+}

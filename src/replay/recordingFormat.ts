@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { JsonValueSchema, TaskSchema } from '../task/index.js';
+
+/**
+ * A recording is JSON lines: a header line first, then one record a line in the order the run
+ * consumed them, so a run that crashes leaves every line before the last readable. This is the
+ * version of that format this troupe writes and reads; a file of another version is refused.
+ */
+export const recordingFormatVersion = 1;
+
+/** What the first line says: the format, its version, and what the run was made with. */
+export const RecordingHeaderSchema = z
+  .object({
+    k: z.literal('header'),
+    format: z.literal('troupe-recording'),
+    version: z.number().int(),
+    /**
+     * The models the run was given: the default (`as: ''`) first, then `models` under the names they
+     * were given by (`as`). A replay model of the same name stands in for each, scripted when it was (the runtime
+     * asks a scripted model less: no compaction, no routing by model).
+     */
+    models: z.array(z.object({ as: z.string(), name: z.string(), scripted: z.boolean() }).strict()),
+    /** The runtime's settings that are plain values (limits, the root's prompt): a replay starts with them unless told otherwise. */
+    settings: z.record(z.string(), JsonValueSchema),
+  })
+  .strict();
+
+export type RecordingHeader = z.infer<typeof RecordingHeaderSchema>;
+
+/** A tool of the run's registry, as a stand-in for it is made in a replay that is not given its code. */
+const RecordedToolSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+    annotations: z.record(z.string(), z.boolean()).optional(),
+  })
+  .strict();
+
+export type RecordedTool = z.infer<typeof RecordedToolSchema>;
+
+/** A failure that ended a model call or a tool call, as the run saw it. */
+const RecordedFailureSchema = z.object({ code: z.string(), message: z.string() }).strict();
+
+/** A model request as stored: its messages (redacted), the names of its tools and the digest of their definitions. */
+export const StoredRequestSchema = z
+  .object({
+    model: z.string(),
+    tools: z.object({ digest: z.string(), names: z.array(z.string()) }).strict(),
+    messages: z.array(JsonValueSchema),
+  })
+  .strict();
+
+export type StoredRequest = z.infer<typeof StoredRequestSchema>;
+
+/** What a tool returned, with an artifact's bytes as base64. */
+const RecordedToolResultSchema = z
+  .object({
+    content: z.string(),
+    metadata: z.record(z.string(), JsonValueSchema).optional(),
+    artifacts: z.array(z.object({ name: z.string(), mediaType: z.string(), text: z.string().optional(), base64: z.string().optional() }).strict()).optional(),
+    isError: z.boolean().optional(),
+  })
+  .strict();
+
+export type RecordedToolResult = z.infer<typeof RecordedToolResultSchema>;
+
+/** Every line after the header. */
+export const RecordSchema = z.discriminatedUnion('k', [
+  /** Readings of the clock, in order. */
+  z.object({ k: z.literal('clock'), at: z.array(z.number()) }).strict(),
+  /** A Task id (`of: 'task'`) or an agent id of `role` the run made. */
+  z.object({ k: z.literal('id'), of: z.enum(['task', 'agent']), role: z.string().optional(), v: z.string() }).strict(),
+  /** A model call: its request's digest, the request (for a divergence's diff), the streamed reply, and how it failed if it did. */
+  z
+    .object({
+      k: z.literal('model'),
+      digest: z.string(),
+      request: StoredRequestSchema,
+      deltas: z.array(z.record(z.string(), JsonValueSchema)),
+      error: RecordedFailureSchema.optional(),
+    })
+    .strict(),
+  /** A model call began, asking the request of this digest (its reply is the next `model` record of the digest). */
+  z.object({ k: z.literal('ask'), digest: z.string() }).strict(),
+  /** A call of a tool that is not replayed by running it: its arguments (canonical JSON) and what it returned or threw. */
+  z
+    .object({ k: z.literal('tool'), tool: z.string(), args: z.string(), result: RecordedToolResultSchema.optional(), error: RecordedFailureSchema.optional() })
+    .strict(),
+  /** The run's tools, once it has started. */
+  z.object({ k: z.literal('tools'), tools: z.array(RecordedToolSchema) }).strict(),
+  /** Something a part of the runtime chose to record (`recorder.note`), taken back by `replayer.take(kind, key)`. */
+  z.object({ k: z.literal('note'), kind: z.string(), key: z.string(), value: JsonValueSchema }).strict(),
+  /** A Task the bus carried, the `n`th (from 0): the Task log a replay must reproduce. */
+  z.object({ k: z.literal('task'), n: z.number().int().nonnegative(), task: TaskSchema }).strict(),
+  /** The program began the runtime's shutdown after `at` Tasks. */
+  z.object({ k: z.literal('shutdown'), at: z.number().int().nonnegative() }).strict(),
+  /** The recording stopped at its size limit: what follows it in the run was not recorded. */
+  z.object({ k: z.literal('limit'), maxBytes: z.number().int() }).strict(),
+  /** The run ended with `tasks` Tasks on the bus. */
+  z.object({ k: z.literal('end'), tasks: z.number().int().nonnegative() }).strict(),
+]);
+
+export type RunRecord = z.infer<typeof RecordSchema>;

@@ -1,0 +1,86 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ScriptedModel } from '../../src/testing.js';
+import { createRuntime, replayRuntime } from '../../src/runtime/index.js';
+import { defineTool } from '../../src/tools/index.js';
+import { rejectedCode } from '../support/runtimeFixture.js';
+import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+
+const tempDir = tempDirsAfterEach('troupe-recording-');
+
+const secret = 'hunter2-correct-horse-battery';
+
+/** A tool that reads a credentials file (it declares nothing, so its results are recorded). */
+const readConfig = defineTool({
+  name: 'read_config',
+  description: 'Reads the service configuration.',
+  parameters: z.object({}),
+  execute: () => Promise.resolve({ content: `host=db.internal password=${secret}`, metadata: { token: secret } }),
+});
+
+/** Records one turn that calls read_config, then answers. */
+async function recordConfigRun(file: string, maxBytes?: number): Promise<{ status: string; code: string | undefined }> {
+  const model = new ScriptedModel([{ toolCalls: [{ name: 'read_config', arguments: {} }] }, { text: 'configured' }]);
+  const rt = await createRuntime({ model, tools: [readConfig], secrets: [secret], record: maxBytes === undefined ? file : { file, maxBytes } });
+  const answer = await rt.waitForAnswer(await rt.submit('read the configuration'), { timeoutMs: 10_000 });
+  await rt.shutdown();
+  return { status: answer.status, code: answer.error?.code };
+}
+
+/** The message of a refused replay of `file`. */
+async function refusal(file: string): Promise<string> {
+  return replayRuntime(file).then(
+    () => 'not refused',
+    (error: unknown) => String(error),
+  );
+}
+
+describe('a recording', () => {
+  it('stores a secret in a tool result redacted, and still replays', async () => {
+    const file = join(await tempDir(), 'secret.jsonl');
+    expect(await recordConfigRun(file)).toEqual({ status: 'completed', code: undefined });
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(secret);
+    expect(text).toContain('password=[REDACTED]');
+    const replay = await replayRuntime(file, { secrets: [secret] });
+    expect((await replay.finished).answers).toHaveLength(1);
+  });
+
+  it('is bounded: past record.maxBytes the run is refused model calls and the file ends with the limit', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'small.jsonl');
+    const maxBytes = 4_000;
+    expect(await recordConfigRun(file, maxBytes)).toEqual({ status: 'failed', code: 'recording_limit' });
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toEqual({ k: 'limit', maxBytes });
+    expect(statSync(file).size).toBeLessThan(maxBytes + 100);
+    expect(await refusal(file)).toContain('stopped recording at its limit of 4000 bytes');
+    expect(await replayRuntime(file, { maxBytes: 100 }).catch(String)).toContain('larger than the 100');
+    expect(await rejectedCode(createRuntime({ record: { file, maxBytes: 0 } }))).toBe('invalid_input');
+  });
+
+  it('that is truncated, corrupt or of another version is refused, naming the line', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'whole.jsonl');
+    await recordConfigRun(file);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, `${lines.slice(0, 6).join('\n')}\n${(lines[6] ?? '').slice(0, 20)}`);
+    expect(await refusal(cut)).toMatch(/line 7 is not JSON \(the last line is cut short/);
+
+    const garbled = join(dir, 'garbled.jsonl');
+    writeFileSync(garbled, [...lines.slice(0, 3), '{"k":"model","digest":1}', ...lines.slice(3)].join('\n'));
+    expect(await refusal(garbled)).toMatch(/line 4 is not a record/);
+
+    const future = join(dir, 'future.jsonl');
+    writeFileSync(future, [(lines[0] ?? '').replace('"version":1', '"version":2'), ...lines.slice(1)].join('\n'));
+    expect(await refusal(future)).toContain('recording format version 2; this troupe reads version 1 only');
+
+    const other = join(dir, 'other.jsonl');
+    writeFileSync(other, '{"hello":"world"}\n');
+    expect(await refusal(other)).toContain('line 1 is not the header of a troupe recording');
+  });
+});
