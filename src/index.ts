@@ -84,11 +84,17 @@ export {
   parseTask,
   replyTo,
   taskText,
+  ApprovalDecisionSchema,
+  awaitsApproval,
   type Task,
   type TaskStatus,
   type TaskInit,
   type JsonValue,
+  type Approval,
+  type ApprovalDecision,
+  type ApprovalDecisionInput,
 } from './task/index.js';
+export type { ApprovalEvent } from './runtime/approvals/approvalDesk.js';
 export {
   OfflineModel,
   OpenAIModel,

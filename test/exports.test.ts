@@ -11,6 +11,7 @@ describe('public surface', () => {
     expect(Object.keys(main).sort()).toEqual([
       'Actions',
       'AgentIdSchema',
+      'ApprovalDecisionSchema',
       'EdgeTypeSchema',
       'EventBus',
       'EventStatusSchema',
@@ -47,6 +48,7 @@ describe('public surface', () => {
       'ValidationError',
       'WordVectorEmbedder',
       'allowedEdgeTypes',
+      'awaitsApproval',
       'blockersOf',
       'contextNotesOf',
       'createLogger',

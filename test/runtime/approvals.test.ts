@@ -134,6 +134,9 @@ describe('approvals', () => {
     expect(second.message).toContain('decided already (rejected)');
     await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
     expect(runs).toEqual([]);
+    // Its call is over: a late decision is still a second one.
+    expect((await refusal(rt.decide(id, { action: 'approve' }))).code).toBe('conflict');
+    expect(runs).toEqual([]);
     await rt.shutdown();
   });
 

@@ -57,6 +57,8 @@ export async function passApproval(agent: Agent, task: Task, call: ToolCall, sig
       throw error;
     }
   }
+  // Read again: a person may have decided already, from the desk's announcement of the request.
+  approval = desk.get(approval.id) ?? approval;
   if (approval.status === 'pending') {
     const { id } = approval;
     pause.waiting(approval);

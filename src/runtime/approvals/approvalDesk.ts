@@ -6,6 +6,9 @@ import type { Logger } from '../../logger.js';
 import { type Approval, type ApprovalDecision, ApprovalDecisionSchema, type JsonValue, approvalIdOf, argumentsDigest, formatPath } from '../../task/index.js';
 import type { Journal } from '../journal/journal.js';
 
+/** How many approvals whose calls are over are remembered, so a late second decision is told so. */
+const overKept = 1_000;
+
 /** Something that happened to an approval: a call began to wait for one, or it was decided (by a person, or by expiry). */
 export interface ApprovalEvent {
   readonly type: 'waiting' | 'decided';
@@ -39,6 +42,8 @@ export interface ApprovalDeskDeps {
 export class ApprovalDesk {
   readonly #kept = new Map<string, Approval>();
   readonly #waiters = new Map<string, (approval: Approval) => void>();
+  /** The newest approvals whose calls are over (bounded): a decision arriving for one is a second decision, not an unknown one. */
+  readonly #over = new Set<string>();
   readonly #events = new Subject<ApprovalEvent>();
   #timer: TimerHandle | null = null;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -142,6 +147,11 @@ export class ApprovalDesk {
     }
     const decision = parsed.data;
     const approval = this.#kept.get(id);
+    if (approval === undefined && this.#over.has(id)) {
+      throw new TroupeError('conflict', `approval ${id} was decided already and its call is over; a second decision is refused`, {
+        context: { approvalId: id },
+      });
+    }
     if (approval === undefined) throw new TroupeError('unknown_approval', `no tool call waits for approval ${id}`, { context: { approvalId: id } });
     if (approval.status !== 'pending') {
       throw new TroupeError('conflict', `approval ${id} was decided already (${approval.status}); a second decision is refused`, {
@@ -179,6 +189,8 @@ export class ApprovalDesk {
     const approval = this.#kept.get(id);
     if (approval === undefined) return;
     this.#kept.delete(id);
+    this.#over.add(id);
+    if (this.#over.size > overKept) this.#over.delete(this.#over.values().next().value ?? id);
     this.deps.journal.approvalOver(approval.agentId, id);
   }
 
