@@ -92,9 +92,13 @@ export const ApprovalSchema = z
   .strict();
 export type Approval = Readonly<z.infer<typeof ApprovalSchema>>;
 
-/** The id of the approval of tool call `toolCallId` in Task `taskId`. */
-export function approvalIdOf(taskId: string, toolCallId: string): string {
-  return `ap-${createHash('sha256').update(`${taskId}\u0000${toolCallId}`).digest('hex').slice(0, 24)}`;
+/**
+ * The id of the approval of a tool call in Task `taskId`: of its call id, tool and arguments'
+ * digest, so a model that gives two calls one id never has one decision taken for the other.
+ */
+export function approvalIdOf(taskId: string, call: { readonly id: string; readonly name: string; readonly arguments: string }): string {
+  const key = [taskId, call.id, call.name, argumentsDigest(call.arguments)].join('\u0000');
+  return `ap-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 }
 
 /** The digest of a call's arguments (JSON text): equal for equal values whatever their key order or spacing. */

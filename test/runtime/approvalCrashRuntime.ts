@@ -1,7 +1,7 @@
 /**
  * A runtime killed (-9) while a tool call waits for approval, or while an approved call runs: run
  * by approvals.crash.test.ts, which kills it when it prints `crash-point`. The root agent's one
- * reply asks for two calls at once: `tally` (its role's policy requires approval) and `peek`
+ * reply asks for two calls at once: `tally` (it needs approval) and `peek`
  * (needs none). Modes:
  *   pending — peek has run and the Task is input-required, tally waits for a person;
  *   started — a person approved tally, which has begun and never finishes.
@@ -26,8 +26,7 @@ const model = new ScriptedModel([
 const rt = await createRuntime({
   dataDir: dir,
   model,
-  tools: [tallyTool(ledger, { hang: mode === 'started' }), peekTool(`${ledger}.peek`, { readOnly: false })],
-  root: { tools: { approvals: { require: ['tally'] } } },
+  tools: [{ ...tallyTool(ledger, { hang: mode === 'started' }), needsApproval: true }, peekTool(`${ledger}.peek`, { readOnly: false })],
   logger: new MemoryLogger(),
 });
 const paused = new Promise<void>((resolve) => {

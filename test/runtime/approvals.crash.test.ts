@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/index.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import type { ToolPolicy } from '../../src/task/index.js';
 import { ledgerMarks, peekTool, tallyTool } from '../support/tallyTool.js';
 import { processArgs } from '../support/cliProcess.js';
 import { until } from '../support/runtimeFixture.js';
@@ -46,13 +45,13 @@ async function crashed(mode: 'pending' | 'started') {
   dirs.push(dir);
   const ledger = join(dir, 'ledger.txt');
   const taskId = await killAtCrashPoint(join(dir, 'org'), mode, ledger);
-  const restart = async (tools: ToolPolicy) => {
+  // The tools are code, given again at each start: `needsApproval` is the rule in force then.
+  const restart = async (needsApproval: boolean) => {
     const model = new ScriptedModel([{ text: 'done' }]);
     const rt = await createRuntime({
       dataDir: join(dir, 'org'),
       model,
-      tools: [tallyTool(ledger), peekTool(`${ledger}.peek`, { readOnly: false })],
-      root: { tools },
+      tools: [{ ...tallyTool(ledger), needsApproval }, peekTool(`${ledger}.peek`, { readOnly: false })],
       logger: new MemoryLogger(),
     });
     return { rt, model };
@@ -61,14 +60,14 @@ async function crashed(mode: 'pending' | 'started') {
 }
 
 describe('approvals across kill -9', () => {
-  it('a call waiting when the process died still waits, under the policy of then; rejected, it never runs, and its sibling never runs again', async () => {
+  it('a call waiting when the process died still waits, under the rule in force then; rejected, it never runs, and its sibling never runs again', async () => {
     const { taskId, ledger, restart } = await crashed('pending');
     expect(ledgerMarks(`${ledger}.peek`)).toEqual(['looked']);
-    // The new policy would let tally run unasked: the call paused under the old one still waits.
-    const { rt, model } = await restart({ approvals: { skip: ['tally'] } });
+    // The tool no longer asks: the call that paused under the old rule still waits.
+    const { rt, model } = await restart(false);
     await until(() => rt.approvals().length === 1, 'the approval back after the restart');
     const [approval] = rt.approvals();
-    expect(approval).toMatchObject({ taskId, tool: 'tally', reason: 'policy', status: 'pending' });
+    expect(approval).toMatchObject({ taskId, tool: 'tally', reason: 'tool', status: 'pending' });
     await rt.decide(approval?.id ?? '', { action: 'reject', message: 'no' });
     expect(await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed' });
     expect(ledgerMarks(ledger)).toEqual([]);
@@ -80,7 +79,7 @@ describe('approvals across kill -9', () => {
 
   it('approved after the restart, the call runs exactly once', async () => {
     const { taskId, ledger, restart } = await crashed('pending');
-    const { rt } = await restart({});
+    const { rt } = await restart(true);
     await until(() => rt.approvals().length === 1, 'the approval back after the restart');
     await rt.decide(rt.approvals()[0]?.id ?? '', { action: 'approve' });
     expect(await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed' });
@@ -92,7 +91,7 @@ describe('approvals across kill -9', () => {
   it('an approved call the crash interrupted while it ran is not run a second time; the model is told', async () => {
     const { taskId, ledger, restart } = await crashed('started');
     expect(ledgerMarks(`${ledger}.started`)).toEqual(['one']);
-    const { rt, model } = await restart({});
+    const { rt, model } = await restart(true);
     expect(await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed' });
     expect(rt.approvals()).toEqual([]);
     expect(ledgerMarks(ledger)).toEqual([]);

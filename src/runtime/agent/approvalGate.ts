@@ -34,7 +34,7 @@ export function pausedForApproval(approvals: readonly ApprovalNotice[]): ReplyIn
  */
 export async function passApproval(agent: Agent, task: Task, call: ToolCall, signal: AbortSignal, pause: StepPause): Promise<GateOutcome> {
   const { approvals: desk, tools } = agent.env;
-  let approval = desk.of(task.id, call.id);
+  let approval = desk.of(task.id, call);
   const tool = tools.get(call.name);
   if (approval === undefined) {
     const context = { agentId: agent.id, role: agent.role.name, task };

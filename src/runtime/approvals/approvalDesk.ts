@@ -66,9 +66,9 @@ export class ApprovalDesk {
     return this.#kept.get(id);
   }
 
-  /** The approval of call `toolCallId` of Task `taskId`, if one was asked for. */
-  of(taskId: string, toolCallId: string): Approval | undefined {
-    return this.#kept.get(approvalIdOf(taskId, toolCallId));
+  /** The approval of `call` (its id, tool and arguments) of Task `taskId`, if one was asked for. */
+  of(taskId: string, call: { readonly id: string; readonly name: string; readonly arguments: string }): Approval | undefined {
+    return this.#kept.get(approvalIdOf(taskId, call));
   }
 
   /** The calls waiting for a decision (of `agentId` when given), oldest first. */
@@ -96,7 +96,7 @@ export class ApprovalDesk {
     const now = clock.now();
     const approval: Approval = {
       v: 1,
-      id: approvalIdOf(request.taskId, request.toolCallId),
+      id: approvalIdOf(request.taskId, { id: request.toolCallId, name: request.tool, arguments: request.arguments }),
       ...request,
       digest: argumentsDigest(request.arguments),
       requestedAt: now,
