@@ -1,4 +1,5 @@
 import { actorDelivery } from './actorDelivery.js';
+import { approvalsWaiting } from './approvalsWaiting.js';
 import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
 import { graphSuite } from './graph.js';
@@ -50,4 +51,5 @@ export const suites: readonly Suite[] = [
   { name: 'NATS transport', run: natsTransport, needs: 'nats-server' },
   { name: 'MCP tool call', run: mcpCall },
   { name: 'record and replay', run: recordReplay },
+  { name: 'approvals waiting', run: approvalsWaiting },
 ];

@@ -264,4 +264,27 @@ describe('approvals', () => {
     expect(results).toContain('(maxPendingApprovalsPerAgent)');
     await rt.shutdown();
   });
+
+  it('a thousand calls waiting for approval keep one timer between them, and none per call', async () => {
+    const { tool, runs } = guardedTool();
+    const clock = new SimulatedClock();
+    const calls = Array.from({ length: 1_000 }, (_, i) => mail(`user${i}@example.com`));
+    const { rt } = await quietRuntime({
+      clock,
+      tools: [tool],
+      maxToolCallsPerReply: 1_000,
+      maxPendingApprovalsPerAgent: 1_000,
+      steps: [{ toolCalls: calls }, { text: 'done' }],
+    });
+    const before = clock.pending;
+    const taskId = await rt.submit('mail everyone');
+    await waitingApproval(rt, 1_000);
+    await until(() => rt.agent('root')?.state === 'running.awaitingApproval', 'the lane paused');
+    // The Task's paused time budget holds none; the expiry of all thousand is one timer.
+    expect(clock.pending - before).toBe(1);
+    for (const approval of rt.approvals()) await rt.decide(approval.id, { action: 'reject' });
+    expect(await rt.waitForAnswer(taskId, { timeoutMs: 5_000 })).toMatchObject({ status: 'completed' });
+    expect(runs).toEqual([]);
+    await rt.shutdown();
+  });
 });
