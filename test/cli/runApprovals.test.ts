@@ -13,7 +13,7 @@ import { stdioFixture, toolMessages } from '../support/mcpFixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-run-approvals-'));
 const mcpConfig = join(dir, 'mcp.json');
-writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { calc: stdioFixture('stdioServer') } }));
+writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { calc: { ...stdioFixture('stdioServer'), requireApproval: true } } }));
 
 let model: OpenAICompatibleServer | undefined;
 afterEach(async () => {

@@ -14,7 +14,7 @@ import { ServeProcess } from '../support/serveProcess.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-approvals-'));
 const mcpConfig = join(dir, 'mcp.json');
-writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { calc: stdioFixture('stdioServer') } }));
+writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { calc: { ...stdioFixture('stdioServer'), requireApproval: true } } }));
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
