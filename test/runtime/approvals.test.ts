@@ -45,8 +45,17 @@ const mail = (to: string) => ({ name: 'send_email', arguments: { to } });
 const toolMessages = (request: { messages: readonly { role: string; content: string }[] } | undefined) =>
   (request?.messages ?? []).filter((message) => message.role === 'tool').map((message) => message.content);
 
+/** Resolves with the waiting approvals once `count` wait, on the desk's announcements (an MCP call's round trip takes real time). */
 async function waitingApproval(rt: Runtime, count = 1): Promise<Approval[]> {
-  await until(() => rt.approvals().length >= count, `${count} approval(s) waiting`);
+  if (rt.approvals().length < count) {
+    await new Promise<void>((resolve) => {
+      const subscription = rt.approvalEvents().subscribe(() => {
+        if (rt.approvals().length < count) return;
+        subscription.unsubscribe();
+        resolve();
+      });
+    });
+  }
   return rt.approvals();
 }
 
@@ -213,7 +222,7 @@ describe('approvals', () => {
     const taskId = await rt.submit('get ana mailed');
     const [approval] = await waitingApproval(rt);
     expect(approval?.agentId).toMatch(/^clerk-/);
-    expect(rt.agent(approval?.agentId ?? '')?.state).toBe('running.awaitingApproval');
+    await until(() => rt.agent(approval?.agentId ?? '')?.state === 'running.awaitingApproval', 'the clerk paused');
     expect(rt.agent('root')?.state).toBe('running.turn.acting');
     await rt.decide(approval?.id ?? '', { action: 'approve' });
     const answer = await rt.waitForAnswer(taskId, { timeoutMs: 5_000 });
