@@ -3,5 +3,5 @@ export { type RecordOption, RecordOptionSchema, defaultRecordingMaxBytes } from 
 export { RunReplayer } from './replayer.js';
 export { readRecording } from './recordingReader.js';
 export type { RecordingHeader, RecordedTool } from './recordingFormat.js';
-export type { RunTape } from './runTape.js';
+export { type RunTape, approvalNote } from './runTape.js';
 export type { RunTap } from './runTap.js';

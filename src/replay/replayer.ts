@@ -10,7 +10,7 @@ import type { Recording } from './recordingReader.js';
 import { ReplayModel, type ReplayedCall } from './replayModel.js';
 import { lineDiff, nearestRequest, requestDiff } from './requestDiff.js';
 import { type RequestKey, RequestKeys } from './requestKey.js';
-import { type RunTape, noteKey } from './runTape.js';
+import { type RunTape, approvalNote, noteKey } from './runTape.js';
 import { resultOf, runsAgainInReplay } from './toolReplayRule.js';
 import { TaskLog } from './taskLog.js';
 import { ReplayClock } from './replayClock.js';
@@ -57,6 +57,8 @@ export class RunReplayer implements RunTape {
   readonly #toolCalls = new Map<string, Queue<ToolRecord>>();
   readonly #allToolCalls: ToolRecord[] = [];
   readonly #notes = new Map<string, Queue<NoteRecord>>();
+  /** A person's decisions on approvals, each with how many Tasks the run had published when it was made: the replay makes it again there. */
+  readonly #decisions: { readonly at: number; readonly record: NoteRecord }[] = [];
   #divergence: TroupeError | undefined;
   readonly #divergedListeners: ((error: TroupeError) => void)[] = [];
   #extraIds = 0;
@@ -97,7 +99,8 @@ export class RunReplayer implements RunTape {
           queueIn(this.#asks, record.digest).items.push(record);
           break;
         case 'note':
-          queueIn(this.#notes, noteKey(record.kind, record.key)).items.push(record);
+          if (record.kind === approvalNote) this.#decisions.push({ at: tasks.length, record });
+          else queueIn(this.#notes, noteKey(record.kind, record.key)).items.push(record);
           break;
         case 'task':
           tasks.push(record.task);
@@ -231,6 +234,17 @@ export class RunReplayer implements RunTape {
 
   note(): void {
     // A replay records nothing.
+  }
+
+  /** The decisions due once `published` Tasks are out (each handed out once): which approval (`key`) and what was decided. */
+  decisionsDue(published: number): { readonly key: string; readonly value: JsonValue }[] {
+    const due: { key: string; value: JsonValue }[] = [];
+    while (this.#decisions[0] !== undefined && this.#decisions[0].at <= published) {
+      const { record } = this.#decisions.shift() as { record: NoteRecord };
+      this.#reached(record);
+      due.push({ key: record.key, value: record.value });
+    }
+    return due;
   }
 
   take(kind: string, key: string): JsonValue | undefined {

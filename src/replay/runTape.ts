@@ -7,7 +7,7 @@ import type { JsonValue } from '../task/index.js';
  * hands the values of that kind and key back in the order they were noted.
  *
  * @example
- * // Where an approval is decided:
+ * // Where a part of the runtime takes a person's input:
  * const given = tape?.take('approval', `${taskId}/${toolCallId}`);
  * const decision = given ?? (await askThePerson());
  * if (given === undefined && tape?.mode === 'replaying') tape.diverged(`no approval was recorded for ${toolCallId}`);
@@ -22,6 +22,9 @@ export interface RunTape {
   /** In a replay, stops it with `replay_diverged` and `message` (the first divergence is the one reported); does nothing while recording. */
   diverged(message: string): void;
 }
+
+/** The kind of note a person's decision on an approval is kept as (keyed by the approval's id); a replay makes it again where the run made it. */
+export const approvalNote = 'approval';
 
 /** The key of a note's queue. */
 export function noteKey(kind: string, key: string): string {

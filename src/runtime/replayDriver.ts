@@ -1,6 +1,6 @@
 import type { EventBus } from '../bus/index.js';
 import type { RunReplayer, RunTap } from '../replay/index.js';
-import { Actions, type Task, finalStatuses, taskText } from '../task/index.js';
+import { Actions, type ApprovalDecisionInput, type Task, finalStatuses, taskText } from '../task/index.js';
 import type { Runtime } from './runtime.js';
 
 /** How a replay ended: the Tasks it published and its answers to the user. */
@@ -74,6 +74,11 @@ export class ReplayDriver {
     const { tasks } = replayer;
     if (runtime === undefined || replayer.divergence !== undefined) return;
     const n = tasks.published;
+    for (const { key, value } of replayer.decisionsDue(n)) {
+      runtime
+        .decide(key, value as ApprovalDecisionInput)
+        .catch((error: unknown) => replayer.diverged(`the recorded decision on ${key} was refused: ${String(error)}`));
+    }
     const input = tasks.inputAt(n);
     if (input !== undefined && !this.#issued.has(n)) {
       this.#issued.add(n);

@@ -5,6 +5,7 @@ import { TroupeError, ValidationError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type Approval, type ApprovalDecision, ApprovalDecisionSchema, type JsonValue, approvalIdOf, argumentsDigest, formatPath } from '../../task/index.js';
 import type { Journal } from '../journal/journal.js';
+import { type RunTape, approvalNote } from '../../replay/index.js';
 
 /** How many approvals whose calls are over are remembered, so a late second decision is told so. */
 const overKept = 1_000;
@@ -29,6 +30,8 @@ export interface ApprovalDeskDeps {
   readonly logger: Logger;
   readonly journal: Pick<Journal, 'approval' | 'approvalOver' | 'storedApprovals'>;
   readonly limits: ApprovalLimits;
+  /** Where a recorded run keeps each person's decision, for its replay to make again (docs/replay.md). */
+  readonly tape?: RunTape | undefined;
   /** The JSON an edit's arguments run as, once checked against the tool's schema; throws `invalid_input` naming the field. */
   checkEdit(approval: Approval, args: Readonly<Record<string, JsonValue>>): string;
 }
@@ -171,6 +174,7 @@ export class ApprovalDesk {
       this.#kept.set(id, approval);
       throw error;
     }
+    this.deps.tape?.note(approvalNote, id, { ...decision });
     this.#settle(decided);
     return decided;
   }

@@ -189,6 +189,7 @@ function approvalDesk(bus: EventBus, journal: Journal, config: RuntimeConfig, to
     logger: options.logger,
     journal,
     limits: config,
+    tape: options.tap?.tape,
     checkEdit: (approval, args) => {
       const parsed = tools.get(approval.tool)?.parameters.safeParse(args);
       if (parsed !== undefined && !parsed.success) {
