@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/index.js';
 import { MemoryLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { ledgerMarks, peekTool, tallyTool } from '../support/tallyTool.js';
-import { processArgs } from '../support/cliProcess.js';
+import { firstLineKilledAt } from '../support/killAtMarker.js';
 import { until } from '../support/runtimeFixture.js';
 
 // A tool call waiting for a person, or running on their approval, when the process is killed (-9):
@@ -16,28 +14,14 @@ import { until } from '../support/runtimeFixture.js';
 // step's other call does not run again, a rejection never runs, an approval runs once, and an
 // approved call a crash interrupted is not run a second time.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 async function killAtCrashPoint(dir: string, mode: 'pending' | 'started', ledger: string): Promise<string> {
-  const child = spawn(process.execPath, processArgs('test/runtime/approvalCrashRuntime.ts', [dir, mode, ledger]), {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const state = { killed: false };
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    if (stdout.includes('crash-point\n')) state.killed = child.kill('SIGKILL');
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (!state.killed) throw new Error(`the runtime exited on its own (code ${code}): ${stderr}`);
-  return (JSON.parse(stdout.split('\n')[0] ?? '') as { taskId: string }).taskId;
+  const line = await firstLineKilledAt('test/runtime/approvalCrashRuntime.ts', [dir, mode, ledger], 'crash-point');
+  return (JSON.parse(line) as { taskId: string }).taskId;
 }
 
 async function crashed(mode: 'pending' | 'started') {

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/index.js';
 import { MemoryLogger } from '../../src/logger.js';
@@ -10,13 +8,12 @@ import { openOrgStore } from '../../src/org/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { taskText } from '../../src/task/index.js';
 import { ledgerMarks, tallyTool } from '../support/tallyTool.js';
-import { processArgs } from '../support/cliProcess.js';
+import { firstLineKilledAt } from '../support/killAtMarker.js';
 
 // Issue 4: an agent killed (-9) in the middle of a turn resumes after a restart from its last
 // stored step: a tool whose result was stored is not run again, the interrupted call is
 // repeated, and every Task it had accepted is answered, in order.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
@@ -30,21 +27,7 @@ interface Interrupted {
 
 /** Runs resumeRuntime.ts on `dir` until it is mid-turn, then kill -9s it. */
 async function interruptMidTurn(dir: string, mode: 'after-tool' | 'in-tool', ledger: string): Promise<Interrupted> {
-  const child = spawn(process.execPath, processArgs('test/runtime/resumeRuntime.ts', [dir, mode, ledger]), {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const state = { killed: false };
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    if (stdout.includes('mid-turn\n')) state.killed = child.kill('SIGKILL');
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (!state.killed) throw new Error(`the runtime exited on its own (code ${code}): ${stderr}`);
-  return JSON.parse(stdout.split('\n')[0] ?? '') as Interrupted;
+  return JSON.parse(await firstLineKilledAt('test/runtime/resumeRuntime.ts', [dir, mode, ledger], 'mid-turn')) as Interrupted;
 }
 
 describe('a turn interrupted by kill -9', () => {
