@@ -64,12 +64,17 @@ describe('what the CLI loads', () => {
 });
 
 // `import 'troupe'` must stay light: the HTTP server, the LMDB store, the inspector, hnswlib, the
-// NATS client and the tokenizer's table (most of the memory the import would add) load only when used.
+// NATS client, the MCP SDK and the tokenizer's table (most of the memory and start-up time the
+// import would add) load only when used.
 describe('what importing troupe loads', () => {
-  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib, the NATS client nor the tokenizer', async () => {
+  it('the main entry loads neither Fastify, LMDB, the inspector, hnswlib, the NATS client, the MCP SDK nor the tokenizer', async () => {
     const loaded = await packagesLoadedBy('src/index.ts');
     expect(loaded).toEqual(expect.arrayContaining(['xstate', 'zod']));
-    expect(loaded.filter((name) => /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|gpt-tokenizer)/.test(name))).toEqual([]);
+    expect(
+      loaded.filter((name) =>
+        /^(fastify|lmdb|@lmdb\/|msgpackr|ws$|isomorphic-ws|hnswlib-node|@nats-io\/|@modelcontextprotocol\/|ajv|gpt-tokenizer)/.test(name),
+      ),
+    ).toEqual([]);
   });
 
   it('the first count of tokens loads the tokenizer', async () => {
@@ -86,5 +91,6 @@ describe('what importing troupe loads', () => {
     expect(await packagesLoadedBy('src/server/index.ts')).toContain('fastify');
     expect(await packagesLoadedBy('src/cli/inspector.ts')).toContain('ws');
     expect(await packagesLoadedBy('src/bus/transports/natsTransport.ts')).toContain('@nats-io/transport-node');
+    expect(await packagesLoadedBy('src/tools/mcp/mcpConnection.ts')).toContain('@modelcontextprotocol/sdk');
   });
 });

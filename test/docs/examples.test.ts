@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markdownFiles } from '../../scripts/docsOptions.js';
-import { type CliResult, projectRoot } from '../support/cliProcess.js';
+import { type CliResult, projectRoot, transpiledPath } from '../support/cliProcess.js';
 import { describeWithNatsServer } from '../support/natsBus.js';
 import { NatsServer } from '../support/natsServer.js';
 
@@ -67,12 +67,15 @@ function exampleEnv(natsUrl?: string): NodeJS.ProcessEnv {
 /** The longest an example may run before it is stopped: a bound on a hang, not a measure. */
 const exampleDeadlineMs = 120_000;
 
-/** Runs one example with tsx, from a directory of its own in the system's temp dir, so nothing lands in the project. */
+/**
+ * Runs one example as node runs a reader's TypeScript through tsx: its JavaScript, transpiled by
+ * the same transform for the whole run (`transpiledSources.ts`), from a directory of its own in
+ * the system's temp dir, so nothing lands in the project.
+ */
 async function runExample(file: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
   const cwd = await mkdtemp(join(tmpdir(), 'troupe-example-'));
   try {
-    const tsx = join(projectRoot, 'node_modules/.bin/tsx');
-    const child = spawn(tsx, ['--tsconfig', join(projectRoot, 'tsconfig.json'), join(projectRoot, file)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(projectRoot, transpiledPath(file))], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

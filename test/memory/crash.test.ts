@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/random.js';
-import { type KillPoint, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
+import { type KillPoint, crashRounds, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 import { FactStoreDouble } from '../support/factStoreDouble.js';
 import { envHarness, openMemory } from '../support/memoryFixture.js';
 import { holdings } from '../support/memoryHolders.js';
@@ -11,9 +11,9 @@ import { crashLimits } from './crashLimits.js';
 // and duplicates none, and leaves no half-done promotion to L4.
 
 const { tempEnv, reopen } = envHarness();
-const rounds = 30;
+const rounds = crashRounds(16);
 /** Generous: each round starts a Node process, on a machine that may be loaded. */
-const timeoutMs = 300_000;
+const timeoutMs = rounds * 20_000;
 
 async function runAndKill(dir: string, round: number, at: KillPoint): Promise<string[]> {
   const lines = await runUntilKilled('test/memory/compactionWriter.ts', [dir, String(round)], at);

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { OrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
-import { type KillPoint, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
+import { type KillPoint, crashRounds, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 import { orgHarness } from '../support/orgStoreFixture.js';
 
 // Seed 004 / issue 4: a kill -9 at any moment loses nothing that was acknowledged, and
 // leaves no corrupt record behind.
 
 const { tempDir, openTestStore } = orgHarness();
-const rounds = 20;
+const rounds = crashRounds(12);
 
 /** Runs the writer until the kill point, kills it with SIGKILL, returns its acknowledgements. */
 async function runAndKill(dir: string, round: number, at: KillPoint): Promise<string[][]> {
@@ -53,7 +53,7 @@ function assertAcknowledged(store: OrgStore, acks: readonly string[][]): number 
 }
 
 describe('org store: crash safety', () => {
-  it(`loses no acknowledged write over ${rounds} kill -9 rounds`, { timeout: 90_000 }, async () => {
+  it(`loses no acknowledged write over ${rounds} kill -9 rounds`, { timeout: rounds * 15_000 }, async () => {
     const seed = Number(process.env['CRASH_SEED'] ?? Date.now() % 2 ** 31);
     console.info(`crash test: seed ${seed} (replay with CRASH_SEED=${seed})`);
     const random = seededRandom(seed);

@@ -5,15 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { openOrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
 import { finalStatuses } from '../../src/task/index.js';
-import { runUntilSelfKilled } from '../support/killedWriter.js';
+import { crashRounds, runUntilSelfKilled } from '../support/killedWriter.js';
 
 // An answer reaches the user only once its Task's answered state is durable: a runtime killed
 // (-9) the instant an answer reaches the user finds that Task answered at restart, and never
 // answers it again. Killing at that instant, not at a random time after it, hits the window
 // between the answer leaving and its commit every round, where a kill from outside hit it in
-// about one run of six rounds in eight.
+// about one run of six rounds in eight; so a few rounds test what many did.
 
-const rounds = 40;
+const rounds = crashRounds(16);
 
 describe('a runtime killed the instant an answer reaches the user', () => {
   it(`never answers a Task twice and keeps every answer given, over ${rounds} kill -9 rounds`, async () => {
@@ -49,6 +49,6 @@ describe('a runtime killed the instant an answer reaches the user', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // A guard against a hang, not a measure: 40 process starts take minutes on a loaded 2-core machine.
+    // A guard against a hang, not a measure: a process start a round takes minutes on a loaded 2-core machine.
   }, 900_000);
 });

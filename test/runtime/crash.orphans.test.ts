@@ -8,7 +8,7 @@ import { openOrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { finalStatuses } from '../../src/task/index.js';
-import { randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
+import { crashRounds, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 
 // Issue 30, point 2: a runtime whose every requirement spawns a worker, delegates to it and
 // terminates it, killed (-9) at random moments, never leaves a worker behind. A turn a kill
@@ -17,8 +17,8 @@ import { randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 // Tasks; and once a clean start has finished them, none at all. Every acknowledged Task has
 // exactly one answer in its log after every kill: none lost, none given again by a resumed turn.
 
-/** Rounds per run; the file runs twice (two data dirs, two seeds): 24 kills a run of the suite, each run about 40 s at a load average of 13 on 2 cores. */
-const rounds = 12;
+/** Rounds per run; the file runs twice (two data dirs, two seeds): 16 kills a run of the suite. */
+const rounds = crashRounds(8);
 
 /** Root's live children and the Tasks it had accepted and not answered, as the store has them. */
 async function rootState(dir: string): Promise<{ liveChildren: string[]; waiting: string[] }> {

@@ -9,13 +9,13 @@ import { entriesDbName } from '../../src/memory/index.js';
 import { openOrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
+import { crashRounds, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 
 // A runtime forgetting terminated agents (terminatedAgentsKept: 2), killed (-9) at random
 // moments: no memory outlives its agent's record (memories are erased before records are
 // forgotten), nothing acknowledged is lost, and a clean start brings the store back to the limit.
 
-const rounds = 6;
+const rounds = crashRounds(6);
 
 /** Agents that own something in the memory sub-dbs or the index dir, and agents the store has. */
 async function owners(dir: string): Promise<{ withMemory: Set<string>; agents: Set<string>; terminated: number }> {

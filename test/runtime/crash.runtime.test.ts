@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openOrgStore } from '../../src/org/index.js';
 import { seededRandom } from '../../src/random.js';
-import { type KillPoint, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
+import { type KillPoint, crashRounds, randomKillPoint, runUntilKilled } from '../support/killedWriter.js';
 
 // Issue 4: a runtime killed (-9) at random moments loses nothing it acknowledged — roles,
 // agents, user messages — and every restart restores the organisation it finds.
 
-const rounds = 20;
+const rounds = crashRounds(12);
 
 /** Starts the runtime on `dir`, kills it at `at`, returns what it acknowledged. */
 async function runAndKill(dir: string, round: number, at: KillPoint): Promise<string[][]> {
@@ -48,6 +48,6 @@ describe('a runtime killed at random moments', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // A guard against a hang, not a measure: 20 process starts take minutes on a loaded 2-core machine.
+    // A guard against a hang, not a measure: a process start a round takes minutes on a loaded 2-core machine.
   }, 900_000);
 });

@@ -15,6 +15,16 @@ export interface KillPoint {
   readonly jitterMs: number;
 }
 
+/**
+ * How many kill rounds a crash test runs: `rounds`, its share of a suite that must finish in ten
+ * minutes on two cores, unless `TROUPE_CRASH_ROUNDS` asks for more (a soak run, or the hunt
+ * for a rare seed).
+ */
+export function crashRounds(rounds: number): number {
+  const asked = Number(process.env['TROUPE_CRASH_ROUNDS'] ?? '');
+  return Number.isInteger(asked) && asked > 0 ? asked : rounds;
+}
+
 /** A seeded kill point: between 1 and `maxAcks` acknowledgements, plus up to 30 ms. */
 export function randomKillPoint(random: () => number, maxAcks: number): KillPoint {
   return { acks: 1 + Math.floor(random() * maxAcks), jitterMs: Math.floor(random() * 31) };

@@ -4,7 +4,7 @@ import type { Redactor } from '../../task/index.js';
 import type { ToolRegistry } from '../registry.js';
 import type { Tool } from '../tool.js';
 import type { McpServerConfig } from './mcpConfig.js';
-import { McpConnection, type McpConnectionState } from './mcpConnection.js';
+import type { McpConnection, McpConnectionState } from './mcpConnection.js';
 
 export interface McpServersDeps {
   /** Where the servers' tools are registered (and replaced when a server's list changes). */
@@ -39,6 +39,10 @@ export class McpServers {
   /** Connects every server, resolving once each first attempt has settled (a server that failed is retried in the background). */
   static async connect(servers: Readonly<Record<string, McpServerConfig>>, deps: McpServersDeps): Promise<McpServers> {
     const set = new McpServers(deps);
+    if (Object.keys(servers).length === 0) return set;
+    // The MCP SDK (and the JSON Schema validator it brings) is a third of a runtime's start-up:
+    // loaded only by a runtime that has servers to reach.
+    const { McpConnection } = await import('./mcpConnection.js');
     for (const [name, config] of Object.entries(servers)) {
       set.#connections.push(new McpConnection(name, config, { ...deps, onTools: (tools) => set.#replace(name, tools) }));
     }
