@@ -66,3 +66,31 @@ describe('record and replay with a person in the loop', () => {
     expect(replayedTool.runs).toEqual([]);
   });
 });
+
+describe('record and replay of an approval nobody decided', () => {
+  it('replays its expiry where the run had it: the same Task log, the call never run', async () => {
+    const file = join(await tempDir(), 'run.jsonl');
+    const recorded = mailTool();
+    const steps = [{ toolCalls: [{ name: 'send_email', arguments: { to: 'ana@example.com' } }] }, { text: 'nobody approved' }];
+    const rt = await createRuntime({ model: new ScriptedModel(steps), tools: [recorded.tool], record: file, approvalExpiryMs: 50 });
+    const seen = recordBus(rt);
+    const answer = await rt.waitForAnswer(await rt.submit('mail ana'), { timeoutMs: 10_000 });
+    await rt.shutdown();
+    expect(answer).toMatchObject({ status: 'completed' });
+    expect(recorded.runs).toEqual([]);
+    expect(seen.filter((task) => awaitsApproval(task))).toHaveLength(1);
+
+    let tasks: Task[] = [];
+    const replayedTool = mailTool();
+    const replay = await replayRuntime(file, {
+      tools: [replayedTool.tool],
+      prepare: (runtime: Runtime) => {
+        tasks = recordBus(runtime);
+        return Promise.resolve();
+      },
+    });
+    await replay.finished;
+    expect(tasks).toEqual(seen);
+    expect(replayedTool.runs).toEqual([]);
+  });
+});
