@@ -51,7 +51,9 @@ import { type OutputHandler, UserEndpoint } from './userEndpoint.js';
 import { registerInternals } from './internals.js';
 import { UserIntake } from './userIntake.js';
 import { SessionHandoffs } from './society/sessionHandoffs.js';
-import type { ApprovalDesk, ApprovalEvent } from './approvals/approvalDesk.js';
+import type { ApprovalEvent } from './approvals/approvalDesk.js';
+import { SocietyApprovals } from './nodes/societyApprovals.js';
+import { NodePlacementLimitsSchema } from './society/nodePlacement.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import type { RunTap } from '../replay/index.js';
@@ -110,7 +112,8 @@ export class Runtime {
   /** What programs read of agents' memories and graphs and write into them. */
   readonly #access: MemoryAccess;
   readonly #artifacts: ArtifactStore;
-  readonly #approvals: ApprovalDesk;
+  /** The calls waiting for a person: this runtime's, and with `nodes` those of its agents on other nodes. */
+  readonly #approvals: SocietyApprovals;
   readonly #views: AgentViews;
   /** With `nodes`: the owner's answers to the nodes' agents' org requests (spawn, terminate, create a role). */
   readonly #orgRequests: Subscription | undefined;
@@ -163,15 +166,7 @@ export class Runtime {
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
     const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
-    ({
-      model: this.model,
-      bus: this.bus,
-      tools: this.tools,
-      memory: this.#memory,
-      skills: this.skills,
-      artifacts: this.#artifacts,
-      approvals: this.#approvals,
-    } = environment);
+    ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
     this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });
@@ -180,6 +175,12 @@ export class Runtime {
     this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
     // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
+    // Its agents on other nodes wait for a person there: the owner lists their calls and relays decisions.
+    const { nodeRequestTimeoutMs } = NodePlacementLimitsSchema.pick({ nodeRequestTimeoutMs: true }).parse({
+      nodeRequestTimeoutMs: nodes?.nodeRequestTimeoutMs,
+    });
+    const onNodes = { bus: this.bus, clock, ids: this.#ids, logger, maxPending: config.maxPendingApprovals, requestTimeoutMs: nodeRequestTimeoutMs };
+    this.#approvals = new SocietyApprovals(environment.approvals, nodes === undefined ? undefined : onNodes);
     this.#views = new AgentViews(this.#society, journal);
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
     this.#access = new MemoryAccess({ hub: this.#memory.hub, known, maxImportItems: config.maxImportItems, redactor });

@@ -7,7 +7,7 @@ import { TroupeError, describeError, errorCodeOf } from '../../errors.js';
 import { type IdGenerator, randomIds } from '../../ids.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { ModelClient, RetryPolicy } from '../../llm/index.js';
-import { Redactor, type Task, asksForWork, parseOrThrow, replyTo } from '../../task/index.js';
+import { Redactor, type Task, asksForWork, createTask, parseOrThrow, replyTo } from '../../task/index.js';
 import { type Tool, serveTools } from '../../tools/index.js';
 import { type RuntimeConfigInput, RuntimeConfigSchema } from '../config/config.js';
 import { memoryJournal } from '../journal/journal.js';
@@ -18,7 +18,16 @@ import { Society } from '../society/society.js';
 import { societyEnvironment } from '../society/societyEnvironment.js';
 import { ForwardingPort } from './forwardingPort.js';
 import { type NodeHostLimits, NodeHostLimitsSchema } from './nodeHostLimits.js';
-import { HostAgentSchema, PlacementActions, type StopHosted, StopHostedSchema, everyNode } from '../society/remote/nodeProtocol.js';
+import {
+  HostAgentSchema,
+  OrgActions,
+  PlacementActions,
+  RemoteDecisionSchema,
+  type StopHosted,
+  StopHostedSchema,
+  everyNode,
+} from '../society/remote/nodeProtocol.js';
+import type { ApprovalDesk } from '../approvals/approvalDesk.js';
 
 export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */
@@ -57,6 +66,8 @@ export class NodeHost {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #bus: EventBus;
+  /** Its agents' calls waiting for a person: the owner lists them and relays the decisions here. */
+  readonly #approvals: ApprovalDesk;
   /** Agents whose durable mailboxes this node reads, each with how to let go of it. */
   readonly #held = new Map<string, () => void>();
 
@@ -104,13 +115,22 @@ export class NodeHost {
       memoryJournal,
     );
     this.#memory = environment.memory;
+    this.#approvals = environment.approvals;
     let port: ForwardingPort | undefined;
     this.#society = new Society(environment.deps, { portFor: (society) => (port = new ForwardingPort(society, limits.orgRequestTimeoutMs)) });
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
     this.#bus = bus;
-    this.#serving = [bus.serve(node, (task) => this.#answer(task)), bus.subscribe({ to: everyNode }, (task) => this.#ownerStarted(task), 'owner restarts')];
+    this.#serving = [
+      bus.serve(node, (task) => this.#answer(task)),
+      bus.subscribe({ to: everyNode }, (task) => this.#ownerStarted(task), 'owner restarts'),
+      // Where a person decides is the owner's: it hears of each call waiting here, and of each decision.
+      this.#approvals.events.subscribe(({ type, approval }) => {
+        const notice = { from: approval.agentId, to: ownerAgentId, action: OrgActions.approval, parameters: { node, type, approval: { ...approval } } };
+        bus.publish(createTask(notice, { ids: options.ids ?? randomIds, clock }));
+      }),
+    ];
     if (servedTools !== undefined && port !== undefined) {
       const served = { society: port, clock, logger, maxConcurrentCalls: limits.maxConcurrentToolCalls };
       this.#serving.push(serveTools(bus, node, servedTools, served));
@@ -133,6 +153,7 @@ export class NodeHost {
     await Promise.all([...this.#held.keys()].map((agentId) => this.#stopHosted({ agentId, by: ownerAgentId, reason, resumable: true })));
     await this.#society.stopAll();
     this.#society.close();
+    this.#approvals.close();
     await this.#memory.close();
   }
 
@@ -140,7 +161,10 @@ export class NodeHost {
     if (task.status !== 'submitted') return undefined;
     try {
       if (task.action === PlacementActions.host) this.#host(task);
-      else if (task.action === PlacementActions.stop) {
+      else if (task.action === PlacementActions.decide) {
+        const { id, decision } = parseOrThrow(RemoteDecisionSchema, task.parameters, 'parameters');
+        return replyTo(task, { status: 'completed', result: { ...(await this.#approvals.decide(id, decision)) } }, this.#clock);
+      } else if (task.action === PlacementActions.stop) {
         const usage = await this.#stopHosted(parseOrThrow(StopHostedSchema, task.parameters, 'parameters'));
         return replyTo(task, { status: 'completed', result: usage === undefined ? null : { usage: { ...usage } } }, this.#clock);
       } else return undefined;

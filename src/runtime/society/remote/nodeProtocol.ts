@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // From the schemas alone: the org store's module would load lmdb with the main entry.
 import { RoleRecordSchema, SpawnCallSchema } from '../../../org/schemas.js';
-import { AgentIdSchema, HandoffTargetsSchema, JsonValueSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
+import { AgentIdSchema, ApprovalSchema, HandoffTargetsSchema, JsonValueSchema, TaskRefSchema, TerminationModeSchema } from '../../../task/index.js';
 
 /**
  * The Tasks by which an owner (the process with the user endpoint and the org store) and the
@@ -19,6 +19,8 @@ export const PlacementActions = {
    * process stop, quietly, since the owner restores them from its store (their work included).
    */
   reset: 'nodes.reset',
+  /** Owner → node: a person's decision on a tool call of an agent hosted there (`RemoteDecisionSchema`), answered with the decided approval. */
+  decide: 'nodes.decide',
 } as const;
 
 /** Where an owner's word to every node goes: each NodeHost listens on it. */
@@ -30,6 +32,8 @@ export const OrgActions = {
   terminate: 'org.terminate',
   createRole: 'org.role',
   route: 'org.route',
+  /** A notice, not a request: a call of an agent hosted on the node began to wait for a person, or was decided (`ApprovalNoticeSchema`). */
+  approval: 'org.approval',
 } as const;
 
 const reason = z.string().max(2000);
@@ -90,3 +94,9 @@ export const OrgCreateRoleSchema = z
     handoffs: HandoffTargetsSchema.optional(),
   })
   .strict();
+
+/** `org.approval`: which node the call waits on (where a decision goes), and what happened to its approval. */
+export const ApprovalNoticeSchema = z.object({ node: z.string().min(1).max(200), type: z.enum(['waiting', 'decided']), approval: ApprovalSchema }).strict();
+
+/** `nodes.decide`: the approval, and the decision as a person gave it (the node's desk checks it as `rt.decide` does). */
+export const RemoteDecisionSchema = z.object({ id: z.string().min(1).max(200), decision: JsonValueSchema }).strict();
