@@ -14,6 +14,7 @@ import { RequestKeys } from './requestKey.js';
 import type { RunTape } from './runTape.js';
 import type { RunTap } from './runTap.js';
 import { recordedResult, runsAgainInReplay } from './toolReplayRule.js';
+import { type RecordableEmbedder, embeddingDigest, vectorText } from './recordedEmbeddings.js';
 
 /** Clock readings held before they are written as one line. */
 const readingsPerLine = 256;
@@ -41,7 +42,10 @@ export class RunRecorder implements RunTape, RunTap {
   #tasks = 0;
   #watching: Subscription | undefined;
 
-  constructor(settings: RecordSettings, run: { models: RecordingHeader['models']; settings: Record<string, JsonValue>; redactor: Redactor }) {
+  constructor(
+    settings: RecordSettings,
+    run: { models: RecordingHeader['models']; settings: Record<string, JsonValue>; redactor: Redactor; embedder?: RecordableEmbedder | undefined },
+  ) {
     this.#redactor = run.redactor;
     this.#keys = new RequestKeys(run.redactor);
     this.#maxBytes = settings.maxBytes;
@@ -51,6 +55,7 @@ export class RunRecorder implements RunTape, RunTap {
       version: recordingFormatVersion,
       models: run.models,
       settings: run.redactor.value(run.settings) as Record<string, JsonValue>,
+      ...(run.embedder === undefined || run.embedder.deterministic === true ? {} : { embedder: { id: run.embedder.id, dimension: run.embedder.dimension } }),
     };
     this.#writer = new RecordingWriter(settings.file, header, settings.maxBytes);
   }
@@ -119,6 +124,28 @@ export class RunRecorder implements RunTape, RunTap {
   model(model: ModelClient): ModelClient {
     const sink = { keys: this.#keys, redactor: this.#redactor, requireRoom: () => this.#requireRoom(), line: (text: string) => this.#line(text) };
     return new RecordingModel(model, sink);
+  }
+
+  /** `embedder`, each of its calls recorded unless its vectors are the same every time (`deterministic`). */
+  embedder(embedder: RecordableEmbedder): RecordableEmbedder {
+    if (embedder.deterministic === true) return embedder;
+    const redactor = this.#redactor;
+    return {
+      id: embedder.id,
+      dimension: embedder.dimension,
+      embed: async (texts, options) => {
+        this.#requireRoom();
+        const digest = embeddingDigest(embedder.id, texts, redactor);
+        try {
+          const vectors = await embedder.embed(texts, options);
+          this.#record({ k: 'embed', digest, vectors: vectors.map(vectorText) });
+          return vectors;
+        } catch (error) {
+          this.#record({ k: 'embed', digest, error: { code: errorCodeOf(error), message: redactor.text(describeError(error)) } });
+          throw error;
+        }
+      },
+    };
   }
 
   /** How a recorded run runs its tools: those a replay runs again as they are, the others with their results recorded. */

@@ -22,6 +22,8 @@ export const RecordingHeaderSchema = z
     models: z.array(z.object({ as: z.string(), name: z.string(), scripted: z.boolean() }).strict()),
     /** The runtime's settings that are plain values (limits, the root's prompt): a replay starts with them unless told otherwise. */
     settings: z.record(z.string(), JsonValueSchema),
+    /** The run's embedder, when its vectors are not computed alike every time (a model's): its vectors are recorded, and a replay hands them back. */
+    embedder: z.object({ id: z.string(), dimension: z.number().int().positive() }).strict().optional(),
   })
   .strict();
 
@@ -87,6 +89,8 @@ export const RecordSchema = z.discriminatedUnion('k', [
   z
     .object({ k: z.literal('tool'), tool: z.string(), args: z.string(), result: RecordedToolResultSchema.optional(), error: RecordedFailureSchema.optional() })
     .strict(),
+  /** An embedding call: the digest of its texts (redacted), and the vectors it gave (little-endian float32, base64) or how it failed. */
+  z.object({ k: z.literal('embed'), digest: z.string(), vectors: z.array(z.string()).optional(), error: RecordedFailureSchema.optional() }).strict(),
   /** The run's tools, once it has started. */
   z.object({ k: z.literal('tools'), tools: z.array(RecordedToolSchema) }).strict(),
   /** Something a part of the runtime chose to record (`recorder.note`), taken back by `replayer.take(kind, key)`. */

@@ -14,11 +14,13 @@ import { type RunTape, approvalNote, noteKey } from './runTape.js';
 import { resultOf, runsAgainInReplay } from './toolReplayRule.js';
 import { TaskLog } from './taskLog.js';
 import { ReplayClock } from './replayClock.js';
+import { type RecordableEmbedder, embeddingDigest, vectorOf } from './recordedEmbeddings.js';
 
 type ModelRecord = Extract<RunRecord, { k: 'model' }>;
 type ToolRecord = Extract<RunRecord, { k: 'tool' }>;
 type IdRecord = Extract<RunRecord, { k: 'id' }>;
 type NoteRecord = Extract<RunRecord, { k: 'note' }>;
+type EmbedRecord = Extract<RunRecord, { k: 'embed' }>;
 
 /** Values taken from the front, in the order they were recorded. */
 class Queue<T> {
@@ -57,6 +59,7 @@ export class RunReplayer implements RunTape {
   readonly #toolCalls = new Map<string, Queue<ToolRecord>>();
   readonly #allToolCalls: ToolRecord[] = [];
   readonly #notes = new Map<string, Queue<NoteRecord>>();
+  readonly #embeddings = new Map<string, Queue<EmbedRecord>>();
   /** A person's decisions on approvals, each with how many Tasks the run had published when it was made: the replay makes it again there. */
   readonly #decisions: { readonly at: number; readonly record: NoteRecord }[] = [];
   #divergence: TroupeError | undefined;
@@ -90,6 +93,9 @@ export class RunReplayer implements RunTape {
         case 'tool':
           queueIn(this.#toolCalls, `${record.tool}\u0000${record.args}`).items.push(record);
           this.#allToolCalls.push(record);
+          break;
+        case 'embed':
+          queueIn(this.#embeddings, record.digest).items.push(record);
           break;
         case 'tools':
           tools = record.tools;
@@ -206,6 +212,29 @@ export class RunReplayer implements RunTape {
           ? 'the nearest recorded request reads the same but has another digest: the recording was changed after it was written'
           : `diff against the nearest recorded request (- recorded, + replay):\n${lines}`;
     throw this.diverged(`the model ${key.model} was asked something the recording does not have${again}; ${diff}`);
+  }
+
+  /** The run's embedder as recorded (when its vectors were), handing back the vectors each call got; a call the run did not make stops the replay. */
+  embedder(): RecordableEmbedder | undefined {
+    const recorded = this.recording.header.embedder;
+    if (recorded === undefined) return undefined;
+    const { id, dimension } = recorded;
+    return {
+      id,
+      dimension,
+      embed: (texts) => {
+        const record = this.#reached(this.#embeddings.get(embeddingDigest(id, texts, this.#redactor))?.take());
+        if (record === undefined)
+          return Promise.reject(this.diverged(`the replay asked the embedder ${id} for vectors of texts the run did not embed (${texts.length} texts)`));
+        if (record.vectors === undefined) {
+          const code = ErrorCodeSchema.safeParse(record.error?.code);
+          return Promise.reject(new TroupeError(code.success ? code.data : 'model_error', record.error?.message ?? 'failed'));
+        }
+        const vectors = record.vectors.map((text) => vectorOf(text, dimension));
+        if (vectors.some((vector) => vector === undefined)) return Promise.reject(this.diverged(`a recorded vector of ${id} is not ${dimension} numbers`));
+        return Promise.resolve(vectors as Float32Array[]);
+      },
+    };
   }
 
   /** How a replay runs tools: a pure or society tool runs; any other gives back its recorded result, or stops the replay. */

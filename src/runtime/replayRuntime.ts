@@ -61,6 +61,8 @@ export async function replayRuntime(file: string, options: ReplayOptions = {}): 
     ids: replayer.ids(),
     tools: replayTools(replayer.tools, given.tools ?? []),
   };
+  const embedder = replayer.embedder();
+  if (embedder !== undefined && given.memory?.embedder === undefined) runtimeOptions.memory = { ...given.memory, embedder };
   const runtime = await Runtime.create(runtimeOptions, { tap: driver.tap });
   try {
     await prepare?.(runtime);

@@ -38,6 +38,9 @@ export function startRecording(options: RuntimeOptions & { record: RecordOption 
   const maxBytes = typeof record === 'string' ? defaultRecordingMaxBytes : (record.maxBytes ?? defaultRecordingMaxBytes);
   const model = options.model ?? new OfflineModel();
   const redactor = runtimeRedactor(options.secrets, parseMcpServers(options.mcpServers ?? {}));
-  const recorder = new RunRecorder({ file, maxBytes }, { models: modelsOf(model, options.models), settings: plainSettings(options), redactor });
-  return { options: { ...options, model, clock: recorder.clock(options.clock ?? systemClock), ids: recorder.ids(options.ids ?? randomIds) }, recorder };
+  const embedder = options.memory?.embedder ?? undefined;
+  const recorder = new RunRecorder({ file, maxBytes }, { models: modelsOf(model, options.models), settings: plainSettings(options), redactor, embedder });
+  const clock = recorder.clock(options.clock ?? systemClock);
+  const recorded: RuntimeOptions = { ...options, model, clock, ids: recorder.ids(options.ids ?? randomIds) };
+  return { options: embedder === undefined ? recorded : { ...recorded, memory: { ...options.memory, embedder: recorder.embedder(embedder) } }, recorder };
 }

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ScriptedModel, type ScriptStep, startOpenAICompatibleServer } from '../../src/testing.js';
 import { type ChatRequest, OpenAIModel } from '../../src/llm/index.js';
-import { type ReplayOptions, type ReplayReport, type Runtime, type RuntimeOptions, createRuntime, replayRuntime } from '../../src/runtime/index.js';
+import { type RuntimeOptions, createRuntime, replayRuntime } from '../../src/runtime/index.js';
 import { type Task, taskText } from '../../src/task/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import type { TroupeError } from '../../src/errors.js';
 import { recordBus } from '../support/runtimeFixture.js';
+import { replayed } from '../support/replayFixture.js';
 import { delegationChain, scriptByRole } from '../support/scriptByRole.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 
@@ -31,20 +32,6 @@ function society(): ScriptedModel {
   const chain = delegationChain();
   const script = scriptByRole({ ...chain, worker: [{ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] }, ...(chain['worker'] ?? [])] });
   return new ScriptedModel(Array.from({ length: 20 }, (): ScriptStep => (request: ChatRequest) => script.reply(request)));
-}
-
-/** Replays `file`, keeping the Tasks its bus carries from the start. */
-async function replayed(file: string, options: ReplayOptions = {}): Promise<{ tasks: Task[]; report: ReplayReport }> {
-  let tasks: Task[] = [];
-  const replay = await replayRuntime(file, {
-    ...options,
-    prepare: (rt: Runtime) => {
-      tasks = recordBus(rt);
-      return Promise.resolve();
-    },
-  });
-  const report = await replay.finished;
-  return { tasks, report };
 }
 
 /** Records a run of `requirement` in `file`: the bus's Tasks and the answer. */

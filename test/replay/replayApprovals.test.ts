@@ -2,11 +2,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ScriptedModel } from '../../src/testing.js';
-import { type Runtime, createRuntime, replayRuntime } from '../../src/runtime/index.js';
-import { type Task, awaitsApproval } from '../../src/task/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { awaitsApproval } from '../../src/task/index.js';
 import { defineTool, jsonResult } from '../../src/tools/index.js';
 import { recordBus } from '../support/runtimeFixture.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+import { replayed } from '../support/replayFixture.js';
 
 const tempDir = tempDirsAfterEach('troupe-replay-approvals-');
 
@@ -51,16 +52,8 @@ describe('record and replay with a person in the loop', () => {
     expect(recorded.runs).toEqual(['ana@example.com']);
     expect(seen.filter((task) => awaitsApproval(task))).toHaveLength(2);
 
-    let tasks: Task[] = [];
     const replayedTool = mailTool();
-    const replay = await replayRuntime(file, {
-      tools: [replayedTool.tool],
-      prepare: (runtime: Runtime) => {
-        tasks = recordBus(runtime);
-        return Promise.resolve();
-      },
-    });
-    await replay.finished;
+    const { tasks } = await replayed(file, { tools: [replayedTool.tool] });
     expect(tasks).toEqual(seen);
     // The approved call's result came from the recording: nothing was sent again.
     expect(replayedTool.runs).toEqual([]);
@@ -80,16 +73,8 @@ describe('record and replay of an approval nobody decided', () => {
     expect(recorded.runs).toEqual([]);
     expect(seen.filter((task) => awaitsApproval(task))).toHaveLength(1);
 
-    let tasks: Task[] = [];
     const replayedTool = mailTool();
-    const replay = await replayRuntime(file, {
-      tools: [replayedTool.tool],
-      prepare: (runtime: Runtime) => {
-        tasks = recordBus(runtime);
-        return Promise.resolve();
-      },
-    });
-    await replay.finished;
+    const { tasks } = await replayed(file, { tools: [replayedTool.tool] });
     expect(tasks).toEqual(seen);
     expect(replayedTool.runs).toEqual([]);
   });

@@ -8,6 +8,8 @@ export interface Embedder {
   /** Names the embedder and its model, e.g. 'hashed-ngram-v1-384' or 'openai:text-embedding-3-small'; stored with every index. */
   readonly id: string;
   readonly dimension: number;
+  /** The same texts always give the same vectors, computed here (no model, no network): a recorded run keeps none of them (docs/replay.md). */
+  readonly deterministic?: boolean;
   /** One L2-normalised vector per text, in order. */
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
 }

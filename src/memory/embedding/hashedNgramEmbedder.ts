@@ -23,6 +23,7 @@ export type HashedNgramEmbedderOptions = z.input<typeof HashedNgramOptionsSchema
  */
 export class HashedNgramEmbedder implements Embedder {
   readonly id: string;
+  readonly deterministic = true;
   readonly dimension: number;
 
   /** Throws a ValidationError naming `dimension` when it is not a whole number from 16 to 4096. */

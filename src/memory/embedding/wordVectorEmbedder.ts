@@ -43,6 +43,7 @@ const sourceVocabulary = 400_000;
  */
 export class WordVectorEmbedder implements Embedder {
   readonly id: string;
+  readonly deterministic = true;
   readonly dimension: number;
   readonly #options: z.output<typeof WordVectorOptionsSchema>;
   #table: WordVectorTable | null = null;
