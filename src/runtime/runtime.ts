@@ -43,7 +43,7 @@ import type { ImportItem, ImportReport, RememberInput, RememberedFactView } from
 import { MemoryAccess } from './memoryAccess.js';
 import { Society } from './society/society.js';
 import { societyEnvironment } from './society/societyEnvironment.js';
-import { announceOwnerStart, serveOrgRequests } from './nodes/orgRequests.js';
+import { ownNodes } from './nodes/nodesOwner.js';
 import { type TerminateOptions, type UserTerminateOptions, terminationOf, userTerminationOf } from './society/terminateOptions.js';
 import { DurableOrder } from './journal/durableOrder.js';
 import { HeldUntilDurable } from './limits/heldUntilDurable.js';
@@ -53,7 +53,6 @@ import { UserIntake } from './userIntake.js';
 import { SessionHandoffs } from './society/sessionHandoffs.js';
 import type { ApprovalEvent } from './approvals/approvalDesk.js';
 import { SocietyApprovals } from './nodes/societyApprovals.js';
-import { NodePlacementLimitsSchema } from './society/nodePlacement.js';
 import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import type { RunTap } from '../replay/index.js';
@@ -171,16 +170,11 @@ export class Runtime {
     const { nodes } = options;
     this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });
     this.#society = new Society({ ...environment.deps, handoffs: this.#handoffs }, nodes ?? {});
-    // The owner of a society on several nodes answers their agents' requests to change the organisation.
-    this.#orgRequests = nodes === undefined ? undefined : serveOrgRequests(this.bus, this.#society, clock);
-    // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
-    if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
-    // Its agents on other nodes wait for a person there: the owner lists their calls and relays decisions.
-    const { nodeRequestTimeoutMs } = NodePlacementLimitsSchema.pick({ nodeRequestTimeoutMs: true }).parse({
-      nodeRequestTimeoutMs: nodes?.nodeRequestTimeoutMs,
-    });
-    const onNodes = { bus: this.bus, clock, ids: this.#ids, logger, maxPending: config.maxPendingApprovals, requestTimeoutMs: nodeRequestTimeoutMs };
-    this.#approvals = new SocietyApprovals(environment.approvals, nodes === undefined ? undefined : onNodes);
+    const owner = { bus: this.bus, society: this.#society, clock, ids: this.#ids, logger, desk: environment.approvals };
+    ({ orgRequests: this.#orgRequests, approvals: this.#approvals } =
+      nodes === undefined
+        ? { orgRequests: undefined, approvals: new SocietyApprovals(environment.approvals) }
+        : ownNodes({ ...owner, maxPendingApprovals: config.maxPendingApprovals, nodeRequestTimeoutMs: nodes.nodeRequestTimeoutMs }));
     this.#views = new AgentViews(this.#society, journal);
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
     this.#access = new MemoryAccess({ hub: this.#memory.hub, known, maxImportItems: config.maxImportItems, redactor });
