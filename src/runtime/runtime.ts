@@ -56,6 +56,8 @@ import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import type { RunTap } from '../replay/index.js';
 import { startRecording } from './runRecording.js';
+import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
+import type { Measurement, Measurements } from './measurements.js';
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
@@ -117,6 +119,9 @@ export class Runtime {
   /** What every output holds until the store commits (the user endpoint, each `events()` stream): intake keeps it bounded. */
   readonly #heldUntilDurable: HeldUntilDurable;
   readonly #tap: RunTap | undefined;
+  /** What `gauges()` reads. */
+  readonly #gauges: GaugeSources;
+  readonly #measurements: Measurements;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -124,8 +129,9 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
-    const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal } = await runtimeOpening(options);
-    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills }, config, journal);
+    const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal, measurements } = await runtimeOpening(options);
+    const made = { ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills, measurements };
+    const runtime = new Runtime(made, config, journal);
     runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
     const stored = journal.stored(config.inboxLimit);
     const parts = { society: runtime.#society, user: runtime.#user, logger, tools: runtime.tools, root: options.root };
@@ -143,7 +149,14 @@ export class Runtime {
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
   private constructor(
     options: RuntimeOptions &
-      RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings; loadedSkills: LoadedSkillsOption },
+      RuntimeSeams & {
+        logger: Logger;
+        clock: Clock;
+        redactor: Redactor;
+        memorySettings: MemorySettings;
+        loadedSkills: LoadedSkillsOption;
+        measurements: Measurements;
+      },
     config: RuntimeConfig,
     journal: Journal,
   ) {
@@ -162,7 +175,8 @@ export class Runtime {
     this.#tap = options.tap;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
-    const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
+    this.#measurements = options.measurements;
+    const environment = societyEnvironment({ ...options, ids: this.#ids, modelCalls: this.#measurements.modelCalls }, config, journal);
     ({
       model: this.model,
       bus: this.bus,
@@ -181,6 +195,8 @@ export class Runtime {
     // Agents an earlier owner process placed on nodes are restored here, from the store: the nodes let go of theirs.
     if (nodes !== undefined) announceOwnerStart(this.bus, this.#ids, clock);
     this.#views = new AgentViews(this.#society, journal);
+    const { limiter, approvals } = environment;
+    this.#gauges = { society: this.#society, limiter, approvals, memory: this.#memory.hub };
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
     this.#access = new MemoryAccess({ hub: this.#memory.hub, known, maxImportItems: config.maxImportItems, redactor });
     const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
@@ -385,6 +401,16 @@ export class Runtime {
     return this.#society.totalUsage();
   }
 
+  /** What the runtime is doing now, as numbers: agents by state, queues, lanes, model calls, approvals, memory and graph sizes (docs/observability.md). */
+  gauges(): RuntimeGauges {
+    return runtimeGauges(this.#gauges);
+  }
+
+  /** Each model call and each org store commit as it ends, with its duration (and a call's tokens); nothing is timed while nobody subscribes. */
+  measurements(): Observable<Measurement> {
+    return this.#measurements.events;
+  }
+
   /**
    * The bus's Tasks matching `pattern` (as `bus.on`), in publish order, each answer to the user
    * held until it is durable: what an output shows (the event stream, the CLI) is never an answer
@@ -433,6 +459,7 @@ export class Runtime {
 
   async #close(): Promise<void> {
     this.#approvals.close();
+    this.#measurements.close();
     await closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
     this.#tap?.closed();
   }

@@ -113,6 +113,11 @@ export class LiveAgents {
     return this.#local.get(agentId)?.active === true || this.pending.has(agentId) || this.remote.get(agentId)?.active === true;
   }
 
+  /** The agents whose actors run in this process, without copying them (what gauges count). */
+  locals(): IterableIterator<Agent> {
+    return this.#local.values();
+  }
+
   /** Agents with an actor here or on a node. */
   ids(): string[] {
     return [...this.#local.keys(), ...this.remote.ids()];

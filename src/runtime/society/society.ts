@@ -141,6 +141,12 @@ export class Society implements SocietyPort {
     return this.#live.remote.get(agentId);
   }
 
+  /** The agents whose actors run here, then those hosted on nodes: to read (gauges), never to change. */
+  *liveAgents(): IterableIterator<Agent | RemoteAgent> {
+    yield* this.#live.locals();
+    yield* this.#live.remote.values();
+  }
+
   /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */
   get restoring(): PendingAgents {
     return this.#live.pending;
