@@ -61,3 +61,9 @@ export function isIdle(snapshot: AgentSnapshot): boolean {
   if (typeof value === 'string' || snapshot.context.mailbox.length > 0) return false;
   return ('running' in value && value.running === 'idle') || ('draining' in value && value.draining === 'idle');
 }
+
+/** Running, idle, nothing queued: `running.idle` with no lane and an empty mailbox, what most agents of a large society are most of the time. */
+export function isAtRest(snapshot: AgentSnapshot): boolean {
+  const { value } = snapshot;
+  return snapshot.status === 'active' && typeof value !== 'string' && 'running' in value && value.running === 'idle' && snapshot.context.mailbox.length === 0;
+}

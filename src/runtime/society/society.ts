@@ -141,10 +141,9 @@ export class Society implements SocietyPort {
     return this.#live.remote.get(agentId);
   }
 
-  /** The agents whose actors run here, then those hosted on nodes: to read (gauges), never to change. */
-  *liveAgents(): IterableIterator<Agent | RemoteAgent> {
-    yield* this.#live.locals();
-    yield* this.#live.remote.values();
+  /** The live agents as gauges read them (see `LiveAgents.forGauges`): to read, never to change. */
+  forGauges(): ReturnType<LiveAgents['forGauges']> {
+    return this.#live.forGauges();
   }
 
   /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */

@@ -35,22 +35,25 @@ export interface GaugeSources {
 }
 
 /**
- * The gauges of a runtime now: one pass over the live agents and one over the open memories,
- * no copies of either, so a society of 10,000 agents is read in a few milliseconds.
+ * The gauges of a runtime now: the agents at rest are counted, only the others are read (see
+ * `LiveAgents.forGauges`), then one pass over the open memories.
  */
 export function runtimeGauges({ society, limiter, approvals, memory }: GaugeSources): RuntimeGauges {
   const agents = Object.fromEntries(agentStates.map((state) => [state, 0])) as Record<AgentState, number>;
   let tasks = 0;
   let maxTasks = 0;
   let lanes = 0;
-  for (const agent of society.liveAgents()) {
+  const { atRest, stirring, remote } = society.forGauges();
+  agents['running.idle'] = atRest;
+  for (const agent of stirring) {
     agents[agent.state] += 1;
-    if (!('queued' in agent)) continue; // hosted on a node: its mailbox and lanes are that node's to report
     const queued = agent.queued;
     tasks += queued;
     if (queued > maxTasks) maxTasks = queued;
     lanes += agent.lanes;
   }
+  // Hosted on nodes: their mailboxes and lanes are their nodes' to report.
+  for (const agent of remote) agents[agent.state] += 1;
   agents.restoring += society.restoring.size;
   return {
     agents,
