@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/server/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import type { Approval } from '../../src/task/index.js';
 import { EventStreamClient } from '../support/eventStreamClient.js';
@@ -47,6 +48,12 @@ describe('GET /metrics', () => {
   it('is refused without the token, and with it is the Prometheus text format with every metric typed', async () => {
     expect((await call(served.url, '/metrics')).status).toBe(401);
     expect((await call(served.url, '/metrics', { token: 'wrong' })).status).toBe(401);
+    // A second server on the same runtime keeps a registry of its own: no name is registered twice.
+    const second = createHttpServer(served.rt, { token });
+    const injected = await second.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    await second.close();
+    expect(injected.statusCode).toBe(200);
+    expect(readScrape(injected.body).value('troupe_http_requests_total')).toBe(0);
     const { types } = await scrape();
     expect(Object.fromEntries(types)).toEqual({
       gen_ai_client_operation_duration_seconds: 'HISTOGRAM',
