@@ -26,6 +26,8 @@ export {
   type TerminateOptions,
   type UserTerminateOptions,
   type RestoreState,
+  type RuntimeGauges,
+  type Measurement,
   type HandoffFilter,
   type HandoffInfo,
   MemoryQuerySchema,
@@ -109,6 +111,7 @@ export {
   type RetryPolicy,
   type ChatRequest,
   type ChatDelta,
+  type ModelCallMeasure,
 } from './llm/index.js';
 export type { ChatMessage, ToolCall, ToolDefinition, ToolPolicy, TerminationMode, AgentSettings, AgentLimits, HandoffMark } from './task/index.js';
 export { ToolAnnotationsSchema, toolAnnotations, type ToolAnnotations, type ResolvedToolAnnotations } from './tools/index.js';

@@ -7,6 +7,7 @@ import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
 import { mcpCall } from './mcpCall.js';
 import { memoryImport } from './memoryImport.js';
+import { metricsScrape } from './metricsScrape.js';
 import { natsTransport } from './natsTransport.js';
 import { orgStoreSuite } from './orgStore.js';
 import { reactLatency } from './reactLatency.js';
@@ -40,6 +41,7 @@ export const suites: readonly Suite[] = [
   { name: 'ReAct machinery', run: reactMachinery },
   { name: 'org store', run: orgStoreSuite },
   { name: 'HTTP service', run: httpService },
+  { name: 'metrics scrape', run: metricsScrape },
   { name: 'L4 vectors', run: l4Vectors, needs: 'hnswlib-node' },
   { name: 'context build', run: contextBuild },
   { name: 'memory import', run: memoryImport, needs: 'hnswlib-node' },

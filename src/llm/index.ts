@@ -10,3 +10,4 @@ export { toModelError, isSetupFailure } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryNotice } from './retry.js';
 export { embeddingsFromEnv, modelFromEnv } from './modelFromEnv.js';
 export { readImportance, ImportanceTagStripper } from './importance.js';
+export { measuredModel, type ModelCallMeasure, type ModelCallSink } from './measuredModel.js';

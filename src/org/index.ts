@@ -1,5 +1,5 @@
 export { openOrgStore } from './store.js';
-export type { OrgStore, OrgStoreOptions } from './types.js';
+export type { CommitListener, OrgStore, OrgStoreOptions } from './types.js';
 export type { QuarantineEntry } from './quarantine.js';
 export { currentSchemaVersion, type Migrations } from './migrations.js';
 export * from './schemas.js';

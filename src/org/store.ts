@@ -131,7 +131,7 @@ function invalidRecords(dbs: SubDbs): InvalidRecord[] {
 function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings): OrgStore {
   const { clock } = options;
   const view = new InFlightView();
-  const writer = createDurableWriter(root, view, options.logger, options.writeFault);
+  const writer = createDurableWriter(root, view, options.logger, { fault: options.writeFault, committed: options.onCommit });
   // What reads of the sub-dbs checked on read need, to quarantine what they skip.
   const checked = { dbs, view, writer, logger: options.logger, clock };
   const context = { dbs, view };

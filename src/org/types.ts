@@ -67,6 +67,9 @@ export interface Page {
   readonly limit?: number;
 }
 
+/** Told, for each write made durable, the seconds from its ops' issue to their transaction's commit and fsync. */
+export type CommitListener = (seconds: number) => void;
+
 export interface OrgStoreOptions {
   /** Directory of the LMDB environment; created when missing. */
   readonly dir: string;
@@ -78,6 +81,8 @@ export interface OrgStoreOptions {
   readonly schemaVersion?: number;
   /** Test seam: see `WriteFault`. */
   readonly writeFault?: WriteFault;
+  /** Told how long each write took to become durable (seconds, commit and fsync): the store's commit latency. */
+  readonly onCommit?: CommitListener;
   /**
    * The most Tasks the message log keeps across every session, and the most the user's inbox
    * keeps; past it the oldest go (checked every `pruneEvery` appends, so either may run over by

@@ -2,7 +2,7 @@ import type { RootDatabase } from 'lmdb';
 import { TroupeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InFlightView } from './inFlight.js';
-import type { WriteFault } from './types.js';
+import type { CommitListener, WriteFault } from './types.js';
 import type { Op, Staged } from './writes.js';
 
 /** Runs writes durably, in the order requested, committing and fsyncing off the main thread. */
@@ -75,7 +75,13 @@ function stage(pending: Pending, logger: Logger, fault: WriteFault | undefined):
  *   issued once more, behind writes issued since, and rejected if that fails too. So the order
  *   on disk is request order except around a reported failure.
  */
-export function createDurableWriter(root: RootDatabase, view: InFlightView, logger: Logger, fault?: WriteFault): DurableWriter {
+export function createDurableWriter(
+  root: RootDatabase,
+  view: InFlightView,
+  logger: Logger,
+  hooks: { readonly fault?: WriteFault | undefined; readonly committed?: CommitListener | undefined } = {},
+): DurableWriter {
+  const { fault, committed: onCommit } = hooks;
   const queue: Pending[] = [];
   let uncommitted = 0;
   let closed = false;
@@ -105,11 +111,14 @@ export function createDurableWriter(root: RootDatabase, view: InFlightView, logg
     };
     try {
       for (let attempt = 1; ; attempt++) {
+        // Monotonic, and not the injected clock: a measure is no input of the run (see measuredModel).
+        const issued = performance.now();
         const { committed, flushed } = issue(staged.ops);
         try {
           await committed;
           release();
           await flushed;
+          onCommit?.((performance.now() - issued) / 1000);
           pending.resolve(staged.result);
           return;
         } catch (error) {

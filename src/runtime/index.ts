@@ -5,6 +5,8 @@ export { societyOf, type SocietyView } from './societyView.js';
 export type { RuntimeOptions } from './runtimeOptions.js';
 export type { HandoffFilter, HandoffInfo } from './agent/handoffDesk.js';
 export type { AgentView } from './views/agentViews.js';
+export type { RuntimeGauges } from './views/runtimeGauges.js';
+export type { Measurement } from './measurements.js';
 export type { MemoryOptions } from './memory/memoryOptions.js';
 export type { AgentPage, AgentQuery } from './views/agentPage.js';
 export type { OutputHandler } from './userEndpoint.js';

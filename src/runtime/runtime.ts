@@ -57,6 +57,8 @@ import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import type { RunTap } from '../replay/index.js';
 import { startRecording } from './runRecording.js';
+import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
+import type { Measurement, Measurements } from './measurements.js';
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
@@ -119,6 +121,9 @@ export class Runtime {
   /** What every output holds until the store commits (the user endpoint, each `events()` stream): intake keeps it bounded. */
   readonly #heldUntilDurable: HeldUntilDurable;
   readonly #tap: RunTap | undefined;
+  /** What `gauges()` reads. */
+  readonly #gauges: GaugeSources;
+  readonly #measurements: Measurements;
 
   /**
    * Starts a runtime with its root agent; `createRuntime` is the public way in.
@@ -126,8 +131,9 @@ export class Runtime {
    * @internal
    */
   static async create(options: RuntimeOptions, seams: RuntimeSeams = {}): Promise<Runtime> {
-    const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal } = await runtimeOpening(options);
-    const runtime = new Runtime({ ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills }, config, journal);
+    const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal, measurements } = await runtimeOpening(options);
+    const made = { ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills, measurements };
+    const runtime = new Runtime(made, config, journal);
     runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
     const stored = journal.stored(config.inboxLimit);
     const parts = { society: runtime.#society, user: runtime.#user, logger, tools: runtime.tools, root: options.root };
@@ -145,7 +151,14 @@ export class Runtime {
   // Private: a runtime is only usable once its root agent exists, which `create` awaits.
   private constructor(
     options: RuntimeOptions &
-      RuntimeSeams & { logger: Logger; clock: Clock; redactor: Redactor; memorySettings: MemorySettings; loadedSkills: LoadedSkillsOption },
+      RuntimeSeams & {
+        logger: Logger;
+        clock: Clock;
+        redactor: Redactor;
+        memorySettings: MemorySettings;
+        loadedSkills: LoadedSkillsOption;
+        measurements: Measurements;
+      },
     config: RuntimeConfig,
     journal: Journal,
   ) {
@@ -164,7 +177,8 @@ export class Runtime {
     this.#tap = options.tap;
     this.#ids = options.ids ?? randomIds;
     this.#logger = logger;
-    const environment = societyEnvironment({ ...options, ids: this.#ids }, config, journal);
+    this.#measurements = options.measurements;
+    const environment = societyEnvironment({ ...options, ids: this.#ids, modelCalls: this.#measurements.modelCalls }, config, journal);
     ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
@@ -176,6 +190,7 @@ export class Runtime {
         ? { orgRequests: undefined, approvals: new SocietyApprovals(environment.approvals) }
         : ownNodes({ ...owner, maxPendingApprovals: config.maxPendingApprovals, nodeRequestTimeoutMs: nodes.nodeRequestTimeoutMs }));
     this.#views = new AgentViews(this.#society, journal);
+    this.#gauges = { society: this.#society, limiter: environment.limiter, approvals: this.#approvals, memory: this.#memory.hub };
     const known = (id: string): boolean => this.#society.record(id) !== undefined;
     this.#access = new MemoryAccess({ hub: this.#memory.hub, known, maxImportItems: config.maxImportItems, redactor });
     const restore = { sliceTasks: config.restoreSliceTasks, logger, clock, betweenSlices: betweenRestoreSlices };
@@ -380,6 +395,16 @@ export class Runtime {
     return this.#society.totalUsage();
   }
 
+  /** What the runtime is doing now, as numbers: agents by state, queues, lanes, model calls, approvals, memory and graph sizes (docs/observability.md). */
+  gauges(): RuntimeGauges {
+    return runtimeGauges(this.#gauges);
+  }
+
+  /** Each model call and each org store commit as it ends, with its duration (and a call's tokens); nothing is timed while nobody subscribes. */
+  measurements(): Observable<Measurement> {
+    return this.#measurements.events;
+  }
+
   /**
    * The bus's Tasks matching `pattern` (as `bus.on`), in publish order, each answer to the user
    * held until it is durable: what an output shows (the event stream, the CLI) is never an answer
@@ -428,6 +453,7 @@ export class Runtime {
 
   async #close(): Promise<void> {
     this.#approvals.close();
+    this.#measurements.close();
     await closeRuntimeParts({ mcp: this.#mcp, memory: this.#memory, bus: this.bus, artifacts: this.#artifacts, journal: this.#journal });
     this.#tap?.closed();
   }

@@ -7,6 +7,7 @@ import type { RuntimeConfig } from './config/config.js';
 import type { Journal } from './journal/journal.js';
 import { openJournal } from './journal/openJournal.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
+import { Measurements } from './measurements.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 import { runtimeSettings } from './runtimeSettings.js';
 
@@ -27,6 +28,8 @@ export interface RuntimeOpening {
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly loadedSkills: LoadedSkillsOption;
   readonly journal: Journal;
+  /** Where the store's commits (and, once the society is built, its model calls) report what they timed. */
+  readonly measurements: Measurements;
 }
 
 /** The redactor of everything a runtime lets out: of its `secrets`, and of its MCP servers' env and headers. */
@@ -50,6 +53,8 @@ export async function runtimeOpening(options: RuntimeOptions): Promise<RuntimeOp
   const clock = options.clock ?? systemClock;
   const batch = { delayMs: config.commitDelayMs, maxWrites: config.maxHeldWrites };
   const { messageLogLimit, terminatedAgentsKept } = config;
-  const journal = await openJournal(options.dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept });
-  return { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal };
+  const measurements = new Measurements();
+  const onCommit = measurements.storeCommitted;
+  const journal = await openJournal(options.dataDir ?? null, { logger, clock, batch, messageLogLimit, terminatedAgentsKept, onCommit });
+  return { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal, measurements };
 }

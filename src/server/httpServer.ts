@@ -18,6 +18,7 @@ import { registerMemoryRoute } from './memoryRoute.js';
 import { registerArtifactRoute } from './artifactRoute.js';
 import { registerSkillsRoute } from './skillsRoute.js';
 import { registerApprovalRoutes } from './approvalRoutes.js';
+import { registerMetricsRoute } from './metricsRoute.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -94,7 +95,7 @@ function fastifyOptions(limits: ServerLimits): FastifyHttpOptions<Server> {
 
 /**
  * The HTTP API of a runtime (see docs/http.md, "HTTP API"): intake, reads over the organisation,
- * a live event stream, health and an OpenAPI document. Nothing listens until `listen`. It reads
+ * a live event stream, Prometheus metrics, health and an OpenAPI document. Nothing listens until `listen`. It reads
  * no environment: the token and the secrets to redact come in `options` (the CLI reads them).
  *
  * @example
@@ -147,6 +148,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerArtifactRoute(app, runtime, redactor);
   registerSkillsRoute(app, runtime);
   registerApprovalRoutes(app, runtime, redactor);
+  registerMetricsRoute(app, runtime, () => open.size);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,

@@ -195,6 +195,14 @@ const routes: readonly RouteDoc[] = [
   },
   {
     method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: "The runtime's and the server's metrics in the Prometheus text format (docs/observability.md)",
+    reply: { status: 200, mediaType: 'text/plain' },
+    errors: [401],
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
     summary: 'This document',

@@ -6,6 +6,8 @@ import { type Observable, Subject } from 'rxjs';
  */
 export class ActivityTracker {
   readonly #busy = new Set<string>();
+  /** The local agents not at rest (see `isAtRest`): what a gauge reads one by one, while those at rest are only counted. */
+  readonly #stirring = new Set<string>();
   /** When each quiet agent last became quiet (or was first seen quiet), for the idle reaper. */
   readonly #quietSince = new Map<string, number>();
   readonly #now: () => number;
@@ -45,9 +47,21 @@ export class ActivityTracker {
     this.#changes.next();
   }
 
+  /** Whether the local agent `agentId` is at rest now; cheap enough for every snapshot of every agent. */
+  rest(agentId: string, atRest: boolean): void {
+    if (atRest) this.#stirring.delete(agentId);
+    else this.#stirring.add(agentId);
+  }
+
+  /** The local agents not at rest, by id. */
+  stirring(): IterableIterator<string> {
+    return this.#stirring.values();
+  }
+
   /** The agent is gone: nothing of it is kept. */
   forget(agentId: string): void {
     this.#busy.delete(agentId);
+    this.#stirring.delete(agentId);
     this.#quietSince.delete(agentId);
   }
 }

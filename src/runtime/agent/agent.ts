@@ -14,7 +14,7 @@ import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
-import { type AgentState, agentStateOf, isIdle, runsTurns, takesWork } from './agentState.js';
+import { type AgentState, agentStateOf, isAtRest, isIdle, runsTurns, takesWork } from './agentState.js';
 import { type SessionContexts, type TurnContext, sessionContexts } from './context/sessionContexts.js';
 import { restoredWork } from './restoredWork.js';
 import { systemPrompt } from './context/systemPrompt.js';
@@ -148,9 +148,13 @@ export class Agent {
     const id = this.id;
     this.actor.subscribe({
       // Runs on every event of every agent: `isIdle` reads the state value directly rather than through `matches`.
-      next: (snapshot) => activity.track(id, snapshot.status === 'active' && !isIdle(snapshot)),
+      next: (snapshot) => {
+        activity.track(id, snapshot.status === 'active' && !isIdle(snapshot));
+        activity.rest(id, isAtRest(snapshot));
+      },
       error: (error) => {
         activity.track(id, false);
+        activity.rest(id, false);
         logger.error({ agentId: id, error: String(error) }, 'agent actor stopped on an error');
       },
     });

@@ -14,17 +14,22 @@ type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
  * of the society hosts it, `unreachable` while that node is silent. How many lanes it has is
  * `AgentView.lanes`.
  */
-export type AgentState =
-  | 'spawning'
-  | 'running.idle'
-  | `running.turn.${'thinking' | 'acting'}`
-  | 'running.awaitingApproval'
-  | 'draining'
-  | 'stopping'
-  | 'terminated'
-  | 'restoring'
-  | 'remote'
-  | 'unreachable';
+export type AgentState = (typeof agentStates)[number];
+
+/** Every `AgentState`, in lifecycle order: what a gauge of agents by state reports, zeros included. */
+export const agentStates = [
+  'spawning',
+  'running.idle',
+  'running.turn.thinking',
+  'running.turn.acting',
+  'running.awaitingApproval',
+  'draining',
+  'stopping',
+  'terminated',
+  'restoring',
+  'remote',
+  'unreachable',
+] as const;
 
 /** The lifecycle state of a snapshot, as `AgentState` spells it. */
 export function agentStateOf(snapshot: AgentSnapshot): AgentState {
@@ -55,4 +60,10 @@ export function isIdle(snapshot: AgentSnapshot): boolean {
   const { value } = snapshot;
   if (typeof value === 'string' || snapshot.context.mailbox.length > 0) return false;
   return ('running' in value && value.running === 'idle') || ('draining' in value && value.draining === 'idle');
+}
+
+/** Running, idle, nothing queued: `running.idle` with no lane and an empty mailbox, what most agents of a large society are most of the time. */
+export function isAtRest(snapshot: AgentSnapshot): boolean {
+  const { value } = snapshot;
+  return snapshot.status === 'active' && typeof value !== 'string' && 'running' in value && value.running === 'idle' && snapshot.context.mailbox.length === 0;
 }

@@ -81,6 +81,13 @@ export class ApprovalDesk {
       .sort((a, b) => a.requestedAt - b.requestedAt);
   }
 
+  /** How many calls wait for a decision: `pending().length` without the copy and the sort. */
+  pendingCount(): number {
+    let count = 0;
+    for (const approval of this.#kept.values()) if (approval.status === 'pending') count++;
+    return count;
+  }
+
   /** Asks for an approval: kept (durably) and announced; refused with `approval_limit` past the runtime's or the agent's bound. */
   async request(request: ApprovalRequest): Promise<Approval> {
     const { limits, clock } = this.deps;

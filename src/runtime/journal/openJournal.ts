@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
+import type { CommitListener } from '../../org/index.js';
 import { loadOrgStore } from '../../org/loadOrgStore.js';
 import { type Journal, memoryJournal } from './journal.js';
 import { storeJournal } from './storeJournal.js';
@@ -14,12 +15,12 @@ import type { WriteBatchLimits } from './writeBatch.js';
  */
 export async function openJournal(
   dataDir: string | null,
-  deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number; terminatedAgentsKept: number },
+  deps: { logger: Logger; clock: Clock; batch: WriteBatchLimits; messageLogLimit: number; terminatedAgentsKept: number; onCommit?: CommitListener },
 ): Promise<Journal> {
   if (dataDir === null) return memoryJournal;
   const { openOrgStore } = await loadOrgStore();
-  const { logger, clock, messageLogLimit, terminatedAgentsKept } = deps;
-  const store = await openOrgStore({ dir: dataDir, logger, clock, messageLogLimit, terminatedAgentsKept });
+  const { logger, clock, messageLogLimit, terminatedAgentsKept, onCommit } = deps;
+  const store = await openOrgStore({ dir: dataDir, logger, clock, messageLogLimit, terminatedAgentsKept, ...(onCommit === undefined ? {} : { onCommit }) });
   return storeJournal(store, deps.logger, deps.batch, deps.clock, memoryIndexDirOf(dataDir));
 }
 

@@ -28,6 +28,8 @@ export interface GraphHubDeps {
 export class GraphHub {
   readonly #deps: GraphHubDeps;
   readonly #open = new Map<string, Promise<GraphMemory>>();
+  /** The graphs of `#open` that have finished opening: what `sizes` reads without waiting. */
+  readonly #ready = new Map<string, GraphMemory>();
   /** Graphs being closed, by owner: a view or an erasure waits for their last writes. */
   readonly #closing = new Map<string, Promise<void>>();
   /** Each open graph's retrieval side, made on the first search that reads it. */
@@ -48,6 +50,12 @@ export class GraphHub {
       openGraphMemory({ db: store?.db ?? null, ownerId, clock, ids, logger, ...(limits === undefined ? {} : { limits }) }),
     );
     this.#open.set(ownerId, opening);
+    opening.then(
+      (graph) => {
+        if (this.#open.get(ownerId) === opening) this.#ready.set(ownerId, graph);
+      },
+      () => undefined,
+    );
     // One that failed to open is opened again next time, rather than failing forever.
     opening.catch((error: unknown) => {
       if (this.#open.get(ownerId) === opening) this.#open.delete(ownerId);
@@ -80,6 +88,7 @@ export class GraphHub {
     const opening = this.#open.get(ownerId);
     if (opening === undefined) return this.#closing.get(ownerId) ?? Promise.resolve();
     this.#open.delete(ownerId);
+    this.#ready.delete(ownerId);
     const closing = opening.then(
       (graph) => graph.flushed(),
       () => undefined,
@@ -89,6 +98,17 @@ export class GraphHub {
       if (this.#closing.get(ownerId) === closing) this.#closing.delete(ownerId);
     });
     return closing;
+  }
+
+  /** The graphs open now and the nodes and edges they hold, changes not yet on disk included. */
+  sizes(): { open: number; nodes: number; edges: number } {
+    let nodes = 0;
+    let edges = 0;
+    for (const memory of this.#ready.values()) {
+      nodes += memory.graph.nodeCount;
+      edges += memory.graph.edgeCount;
+    }
+    return { open: this.#ready.size, nodes, edges };
   }
 
   /** Erases what the graphs of `ownerIds` keep in the store (agents the organisation forgets), closing them first. */

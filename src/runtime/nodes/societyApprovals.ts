@@ -57,6 +57,10 @@ class RemoteApprovals {
     return (this.#waiting.get(id) ?? this.#decided.get(id))?.approval;
   }
 
+  get waitingCount(): number {
+    return this.#waiting.size;
+  }
+
   /** Whether `id` waits on a node, or was decided there lately (a second decision then gets the node's refusal). */
   knows(id: string): boolean {
     return this.#waiting.has(id) || this.#decided.has(id);
@@ -152,6 +156,11 @@ export class SocietyApprovals {
     const local = this.#desk.pending(agentId);
     if (this.#remote === undefined) return local;
     return [...local, ...this.#remote.pending(agentId)].sort((a, b) => a.requestedAt - b.requestedAt);
+  }
+
+  /** How many calls wait (what `/metrics` reads). */
+  pendingCount(): number {
+    return this.#desk.pendingCount() + (this.#remote?.waitingCount ?? 0);
   }
 
   get(id: string): Approval | undefined {

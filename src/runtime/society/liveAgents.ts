@@ -113,6 +113,20 @@ export class LiveAgents {
     return this.#local.get(agentId)?.active === true || this.pending.has(agentId) || this.remote.get(agentId)?.active === true;
   }
 
+  /**
+   * What gauges read of the agents: how many run here at rest (running, idle, nothing queued:
+   * counted, never read), those that run here not at rest, and those hosted on nodes. A society of
+   * 10,000 mostly idle agents is then read in the time of its few busy ones.
+   */
+  forGauges(): { readonly atRest: number; readonly stirring: Iterable<Agent>; readonly remote: Iterable<RemoteAgent> } {
+    const stirring: Agent[] = [];
+    for (const agentId of this.activity.stirring()) {
+      const agent = this.#local.get(agentId);
+      if (agent !== undefined) stirring.push(agent);
+    }
+    return { atRest: this.#local.size - stirring.length, stirring, remote: this.remote.values() };
+  }
+
   /** Agents with an actor here or on a node. */
   ids(): string[] {
     return [...this.#local.keys(), ...this.remote.ids()];

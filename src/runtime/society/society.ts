@@ -141,6 +141,11 @@ export class Society implements SocietyPort {
     return this.#live.remote.get(agentId);
   }
 
+  /** The live agents as gauges read them (see `LiveAgents.forGauges`): to read, never to change. */
+  forGauges(): ReturnType<LiveAgents['forGauges']> {
+    return this.#live.forGauges();
+  }
+
   /** Restored agents whose actors have not started yet (see `restore`), and how far their restore has got. */
   get restoring(): PendingAgents {
     return this.#live.pending;

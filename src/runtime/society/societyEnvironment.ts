@@ -3,7 +3,7 @@ import { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
-import { type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy } from '../../llm/index.js';
+import { type ModelCallSink, type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy, measuredModel } from '../../llm/index.js';
 import { type Skill, SkillHub, type SkillLimits, SkillLimitsSchema, SkillRegistry, skillTools } from '../../skills/index.js';
 import { type Redactor, finalStatuses } from '../../task/index.js';
 import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
@@ -43,6 +43,8 @@ export interface EnvironmentOptions {
   readonly guardrails?: readonly Guardrail[] | undefined;
   /** A recording or a replay of the run: around the model agents see and every tool's execution. */
   readonly tap?: RunTap | undefined;
+  /** Where each model call is reported as it ends (the runtime's measurements); nowhere when absent. */
+  readonly modelCalls?: ModelCallSink | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -58,6 +60,8 @@ export interface SocietyEnvironment {
   readonly approvals: ApprovalDesk;
   /** What the society and every agent in it are made with. */
   readonly deps: SocietyDeps;
+  /** The one limiter every model call of the society takes a slot of: read for its calls running and queued. */
+  readonly limiter: Pick<ModelCallLimiter, 'running' | 'queued'>;
 }
 
 /** Builds what every agent of one process shares, the same way for an owner's runtime and a node. */
@@ -65,15 +69,17 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   const { clock, ids, logger, inspect, redactor, memorySettings } = options;
   // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
   const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
-  const base = options.model ?? new OfflineModel();
-  const { tap } = options;
+  const { tap, modelCalls } = options;
+  // Each attempt is measured, inside the limiter: its time is the provider's, not the wait for a slot.
+  const measured = (given: ModelClient): ModelClient => (modelCalls === undefined ? given : measuredModel(given, modelCalls));
+  const base = measured(options.model ?? new OfflineModel());
   const tapped = (given: ModelClient): ModelClient => (tap === undefined ? given : tap.model(given));
   const wrapped = (given: ModelClient): ModelClient => {
     const chosen = limitedModel(given, limiter);
     return tapped(options.retry === false ? chosen : new RetryingModel(chosen, { ...defaultRetryPolicy, ...options.retry }, { clock, logger }));
   };
   const model = wrapped(base);
-  const models = new Map(Object.entries(options.models ?? {}).map(([name, given]) => [name, wrapped(given)]));
+  const models = new Map(Object.entries(options.models ?? {}).map(([name, given]) => [name, wrapped(measured(given))]));
   const bus = options.bus ?? new EventBus({ clock });
   const tools = new ToolRegistry().register(...metaTools, ...(options.tools ?? []));
   if (tap !== undefined) tools.executeThrough(tap.execution);
@@ -109,6 +115,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
     skills,
     artifacts,
     approvals,
+    limiter,
     deps: {
       bus,
       clock,

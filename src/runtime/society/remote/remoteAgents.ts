@@ -70,6 +70,11 @@ export class RemoteAgents {
     return [...this.#agents.keys()];
   }
 
+  /** The agents hosted on nodes, without copying them (what gauges count). */
+  values(): IterableIterator<RemoteAgent> {
+    return this.#agents.values();
+  }
+
   remove(agentId: string): void {
     this.#agents.delete(agentId);
   }
