@@ -129,4 +129,92 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(done.status?.message)).toContain('guarded ran on prod');
   });
+
+  it('cancels a working task, and a canceled or finished task cannot be canceled again', async () => {
+    const stream = client.sendMessageStream(send(userMessage('run wait_gate {"gate":"cancel"}')));
+    const [first] = await readUntil(stream, () => true);
+    const id = first?.payload?.$case === 'task' ? first.payload.value.id : '';
+    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await readUntil(stream, () => false);
+    expect(rest.map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    gates.open('cancel');
+    const done = asTask(await client.sendMessage(send(userMessage('hello after'))));
+    await expect(client.cancelTask({ tenant: '', id: done.id, metadata: undefined })).rejects.toThrow(/not cancelable/i);
+  });
+
+  it('resubscribes to a task after its stream was dropped, and sees it complete', async () => {
+    const dropped = new AbortController();
+    const stream = client.sendMessageStream(send(userMessage('run wait_gate {"gate":"resubscribe"}')), { signal: dropped.signal });
+    const [first] = await readUntil(stream, () => true);
+    const id = first?.payload?.$case === 'task' ? first.payload.value.id : '';
+    // The client goes away mid-task: its connection is cut, the task goes on.
+    dropped.abort();
+    await stream.return(undefined).catch(() => undefined);
+    const again = client.resubscribeTask({ tenant: '', id });
+    const opening = await readUntil(again, () => true);
+    expect(opening[0]?.payload?.$case).toBe('task');
+    gates.open('resubscribe');
+    const rest = await readUntil(again, () => false);
+    expect(rest.map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('keeps a multi-turn conversation in one context, which is one troupe session, and lists its tasks', async () => {
+    const first = asTask(await client.sendMessage(send(userMessage('my name is Ada'))));
+    const second = asTask(await client.sendMessage(send(userMessage('what is my name', { contextId: first.contextId }))));
+    expect(second.contextId).toBe(first.contextId);
+    expect(second.id).not.toBe(first.id);
+    // Both answers went to the user in the session named by the context.
+    const answers = served.rt.inbox().filter((task) => task.sessionId === first.contextId && task.status === 'completed');
+    expect(answers).toHaveLength(2);
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 1,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
+    expect(listed.totalSize).toBe(2);
+    expect(listed.tasks.map((task) => task.id)).toEqual([second.id]);
+    const next = await client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 1,
+      pageToken: listed.nextPageToken,
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
+    expect(next.tasks.map((task) => task.id)).toEqual([first.id]);
+  });
+
+  it('answers bad requests with JSON-RPC errors, and the service goes on', async () => {
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${served.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'a2a-version': '1.0', ...headers },
+        body,
+      });
+      return { status: response.status, body: (await response.json()) as { error?: { code: number; message: string } } };
+    };
+    expect((await post('{"jsonrpc": "2.0", "id": 1, "meth')).body.error?.code).toBe(-32700);
+    expect((await post('{"jsonrpc":"2.0","id":2,"method":"NoSuchMethod","params":{}}')).body.error?.code).toBe(-32601);
+    expect((await post('{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"no-such-task"}}')).body.error?.code).toBe(-32001);
+    expect((await post('{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":{}}')).body.error?.code).toBe(-32602);
+    expect([-32600, -32602]).toContain((await post('[1,2]')).body.error?.code);
+    expect((await post('{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}', { 'a2a-version': '9.9' })).body.error?.message).toMatch(
+      /not supported/,
+    );
+    expect((await post('{}', { authorization: 'Bearer wrong' })).status).toBe(401);
+    const legacy = await post(
+      '{"jsonrpc":"2.0","id":6,"method":"message/send","params":{"message":{"kind":"message","messageId":"v03","role":"user","parts":[{"kind":"text","text":"from an old client"}]}}}',
+      { 'a2a-version': '0.3' },
+    );
+    expect(legacy.body).toMatchObject({ result: { kind: 'task', status: { state: 'completed' } } });
+    expect(asTask(await client.sendMessage(send(userMessage('still here')))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
 });
