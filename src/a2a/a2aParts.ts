@@ -18,6 +18,13 @@ export function a2aState(status: TaskStatus): TaskState {
   return stateOf[status];
 }
 
+const statusOfState = new Map<TaskState, TaskStatus>(Object.entries(stateOf).map(([status, state]) => [state, status as TaskStatus]));
+
+/** The troupe status of an A2A state; `auth-required` and unknown states count as `working` (the task goes on). */
+export function troupeStatus(state: TaskState): TaskStatus {
+  return statusOfState.get(state) ?? 'working';
+}
+
 /** States after which an A2A task takes nothing more. */
 export const terminalStates: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_COMPLETED,

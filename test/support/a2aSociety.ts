@@ -28,7 +28,7 @@ export function commandModel(): ModelClient {
         return;
       }
       const text = lastUserText(request);
-      const command = /run ([a-z_]+)(?: (\{.*\}))?/.exec(text);
+      const command = /run ([a-z0-9_]+)(?: (\{.*\}))?/.exec(text);
       if (command?.[1] === undefined) {
         yield* streamReply({ text: `answer: ${text}` }, options?.signal);
         return;
