@@ -12,7 +12,7 @@ import { TroupeExecutor } from './troupeExecutor.js';
 const positive = () => z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be > 0');
 
 /** What the A2A endpoint keeps, with its defaults (docs/a2a.md, "Limits"). */
-export const A2aLimitsSchema = z
+const A2aLimitsSchema = z
   .object({
     /** A2A tasks kept for GetTask and ListTasks; past it the oldest ended one is forgotten. */
     maxTasks: positive().default(1000),
@@ -24,6 +24,11 @@ export const A2aLimitsSchema = z
   .strict();
 
 export type A2aLimitOptions = z.input<typeof A2aLimitsSchema>;
+
+/** The limits given, each checked (a bad one refused naming it, `a2a.maxTasks`), with the defaults for the rest. */
+export function resolveA2aLimits(options: A2aLimitOptions): z.output<typeof A2aLimitsSchema> {
+  return parseOrThrow(A2aLimitsSchema, options, 'a2a');
+}
 
 /** One JSON-RPC answer, or a stream of them (SendStreamingMessage, SubscribeToTask). */
 export type JsonRpcAnswer = Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
@@ -43,7 +48,7 @@ export interface A2aService {
  * official SDK's request handler; `auth` says whether its card names the bearer scheme.
  */
 export function createA2aService(runtime: Runtime, options: { auth: boolean; limits?: A2aLimitOptions }): A2aService {
-  const limits = parseOrThrow(A2aLimitsSchema, options.limits ?? {}, 'a2a');
+  const limits = resolveA2aLimits(options.limits ?? {});
   const store = new A2aTaskStore(limits);
   const executor = new TroupeExecutor(runtime, new TaskWatch(runtime), store);
   const cardFor = (url: string): AgentCard => agentCardOf(runtime, { url, auth: options.auth, maxSkills: limits.maxCardSkills });
