@@ -96,16 +96,39 @@ const layers = /** @type {const} */ ([
       { type: 'runtime', pattern: 'src/runtime/*.ts' },
     ],
   ),
+  // The A2A protocol (src/a2a): a runtime served to A2A clients, and tools that delegate to remote A2A agents.
+  {
+    type: 'a2a',
+    pattern: 'src/a2a/**',
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers],
+  },
   {
     type: 'server',
     pattern: 'src/server/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers],
+    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers, 'a2a'],
   },
   // The CLI's `serve` command starts the server, so the CLI sits just above it.
   {
     type: 'cli',
     pattern: 'src/cli/**',
-    allow: ['root', 'task', 'bus', 'llm', 'tools', 'memory', 'graph', 'org', 'context', 'skills', 'routing', 'replay', 'machines', ...runtimeLayers, 'server'],
+    allow: [
+      'root',
+      'task',
+      'bus',
+      'llm',
+      'tools',
+      'memory',
+      'graph',
+      'org',
+      'context',
+      'skills',
+      'routing',
+      'replay',
+      'machines',
+      ...runtimeLayers,
+      'a2a',
+      'server',
+    ],
   },
   // A source folder nobody has placed in a layer yet: only entry points, tests and scripts may
   // import it, so adding a folder forces a decision here instead of silently bypassing the rules.

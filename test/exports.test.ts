@@ -93,6 +93,7 @@ describe('public surface', () => {
       'NodeAnnouncementSchema',
       'NodeDirectory',
       'NodeHost',
+      'a2aAgentTool',
       'connectNatsTransport',
       'remoteTool',
       'serveTools',

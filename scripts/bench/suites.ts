@@ -1,3 +1,4 @@
+import { a2aRoundTrip } from './a2aRoundTrip.js';
 import { actorDelivery } from './actorDelivery.js';
 import { approvalsWaiting } from './approvalsWaiting.js';
 import { busDelivery } from './busDelivery.js';
@@ -54,4 +55,5 @@ export const suites: readonly Suite[] = [
   { name: 'MCP tool call', run: mcpCall },
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
+  { name: 'A2A round trip', run: a2aRoundTrip },
 ];

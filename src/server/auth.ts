@@ -3,8 +3,8 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { HttpError } from './httpErrors.js';
 import { pathOf } from './requestPath.js';
 
-/** Routes anyone may call: an orchestrator's probes carry no token. */
-const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready']);
+/** Routes anyone may call: an orchestrator's probes carry no token; the A2A agent card says how to authenticate. */
+const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready', '/.well-known/agent-card.json']);
 
 /**
  * Routes that also take the token as `?access_token=`: a browser's EventSource cannot set

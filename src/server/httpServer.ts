@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type Logger, logsAt, silentLogger } from '../logger.js';
 import { redactingLogger } from '../task/index.js';
 import type { Runtime } from '../runtime/index.js';
@@ -25,6 +25,8 @@ import { registerReadRoutes } from './readRoutes.js';
 import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
+import { type A2aLimitOptions, createA2aService } from '../a2a/index.js';
+import { a2aPath, registerA2aRoutes } from './a2aRoutes.js';
 
 /** The server's options; the limits (`ServerLimitOptions`, docs/http.md, "Limits") each have a default. */
 export interface HttpServerOptions extends ServerLimitOptions {
@@ -38,6 +40,8 @@ export interface HttpServerOptions extends ServerLimitOptions {
   readonly heartbeatMs?: number;
   /** Origins whose browser pages may call the API (CORS), or `['*']` for any; absent or empty: CORS is off. */
   readonly corsOrigins?: readonly string[];
+  /** The A2A endpoint's limits (docs/a2a.md, "Limits"), each with a default. */
+  readonly a2a?: A2aLimitOptions;
 }
 
 /** A Fastify app serving one runtime; `listen` binds it. */
@@ -56,7 +60,7 @@ export interface HttpServer {
 }
 
 /** Where new work comes in: refused once the server drains. */
-const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
+const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events', a2aPath]);
 
 /** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
 interface ShutdownPhase {
@@ -141,6 +145,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   };
   app.addHook('preClose', async () => endStreams());
   const log = new EventLog(runtime, redactor, limits.replayBufferEvents);
+  const budget = new StreamBudget(limits);
+  // One token is one client, whoever presents it; without auth, one address is.
+  const clientOf = (request: FastifyRequest): string => (token === undefined ? request.ip : 'token');
   registerIntakeRoutes(app, runtime);
   registerReadRoutes(app, runtime, redactor);
   registerMemoryRoute(app, runtime, redactor);
@@ -154,10 +161,11 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     heartbeatMs: options.heartbeatMs ?? 15_000,
     open,
     logger,
-    budget: new StreamBudget(limits),
-    // One token is one client, whoever presents it; without auth, one address is.
-    clientOf: (request) => (token === undefined ? request.ip : 'token'),
+    budget,
+    clientOf,
   });
+  const a2a = createA2aService(runtime, { auth: token !== undefined, ...(options.a2a === undefined ? {} : { limits: options.a2a }) });
+  registerA2aRoutes(app, { service: a2a, logger, budget, clientOf, open });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_, reply) => {
     const running = runtime.state === 'running' && !phase.draining;

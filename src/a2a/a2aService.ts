@@ -1,0 +1,82 @@
+import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { z } from 'zod';
+import type { Runtime } from '../runtime/index.js';
+import { parseOrThrow } from '../task/index.js';
+import { A2aTaskStore } from './a2aTaskStore.js';
+import { agentCardOf, cardJson } from './agentCard.js';
+import { TaskWatch } from './taskWatch.js';
+import { TroupeExecutor } from './troupeExecutor.js';
+
+const positive = () => z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be > 0');
+
+/** What the A2A endpoint keeps, with its defaults (docs/a2a.md, "Limits"). */
+const A2aLimitsSchema = z
+  .object({
+    /** A2A tasks kept for GetTask and ListTasks; past it the oldest ended one is forgotten. */
+    maxTasks: positive().default(1000),
+    /** Messages kept in each A2A task's history (the newest). */
+    maxHistory: positive().default(20),
+    /** Skills (roles, then loaded skills) the agent card lists at most. */
+    maxCardSkills: positive().default(100),
+  })
+  .strict();
+
+export type A2aLimitOptions = z.input<typeof A2aLimitsSchema>;
+
+/** The limits given, each checked (a bad one refused naming it, `a2a.maxTasks`), with the defaults for the rest. */
+export function resolveA2aLimits(options: A2aLimitOptions): z.output<typeof A2aLimitsSchema> {
+  return parseOrThrow(A2aLimitsSchema, options, 'a2a');
+}
+
+/** One JSON-RPC answer, or a stream of them (SendStreamingMessage, SubscribeToTask). */
+export type JsonRpcAnswer = Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
+
+/** What the HTTP server needs to speak A2A for a runtime: the card and the JSON-RPC handler. */
+export interface A2aService {
+  /** The agent card as JSON, naming `url` as its JSON-RPC endpoint. */
+  card(url: string): unknown;
+  /** Answers one JSON-RPC request (`body` as parsed JSON), in the protocol version its `A2A-Version` header asks for (none: v0.3). */
+  handle(body: unknown, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<JsonRpcAnswer>;
+  /** A JSON-RPC error answer for an error thrown before a request could be handled. */
+  errorAnswer(error: unknown, id: string | number | null): JsonRpcAnswer;
+}
+
+/**
+ * The A2A protocol (v1.0, and v0.3 through the SDK's compatibility layer) for a runtime, on the
+ * official SDK's request handler; `auth` says whether its card names the bearer scheme.
+ */
+export function createA2aService(runtime: Runtime, options: { auth: boolean; limits?: A2aLimitOptions }): A2aService {
+  const limits = resolveA2aLimits(options.limits ?? {});
+  const store = new A2aTaskStore(limits);
+  const executor = new TroupeExecutor(runtime, new TaskWatch(runtime), store);
+  const cardFor = (url: string): AgentCard => agentCardOf(runtime, { url, auth: options.auth, maxSkills: limits.maxCardSkills });
+  // The handler reads its card for the versions served and the input modes: the endpoint's URL plays no part there.
+  const handler = new DefaultRequestHandler(cardFor(''), store, executor);
+  const current = new JsonRpcTransportHandler(handler);
+  const legacy = new LegacyJsonRpcTransportHandler(handler);
+  return {
+    card: (url) => cardJson(cardFor(url)),
+    handle: async (body, headers) => {
+      const header = headers[A2A_VERSION_HEADER.toLowerCase()];
+      const requestedVersion = (Array.isArray(header) ? header[0] : header) ?? '0.3';
+      const context = new ServerCallContext({ requestedVersion });
+      try {
+        validateVersion(requestedVersion, await handler.getAgentCard(), 'JSONRPC');
+      } catch (error) {
+        return { jsonrpc: '2.0', id: idOf(body), error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
+      }
+      const transport = requestedVersion === '0.3' ? legacy : current;
+      return transport.handle(body as Record<string, unknown>, context);
+    },
+    errorAnswer: (error, id) => ({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
+  };
+}
+
+/** The id of a JSON-RPC request, when it has one a response may echo. */
+export function idOf(body: unknown): string | number | null {
+  if (typeof body !== 'object' || body === null || !('id' in body)) return null;
+  const { id } = body;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
