@@ -24,6 +24,7 @@ import { registerReadRoutes } from './readRoutes.js';
 import { pathOf } from './requestPath.js';
 import { type ServerLimitOptions, type ServerLimits, connectionsCheckingIntervalMs, resolveServerLimits } from './serverLimits.js';
 import { StreamBudget } from './streamBudget.js';
+import { registerMcpRoute } from './mcp/mcpRoute.js';
 
 /** The server's options; the limits (`ServerLimitOptions`, docs/http.md, "Limits") each have a default. */
 export interface HttpServerOptions extends ServerLimitOptions {
@@ -55,7 +56,7 @@ export interface HttpServer {
 }
 
 /** Where new work comes in: refused once the server drains. */
-const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events']);
+const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events', '/mcp']);
 
 /** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
 interface ShutdownPhase {
@@ -135,7 +136,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       done();
     });
   }
+  const mcp = registerMcpRoute(app, runtime, { redactor, logger, maxWaits: limits.maxMcpWaits });
   const endStreams = (): void => {
+    mcp.stop();
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());
