@@ -132,8 +132,11 @@ describe('troupe as an MCP server over Streamable HTTP (/mcp)', () => {
     await expect(client.readResource({ uri: 'troupe://agents/nobody/memory' })).rejects.toThrow(/nobody/);
   });
 
-  it('refuses a client without the token, and a request naming another host (DNS rebinding)', async () => {
+  it('refuses a client without the token, a request naming another host (DNS rebinding), and a GET (no standalone stream)', async () => {
     await expect(connect(served.url, 'wrong-token')).rejects.toThrow(/401|wrong bearer token/);
+    const get = await fetch(`${served.url}/mcp`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    // Stateless: no standalone event stream to open.
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
     const status = await new Promise<number>((resolve, reject) => {
       const { port } = new URL(served.url);
       const sent = request(
