@@ -23,6 +23,6 @@ export class WaitGate {
 
   /** Why a call did not wait, in words a model reads. */
   refusal(): string {
-    return `not waited: ${this.#max} calls already wait for answers (maxMcpWaits)`;
+    return `not waited: all ${this.#max} places for calls waiting for answers are taken (maxMcpWaits)`;
   }
 }
