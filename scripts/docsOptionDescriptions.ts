@@ -179,6 +179,7 @@ export const httpOptions: Record<Options<typeof ServerLimitsSchema>, string> = {
   maxStreamBufferBytes: 'bytes one event stream holds that its client has not read; past it the client is cut off',
   maxTotalStreamBufferBytes: 'bytes all event streams hold together; past it the streams holding most are cut off',
   replayBufferEvents: 'newest events kept for clients reconnecting with `Last-Event-ID`; one asking from further back gets `event: reset`',
+  maxMcpWaits: 'MCP tool calls on `/mcp` waiting for an answer at once; past it a call returns its task id at once, saying so (`await_answer` waits later)',
 };
 
 /** `connectNatsTransport`'s limits (docs/distributed.md). */

@@ -79,7 +79,7 @@ function secretKeepingIo(): Promise<ServeIo> {
 
 const io = await secretKeepingIo();
 
-/** `--mcp <file>`, for `run` and `serve` alike. */
+/** `--mcp <file>`, for `run`, `serve` and `mcp` alike. */
 function mcpOption(): Option {
   return new Option('--mcp <file>', 'give agents the tools of the MCP servers in this mcpServers JSON file (default: $TROUPE_MCP_CONFIG)');
 }
@@ -272,6 +272,28 @@ serve.action(async (options: ServeFlags) => {
       ...(options.nats === undefined
         ? {}
         : { nats: { url: options.nats, society: options.society ?? 'default', durableMailboxes: options.durableMailboxes === true } }),
+    },
+    io,
+  );
+});
+
+const mcp = program
+  .command('mcp')
+  .description('serve the society to an MCP client (desktop assistant, IDE) over stdio, with a runtime of its own, until stdin ends or SIGINT/SIGTERM')
+  .option('--drain-timeout <seconds>', 'on shutdown, how long turns in flight may finish', nonNegativeNumber('--drain-timeout'), 30);
+for (const option of dataDirOptions()) mcp.addOption(option);
+mcp.addOption(skillsOption());
+mcp.addOption(mcpOption());
+mcp.action(async (options: { dataDir?: string; memory: boolean; strictStore: boolean; skills?: string[]; mcp?: string; drainTimeout: number }) => {
+  const { mcpCommand } = await import('./mcpCommand.js');
+  process.exitCode = await mcpCommand(
+    {
+      memory: options.memory,
+      strictStore: options.strictStore,
+      drainTimeoutMs: options.drainTimeout * 1000,
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.skills === undefined ? {} : { skills: options.skills }),
+      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
     },
     io,
   );

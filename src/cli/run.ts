@@ -3,7 +3,7 @@ import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
 import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
-import { mcpServersOption } from './mcpOption.js';
+import { settingsOptions } from './mcpOption.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { counted } from './counted.js';
 import { formatTask } from './formatTask.js';
@@ -91,16 +91,12 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   try {
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
     rt = await createRuntime({
-      ...(await mcpServersOption(options.mcp, io.env)),
-      ...settings.limits,
-      memory: settings.memory,
-      skills: settings.skills,
+      ...(await settingsOptions(settings, options.mcp, io.env)),
       logger,
       model: watch.model,
       // The watch is the retry layer: the runtime adds none.
       retry: false,
       secrets,
-      dataDir: settings.dataDir,
       ...(options.record === undefined ? {} : { record: options.record }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });

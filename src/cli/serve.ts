@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
 import { Redactor, redactingLogger } from '../task/index.js';
 import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
-import { mcpServersOption } from './mcpOption.js';
+import { settingsOptions } from './mcpOption.js';
 import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
@@ -110,13 +110,9 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
     bus = options.nats === undefined ? undefined : await natsBus(options.nats, io.env, logger);
     nodes = bus === undefined ? undefined : new NodeDirectory(bus, { clock: systemClock, logger });
     const runtimeOptions = {
-      ...(await mcpServersOption(options.mcp, io.env)),
-      ...settings.limits,
-      memory: settings.memory,
-      skills: settings.skills,
+      ...(await settingsOptions(settings, options.mcp, io.env)),
       logger,
       model,
-      dataDir,
       drainTimeoutMs: options.drainTimeoutMs,
       secrets,
       ...(inspect === undefined ? {} : { inspect }),

@@ -27,6 +27,7 @@ import { type ServerLimitOptions, type ServerLimits, connectionsCheckingInterval
 import { StreamBudget } from './streamBudget.js';
 import { type A2aLimitOptions, createA2aService } from '../a2a/index.js';
 import { a2aPath, registerA2aRoutes } from './a2aRoutes.js';
+import { registerMcpRoute } from './mcp/mcpRoute.js';
 
 /** The server's options; the limits (`ServerLimitOptions`, docs/http.md, "Limits") each have a default. */
 export interface HttpServerOptions extends ServerLimitOptions {
@@ -60,7 +61,7 @@ export interface HttpServer {
 }
 
 /** Where new work comes in: refused once the server drains. */
-const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events', a2aPath]);
+const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events', a2aPath, '/mcp']);
 
 /** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
 interface ShutdownPhase {
@@ -140,7 +141,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       done();
     });
   }
+  const mcp = registerMcpRoute(app, runtime, { redactor, logger, maxWaits: limits.maxMcpWaits });
   const endStreams = (): void => {
+    mcp.stop();
     for (const end of [...open]) end();
   };
   app.addHook('preClose', async () => endStreams());

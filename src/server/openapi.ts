@@ -194,6 +194,16 @@ const routes: readonly RouteDoc[] = [
     errors: [400, 401, 429, 503],
   },
   {
+    method: 'post',
+    path: '/mcp',
+    operationId: 'mcp',
+    summary:
+      'The society as an MCP server (Streamable HTTP, stateless: no session id): one JSON-RPC message per request, answered as JSON or as an event stream while a tool call works (docs/mcp-server.md); the MCP SDK answers protocol errors in JSON-RPC',
+    body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string().optional() }),
+    reply: { status: 200, schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
+    errors: [400, 401, 413, 415, 503],
+  },
+  {
     method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',

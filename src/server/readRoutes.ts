@@ -44,7 +44,7 @@ function receivedByUser(log: readonly Task[], inbox: readonly Task[], taskId: st
  * survive restarts, topped up with the inbox's newest; a memory-only runtime answers from the
  * user's inbox alone (bounded by its `inboxLimit`), where an unknown task is just empty.
  */
-function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): MessagesReply {
+export function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): MessagesReply {
   const log = runtime.messageLog(taskId);
   const page = (tasks: readonly Task[], source: 'store' | 'memory'): MessagesReply => ({
     taskId,
@@ -67,7 +67,7 @@ function messagesOf(runtime: Runtime, taskId: string, query: MessagesQuery): Mes
 }
 
 /** The agent as it is, or a copy with its role's name redacted; each name is redacted once a page, however many agents share it. */
-function safeRoleNames(redactor: Redactor): <View extends { readonly roleName: string }>(view: View) => View {
+export function safeRoleNames(redactor: Redactor): <View extends { readonly roleName: string }>(view: View) => View {
   const names = new Map<string, string>();
   return (view) => {
     let name = names.get(view.roleName);

@@ -31,6 +31,8 @@ export const ServerLimitsSchema = z
     maxTotalStreamBufferBytes: positive().default(64 * MiB),
     /** Newest events kept for clients that reconnect with `Last-Event-ID`; one further back is told `event: reset`. */
     replayBufferEvents: positive().default(1000),
+    /** MCP tool calls (`/mcp`) waiting for an answer at once; past it a call returns its task id at once instead of waiting. */
+    maxMcpWaits: positive().default(100),
   })
   .refine((limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs, {
     message: 'headersTimeoutMs must not exceed requestTimeoutMs (the headers are part of the request)',
