@@ -64,7 +64,7 @@ export type {
   TurnPrompt,
 } from './runtime/agent/interceptors/interceptor.js';
 export { modelGuardrail, type Guardrail, type GuardrailVerdict } from './runtime/agent/interceptors/guardrail.js';
-export type { TracingOptions } from './runtime/agent/tracing.js';
+export type { TracingOptions } from './runtime/index.js';
 export type { TraceCarrier } from './traceContext.js';
 export {
   EventBus,
