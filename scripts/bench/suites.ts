@@ -19,6 +19,7 @@ import { routingSuite } from './routing.js';
 import { sessionLanes } from './sessionLanes.js';
 import { skillMatch } from './skillMatch.js';
 import { spawnSuite } from './spawn.js';
+import { tracingSuite } from './tracing.js';
 
 /** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
 export type SuiteNeed = 'nats-server' | 'hnswlib-node';
@@ -52,4 +53,5 @@ export const suites: readonly Suite[] = [
   { name: 'MCP tool call', run: mcpCall },
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
+  { name: 'OpenTelemetry tracing', run: tracingSuite },
 ];
