@@ -6,6 +6,7 @@ import { OpenAIModel } from '../../src/llm/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { MemoryLogger, type OpenAICompatibleServer, ScriptedModel, sequentialIds, startOpenAICompatibleServer } from '../../src/testing.js';
 import { defineTool } from '../../src/tools/index.js';
+import { stdioFixture } from '../support/mcpFixture.js';
 
 // The spans a runtime makes, seen by the SDK's in-memory exporter through a provider given to
 // the runtime (nothing global is registered: test files share their worker's globals).
@@ -141,6 +142,28 @@ describe('OpenTelemetry spans of a society (GenAI semantic conventions)', () => 
       'gen_ai.tool.call.arguments': '{"key":"[REDACTED]"}',
       'gen_ai.tool.call.result': 'the vault says [REDACTED] and [REDACTED]',
     });
+  });
+
+  it("an MCP server's tool call: the MCP client span (tools/call) under its execute_tool span", async () => {
+    const { finished, provider } = tracer();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'calc__add', arguments: { a: 1, b: 2 } }] }, { text: 'three' }]);
+    const rt = await createRuntime({
+      model,
+      mcpServers: { calc: stdioFixture('stdioServer') },
+      logger: new MemoryLogger(),
+      tracing: { tracerProvider: provider },
+    });
+    expect((await rt.waitForAnswer(await rt.submit('add 1 and 2'), { timeoutMs: 20_000 })).status).toBe('completed');
+    await rt.shutdown();
+    const spans = await finished();
+    const tool = one(spans, 'execute_tool calc__add');
+    const mcp = one(spans, 'tools/call add');
+    expect(mcp).toMatchObject({
+      kind: SpanKind.CLIENT,
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add', 'troupe.mcp.server': 'calc' },
+    });
+    expect(parentOf(mcp)).toBe(tool.spanContext().spanId);
+    expect(mcp.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 
   it('refuses a tracing option that is not one, naming it', async () => {
