@@ -53,12 +53,13 @@ export async function tracingSuite(): Promise<Row[]> {
     const off = median(samples.off.wall);
     const row = (side: Exclude<Side, 'off'>, what: string, goal: string): Row => {
       const on = median(samples[side].wall);
+      const cpu = median(samples[side].cpu) / median(samples.off.cpu);
       return {
         benchmark: `ReAct step traced, ${what} (per model call)`,
         troupe: duration(on / 1000),
         raw: duration(off / 1000),
         ratio: on / off,
-        notes: `tracing on against off in one process, rounds alternated (goal ≤ ${goal}); medians of ${schedule.rounds} rounds after ${schedule.warmup} warm-up`,
+        notes: `tracing on against off in one process, rounds alternated (goal ≤ ${goal}); process CPU ${cpu.toFixed(2)}×; medians of ${schedule.rounds} rounds after ${schedule.warmup} warm-up`,
       };
     };
     return [row('dropped', 'spans batched to a no-op exporter', '1.05×'), row('memory', "spans to the SDK's in-memory exporter", '1.2×')];
