@@ -1,4 +1,5 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -164,6 +165,36 @@ describe('OpenTelemetry spans of a society (GenAI semantic conventions)', () => 
     });
     expect(parentOf(mcp)).toBe(tool.spanContext().spanId);
     expect(mcp.status.code).not.toBe(SpanStatusCode.ERROR);
+  });
+
+  it("with a context manager: a run submitted inside the caller's span joins its trace, and a tool runs with its call's span active", async () => {
+    // Registered for this test only, and taken away after it: test files share their worker's globals.
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const { finished, provider } = tracer();
+      let activeInTool: string | undefined;
+      const probe = defineTool({
+        name: 'probe',
+        description: 'Notes the active span.',
+        parameters: z.object({}),
+        execute: () => {
+          activeInTool = trace.getActiveSpan()?.spanContext().spanId;
+          return Promise.resolve({ content: 'noted' });
+        },
+      });
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'probe', arguments: {} }] }, { text: 'done' }]);
+      const rt = await createRuntime({ model, tools: [probe], logger: new MemoryLogger(), tracing: { tracerProvider: provider } });
+      const request = provider.getTracer('the-app').startSpan('handle request');
+      const taskId = await context.with(trace.setSpan(context.active(), request), () => rt.submit('probe it'));
+      expect((await rt.waitForAnswer(taskId, { timeoutMs: 10_000 })).status).toBe('completed');
+      request.end();
+      await rt.shutdown();
+      const spans = await finished();
+      expect(parentOf(one(spans, 'invoke_agent root'))).toBe(request.spanContext().spanId);
+      expect(activeInTool).toBe(one(spans, 'execute_tool probe').spanContext().spanId);
+    } finally {
+      context.disable();
+    }
   });
 
   it('refuses a tracing option that is not one, naming it', async () => {
