@@ -66,6 +66,8 @@ export type {
   TurnPrompt,
 } from './runtime/agent/interceptors/interceptor.js';
 export { modelGuardrail, type Guardrail, type GuardrailVerdict } from './runtime/agent/interceptors/guardrail.js';
+export type { TracingOptions } from './runtime/index.js';
+export type { TraceCarrier } from './traceContext.js';
 export {
   EventBus,
   InProcessTransport,

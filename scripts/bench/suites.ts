@@ -21,6 +21,7 @@ import { routingSuite } from './routing.js';
 import { sessionLanes } from './sessionLanes.js';
 import { skillMatch } from './skillMatch.js';
 import { spawnSuite } from './spawn.js';
+import { tracingSuite } from './tracing.js';
 
 /** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
 export type SuiteNeed = 'nats-server' | 'hnswlib-node';
@@ -56,4 +57,5 @@ export const suites: readonly Suite[] = [
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
   { name: 'A2A round trip', run: a2aRoundTrip },
+  { name: 'OpenTelemetry tracing', run: tracingSuite },
 ];

@@ -23,6 +23,7 @@ import { registerAgentsCommand } from './agentsCommand.js';
 import { registerToolsCommand } from './toolsCommand.js';
 import { registerSkillsCommand } from './skillsCommand.js';
 import { registerApprovalsCommands } from './approvalsCommand.js';
+import { otelFlags, otelOptions } from './traceExport.js';
 
 function positiveNumber(name: string) {
   return (value: string): number => {
@@ -106,6 +107,8 @@ interface InspectFlagsGiven {
   inspect?: true;
   inspectPort?: number;
   inspectWs?: string;
+  otel?: boolean;
+  otelContent?: boolean;
 }
 
 /** The inspector the flags ask for: a WebSocket URL, or the relay's port (8080 unless given). */
@@ -140,7 +143,7 @@ const run = program
   .argument('<requirement>', 'what you want done')
   .option('-t, --timeout <seconds>', 'give up after this many seconds', positiveNumber('--timeout'), 300)
   .option('--session <id>', 'continue this session (with a data dir, the root remembers it); the run prints its session id', sessionId);
-for (const option of inspectOptions()) run.addOption(option);
+for (const option of [...inspectOptions(), ...otelOptions()]) run.addOption(option);
 run
   .option('-v, --verbose', "also print the model's streamed text", false)
   .option('--json', 'print every Task as one JSON line (NDJSON) on stdout', false)
@@ -185,6 +188,7 @@ run.action(
         ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
         ...(options.record === undefined ? {} : { record: options.record }),
         ...inspectFlags(options),
+        ...otelFlags(options),
       },
       io,
     );
@@ -232,7 +236,7 @@ for (const option of dataDirOptions()) serve.addOption(option);
 serve.addOption(skillsOption());
 serve.addOption(mcpOption());
 // The relay lives as long as the service: it is inspectable while it runs.
-for (const option of inspectOptions()) serve.addOption(option);
+for (const option of [...inspectOptions(), ...otelOptions()]) serve.addOption(option);
 interface ServeFlags extends InspectFlagsGiven {
   cors?: string[];
   port: number;
@@ -269,6 +273,7 @@ serve.action(async (options: ServeFlags) => {
       corsOrigins: options.cors ?? [],
       console: options.console,
       ...inspectFlags(options),
+      ...otelFlags(options),
       ...(options.nats === undefined
         ? {}
         : { nats: { url: options.nats, society: options.society ?? 'default', durableMailboxes: options.durableMailboxes === true } }),

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { randomIds } from '../ids.js';
 import { societyName } from './natsArguments.js';
 import type { NodeIo } from './nodeProcess.js';
+import { otelFlags, otelOptions } from './traceExport.js';
 
 /** The default interval of a node's announcements (`--heartbeat`). */
 const defaultHeartbeatSeconds = 5;
@@ -25,6 +26,8 @@ interface NodeFlags {
   name?: string;
   heartbeat: number;
   durableMailboxes?: boolean;
+  otel?: boolean;
+  otelContent?: boolean;
 }
 
 export function registerNodeCommand(program: Command, io: NodeIo): void {
@@ -37,6 +40,7 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
     .option('--name <id>', "this node's id on the bus (default: node-<random>)")
     .option('--heartbeat <seconds>', 'how often the node announces itself to the owner', heartbeatSeconds, defaultHeartbeatSeconds)
     .option('--durable-mailboxes', "read the agents' Tasks from JetStream mailboxes (the owner's --durable-mailboxes)");
+  for (const option of otelOptions()) node.addOption(option);
   node.action(async (flags: NodeFlags) => {
     // Loaded when the command runs: the node's runtime and NATS client are not `troupe --help`'s to load.
     const [{ NodeAnnouncementSchema }, { nodeCommand }] = await Promise.all([import('../bus/nodeAnnouncement.js'), import('./nodeProcess.js')]);
@@ -54,6 +58,6 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
       return;
     }
     const durableMailboxes = flags.durableMailboxes === true;
-    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, durableMailboxes, announcement: checked.data }, io);
+    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, durableMailboxes, announcement: checked.data, ...otelFlags(flags) }, io);
   });
 }

@@ -11,8 +11,9 @@ import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { natsUrlSecrets } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
 import { onStopSignals } from './stopSignals.js';
+import { type OtelFlags, type TraceExport, openTraceExport } from './traceExport.js';
 
-export interface NodeOptions {
+export interface NodeOptions extends OtelFlags {
   readonly nats: string;
   readonly society: string;
   /** `--durable-mailboxes`: read agents' Tasks from JetStream, as the owner placing them asks. */
@@ -42,7 +43,9 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   let bus: EventBus | undefined;
   let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
   let host: NodeHost;
+  let traces: TraceExport | undefined;
   try {
+    traces = await openTraceExport(options, io.env, 'troupe node');
     const login = readNatsLogin(io.env);
     transport = await connectNatsTransport({
       ...login,
@@ -54,9 +57,11 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
     });
     bus = new EventBus({ transport, logger });
     const { node, roles } = announcement;
-    host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets });
+    const tracing = traces === undefined ? {} : { tracing: traces.tracing };
+    host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets, ...tracing });
   } catch (error) {
     await bus?.close();
+    await traces?.close();
     logger.error({ error: describeError(error) }, 'the node could not start');
     return exitCodeOf(error);
   }
@@ -84,6 +89,7 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   say(NodeActions.leave);
   await transport.flush();
   await bus.close();
+  await traces?.close();
   logger.info({ signal, node: announcement.node, stoppedAgents: hosted }, 'troupe node stopped');
   return ExitCode.ok;
 }

@@ -14,8 +14,9 @@ import { createRunLogger } from './runLogger.js';
 import { StatusLine } from './statusLine.js';
 import { refuseDamagedStore } from './strictStore.js';
 import { type RunApprovalMode, RunApprovals } from './runApprovals.js';
+import { type OtelFlags, type TraceExport, openTraceExport } from './traceExport.js';
 
-export interface RunOptions extends InspectFlags {
+export interface RunOptions extends InspectFlags, OtelFlags {
   readonly timeoutSeconds: number;
   /** `--session`: continue this session; absent, the run starts a new one. */
   readonly sessionId?: string;
@@ -88,8 +89,10 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   // Metered under the retry layer, so every attempt counts as a call.
   const model = new MeteredModel(settings.model);
   const watch = new ModelWatch(model, { logger, onRetry: (notice) => status?.notice(redactor.text(describeRetry(notice))) });
+  let traces: TraceExport | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
+    traces = await openTraceExport(options, io.env, 'troupe run');
     rt = await createRuntime({
       ...(await settingsOptions(settings, options.mcp, io.env)),
       logger,
@@ -99,11 +102,14 @@ export async function runRequirement(requirement: string, options: RunOptions, i
       secrets,
       ...(options.record === undefined ? {} : { record: options.record }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
+      ...(traces === undefined ? {} : { tracing: traces.tracing }),
     });
   } catch (error) {
     await inspector?.close();
+    await traces?.close();
     return reportFailure(io, error, `the runtime could not start (data dir ${settings.dataDir ?? 'memory only'})`);
   }
+  if (traces !== undefined) io.stderr.write(`troupe: exporting traces to ${traces.url}\n`);
   io.stderr.write(
     rt.model.scripted
       ? `troupe: no OPENAI_API_KEY or OPENAI_BASE_URL set: using the ${rt.model.name} model, whose answers are scripted, not thought\n`
@@ -121,6 +127,8 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   // The relay stayed up for the whole run; a page still open stops receiving from here on.
   if (options.inspectPort !== undefined) io.stderr.write('troupe: the run has ended; closing the inspector relay\n');
   await inspector?.close();
+  // The last spans (the turn that answered) are still batched: they leave before the process does.
+  await traces?.close();
   return exitCode;
 }
 

@@ -12,13 +12,14 @@ import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeS
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { type InspectFlags, type OpenedInspector, openInspector } from './inspector.js';
+import { type OtelFlags, type TraceExport, openTraceExport } from './traceExport.js';
 import { listenHint } from './listenHint.js';
 import { type ServeConsole, startConsole } from './serveConsole.js';
 import { createServeLogger } from './serveLogger.js';
 import { refuseDamagedStore } from './strictStore.js';
 import { type StopSignal, onStopSignals } from './stopSignals.js';
 
-export interface ServeOptions extends InspectFlags {
+export interface ServeOptions extends InspectFlags, OtelFlags {
   readonly port: number;
   readonly host: string;
   /** `--data-dir`; see `resolveDataDir` for the default. */
@@ -81,11 +82,15 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   if (inspector?.pageUrl !== undefined)
     logger.info({ url: inspector.pageUrl }, 'inspector relay listening: open it to watch every actor in the Stately inspector');
   else if (inspector !== undefined) logger.info({ url: options.inspectUrl }, 'sending actor inspection events to the inspector');
+  let traces: TraceExport | undefined;
   try {
-    return await serveRuntime(options, io, { settings, secrets, logger, inspect: inspector?.inspect });
+    traces = await openTraceExport(options, io.env, 'troupe serve');
+    if (traces !== undefined) logger.info({ url: traces.url }, 'exporting traces');
+    return await serveRuntime(options, io, { settings, secrets, logger, inspect: inspector?.inspect, tracing: traces?.tracing });
   } finally {
     // The inspector lives as long as the service; a page still open stops receiving from here on.
     await inspector?.close();
+    await traces?.close();
   }
 }
 
@@ -95,10 +100,11 @@ interface ServeContext {
   readonly secrets: readonly string[];
   readonly logger: Logger;
   readonly inspect: OpenedInspector['inspect'] | undefined;
+  readonly tracing: TraceExport['tracing'] | undefined;
 }
 
 /** The runtime, its HTTP API and console, from start to the end of the graceful shutdown; resolves to the exit code. */
-async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secrets, logger, inspect }: ServeContext): Promise<ExitCode> {
+async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secrets, logger, inspect, tracing }: ServeContext): Promise<ExitCode> {
   const { dataDir } = settings;
   const model = options.model ?? settings.model;
   let rt: Runtime;
@@ -116,6 +122,7 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
       drainTimeoutMs: options.drainTimeoutMs,
       secrets,
       ...(inspect === undefined ? {} : { inspect }),
+      ...(tracing === undefined ? {} : { tracing }),
     };
     rt = await createRuntime(bus === undefined || nodes === undefined ? runtimeOptions : { ...runtimeOptions, bus, nodes: { directory: nodes } });
   } catch (error) {

@@ -4,6 +4,8 @@ export interface CollectedReply {
   readonly message: AssistantMessage;
   readonly finishReason: string;
   readonly usage: TokenUsage | undefined;
+  /** The model the provider says answered, when it says. */
+  readonly model?: string;
 }
 
 /**
@@ -19,6 +21,7 @@ export async function collectReply(
   let content = '';
   let finishReason = 'stop';
   let usage: TokenUsage | undefined;
+  let model: string | undefined;
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   for await (const delta of stream) {
     switch (delta.type) {
@@ -42,6 +45,7 @@ export async function collectReply(
       case 'finish':
         if (delta.reason !== usageOnlyReason) finishReason = delta.reason;
         usage = delta.usage ?? usage;
+        model = delta.model ?? model;
         break;
       default: {
         const never: never = delta;
@@ -52,5 +56,6 @@ export async function collectReply(
   const toolCalls: ToolCall[] = [...calls.entries()]
     .sort(([a], [b]) => a - b)
     .map(([index, call]) => ({ id: call.id === '' ? `call_${index}` : call.id, name: call.name, arguments: call.arguments }));
-  return { message: { role: 'assistant', content, toolCalls }, finishReason, usage };
+  const message: AssistantMessage = { role: 'assistant', content, toolCalls };
+  return model === undefined ? { message, finishReason, usage } : { message, finishReason, usage, model };
 }

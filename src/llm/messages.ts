@@ -25,6 +25,7 @@ export type ChatDelta =
   /** A fragment of tool call `index`: the first carries id and name, later ones more arguments. */
   | { readonly type: 'tool_call'; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments?: string }
   /** The reply is complete; a finish whose reason is `usageOnlyReason` only reports token usage, sent after the real one. */
-  | { readonly type: 'finish'; readonly reason: string; readonly usage?: TokenUsage }
+  /** `model`: the model the provider says answered (it may differ from the one asked for). */
+  | { readonly type: 'finish'; readonly reason: string; readonly usage?: TokenUsage; readonly model?: string }
   /** The stream failed and is being retried from the start: drop what arrived so far. */
   | { readonly type: 'restart'; readonly attempt: number };

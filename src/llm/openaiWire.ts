@@ -83,7 +83,8 @@ export function chunkToDeltas(chunk: ChatCompletionChunk): ChatDelta[] {
         ...(call.function?.arguments === undefined ? {} : { arguments: call.function.arguments }),
       });
     }
-    if (choice.finish_reason !== null) deltas.push({ type: 'finish', reason: choice.finish_reason });
+    if (choice.finish_reason !== null)
+      deltas.push({ type: 'finish', reason: choice.finish_reason, ...(typeof chunk.model === 'string' && chunk.model !== '' ? { model: chunk.model } : {}) });
   }
   if (chunk.usage !== undefined && chunk.usage !== null) {
     deltas.push({

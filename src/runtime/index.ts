@@ -3,6 +3,7 @@ export { replayRuntime, type Replay, type ReplayOptions, type ReplayReport } fro
 export type { RecordOption } from '../replay/index.js';
 export { societyOf, type SocietyView } from './societyView.js';
 export type { RuntimeOptions } from './runtimeOptions.js';
+export type { TracingOptions } from './agent/tracing.js';
 export type { HandoffFilter, HandoffInfo } from './agent/handoffDesk.js';
 export type { AgentView } from './views/agentViews.js';
 export type { RuntimeGauges } from './views/runtimeGauges.js';

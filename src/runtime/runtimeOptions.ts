@@ -14,6 +14,7 @@ import type { HandoffFilter } from './agent/handoffDesk.js';
 import type { Guardrail } from './agent/interceptors/guardrail.js';
 import type { Interceptor } from './agent/interceptors/interceptor.js';
 import type { RecordOption } from '../replay/index.js';
+import type { TracingOptions } from './agent/tracing.js';
 
 /** Everything a runtime is made from; the library reads no environment (see `modelFromEnv` for that). */
 export interface RuntimeOptions extends RuntimeConfigInput {
@@ -101,6 +102,13 @@ export interface RuntimeOptions extends RuntimeConfigInput {
    * default): past it, model and tool calls are refused (`recording_limit`).
    */
   record?: RecordOption;
+  /**
+   * OpenTelemetry traces of the agents' work (docs/observability.md#traces): a span per turn, model
+   * call and tool call, after the GenAI semantic conventions. Through the global tracer provider
+   * unless `tracerProvider` is given, so nothing is recorded until an SDK is registered; prompts,
+   * replies and tool arguments and results go on spans only with `content: true`, redacted first.
+   */
+  tracing?: TracingOptions;
 }
 
 export const rootPrompt = [

@@ -3,6 +3,7 @@ import { type SkillLimits, SkillLimitsSchema } from '../skills/index.js';
 import { parseOrThrow } from '../task/index.js';
 import { GuardrailsSchema } from './agent/interceptors/guardrail.js';
 import { InterceptorsSchema } from './agent/interceptors/interceptor.js';
+import { TracingOptionsSchema } from './agent/tracing.js';
 import { type RuntimeConfig, RuntimeConfigSchema } from './config/config.js';
 import { type MemorySettings, memorySettings as memorySettingsOf } from './memory/memoryOptions.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
@@ -34,11 +35,13 @@ export function runtimeSettings(options: RuntimeOptions): {
     skillLimits,
     interceptors,
     guardrails,
+    tracing,
     ...settings
   } = options;
   // The hooks themselves reach the agents as given; here they are only checked.
   parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
   parseOrThrow(GuardrailsSchema, guardrails ?? [], 'guardrails');
+  parseOrThrow(TracingOptionsSchema, tracing ?? {}, 'tracing');
   return {
     config: parseOrThrow(RuntimeConfigSchema, settings),
     memorySettings: memorySettingsOf(memory),

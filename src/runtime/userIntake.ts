@@ -1,3 +1,4 @@
+import { activeCarrier, carrierFields } from '../traceContext.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import { AgentIdSchema, createTask, parseOrThrow } from '../task/index.js';
@@ -39,7 +40,10 @@ export class UserIntake {
     requireOpen();
     const target = parseOrThrow(AgentIdSchema, to, 'agentId');
     const body = parseOrThrow(this.#textSchema, text, 'text');
-    const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId }, { ids, clock });
+    // Submitted inside a span of the caller's (with a context manager registered), the work joins its trace.
+    const trace = activeCarrier();
+    const metadata = trace === undefined ? {} : { metadata: carrierFields(trace) };
+    const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId, ...metadata }, { ids, clock });
     // The user endpoint's machine says whether it takes this input (open, not addressed to the user).
     user.check(task);
     // Unknown, terminated, unreachable on its node, or draining (it has let go of its inbox: a Task sent now would never be answered).

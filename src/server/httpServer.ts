@@ -63,6 +63,18 @@ export interface HttpServer {
 /** Where new work comes in: refused once the server drains. */
 const intakePaths: ReadonlySet<string> = new Set(['/api/submit', '/api/send', '/api/events', a2aPath, '/mcp']);
 
+/** `/health`, and `/ready`: whether the runtime takes work, and how far a restart's restore has got. */
+function registerHealthRoutes(app: FastifyInstance, runtime: Runtime, phase: ShutdownPhase): void {
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_, reply) => {
+    const running = runtime.state === 'running' && !phase.draining;
+    const { done, agents, restored, tasks } = runtime.restoreState();
+    // The server may drain a step before the runtime does: it says so rather than `running`.
+    const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
+    return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
+  });
+}
+
 /** How far a shutdown has gone: `draining` refuses intake, `closing` every request. */
 interface ShutdownPhase {
   closing: boolean;
@@ -169,14 +181,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   });
   const a2a = createA2aService(runtime, { auth: token !== undefined, ...(options.a2a === undefined ? {} : { limits: options.a2a }) });
   registerA2aRoutes(app, { service: a2a, logger, budget, clientOf, open });
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_, reply) => {
-    const running = runtime.state === 'running' && !phase.draining;
-    const { done, agents, restored, tasks } = runtime.restoreState();
-    // The server may drain a step before the runtime does: it says so rather than `running`.
-    const state = phase.draining && runtime.state === 'running' ? 'draining' : running && !done ? 'restoring' : runtime.state;
-    return reply.status(running && done ? 200 : 503).send({ ready: running && done, state, ...(done ? {} : { restore: { agents, restored, tasks } }) });
-  });
+  registerHealthRoutes(app, runtime, phase);
   const document = openApiDocument(troupeVersion());
   app.get('/openapi.json', async () => document);
   answerOtherMethods();

@@ -59,7 +59,7 @@ const delegateTaskTool = defineTool({
   timeoutMs: 3_600_000 + 1_000,
   // The delegate may use any tool it has, so nothing narrower than the defaults can be promised.
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
-  execute: async (args, { agentId, society, task, signal, toolCallId }) => {
+  execute: async (args, { agentId, society, task, signal, toolCallId, trace }) => {
     let to = args.agentId;
     let routing: Record<string, JsonValue> = {};
     if (args.role !== undefined) {
@@ -81,6 +81,7 @@ const delegateTaskTool = defineTool({
       timeoutMs: args.timeoutSeconds === undefined ? defaultDelegateTimeoutMs : args.timeoutSeconds * 1000,
       signal,
       metadata: routing,
+      trace,
     });
     return jsonResult({
       ...routing,
@@ -100,8 +101,8 @@ const sendMessageTool = defineTool({
     text: z.string().min(1),
   }),
   annotations: { destructive: false, openWorld: false },
-  execute: (args, { agentId, society, task }) => {
-    const sent = sendMessage(society, { from: agentId, to: args.to, text: args.text, parentTask: task });
+  execute: (args, { agentId, society, task, trace }) => {
+    const sent = sendMessage(society, { from: agentId, to: args.to, text: args.text, parentTask: task, trace });
     return Promise.resolve(jsonResult({ messageId: sent.id, to: args.to }));
   },
 });

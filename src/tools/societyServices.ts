@@ -1,4 +1,5 @@
 import { TroupeError } from '../errors.js';
+import { type TraceCarrier, carrierFields } from '../traceContext.js';
 import { Actions, type Task, type TaskMetadata, createTask } from '../task/index.js';
 import type { RoutedWork, SocietyPort, WorkRequest } from './societyPort.js';
 
@@ -19,7 +20,10 @@ export interface RecordedPlan {
 }
 
 /** Sends `text` to `to` (an agent or `user`) without waiting; returns the Task sent. */
-export function sendMessage(society: SocietyPort, input: { from: string; to: string; text: string; parentTask: Task | null }): Task {
+export function sendMessage(
+  society: SocietyPort,
+  input: { from: string; to: string; text: string; parentTask: Task | null; trace?: TraceCarrier | undefined },
+): Task {
   if (input.to !== 'user') society.requireLive(input.to);
   const task = createTask(
     {
@@ -29,6 +33,7 @@ export function sendMessage(society: SocietyPort, input: { from: string; to: str
       parameters: { text: input.text },
       parentId: input.parentTask?.id ?? null,
       sessionId: input.parentTask?.sessionId,
+      ...(input.trace === undefined ? {} : { metadata: carrierFields(input.trace) }),
     },
     society,
   );
@@ -36,10 +41,23 @@ export function sendMessage(society: SocietyPort, input: { from: string; to: str
   return task;
 }
 
-/** Sends `text` to `to` as work and resolves with its final reply (or rejects on timeout or abort); `metadata` goes with the work (why it went there). */
+/**
+ * Sends `text` to `to` as work and resolves with its final reply (or rejects on timeout or abort);
+ * `metadata` goes with the work (why it went there), and so does `trace`, the delegating call's
+ * trace context, so the delegate's turn joins the trace wherever it runs.
+ */
 export function delegateTask(
   society: SocietyPort,
-  input: { from: string; to: string; text: string; parentTask: Task; timeoutMs: number; signal: AbortSignal; metadata?: TaskMetadata },
+  input: {
+    from: string;
+    to: string;
+    text: string;
+    parentTask: Task;
+    timeoutMs: number;
+    signal: AbortSignal;
+    metadata?: TaskMetadata;
+    trace?: TraceCarrier | undefined;
+  },
 ): Promise<Task> {
   if (input.to === input.from) return Promise.reject(new TroupeError('invalid_input', 'an agent cannot delegate to itself'));
   try {
@@ -55,7 +73,7 @@ export function delegateTask(
       parameters: { text: input.text },
       parentId: input.parentTask.id,
       sessionId: input.parentTask.sessionId,
-      ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+      ...(input.metadata === undefined && input.trace === undefined ? {} : { metadata: { ...input.metadata, ...carrierFields(input.trace) } }),
     },
     society,
   );

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '../traceContext.js';
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { JsonValueSchema, type JsonValue, type Task } from '../task/index.js';
@@ -46,6 +47,8 @@ export interface ToolContext {
   /** Aborted when the calling agent is terminated or the tool times out. */
   readonly signal: AbortSignal;
   readonly society: SocietyPort;
+  /** The W3C trace context of this call's span when the runtime traces (docs/observability.md): work the tool sends on carries it, to join the trace. */
+  readonly trace?: TraceCarrier;
 }
 
 /** What decides whether a call needs a person's approval: the caller and its Task, besides the call's arguments. */

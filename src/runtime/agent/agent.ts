@@ -27,6 +27,7 @@ import type { HandoffDesk } from './handoffDesk.js';
 import type { InterceptorChain } from './interceptors/interceptorChain.js';
 import type { ApprovalDesk } from '../approvals/approvalDesk.js';
 import type { RunTape } from '../../replay/index.js';
+import type { Tracing } from './tracing.js';
 
 /** What every agent of a runtime shares. */
 export interface AgentEnvironment {
@@ -60,6 +61,8 @@ export interface AgentEnvironment {
   readonly interceptors: InterceptorChain;
   /** Where tool calls that need a person's approval wait for it. */
   readonly approvals: ApprovalDesk;
+  /** How its turns are traced (OpenTelemetry spans; no-ops unless an SDK or a provider is given). */
+  readonly tracing: Tracing;
   /** Where a recorded run notes its other non-deterministic inputs (a person's decisions) and its replay takes them back (see RunTape). */
   readonly tape?: RunTape;
 }

@@ -18,6 +18,7 @@ import { passApproval } from './approvalGate.js';
 import { type PauseHooks, StepApprovals } from './stepPause.js';
 import { TurnBudget } from './turnBudget.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
+import { type ChatTrace, TurnTrace } from './turnTrace.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -37,6 +38,8 @@ interface TurnState {
   thinking: ThinkingStream | null;
   /** What pauses the lane while calls of a step (of this many calls) wait for a person's approval. */
   readonly approvalsOf: (calls: number) => StepApprovals;
+  /** The turn's spans (no-ops while nothing traces). */
+  readonly trace: TurnTrace;
 }
 
 /**
@@ -62,18 +65,26 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   let reply: CollectedReply;
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
+  let chat: ChatTrace | undefined;
   try {
     const messages = await modelRequest(agent, input.task, context.request(warning), signal);
+    const started = turn.trace.chat(model.name, messages);
+    chat = started;
     const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
-    reply = await collectReply(
-      stream,
-      (text) => thinking.push(text),
-      (attempt) => thinking.restart(attempt),
+    reply = await started.run(() =>
+      collectReply(
+        stream,
+        (text) => thinking.push(text),
+        (attempt) => thinking.restart(attempt),
+      ),
     );
   } catch (error) {
     // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
-    throw toModelError(error, model.name, signal);
+    const failure = toModelError(error, model.name, signal);
+    chat?.failed(failure);
+    throw failure;
   }
+  chat.ended(reply);
   thinking.end();
   signal.throwIfAborted();
 
@@ -150,15 +161,29 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     (result: ToolResult): void => {
       if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
     };
-  const stepCall = (call: ToolCall): Promise<void> =>
-    toolCallToRun(agent, task, call, signal)
+  const stepCall = (call: ToolCall): Promise<void> => {
+    const traced = turn.trace.tool(call, env.tools.get(call.name)?.source);
+    const traceContext = traced.carrier === undefined ? context : { ...context, trace: traced.carrier };
+    return toolCallToRun(agent, task, call, signal)
       .then((decided) => ('refused' in decided ? decided : passApproval(agent, task, decided.run, signal, approvals)))
       .then((gate) =>
-        'refused' in gate ? gate.refused : runToolCall(gate.run, context, options).then((result) => (gate.edited ? ranEdited(gate.run, result) : result)),
+        'refused' in gate
+          ? gate.refused
+          : traced.run(() => runToolCall(gate.run, traceContext, options)).then((result) => (gate.edited ? ranEdited(gate.run, result) : result)),
       )
       .then((result) => toolResultToKeep(agent, task, call, result, signal))
       .then((result) => keepToolResult(agent, task, call, result))
-      .then(feedBack(call));
+      .then(
+        (result) => {
+          traced.ended(result);
+          feedBack(call)(result);
+        },
+        (error: unknown) => {
+          traced.failed(error);
+          throw error;
+        },
+      );
+  };
   await Promise.all(
     calls
       .map((call, i): Promise<void> => {
@@ -237,9 +262,11 @@ function budgetAndPause(
 }
 
 /** A turn's state as it starts, its steps pausing the lane through `pause` while calls wait for approval. */
-function newTurnState(agent: Agent, sessionId: string, pause: PauseHooks): TurnState {
+function newTurnState(agent: Agent, task: Task, pause: PauseHooks): TurnState {
+  const model = agent.settings.model?.name;
   return {
-    context: agent.context(sessionId),
+    trace: new TurnTrace(agent.env.tracing, { id: agent.id, role: agent.role.name, model }, task),
+    context: agent.context(task.sessionId),
     pending: [],
     overCap: new Set(),
     calls: new Map(),
@@ -277,6 +304,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   let over = false;
   const end = (event: TurnEvent): void => {
     over = true;
+    turn.trace.ended(event);
     report(event);
   };
   const { sessionId } = input.task;
@@ -286,7 +314,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     controller.abort(error);
     end({ type: 'turn.failed', sessionId, error });
   });
-  const turn = newTurnState(agent, sessionId, pause);
+  const turn = newTurnState(agent, input.task, pause);
   // What the last step that changed the world wrote (its results, and everything before): durable
   // before the next tool runs, its commit overlapping the model call in between rather than adding
   // to it. Null after a step whose tools were all read-only or idempotent: its records wait for the
@@ -355,6 +383,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   })();
   return () => {
     budget.clear();
+    turn.trace.close();
     if (!over) controller.abort(turnLeft);
   };
 }

@@ -1,5 +1,6 @@
 import { type Guardrail, GuardrailsSchema } from '../agent/interceptors/guardrail.js';
 import { type Interceptor, InterceptorsSchema } from '../agent/interceptors/interceptor.js';
+import { type TracingOptions, TracingOptionsSchema } from '../agent/tracing.js';
 import type { Subscription } from 'rxjs';
 import { type EventBus, ownerAgentId } from '../../bus/index.js';
 import { type Clock, systemClock } from '../../clock.js';
@@ -50,6 +51,8 @@ export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   readonly interceptors?: readonly Interceptor[];
   /** The guardrails its agents' turns run (as `createRuntime({ guardrails })`). */
   readonly guardrails?: readonly Guardrail[];
+  /** How its agents' turns are traced (as `createRuntime({ tracing })`): a node's spans join the owner's traces through the Tasks it is sent. */
+  readonly tracing?: TracingOptions;
 }
 
 /**
@@ -85,6 +88,7 @@ export class NodeHost {
       servedTools,
       interceptors,
       guardrails,
+      tracing,
       maxConcurrentToolCalls,
       logger: _l,
       clock: _c,
@@ -94,6 +98,7 @@ export class NodeHost {
     const config = parseOrThrow(RuntimeConfigSchema, settings);
     parseOrThrow(InterceptorsSchema, interceptors ?? [], 'interceptors');
     parseOrThrow(GuardrailsSchema, guardrails ?? [], 'guardrails');
+    parseOrThrow(TracingOptionsSchema, tracing ?? {}, 'tracing');
     const limits = parseOrThrow(NodeHostLimitsSchema, { orgRequestTimeoutMs, maxConcurrentToolCalls });
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? silentLogger;
@@ -110,6 +115,7 @@ export class NodeHost {
         memorySettings: memorySettings(memory),
         interceptors,
         guardrails,
+        tracing,
       },
       config,
       memoryJournal,

@@ -14,6 +14,7 @@ import type { RunTap } from '../../replay/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import { type Guardrail, guardrailInterceptors } from '../agent/interceptors/guardrail.js';
 import type { Interceptor } from '../agent/interceptors/interceptor.js';
+import { type TracingOptions, tracingOf } from '../agent/tracing.js';
 import { InterceptorChain } from '../agent/interceptors/interceptorChain.js';
 import type { Journal } from '../journal/journal.js';
 import { limitedModel, unqueuedModel } from '../limits/limitedModel.js';
@@ -45,6 +46,8 @@ export interface EnvironmentOptions {
   readonly tap?: RunTap | undefined;
   /** Where each model call is reported as it ends (the runtime's measurements); nowhere when absent. */
   readonly modelCalls?: ModelCallSink | undefined;
+  /** How turns are traced (checked); through the global tracer provider, without content, when absent. */
+  readonly tracing?: TracingOptions | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -133,6 +136,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       skills,
       artifacts,
       interceptors: turnChain(options, config),
+      tracing: tracingOf(options.tracing, redactor),
       approvals,
       ...(tap === undefined ? {} : { tape: tap.tape }),
     },

@@ -1,0 +1,192 @@
+import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import type { TurnEvent } from '../../../machines/agent.machine.js';
+import { TroupeError } from '../../errors.js';
+import type { CollectedReply } from '../../llm/index.js';
+import type { ChatMessage, Task, ToolCall } from '../../task/index.js';
+import type { ToolResult } from '../../tools/index.js';
+import { type TraceCarrier, carrierOf, contextOfCarrier } from '../../traceContext.js';
+import { GenAiOperations, TraceAttributes as A, mcpToolsCall } from '../../traceNames.js';
+import type { Redactor } from '../../task/index.js';
+import type { Tracing } from './tracing.js';
+
+/** A model client's name split the way the conventions want it: `openai:gpt-4o` is provider `openai`, model `gpt-4o`; a bare name is both. */
+function providerAndModel(name: string): { provider: string; model: string } {
+  const colon = name.indexOf(':');
+  return colon <= 0 ? { provider: name, model: name } : { provider: name.slice(0, colon), model: name.slice(colon + 1) };
+}
+
+/** `error.type`: a troupe error's code, else the error's class name. */
+function errorType(error: unknown): string {
+  if (error instanceof TroupeError) return error.code;
+  return error instanceof Error ? error.name : '_OTHER';
+}
+
+/** Marks `span` failed: `error.type`, and the error's message (redacted, as every message troupe lets out) as its status. */
+function failed(span: Span, error: unknown, redactor: Redactor): void {
+  span.setAttribute(A.errorType, errorType(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: redactor.text(error instanceof Error ? error.message : String(error)) });
+}
+
+/** One model call's span (`chat {model}`). */
+export interface ChatTrace {
+  /** Runs the call with its span active, so spans the client makes (an HTTP instrumentation's) are its children. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  ended(reply: CollectedReply): void;
+  failed(error: unknown): void;
+}
+
+/** One tool call's span (`execute_tool {tool}`), with the MCP client span under it when the tool is an MCP server's. */
+export interface ToolTrace {
+  /** The call's trace context, for the work the tool sends on (ToolContext.trace). */
+  readonly carrier: TraceCarrier | undefined;
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  ended(result: ToolResult): void;
+  failed(error: unknown): void;
+}
+
+const untraced: ChatTrace & ToolTrace = {
+  carrier: undefined,
+  run: (fn) => fn(),
+  ended: () => undefined,
+  failed: () => undefined,
+};
+
+/**
+ * The spans of one turn, after the GenAI semantic conventions: `invoke_agent {role}` for the turn,
+ * its parent the span the Task's metadata names (the tool call that delegated it, in this process
+ * or another); under it `chat {model}` per model call and `execute_tool {tool}` per tool call.
+ * With tracing off (no SDK registered, no provider given) every handle is a shared no-op.
+ */
+export class TurnTrace {
+  readonly #span: Span;
+  readonly #context: Context;
+  readonly #tracing: Tracing;
+  readonly #recording: boolean;
+  #ended = false;
+
+  constructor(tracing: Tracing, agent: { readonly id: string; readonly role: string; readonly model: string | undefined }, task: Task) {
+    this.#tracing = tracing;
+    const parent = contextOfCarrier(task.metadata);
+    const model = agent.model === undefined ? undefined : providerAndModel(agent.model);
+    this.#span = tracing.tracer.startSpan(
+      `${GenAiOperations.invokeAgent} ${agent.role}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [A.operationName]: GenAiOperations.invokeAgent,
+          ...(model === undefined ? {} : { [A.providerName]: model.provider, [A.requestModel]: model.model }),
+          [A.agentId]: agent.id,
+          [A.agentName]: agent.role,
+          [A.conversationId]: task.sessionId,
+          [A.taskId]: task.id,
+        },
+      },
+      parent,
+    );
+    this.#recording = this.#span.isRecording();
+    this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  /** The span of a model call about to send `messages` to `modelName`. */
+  chat(modelName: string, messages: readonly ChatMessage[]): ChatTrace {
+    if (!this.#recording) return untraced;
+    const { provider, model } = providerAndModel(modelName);
+    const content = this.#tracing.content;
+    const span = this.#child(`${GenAiOperations.chat} ${model}`, SpanKind.CLIENT, {
+      [A.operationName]: GenAiOperations.chat,
+      [A.providerName]: provider,
+      [A.requestModel]: model,
+      ...(content === null ? {} : { [A.inputMessages]: content.messages(messages) }),
+    });
+    return {
+      run: (fn) => context.with(trace.setSpan(this.#context, span), fn),
+      ended: (reply) => {
+        span.setAttributes({
+          [A.finishReasons]: [reply.finishReason],
+          ...(reply.model === undefined ? {} : { [A.responseModel]: reply.model }),
+          ...(reply.usage === undefined ? {} : { [A.inputTokens]: reply.usage.promptTokens, [A.outputTokens]: reply.usage.completionTokens }),
+          ...(content === null ? {} : { [A.outputMessages]: content.reply(reply.message, reply.finishReason) }),
+        });
+        span.end();
+      },
+      failed: (error) => {
+        failed(span, error, this.#tracing.redactor);
+        span.end();
+      },
+    };
+  }
+
+  /** The span of a tool call about to run; `source` is the tool's (`mcp:<server>` for an MCP server's). */
+  tool(call: ToolCall, source: string | undefined): ToolTrace {
+    if (!this.#recording) return untraced;
+    const content = this.#tracing.content;
+    const span = this.#child(`${GenAiOperations.executeTool} ${call.name}`, SpanKind.INTERNAL, {
+      [A.operationName]: GenAiOperations.executeTool,
+      [A.toolName]: call.name,
+      [A.toolCallId]: call.id,
+      [A.toolType]: 'function',
+      ...(content === null ? {} : { [A.toolArguments]: content.text(call.arguments) }),
+    });
+    const spanContext = trace.setSpan(this.#context, span);
+    const mcp = source?.startsWith('mcp:') === true ? this.#mcpSpan(spanContext, source.slice(4), call) : undefined;
+    const active = mcp === undefined ? spanContext : trace.setSpan(spanContext, mcp);
+    const spans = mcp === undefined ? [span] : [mcp, span];
+    return {
+      carrier: carrierOf((mcp ?? span).spanContext()),
+      run: (fn) => context.with(active, fn),
+      ended: (result) => {
+        if (content !== null) span.setAttribute(A.toolResult, content.text(result.content));
+        // A result the model reads as an error is the call's failure, named by its code when it has one.
+        if (result.isError === true) for (const one of spans) failed(one, new ToolFailure(result), this.#tracing.redactor);
+        for (const one of spans) one.end();
+      },
+      failed: (error) => {
+        for (const one of spans) {
+          failed(one, error, this.#tracing.redactor);
+          one.end();
+        }
+      },
+    };
+  }
+
+  /** The turn ended (answered, handed off or failed): its span ends, with the error when it failed. */
+  ended(event: TurnEvent): void {
+    if (event.type === 'turn.failed') failed(this.#span, event.error, this.#tracing.redactor);
+    this.close();
+  }
+
+  /** Ends the span if nothing ended it (the machine left the turn: a step limit, a termination). */
+  close(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#span.end();
+  }
+
+  #child(name: string, kind: SpanKind, attributes: Attributes): Span {
+    return this.#tracing.tracer.startSpan(name, { kind, attributes }, this.#context);
+  }
+
+  // The MCP conventions' client span: `tools/call {tool}`, the tool named as its server knows it.
+  #mcpSpan(parent: Context, server: string, call: ToolCall): Span {
+    const prefix = `${server}__`;
+    const tool = call.name.startsWith(prefix) ? call.name.slice(prefix.length) : call.name;
+    return this.#tracing.tracer.startSpan(
+      `${mcpToolsCall} ${tool}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { [A.mcpMethodName]: mcpToolsCall, [A.operationName]: GenAiOperations.executeTool, [A.toolName]: tool, [A.mcpServer]: server },
+      },
+      parent,
+    );
+  }
+}
+
+/** A tool's error result as an error, for `error.type`: its code (`metadata.code`), else `tool_error`; its text is content, so not its message. */
+class ToolFailure extends Error {
+  override readonly name: string;
+  constructor(result: ToolResult) {
+    super('the tool returned an error result');
+    const code = result.metadata?.['code'];
+    this.name = typeof code === 'string' && code !== '' ? code : 'tool_error';
+  }
+}
