@@ -18,6 +18,8 @@ import { registerMemoryRoute } from './memoryRoute.js';
 import { registerArtifactRoute } from './artifactRoute.js';
 import { registerSkillsRoute } from './skillsRoute.js';
 import { registerApprovalRoutes } from './approvalRoutes.js';
+import { registerDashboardRoutes } from './dashboardRoute.js';
+import { registerMachineRoute } from './machineRoute.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -147,6 +149,8 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerArtifactRoute(app, runtime, redactor);
   registerSkillsRoute(app, runtime);
   registerApprovalRoutes(app, runtime, redactor);
+  registerMachineRoute(app);
+  registerDashboardRoutes(app);
   registerEventStream(app, {
     log,
     heartbeatMs: options.heartbeatMs ?? 15_000,
