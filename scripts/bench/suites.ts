@@ -2,6 +2,7 @@ import { actorDelivery } from './actorDelivery.js';
 import { approvalsWaiting } from './approvalsWaiting.js';
 import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
+import { dashboardSuite } from './dashboard.js';
 import { graphSuite } from './graph.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
@@ -21,7 +22,7 @@ import { skillMatch } from './skillMatch.js';
 import { spawnSuite } from './spawn.js';
 
 /** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
-export type SuiteNeed = 'nats-server' | 'hnswlib-node';
+export type SuiteNeed = 'nats-server' | 'hnswlib-node' | 'chromium';
 
 /** A suite of the bench: its name (the heading of its table), what measures it, and what it needs beyond Node and npm. */
 export interface Suite {
@@ -52,4 +53,5 @@ export const suites: readonly Suite[] = [
   { name: 'MCP tool call', run: mcpCall },
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
+  { name: 'dashboard', run: dashboardSuite, needs: 'chromium' },
 ];

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 /** The dashboard's browser code, as `/ui/dashboard.js` and `/ui/dashboard.css` serve it. */
@@ -23,7 +23,7 @@ const missing = (error: unknown): boolean => (error as NodeJS.ErrnoException).co
  * esbuild: what `npm run build` writes to `dist/ui/` and what the server serves from sources.
  * esbuild is a development dependency, so it is imported only here, where the sources are.
  */
-export async function bundleDashboard(sourceDir: URL = uiDir): Promise<DashboardAssets> {
+async function bundleDashboard(sourceDir: URL = uiDir): Promise<DashboardAssets> {
   const { build } = await import('esbuild').catch((error: unknown) => {
     throw new Error(`the dashboard's bundle is not in ${fileURLToPath(uiDir)} and esbuild, which makes it, is not installed: run npm run build`, {
       cause: error,
@@ -41,6 +41,19 @@ export async function bundleDashboard(sourceDir: URL = uiDir): Promise<Dashboard
   });
   const output = (extension: string): string => result.outputFiles.find((file) => file.path.endsWith(extension))?.text ?? '';
   return { script: output('.js'), style: output('.css') };
+}
+
+/**
+ * Bundles the sources in `sourceDir` into `outDir` (`dashboard.js`, `dashboard.css`), where a
+ * server compiled beside it serves them from: `dist/ui/` for the package, `build/<name>/ui/` for
+ * the copies the bench and the tests' child processes run. Resolves with the files' sizes.
+ */
+export async function writeDashboard(sourceDir: URL, outDir: URL): Promise<{ readonly script: number; readonly style: number }> {
+  const { script, style } = await bundleDashboard(sourceDir);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(new URL('dashboard.js', outDir), script);
+  await writeFile(new URL('dashboard.css', outDir), style);
+  return { script: Buffer.byteLength(script), style: Buffer.byteLength(style) };
 }
 
 /** The prebuilt bundle of the package, or one bundled now from the sources (once per server). */
