@@ -1,4 +1,5 @@
 import { type Browser, type Page, chromium } from 'playwright-core';
+import type { ModelClient } from '../../src/llm/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { dashboardBudgetBytes } from '../../src/server/dashboardAssets.js';
 import { createHttpServer } from '../../src/server/index.js';
@@ -47,6 +48,23 @@ async function frameGaps(page: Page, ms: number, during: () => Promise<void>): P
   return page.evaluate<{ gaps: number[]; changes: number }>('({ gaps: window.gaps.splice(0), changes: window.changes })');
 }
 
+/** How long the model thinks: long enough that an agent is caught in its turn, so its row changes twice a message. */
+const thinkMs = 300;
+
+/** A scripted model that answers `ok` after `thinkMs`. */
+function slowModel(): ModelClient {
+  const scripted = new ScriptedModel(Array.from({ length: 10_000 }, () => ({ text: 'ok' })));
+  return {
+    name: 'slow-scripted',
+    scripted: true,
+    async *chat(request, options) {
+      await new Promise((resolve) => setTimeout(resolve, thinkMs));
+      yield* scripted.chat(request, options);
+    },
+    embed: (texts) => scripted.embed(texts),
+  };
+}
+
 /**
  * The dashboard's first render of a `agents`-agent organisation in headless Chromium (goal ≤ 1 s),
  * beside the same page fetching the agents' JSON without drawing it; then its frames while the
@@ -54,7 +72,7 @@ async function frameGaps(page: Page, ms: number, during: () => Promise<void>): P
  * agent's row) beside its frames idle; and its bundle's size against its budget.
  */
 export async function dashboardSuite(): Promise<Row[]> {
-  const rt = await createRuntime({ model: new ScriptedModel(Array.from({ length: 10_000 }, () => ({ text: 'ok' }))), logger: silentLogger });
+  const rt = await createRuntime({ model: slowModel(), logger: silentLogger });
   const server = createHttpServer(rt);
   let browser: Browser | undefined;
   try {
