@@ -11,9 +11,11 @@
  * Progress goes to stderr (with every round's time when BENCH_VERBOSE=1), so stdout holds only the report.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { silentLogger } from '../../src/logger.js';
 import { loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
+import { chromiumPath } from '../../test/support/chromiumPath.js';
 import { benchSize, inTurn } from './benchSize.js';
 import { elapsedMs, gcSource } from './measure.js';
 import { markdownTable } from './report.js';
@@ -39,11 +41,21 @@ function header(): string {
  */
 async function missing(need: SuiteNeed | undefined): Promise<{ reason: string; required: boolean } | null> {
   if (need === undefined) return null;
-  const present =
-    need === 'nats-server' ? spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).error === undefined : (await loadHnswlib(silentLogger)) !== null;
-  if (present) return null;
-  const variable = need === 'nats-server' ? 'TROUPE_REQUIRE_NATS_SERVER' : 'TROUPE_REQUIRE_HNSWLIB';
-  const reason = need === 'nats-server' ? 'nats-server is not on PATH' : 'hnswlib-node did not load (its build needs a C++ compiler)';
+  const checks: Record<SuiteNeed, { present: () => Promise<boolean> | boolean; variable: string; reason: string }> = {
+    'nats-server': {
+      present: () => spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).error === undefined,
+      variable: 'TROUPE_REQUIRE_NATS_SERVER',
+      reason: 'nats-server is not on PATH',
+    },
+    'hnswlib-node': {
+      present: async () => (await loadHnswlib(silentLogger)) !== null,
+      variable: 'TROUPE_REQUIRE_HNSWLIB',
+      reason: 'hnswlib-node did not load (its build needs a C++ compiler)',
+    },
+    chromium: { present: () => existsSync(chromiumPath), variable: 'TROUPE_REQUIRE_CHROMIUM', reason: `Chromium is not at ${chromiumPath}` },
+  };
+  const { present, variable, reason } = checks[need];
+  if (await present()) return null;
   return { reason: `skipped: ${reason} (docs/install.md)`, required: !['', '0', undefined].includes(process.env[variable]) };
 }
 

@@ -3,6 +3,7 @@ import { actorDelivery } from './actorDelivery.js';
 import { approvalsWaiting } from './approvalsWaiting.js';
 import { busDelivery } from './busDelivery.js';
 import { contextBuild } from './contextBuild.js';
+import { dashboardSuite } from './dashboard.js';
 import { graphSuite } from './graph.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
@@ -24,7 +25,7 @@ import { spawnSuite } from './spawn.js';
 import { tracingSuite } from './tracing.js';
 
 /** What a suite needs that a machine with only Node and npm may lack (docs/install.md). */
-export type SuiteNeed = 'nats-server' | 'hnswlib-node';
+export type SuiteNeed = 'nats-server' | 'hnswlib-node' | 'chromium';
 
 /** A suite of the bench: its name (the heading of its table), what measures it, and what it needs beyond Node and npm. */
 export interface Suite {
@@ -58,4 +59,5 @@ export const suites: readonly Suite[] = [
   { name: 'approvals waiting', run: approvalsWaiting },
   { name: 'A2A round trip', run: a2aRoundTrip },
   { name: 'OpenTelemetry tracing', run: tracingSuite },
+  { name: 'dashboard', run: dashboardSuite, needs: 'chromium' },
 ];

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { dashboardPaths } from './dashboardRoute.js';
 import { HttpError } from './httpErrors.js';
 import { pathOf } from './requestPath.js';
 
-/** Routes anyone may call: an orchestrator's probes carry no token; the A2A agent card says how to authenticate. */
-const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready', '/.well-known/agent-card.json']);
+/** Routes anyone may call: an orchestrator's probes carry no token; the A2A agent card says how to authenticate; the dashboard's page holds no data (its API calls do). */
+const publicPaths: ReadonlySet<string> = new Set(['/health', '/ready', '/.well-known/agent-card.json', ...dashboardPaths]);
 
 /**
  * Routes that also take the token as `?access_token=`: a browser's EventSource cannot set

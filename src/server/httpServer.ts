@@ -19,6 +19,8 @@ import { registerArtifactRoute } from './artifactRoute.js';
 import { registerSkillsRoute } from './skillsRoute.js';
 import { registerApprovalRoutes } from './approvalRoutes.js';
 import { registerMetricsRoute } from './metricsRoute.js';
+import { registerDashboardRoutes } from './dashboardRoute.js';
+import { registerMachineRoute } from './machineRoute.js';
 import { openApiDocument } from './openapi.js';
 import { troupeVersion } from '../version.js';
 import { registerReadRoutes } from './readRoutes.js';
@@ -171,14 +173,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   registerSkillsRoute(app, runtime);
   registerApprovalRoutes(app, runtime, redactor);
   registerMetricsRoute(app, runtime, () => open.size);
-  registerEventStream(app, {
-    log,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    open,
-    logger,
-    budget,
-    clientOf,
-  });
+  registerMachineRoute(app);
+  registerDashboardRoutes(app);
+  registerEventStream(app, { log, heartbeatMs: options.heartbeatMs ?? 15_000, open, logger, budget, clientOf });
   const a2a = createA2aService(runtime, { auth: token !== undefined, ...(options.a2a === undefined ? {} : { limits: options.a2a }) });
   registerA2aRoutes(app, { service: a2a, logger, budget, clientOf, open });
   registerHealthRoutes(app, runtime, phase);

@@ -181,6 +181,23 @@ const routes: readonly RouteDoc[] = [
     reply: { status: 200, schema: ApprovalSchema },
     errors: [400, 401, 404, 409, 413, 415],
   },
+  {
+    method: 'get',
+    path: '/api/machines/agent',
+    operationId: 'getAgentMachine',
+    summary: "The agent machine's statechart, flat: its states by dotted path (as an agent's `state` names them) and each state's transitions",
+    reply: { status: 200, schema: s.MachineDefinitionSchema },
+    errors: [401],
+  },
+  {
+    method: 'get',
+    path: '/ui',
+    operationId: 'dashboard',
+    summary: 'The web dashboard, an HTML page (no token needed: the page asks for it and its API calls carry it)',
+    reply: { status: 200, mediaType: 'text/html' },
+    errors: [],
+    public: true,
+  },
   { method: 'get', path: '/api/roles', operationId: 'listRoles', summary: 'Every role', reply: { status: 200, schema: s.RolesReplySchema }, errors: [401] },
   {
     method: 'get',

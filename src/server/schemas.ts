@@ -257,3 +257,23 @@ export const SkillsReplySchema = z.object({
   /** With `match`: the skills whose triggers match it, keyword and pattern matches first, then semantic ones by similarity. */
   matches: z.array(SkillMatchSummarySchema).optional(),
 });
+
+/** `GET /api/machines/agent`: a machine's statechart, flat: each state by its dotted path (as an agent's `state` names it). */
+export const MachineDefinitionSchema = z.object({
+  machine: z.string(),
+  /** The state it starts in. */
+  initial: z.string().nullable(),
+  states: z.array(
+    z.object({
+      path: z.string(),
+      type: z.enum(['atomic', 'compound', 'parallel', 'final', 'history']),
+      /** The state it is inside; null at the top. */
+      parent: z.string().nullable(),
+      /** The child entered first, for a compound state. */
+      initial: z.string().nullable(),
+    }),
+  ),
+  /** Each candidate of each event a state handles, in the order they are tried; `source` '' is the machine itself. */
+  transitions: z.array(z.object({ source: z.string(), event: z.string(), targets: z.array(z.string()), guard: z.string().nullable() })),
+});
+export type MachineDefinition = z.infer<typeof MachineDefinitionSchema>;

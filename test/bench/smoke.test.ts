@@ -41,7 +41,7 @@ describe('npm run bench', () => {
     const { code, stdout, stderr } = await runSmokeBench();
     expect(code, `the bench exited with ${String(code)}:\n${stderr.slice(-4000)}`).toBe(0);
     expect(suites.length).toBeGreaterThan(0);
-    const present = { 'nats-server': inject('natsServerOnPath'), 'hnswlib-node': inject('hnswlibLoads') };
+    const present = { 'nats-server': inject('natsServerOnPath'), 'hnswlib-node': inject('hnswlibLoads'), chromium: inject('chromiumPresent') };
     for (const { name, needs } of suites) {
       if (needs !== undefined && !present[needs]) {
         expect(stdout, `the suite "${name}" needs ${needs}, which is missing here`).toContain(`### ${name}\n\nskipped: `);

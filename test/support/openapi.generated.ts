@@ -224,6 +224,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/machines/agent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The agent machine's statechart, flat: its states by dotted path (as an agent's `state` names them) and each state's transitions */
+    get: operations['getAgentMachine'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ui': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The web dashboard, an HTML page (no token needed: the page asks for it and its API calls carry it) */
+    get: operations['dashboard'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/roles': {
     parameters: {
       query?: never;
@@ -1902,6 +1936,71 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAgentMachine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            machine: string;
+            initial: string | null;
+            states: {
+              path: string;
+              /** @enum {string} */
+              type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+              parent: string | null;
+              initial: string | null;
+            }[];
+            transitions: {
+              source: string;
+              event: string;
+              targets: string[];
+              guard: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  dashboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
         };
       };
     };

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { silentLogger } from '../../src/logger.js';
 import { loadHnswlib } from '../../src/memory/facts/hnswIndex.js';
+import { chromiumPath } from './chromiumPath.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,6 +11,8 @@ declare module 'vitest' {
     natsServerOnPath: boolean;
     /** Whether hnswlib-node loads (its native build ran), so the tests of hnswlib's own index can run. */
     hnswlibLoads: boolean;
+    /** Whether Debian's Chromium is at `chromiumPath`, so the dashboard's browser tests can drive it. */
+    chromiumPresent: boolean;
   }
 }
 
@@ -16,7 +20,7 @@ declare module 'vitest' {
 const isSet = (name: string): boolean => !['', '0', undefined].includes(process.env[name]);
 
 /**
- * One of the two things troupe's tests use that a machine with only Node and npm lacks: without
+ * One of the things troupe's tests use that a machine with only Node and npm lacks: without
  * it its tests skip, and this says so in one line with how to run them; where `required` (a
  * variable `.ci/run` sets) names a set variable, its absence fails the run instead, so CI cannot
  * pass by skipping them.
@@ -28,9 +32,10 @@ function check(present: boolean, missing: { what: string; skipped: string; fix: 
 }
 
 /**
- * Vitest's global setup: looks once a run for nats-server (the NATS transport's tests start one)
- * and hnswlib-node (a C++ compiler builds it; without it L4 searches exactly, and the tests of
- * hnswlib's index file skip), and provides the answers (`describeWithNatsServer`, `itWithHnswlib`).
+ * Vitest's global setup: looks once a run for nats-server (the NATS transport's tests start one),
+ * hnswlib-node (a C++ compiler builds it; without it L4 searches exactly, and the tests of
+ * hnswlib's index file skip) and Chromium (the dashboard's browser tests drive it), and provides
+ * the answers (`describeWithNatsServer`, `itWithHnswlib`, `describeWithChromium`).
  */
 export default async function checkOptionalDependencies(project: TestProject): Promise<void> {
   const natsServerOnPath = spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).error === undefined;
@@ -47,6 +52,14 @@ export default async function checkOptionalDependencies(project: TestProject): P
     fix: 'install a C++ compiler (Debian/Ubuntu: apt-get install build-essential python3), then npm install again',
     required: 'TROUPE_REQUIRE_HNSWLIB',
   });
+  const chromiumPresent = existsSync(chromiumPath);
+  check(chromiumPresent, {
+    what: `Chromium is not at ${chromiumPath}`,
+    skipped: "The dashboard's browser tests",
+    fix: 'install it (Debian/Ubuntu: apt-get install chromium)',
+    required: 'TROUPE_REQUIRE_CHROMIUM',
+  });
   project.provide('natsServerOnPath', natsServerOnPath);
+  project.provide('chromiumPresent', chromiumPresent);
   project.provide('hnswlibLoads', hnswlibLoads);
 }

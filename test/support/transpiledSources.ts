@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeDashboard } from '../../src/server/dashboardAssets.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the run's JavaScript goes: inside the project, so packages and the package.json resolve from it as from the sources. */
@@ -28,7 +29,7 @@ function typeScriptFiles(dir: string): string[] {
 
 /**
  * Vitest's global setup: transpiles `src/`, `machines/`, `test/` and `scripts/` once a run into `build/test/`
- * with esbuild, the transform tsx applies inside every process it starts. The CLI processes and
+ * with esbuild (and bundles the dashboard into `build/test/ui/`), the transform tsx applies inside every process it starts. The CLI processes and
  * scripts the tests spawn (`processArgs`) then start on plain JavaScript: a `troupe run` takes
  * 1.2 s instead of 2.0 s on a 2-core VM, and a run starts well over a hundred of them. Types
  * are checked by `npm run typecheck`, not here.
@@ -37,6 +38,8 @@ export default async function transpileForProcesses(): Promise<void> {
   rmSync(join(root, outDir), { recursive: true, force: true });
   await build({ ...transform, entryPoints: ['src', 'machines', 'test', 'scripts'].flatMap(typeScriptFiles) });
   await transpileExamples();
+  // The dashboard's bundle beside the transpiled server, which serves it from there (the bench's smoke run).
+  await writeDashboard(new URL('../../ui/', import.meta.url), new URL(`../../${outDir}/ui/`, import.meta.url));
 }
 
 /** The package's entry points by import specifier (`troupe`, `troupe/testing`, …): where each one's JavaScript is in the run's build. */
