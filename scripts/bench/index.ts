@@ -89,9 +89,12 @@ async function main(): Promise<void> {
   // BENCH_ONLY=<words> runs only the suites whose name contains them (e.g. BENCH_ONLY=react).
   const only = process.env['BENCH_ONLY']?.toLowerCase() ?? '';
   const chosen = suites.filter((candidate) => candidate.name.toLowerCase().includes(only));
-  const outcomes = await inTurn(chosen, section);
+  const together = chosen.filter((suite) => suite.alone !== true);
+  const alone = chosen.filter((suite) => suite.alone === true);
+  const outcomes: boolean[] = [...(await inTurn(together, section))];
+  for (const suite of alone) outcomes.push(await section(suite));
   process.stdout.write(`\nran in ${(elapsedMs(started) / 1000).toFixed(1)} s\n`);
-  const failed = chosen.filter((_, i) => outcomes[i] === true).map((suite) => suite.name);
+  const failed = [...together, ...alone].filter((_, i) => outcomes[i] === true).map((suite) => suite.name);
   if (failed.length > 0) {
     process.stderr.write(`bench: ${failed.length} suite(s) failed: ${failed.join(', ')}\n`);
     process.exitCode = 1;

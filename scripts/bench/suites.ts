@@ -32,6 +32,8 @@ export interface Suite {
   readonly name: string;
   readonly run: () => Promise<Row[]>;
   readonly needs?: SuiteNeed;
+  /** It sets state for the whole process (a global context manager): a smoke run gives it the process to itself, after the others. */
+  readonly alone?: true;
 }
 
 /** Every suite `npm run bench` runs, in order; the smoke test checks each one printed its rows. */
@@ -58,6 +60,6 @@ export const suites: readonly Suite[] = [
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
   { name: 'A2A round trip', run: a2aRoundTrip },
-  { name: 'OpenTelemetry tracing', run: tracingSuite },
+  { name: 'OpenTelemetry tracing', run: tracingSuite, alone: true },
   { name: 'dashboard', run: dashboardSuite, needs: 'chromium' },
 ];
