@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import { onAbort } from '../abort.js';
 import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
@@ -154,13 +155,28 @@ export class RunRecorder implements RunTape, RunTap {
     this.#requireRoom();
     const redactor = this.#redactor;
     const recorded = { k: 'tool', tool: tool.name, args: canonicalJson(redactor.unknown(args, 64)) } as const;
+    const failure = (error: unknown): { code: string; message: string } => ({ code: errorCodeOf(error), message: redactor.text(describeError(error)) });
+    // The call's end as the turn saw it: the first of the tool's answer and the turn giving up on it.
+    let ended = false;
+    const { signal } = context;
+    const stopWatching = onAbort(signal, () => {
+      if (ended) return;
+      ended = true;
+      this.#record({ ...recorded, abandoned: failure(signal.reason) });
+    });
+    const end = (record: () => RunRecord): void => {
+      stopWatching();
+      if (ended) return;
+      ended = true;
+      this.#record(record());
+    };
     return tool.execute(args, context).then(
       (result) => {
-        this.#record({ ...recorded, result: recordedResult(result, redactor) });
+        end(() => ({ ...recorded, result: recordedResult(result, redactor) }));
         return result;
       },
       (error: unknown) => {
-        this.#record({ ...recorded, error: { code: errorCodeOf(error), message: redactor.text(describeError(error)) } });
+        end(() => ({ ...recorded, error: failure(error) }));
         throw error;
       },
     );

@@ -85,9 +85,20 @@ export const RecordSchema = z.discriminatedUnion('k', [
     .strict(),
   /** A model call began, asking the request of this digest (its reply is the next `model` record of the digest). */
   z.object({ k: z.literal('ask'), digest: z.string() }).strict(),
-  /** A call of a tool that is not replayed by running it: its arguments (canonical JSON) and what it returned or threw. */
+  /**
+   * A call of a tool that is not replayed by running it: its arguments (canonical JSON) and what it
+   * returned or threw; or, when the turn gave up on it first (its timeout, its caller's abort),
+   * `abandoned` with why, since what the tool returned later is not what the turn saw.
+   */
   z
-    .object({ k: z.literal('tool'), tool: z.string(), args: z.string(), result: RecordedToolResultSchema.optional(), error: RecordedFailureSchema.optional() })
+    .object({
+      k: z.literal('tool'),
+      tool: z.string(),
+      args: z.string(),
+      result: RecordedToolResultSchema.optional(),
+      error: RecordedFailureSchema.optional(),
+      abandoned: RecordedFailureSchema.optional(),
+    })
     .strict(),
   /** An embedding call: the digest of its texts (redacted), and the vectors it gave (little-endian float32, base64) or how it failed. */
   z.object({ k: z.literal('embed'), digest: z.string(), vectors: z.array(z.string()).optional(), error: RecordedFailureSchema.optional() }).strict(),

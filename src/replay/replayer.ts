@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import { ErrorCodeSchema, TroupeError } from '../errors.js';
+import { onAbort } from '../abort.js';
+import { ErrorCodeSchema, TroupeError, describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { ChatDelta, ChatRequest, ModelClient } from '../llm/index.js';
 import type { JsonValue, Redactor, Task } from '../task/index.js';
@@ -241,12 +242,28 @@ export class RunReplayer implements RunTape {
   readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
     const text = canonicalJson(this.#redactor.unknown(args, 64));
-    const record = this.#reached(this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take());
+    const taken = this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take();
+    if (taken?.abandoned !== undefined) return this.#abandoned(taken, context.signal);
+    const record = this.#reached(taken);
     if (record === undefined) return Promise.reject(this.#toolDivergence(tool.name, text));
     if (record.result !== undefined) return Promise.resolve(resultOf(record.result));
     const code = ErrorCodeSchema.safeParse(record.error?.code);
     return Promise.reject(new TroupeError(code.success ? code.data : 'tool_error', record.error?.message ?? 'failed'));
   };
+
+  /**
+   * A call the run's turn gave up on before the tool answered: it answers nothing here either, so
+   * the replay's turn gives up on it the same way (its timeout, its caller's abort), and the replay
+   * reaches the record when it does, as the run wrote it then.
+   */
+  #abandoned(record: ToolRecord, signal: AbortSignal): Promise<ToolResult> {
+    return new Promise((_resolve, reject) => {
+      onAbort(signal, () => {
+        this.#reached(record);
+        reject(signal.reason instanceof Error ? signal.reason : new TroupeError('aborted', describeError(signal.reason)));
+      });
+    });
+  }
 
   #toolDivergence(tool: string, args: string): TroupeError {
     const same = this.#allToolCalls.filter((call) => call.tool === tool);

@@ -84,8 +84,9 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
       settle(errorResult(`${call.name} aborted: ${describeError(context.signal.reason)}`, 'aborted'));
     };
     const timer = clock.setTimeout(() => {
-      abortTool(new Error(`timed out after ${timeoutMs} ms`));
-      settle(errorResult(`${call.name} timed out after ${timeoutMs} ms`, 'tool_timeout'));
+      const timedOut = new TroupeError('tool_timeout', `${call.name} timed out after ${timeoutMs} ms`);
+      abortTool(timedOut);
+      settle(errorResult(timedOut.message, timedOut.code));
     }, timeoutMs);
     // Not started at all when the caller is already gone.
     if (context.signal.aborted) {
