@@ -1,12 +1,12 @@
+import { readCommandSettings } from './commandSettings.js';
 import { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { societyMcpServer } from '../server/mcp/societyMcpServer.js';
 import { WaitGate } from '../server/mcp/waitGate.js';
 import { ServerLimitsSchema } from '../server/serverLimits.js';
-import { Redactor, redactingLogger } from '../task/index.js';
+import { redactingLogger } from '../task/index.js';
 import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { ExitCode } from './exitCodes.js';
 import { settingsOptions } from './mcpOption.js';
 import type { ServeIo } from './serve.js';
@@ -51,14 +51,10 @@ function untilDone(stdin: Readable, io: ServeIo): { readonly done: Promise<StopS
  * Log lines go to stderr: stdout is the protocol's. Resolves to the exit code.
  */
 export async function mcpCommand(options: McpCommandOptions, io: ServeIo): Promise<ExitCode> {
-  let settings: RuntimeSettings;
-  try {
-    settings = readRuntimeSettings(options, io.env, 'warn');
-  } catch (error) {
-    return reportFailure(io, error, 'bad settings in the environment');
-  }
-  const secrets = readSecrets(io.env);
-  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
+  const read = readCommandSettings(options, io, 'warn');
+  if (typeof read === 'number') return read;
+  const { settings, secrets, redactor } = read;
+  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), redactor);
   let rt: Runtime;
   try {
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);

@@ -1,12 +1,13 @@
+import { readCommandSettings } from './commandSettings.js';
 import { EventBus, NodeActions, type NodeAnnouncement, connectNatsTransport, ownerAgentId } from '../bus/index.js';
 import { type Clock, type TimerHandle, systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { randomIds } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { NodeHost } from '../runtime/index.js';
-import { Redactor, createTask, redactingLogger } from '../task/index.js';
-import { type CliIo, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets } from './environment.js';
+import { createTask, redactingLogger } from '../task/index.js';
+import { type CliIo } from './cliIo.js';
+import { readDurableMailboxes, readNatsLogin } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { natsUrlSecrets } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
@@ -31,14 +32,10 @@ export type NodeIo = CliIo & Required<Pick<CliIo, 'signals'>>;
  * interval, until SIGINT or SIGTERM; then it says `nodes.leave`, flushes and exits 0.
  */
 export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock = systemClock): Promise<ExitCode> {
-  let settings: RuntimeSettings;
-  try {
-    settings = readRuntimeSettings({ memory: true }, io.env, 'info');
-  } catch (error) {
-    return reportFailure(io, error, 'bad settings in the environment');
-  }
-  const secrets = [...readSecrets(io.env), ...natsUrlSecrets(options.nats)];
-  const logger: Logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
+  const read = readCommandSettings({ memory: true }, io, 'info', natsUrlSecrets(options.nats));
+  if (typeof read === 'number') return read;
+  const { settings, secrets, redactor } = read;
+  const logger: Logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), redactor);
   const { announcement } = options;
   let bus: EventBus | undefined;
   let transport: Awaited<ReturnType<typeof connectNatsTransport>>;

@@ -1,8 +1,8 @@
-import { Actions, Redactor, type Task, redactingLogger, taskText } from '../task/index.js';
+import { readCommandSettings } from './commandSettings.js';
+import { Actions, type Task, redactingLogger, taskText } from '../task/index.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import { describeError, errorCodeOf } from '../errors.js';
 import { type CliIo, type CliOutput, reportFailure } from './cliIo.js';
-import { type RuntimeSettings, readRuntimeSettings, readSecrets } from './environment.js';
 import { settingsOptions } from './mcpOption.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { counted } from './counted.js';
@@ -53,16 +53,12 @@ export async function runRequirement(requirement: string, options: RunOptions, i
     io.stderr.write('troupe: the requirement must not be empty\n');
     return ExitCode.usage;
   }
-  let settings: RuntimeSettings;
-  try {
-    settings = readRuntimeSettings(options, io.env, 'warn');
-  } catch (error) {
-    return reportFailure(io, error, 'bad settings in the environment');
-  }
-  const secrets = readSecrets(io.env);
+  const read = readCommandSettings(options, io, 'warn');
+  if (typeof read === 'number') return read;
+  const { settings, secrets, redactor } = read;
   let inspector: OpenedInspector | undefined;
   try {
-    inspector = await openInspector(options, new Redactor(secrets));
+    inspector = await openInspector(options, redactor);
   } catch (error) {
     return reportFailure(io, error);
   }
@@ -80,7 +76,6 @@ export async function runRequirement(requirement: string, options: RunOptions, i
   const status = options.status && !json && io.stderr.isTTY === true ? new StatusLine(io.stderr, () => rt?.agents() ?? []) : undefined;
   // Everything written while the status line is drawn goes above it, log lines included.
   const print = (out: CliOutput, line: string): void => (status === undefined ? void out.write(`${line}\n`) : status.print(out, line));
-  const redactor = new Redactor(secrets);
   // Redacted here too: the watch logs retries with the provider's error, which may echo the key.
   const logger = redactingLogger(
     createRunLogger(settings.logLevel, (line) => print(io.stderr, line)),

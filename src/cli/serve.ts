@@ -1,3 +1,4 @@
+import { readCommandSettings } from './commandSettings.js';
 import { EventBus, NodeDirectory, connectNatsTransport } from '../bus/index.js';
 import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -5,10 +6,10 @@ import { type Runtime, createRuntime } from '../runtime/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Logger } from '../logger.js';
 import { type HttpServer, createHttpServer } from '../server/index.js';
-import { Redactor, redactingLogger } from '../task/index.js';
-import { type CliEnv, type CliIo, reportFailure } from './cliIo.js';
+import { redactingLogger } from '../task/index.js';
+import { type CliEnv, type CliIo } from './cliIo.js';
 import { settingsOptions } from './mcpOption.js';
-import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readRuntimeSettings, readSecrets, readToken } from './environment.js';
+import { type RuntimeSettings, readDurableMailboxes, readNatsLogin, readToken } from './environment.js';
 import { type NatsSociety, natsUrlSecrets } from './natsArguments.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { type InspectFlags, type OpenedInspector, openInspector } from './inspector.js';
@@ -61,20 +62,15 @@ const signalExitCodes = { SIGINT: ExitCode.sigint, SIGTERM: ExitCode.sigterm } a
  * inspector for as long as the service runs. Resolves to the exit code.
  */
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<ExitCode> {
-  let settings: RuntimeSettings;
-  try {
-    settings = readRuntimeSettings(options, io.env, 'info');
-  } catch (error) {
-    // No logger yet: its level is one of the settings.
-    return reportFailure(io, error, 'bad settings in the environment');
-  }
-  const secrets = [...readSecrets(io.env), ...(options.nats === undefined ? [] : natsUrlSecrets(options.nats.url))];
+  const read = readCommandSettings(options, io, 'info', options.nats === undefined ? [] : natsUrlSecrets(options.nats.url));
+  if (typeof read === 'number') return read;
+  const { settings, secrets, redactor } = read;
   // Redacted before anything is written: the request log prints URLs, and `?access_token=` with them.
-  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), new Redactor(secrets));
+  const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), redactor);
   // Connected before the runtime starts, so no actor is missed.
   let inspector: OpenedInspector | undefined;
   try {
-    inspector = await openInspector(options, new Redactor(secrets));
+    inspector = await openInspector(options, redactor);
   } catch (error) {
     logger.error({ error: describeError(error) }, 'the inspector could not start');
     return exitCodeOf(error);
