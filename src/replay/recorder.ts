@@ -42,6 +42,8 @@ export class RunRecorder implements RunTape, RunTap {
   #readings: number[] = [];
   #tasks = 0;
   #watching: Subscription | undefined;
+  /** Each model request message written so far (canonical JSON) and its number: bounded as the recording is. */
+  readonly #messageRefs = new Map<string, number>();
 
   constructor(
     settings: RecordSettings,
@@ -81,6 +83,16 @@ export class RunRecorder implements RunTape, RunTap {
     const at = this.#readings;
     this.#readings = [];
     this.#writer.record({ k: 'clock', at });
+  }
+
+  #messageRef(message: string): number {
+    let ref = this.#messageRefs.get(message);
+    if (ref === undefined) {
+      ref = this.#messageRefs.size;
+      this.#messageRefs.set(message, ref);
+      this.#line(`{"k":"msg","i":${ref},"m":${message}}`);
+    }
+    return ref;
   }
 
   /** Refuses work that could not be recorded: the recording is full. */
@@ -123,7 +135,13 @@ export class RunRecorder implements RunTape, RunTap {
 
   /** `model`, its every call recorded. */
   model(model: ModelClient): ModelClient {
-    const sink = { keys: this.#keys, redactor: this.#redactor, requireRoom: () => this.#requireRoom(), line: (text: string) => this.#line(text) };
+    const sink = {
+      keys: this.#keys,
+      redactor: this.#redactor,
+      requireRoom: () => this.#requireRoom(),
+      line: (text: string) => this.#line(text),
+      messageRef: (message: string) => this.#messageRef(message),
+    };
     return new RecordingModel(model, sink);
   }
 

@@ -4,9 +4,13 @@ import { JsonValueSchema, TaskSchema } from '../task/index.js';
 /**
  * A recording is JSON lines: a header line first, then one record a line in the order the run
  * consumed them, so a run that crashes leaves every line before the last readable. This is the
- * version of that format this troupe writes and reads; a file of another version is refused.
+ * version of that format this troupe writes; it reads it and the versions before it
+ * (`readableRecordingVersions`), and refuses a file of any other.
  */
-export const recordingFormatVersion = 1;
+export const recordingFormatVersion = 2;
+
+/** Version 1 stored every message of every model request in full; version 2 stores each message once (`msg`) and refers to it. */
+export const readableRecordingVersions: readonly number[] = [1, recordingFormatVersion];
 
 /** What the first line says: the format, its version, and what the run was made with. */
 export const RecordingHeaderSchema = z
@@ -44,7 +48,11 @@ export type RecordedTool = z.infer<typeof RecordedToolSchema>;
 /** A failure that ended a model call or a tool call, as the run saw it. */
 const RecordedFailureSchema = z.object({ code: z.string(), message: z.string() }).strict();
 
-/** A model request as stored: its messages (redacted), the names of its tools and the digest of their definitions. */
+/**
+ * A model request as stored: its messages (redacted), the names of its tools and the digest of
+ * their definitions. On disk a message may be a number, the `i` of the `msg` record that holds it:
+ * a turn sends its earlier messages again with every request, and each is written once.
+ */
 export const StoredRequestSchema = z
   .object({
     model: z.string(),
@@ -85,6 +93,8 @@ export const RecordSchema = z.discriminatedUnion('k', [
     .strict(),
   /** A model call began, asking the request of this digest (its reply is the next `model` record of the digest). */
   z.object({ k: z.literal('ask'), digest: z.string() }).strict(),
+  /** A message of a model request (redacted), the `i`th from 0, written before the first request that sends it. */
+  z.object({ k: z.literal('msg'), i: z.number().int().nonnegative(), m: JsonValueSchema }).strict(),
   /**
    * A call of a tool that is not replayed by running it: its arguments (canonical JSON) and what it
    * returned or threw; or, when the turn gave up on it first (its timeout, its caller's abort),

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { TroupeError, describeError } from '../errors.js';
-import { formatPath } from '../task/index.js';
-import { type RecordingHeader, RecordingHeaderSchema, RecordSchema, type RunRecord, recordingFormatVersion } from './recordingFormat.js';
+import { type JsonValue, formatPath } from '../task/index.js';
+import { type RecordingHeader, RecordingHeaderSchema, RecordSchema, type RunRecord, readableRecordingVersions } from './recordingFormat.js';
 
 /** A recording read back and checked: its header and its records in order. */
 export interface Recording {
@@ -41,20 +41,37 @@ export function readRecording(file: string, options: { maxBytes: number }): Reco
   if (first === undefined) throw refuse(file, 'it is empty');
   const head = parseLine(file, first, 1, lines.length === 1) as { format?: unknown; version?: unknown } | null;
   if (head?.format !== 'troupe-recording') throw refuse(file, 'line 1 is not the header of a troupe recording');
-  if (head.version !== recordingFormatVersion) {
-    throw refuse(file, `it is in recording format version ${String(head.version)}; this troupe reads version ${recordingFormatVersion} only`);
+  if (typeof head.version !== 'number' || !readableRecordingVersions.includes(head.version)) {
+    throw refuse(file, `it is in recording format version ${String(head.version)}; this troupe reads versions ${readableRecordingVersions.join(' and ')} only`);
   }
   const header = RecordingHeaderSchema.safeParse(head);
   if (!header.success) throw refuse(file, `line 1: ${issueOf(header.error.issues)}`);
   const records: RunRecord[] = [];
+  const messages: JsonValue[] = [];
   for (let i = 1; i < lines.length; i++) {
     const parsed = RecordSchema.safeParse(parseLine(file, lines[i] ?? '', i + 1, i === lines.length - 1));
     if (!parsed.success) throw refuse(file, `line ${i + 1} is not a record: ${issueOf(parsed.error.issues)}`);
-    if (parsed.data.k === 'limit')
-      throw refuse(file, `line ${i + 1}: the run stopped recording at its limit of ${parsed.data.maxBytes} bytes (record.maxBytes), so it cannot be replayed`);
-    records.push(parsed.data);
+    const record = parsed.data;
+    if (record.k === 'limit')
+      throw refuse(file, `line ${i + 1}: the run stopped recording at its limit of ${record.maxBytes} bytes (record.maxBytes), so it cannot be replayed`);
+    if (record.k === 'msg') {
+      if (record.i !== messages.length) throw refuse(file, `line ${i + 1}: message ${record.i} comes where message ${messages.length} should`);
+      messages.push(record.m);
+    } else if (record.k === 'model')
+      records.push({ ...record, request: { ...record.request, messages: resolved(file, i + 1, record.request.messages, messages) } });
+    else records.push(record);
   }
   return { file, header: header.data, records };
+}
+
+/** A stored request's messages with each reference (a number) replaced by the message it names. */
+function resolved(file: string, line: number, stored: readonly JsonValue[], messages: readonly JsonValue[]): JsonValue[] {
+  return stored.map((message, index) => {
+    if (typeof message !== 'number') return message;
+    const found = messages[message];
+    if (found === undefined) throw refuse(file, `line ${line}: request.messages.${index} refers to message ${message}, which no earlier line holds`);
+    return found;
+  });
 }
 
 function issueOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {

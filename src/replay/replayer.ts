@@ -121,6 +121,7 @@ export class RunReplayer implements RunTape {
           end = record.tasks;
           break;
         case 'limit':
+        case 'msg':
           break;
       }
     }

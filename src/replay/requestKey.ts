@@ -50,7 +50,10 @@ export class RequestKeys {
   }
 }
 
-/** The key as stored in a `model` record (JSON text), built from its canonical parts without parsing them again. */
-export function storedRequestJson(key: RequestKey): string {
-  return `{"model":${JSON.stringify(key.model)},"tools":${JSON.stringify(key.tools)},"messages":[${key.messages.join(',')}]}`;
+/**
+ * The key as stored in a `model` record (JSON text), built from its canonical parts without parsing
+ * them again: each message as the number `messageRef` gives it (which writes a message the first time).
+ */
+export function storedRequestJson(key: RequestKey, messageRef: (message: string) => number): string {
+  return `{"model":${JSON.stringify(key.model)},"tools":${JSON.stringify(key.tools)},"messages":[${key.messages.map(messageRef).join(',')}]}`;
 }

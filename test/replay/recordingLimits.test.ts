@@ -37,7 +37,41 @@ async function refusal(file: string): Promise<string> {
   );
 }
 
+/** `lines` of a recording as format version 1 wrote them: every request's messages in full, no `msg` lines. */
+function asVersion1(lines: readonly string[]): string[] {
+  const messages: unknown[] = [];
+  const out: string[] = [];
+  for (const line of lines) {
+    const record = JSON.parse(line) as { k: string; m?: unknown; version?: number; request?: { messages: unknown[] } };
+    if (record.k === 'msg') messages.push(record.m);
+    else if (record.k === 'header') out.push(JSON.stringify({ ...record, version: 1 }));
+    else if (record.request !== undefined) {
+      out.push(JSON.stringify({ ...record, request: { ...record.request, messages: record.request.messages.map((ref) => messages[ref as number]) } }));
+    } else out.push(line);
+  }
+  return out;
+}
+
 describe('a recording', () => {
+  it('writes each message of the model requests once, and still reads a version-1 recording that wrote them in full', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'run.jsonl');
+    await recordConfigRun(file);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const requests = lines.filter((line) => line.startsWith('{"k":"model"')).map((line) => (JSON.parse(line) as { request: { messages: unknown[] } }).request);
+    // The turn's second request sends its first request's messages again: by number, not again in full.
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.messages.slice(0, requests[0]?.messages.length)).toEqual(requests[0]?.messages);
+    expect(requests.flatMap((request) => request.messages).every((message) => typeof message === 'number')).toBe(true);
+    const written = lines.filter((line) => line.startsWith('{"k":"msg"'));
+    expect(written).toHaveLength(new Set(requests.flatMap((request) => request.messages)).size);
+
+    const old = join(dir, 'version1.jsonl');
+    writeFileSync(old, asVersion1(lines).join('\n'));
+    const replay = await replayRuntime(old, { secrets: [secret] });
+    expect((await replay.finished).answers).toHaveLength(1);
+  });
+
   it('stores a secret in a tool result redacted, and still replays', async () => {
     const file = join(await tempDir(), 'secret.jsonl');
     expect(await recordConfigRun(file)).toEqual({ status: 'completed', code: undefined });
@@ -76,8 +110,15 @@ describe('a recording', () => {
     expect(await refusal(garbled)).toMatch(/line 4 is not a record/);
 
     const future = join(dir, 'future.jsonl');
-    writeFileSync(future, [(lines[0] ?? '').replace('"version":1', '"version":2'), ...lines.slice(1)].join('\n'));
-    expect(await refusal(future)).toContain('recording format version 2; this troupe reads version 1 only');
+    writeFileSync(future, [(lines[0] ?? '').replace('"version":2', '"version":3'), ...lines.slice(1)].join('\n'));
+    expect(await refusal(future)).toContain('recording format version 3; this troupe reads versions 1 and 2 only');
+
+    const dangling = join(dir, 'dangling.jsonl');
+    const firstModel = lines.findIndex((line) => line.startsWith('{"k":"model"'));
+    const model = JSON.parse(lines[firstModel] ?? '{}') as { request: { messages: unknown[] } };
+    model.request.messages[0] = 999;
+    writeFileSync(dangling, [...lines.slice(0, firstModel), JSON.stringify(model), ...lines.slice(firstModel + 1)].join('\n'));
+    expect(await refusal(dangling)).toContain(`line ${firstModel + 1}: request.messages.0 refers to message 999, which no earlier line holds`);
 
     const other = join(dir, 'other.jsonl');
     writeFileSync(other, '{"hello":"world"}\n');

@@ -56,7 +56,7 @@ describe('record and replay', () => {
     expect(tasks.length).toBeGreaterThan(10);
     expect(tasks).toEqual(seen);
     expect(report.answers.map(taskText)).toEqual(['The number is 42.']);
-    expect(readFileSync(file, 'utf8').split('\n')[0]).toContain('"version":1');
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toContain('"version":2');
   });
 
   it('replays a run recorded against an OpenAI-compatible server with the server gone', async () => {
