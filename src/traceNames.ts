@@ -24,6 +24,7 @@ export const TraceAttributes = {
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',
   toolType: 'gen_ai.tool.type',
+  timeToFirstChunk: 'gen_ai.response.time_to_first_chunk',
   /** Content, set only when the runtime is told to record it (`traceContent`). */
   inputMessages: 'gen_ai.input.messages',
   outputMessages: 'gen_ai.output.messages',
@@ -42,3 +43,9 @@ export const mcpToolsCall = 'tools/call';
 
 /** The name troupe's tracer is got by (`trace.getTracer`). */
 export const tracerName = 'troupe';
+
+/** A model client's name split the way the conventions want it: `openai:gpt-4o` is provider `openai`, model `gpt-4o`; a bare name is both. */
+export function providerAndModel(name: string): { provider: string; model: string } {
+  const colon = name.indexOf(':');
+  return colon <= 0 ? { provider: name, model: name } : { provider: name.slice(0, colon), model: name.slice(colon + 1) };
+}

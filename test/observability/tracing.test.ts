@@ -102,6 +102,7 @@ describe('OpenTelemetry spans of a society (GenAI semantic conventions)', () => 
       'gen_ai.response.finish_reasons': ['stop'],
       'gen_ai.usage.input_tokens': expect.any(Number) as number,
       'gen_ai.usage.output_tokens': expect.any(Number) as number,
+      'gen_ai.response.time_to_first_chunk': expect.any(Number) as number,
     });
     expect(good?.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(bad?.attributes['error.type']).toBe('model_error');

@@ -18,7 +18,7 @@ import { passApproval } from './approvalGate.js';
 import { type PauseHooks, StepApprovals } from './stepPause.js';
 import { TurnBudget } from './turnBudget.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
-import { type ChatTrace, TurnTrace } from './turnTrace.js';
+import { TurnTrace } from './turnTrace.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -65,26 +65,20 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   let reply: CollectedReply;
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
-  let chat: ChatTrace | undefined;
   try {
     const messages = await modelRequest(agent, input.task, context.request(warning), signal);
-    const started = turn.trace.chat(model.name, messages);
-    chat = started;
-    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
-    reply = await started.run(() =>
-      collectReply(
-        stream,
-        (text) => thinking.push(text),
-        (attempt) => thinking.restart(attempt),
-      ),
+    // Each attempt of the call is observed below the retry layer, for the metrics and the call's span.
+    const watcher = turn.trace.chat(model.name, messages);
+    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, watcher === undefined ? { signal } : { signal, watcher });
+    reply = await collectReply(
+      stream,
+      (text) => thinking.push(text),
+      (attempt) => thinking.restart(attempt),
     );
   } catch (error) {
     // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
-    const failure = toModelError(error, model.name, signal);
-    chat?.failed(failure);
-    throw failure;
+    throw toModelError(error, model.name, signal);
   }
-  chat.ended(reply);
   thinking.end();
   signal.throwIfAborted();
 

@@ -1,19 +1,13 @@
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { TurnEvent } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
-import type { CollectedReply } from '../../llm/index.js';
+import type { ModelCallWatcher } from '../../llm/index.js';
 import type { ChatMessage, Task, ToolCall } from '../../task/index.js';
 import type { ToolResult } from '../../tools/index.js';
 import { type TraceCarrier, carrierOf, contextOfCarrier } from '../../traceContext.js';
-import { GenAiOperations, TraceAttributes as A, mcpToolsCall } from '../../traceNames.js';
+import { GenAiOperations, TraceAttributes as A, mcpToolsCall, providerAndModel } from '../../traceNames.js';
 import type { Redactor } from '../../task/index.js';
 import type { Tracing } from './tracing.js';
-
-/** A model client's name split the way the conventions want it: `openai:gpt-4o` is provider `openai`, model `gpt-4o`; a bare name is both. */
-function providerAndModel(name: string): { provider: string; model: string } {
-  const colon = name.indexOf(':');
-  return colon <= 0 ? { provider: name, model: name } : { provider: name.slice(0, colon), model: name.slice(colon + 1) };
-}
 
 /** `error.type`: a troupe error's code, else the error's class name. */
 function errorType(error: unknown): string {
@@ -23,16 +17,12 @@ function errorType(error: unknown): string {
 
 /** Marks `span` failed: `error.type`, and the error's message (redacted, as every message troupe lets out) as its status. */
 function failed(span: Span, error: unknown, redactor: Redactor): void {
-  span.setAttribute(A.errorType, errorType(error));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: redactor.text(error instanceof Error ? error.message : String(error)) });
+  failedAs(span, errorType(error), error, redactor);
 }
 
-/** One model call's span (`chat {model}`). */
-export interface ChatTrace {
-  /** Runs the call with its span active, so spans the client makes (an HTTP instrumentation's) are its children. */
-  run<T>(fn: () => Promise<T>): Promise<T>;
-  ended(reply: CollectedReply): void;
-  failed(error: unknown): void;
+function failedAs(span: Span, type: string, error: unknown, redactor: Redactor): void {
+  span.setAttribute(A.errorType, type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: redactor.text(error instanceof Error ? error.message : String(error)) });
 }
 
 /** One tool call's span (`execute_tool {tool}`), with the MCP client span under it when the tool is an MCP server's. */
@@ -44,7 +34,7 @@ export interface ToolTrace {
   failed(error: unknown): void;
 }
 
-const untraced: ChatTrace & ToolTrace = {
+const untraced: ToolTrace = {
   carrier: undefined,
   run: (fn) => fn(),
   ended: () => undefined,
@@ -87,31 +77,38 @@ export class TurnTrace {
     this.#context = trace.setSpan(parent, this.#span);
   }
 
-  /** The span of a model call about to send `messages` to `modelName`. */
-  chat(modelName: string, messages: readonly ChatMessage[]): ChatTrace {
-    if (!this.#recording) return untraced;
+  /**
+   * What watches a model call about to send `messages` to `modelName`: each attempt that reaches the
+   * provider (the retry layer may make several) is a `chat {model}` span, made from the one
+   * observation that also feeds the metrics (observedModel). Undefined while nothing traces.
+   */
+  chat(modelName: string, messages: readonly ChatMessage[]): ModelCallWatcher | undefined {
+    if (!this.#recording) return undefined;
     const { provider, model } = providerAndModel(modelName);
     const content = this.#tracing.content;
-    const span = this.#child(`${GenAiOperations.chat} ${model}`, SpanKind.CLIENT, {
-      [A.operationName]: GenAiOperations.chat,
-      [A.providerName]: provider,
-      [A.requestModel]: model,
-      ...(content === null ? {} : { [A.inputMessages]: content.messages(messages) }),
-    });
+    const input = content === null ? {} : { [A.inputMessages]: content.messages(messages) };
+    const attributes = { [A.operationName]: GenAiOperations.chat, [A.providerName]: provider, [A.requestModel]: model, ...input };
     return {
-      run: (fn) => context.with(trace.setSpan(this.#context, span), fn),
-      ended: (reply) => {
-        span.setAttributes({
-          [A.finishReasons]: [reply.finishReason],
-          ...(reply.model === undefined ? {} : { [A.responseModel]: reply.model }),
-          ...(reply.usage === undefined ? {} : { [A.inputTokens]: reply.usage.promptTokens, [A.outputTokens]: reply.usage.completionTokens }),
-          ...(content === null ? {} : { [A.outputMessages]: content.reply(reply.message, reply.finishReason) }),
-        });
-        span.end();
-      },
-      failed: (error) => {
-        failed(span, error, this.#tracing.redactor);
-        span.end();
+      attempt: () => {
+        const span = this.#child(`${GenAiOperations.chat} ${model}`, SpanKind.CLIENT, attributes);
+        const active = trace.setSpan(this.#context, span);
+        return {
+          wantsReply: content !== null,
+          run: (step) => context.with(active, step),
+          ended: (measure, outcome) => {
+            span.setAttributes({
+              ...(measure.finishReason === null ? {} : { [A.finishReasons]: [measure.finishReason] }),
+              ...(measure.responseModel === null ? {} : { [A.responseModel]: measure.responseModel }),
+              ...(measure.firstChunkSeconds === null ? {} : { [A.timeToFirstChunk]: measure.firstChunkSeconds }),
+              ...(measure.usage === null ? {} : { [A.inputTokens]: measure.usage.promptTokens, [A.outputTokens]: measure.usage.completionTokens }),
+              ...(content === null || outcome.reply === undefined
+                ? {}
+                : { [A.outputMessages]: content.reply(outcome.reply.message, outcome.reply.finishReason) }),
+            });
+            if (measure.errorType !== null) failedAs(span, measure.errorType, outcome.error, this.#tracing.redactor);
+            span.end();
+          },
+        };
       },
     };
   }
