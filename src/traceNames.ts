@@ -32,6 +32,16 @@ export const TraceAttributes = {
   toolResult: 'gen_ai.tool.call.result',
   errorType: 'error.type',
   mcpMethodName: 'mcp.method.name',
+  mcpSessionId: 'mcp.session.id',
+  mcpProtocolVersion: 'mcp.protocol.version',
+  jsonrpcRequestId: 'jsonrpc.request.id',
+  rpcStatusCode: 'rpc.response.status_code',
+  networkTransport: 'network.transport',
+  networkProtocolName: 'network.protocol.name',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
   /** troupe's own: the MCP server (its name in the config) a tool call went to. */
   mcpServer: 'troupe.mcp.server',
   /** troupe's own: the Task a span's work is for. */

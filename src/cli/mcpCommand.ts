@@ -74,7 +74,12 @@ export async function mcpCommand(options: McpCommandOptions, io: ServeIo): Promi
   }
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: settings.dataDir ?? 'memory only' }, 'troupe mcp: serving the society over stdio');
   const stopping = new AbortController();
-  const server = societyMcpServer(rt, { redactor: rt.redactor, gate: new WaitGate(ServerLimitsSchema.parse({}).maxMcpWaits), stopping: stopping.signal });
+  const server = societyMcpServer(rt, {
+    redactor: rt.redactor,
+    gate: new WaitGate(ServerLimitsSchema.parse({}).maxMcpWaits),
+    stopping: stopping.signal,
+    transport: 'pipe',
+  });
   const stdin = io.stdin instanceof Readable ? io.stdin : Readable.from(io.stdin);
   const watch = untilDone(stdin, io);
   await server.connect(new StdioServerTransport(stdin, protocolOutput(io)));

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Observable, Subscription } from 'rxjs';
 import { type Actor, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
@@ -88,6 +89,8 @@ export class Runtime {
   readonly config: RuntimeConfig;
   /** Takes the configured `secrets` (and well-known key shapes) out of text; what every output built on the runtime uses. */
   readonly redactor: Redactor;
+  /** The OpenTelemetry tracer the runtime's spans come from (its `tracing.tracerProvider`'s, else the global one): its HTTP and MCP servers trace with it too. */
+  readonly tracer: Tracer;
   /** The society's skills (registry, and which are active for whom). */
   readonly skills: SkillHub;
   /** Why each skill given in `skills` that was refused was (file, field, rule). */
@@ -134,7 +137,7 @@ export class Runtime {
     const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal, measurements } = await runtimeOpening(options);
     const made = { ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills, measurements };
     const runtime = new Runtime(made, config, journal);
-    runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
+    runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock, tracer: runtime.tracer });
     const stored = journal.stored(config.inboxLimit);
     const parts = { society: runtime.#society, user: runtime.#user, logger, tools: runtime.tools, root: options.root };
     await startOrganisation(parts, stored).catch((error: unknown) => runtime.#fail(error));
@@ -180,6 +183,7 @@ export class Runtime {
     this.#measurements = options.measurements;
     const environment = societyEnvironment({ ...options, ids: this.#ids, modelCalls: this.#measurements.modelCalls }, config, journal);
     ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
+    this.tracer = environment.deps.tracing.tracer;
     this.skillProblems = options.loadedSkills.problems;
     const { nodes } = options;
     this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });

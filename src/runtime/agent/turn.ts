@@ -155,8 +155,14 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     (result: ToolResult): void => {
       if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
     };
+  // A call refused before it runs still has its span, failed with the refusal's code.
+  const refuse = (call: ToolCall, refusal: ToolResult): Promise<void> =>
+    Promise.resolve(refusal).then((result) => {
+      turn.trace.refused(call, result);
+      feedBack(call)(result);
+    });
   const stepCall = (call: ToolCall): Promise<void> => {
-    const traced = turn.trace.tool(call, env.tools.get(call.name)?.source);
+    const traced = turn.trace.tool(call);
     const traceContext = traced.carrier === undefined ? context : { ...context, trace: traced.carrier };
     return toolCallToRun(agent, task, call, signal)
       .then((decided) => ('refused' in decided ? decided : passApproval(agent, task, decided.run, signal, approvals)))
@@ -181,10 +187,9 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   await Promise.all(
     calls
       .map((call, i): Promise<void> => {
-        if (overCap.has(call)) return Promise.resolve(overCapResult(cap + overCap.size, cap)).then(feedBack(call));
-        if (stopped)
-          return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
-        if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
+        if (overCap.has(call)) return refuse(call, overCapResult(cap + overCap.size, cap));
+        if (stopped) return refuse(call, errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard'));
+        if (verdicts[i] === 'refuse') return refuse(call, errorResult(repeatMessage(call.name, limit), 'repeat_guard'));
         return stepCall(call);
       })
       .map((done) => done.finally(() => approvals.finished())),

@@ -5,7 +5,7 @@ import type { ModelCallWatcher } from '../../llm/index.js';
 import type { ChatMessage, Task, ToolCall } from '../../task/index.js';
 import type { ToolResult } from '../../tools/index.js';
 import { type TraceCarrier, carrierOf, contextOfCarrier } from '../../traceContext.js';
-import { GenAiOperations, TraceAttributes as A, mcpToolsCall, providerAndModel } from '../../traceNames.js';
+import { GenAiOperations, TraceAttributes as A, providerAndModel } from '../../traceNames.js';
 import type { Redactor } from '../../task/index.js';
 import type { Tracing } from './tracing.js';
 
@@ -25,7 +25,7 @@ function failedAs(span: Span, type: string, error: unknown, redactor: Redactor):
   span.setStatus({ code: SpanStatusCode.ERROR, message: redactor.text(error instanceof Error ? error.message : String(error)) });
 }
 
-/** One tool call's span (`execute_tool {tool}`), with the MCP client span under it when the tool is an MCP server's. */
+/** One tool call's span (`execute_tool {tool}`). */
 export interface ToolTrace {
   /** The call's trace context, for the work the tool sends on (ToolContext.trace). */
   readonly carrier: TraceCarrier | undefined;
@@ -113,8 +113,8 @@ export class TurnTrace {
     };
   }
 
-  /** The span of a tool call about to run; `source` is the tool's (`mcp:<server>` for an MCP server's). */
-  tool(call: ToolCall, source: string | undefined): ToolTrace {
+  /** The span of a tool call about to run (an MCP server's tool makes the client span of its request under it: src/tools/mcp). */
+  tool(call: ToolCall): ToolTrace {
     if (!this.#recording) return untraced;
     const content = this.#tracing.content;
     const span = this.#child(`${GenAiOperations.executeTool} ${call.name}`, SpanKind.INTERNAL, {
@@ -124,26 +124,26 @@ export class TurnTrace {
       [A.toolType]: 'function',
       ...(content === null ? {} : { [A.toolArguments]: content.text(call.arguments) }),
     });
-    const spanContext = trace.setSpan(this.#context, span);
-    const mcp = source?.startsWith('mcp:') === true ? this.#mcpSpan(spanContext, source.slice(4), call) : undefined;
-    const active = mcp === undefined ? spanContext : trace.setSpan(spanContext, mcp);
-    const spans = mcp === undefined ? [span] : [mcp, span];
+    const active = trace.setSpan(this.#context, span);
     return {
-      carrier: carrierOf((mcp ?? span).spanContext()),
+      carrier: carrierOf(span.spanContext()),
       run: (fn) => context.with(active, fn),
       ended: (result) => {
         if (content !== null) span.setAttribute(A.toolResult, content.text(result.content));
         // A result the model reads as an error is the call's failure, named by its code when it has one.
-        if (result.isError === true) for (const one of spans) failed(one, new ToolFailure(result), this.#tracing.redactor);
-        for (const one of spans) one.end();
+        if (result.isError === true) failed(span, new ToolFailure(result), this.#tracing.redactor);
+        span.end();
       },
       failed: (error) => {
-        for (const one of spans) {
-          failed(one, error, this.#tracing.redactor);
-          one.end();
-        }
+        failed(span, error, this.#tracing.redactor);
+        span.end();
       },
     };
+  }
+
+  /** A call refused before it ran (a repeat, past `maxToolCallsPerReply`): its span, ended at once with the refusal's code as `error.type`. */
+  refused(call: ToolCall, refusal: ToolResult): void {
+    this.tool(call).ended(refusal);
   }
 
   /** The turn ended (answered, handed off or failed): its span ends, with the error when it failed. */
@@ -161,20 +161,6 @@ export class TurnTrace {
 
   #child(name: string, kind: SpanKind, attributes: Attributes): Span {
     return this.#tracing.tracer.startSpan(name, { kind, attributes }, this.#context);
-  }
-
-  // The MCP conventions' client span: `tools/call {tool}`, the tool named as its server knows it.
-  #mcpSpan(parent: Context, server: string, call: ToolCall): Span {
-    const prefix = `${server}__`;
-    const tool = call.name.startsWith(prefix) ? call.name.slice(prefix.length) : call.name;
-    return this.#tracing.tracer.startSpan(
-      `${mcpToolsCall} ${tool}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: { [A.mcpMethodName]: mcpToolsCall, [A.operationName]: GenAiOperations.executeTool, [A.toolName]: tool, [A.mcpServer]: server },
-      },
-      parent,
-    );
   }
 }
 
