@@ -58,8 +58,8 @@ import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import type { RunTap } from '../replay/index.js';
 import { startRecording } from './runRecording.js';
-import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
-import type { Measurement, Measurements } from './measurements.js';
+import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './society/runtimeGauges.js';
+import type { Measurement, Measurements } from './society/measurements.js';
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };

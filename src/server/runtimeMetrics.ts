@@ -1,6 +1,6 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { Subscription } from 'rxjs';
-import type { Measurement, Runtime, RuntimeGauges } from '../runtime/index.js';
+import type { Observable, Subscription } from 'rxjs';
+import type { Measurement, RuntimeGauges } from '../runtime/index.js';
 import { providerAndModel } from '../traceNames.js';
 
 // The GenAI client metrics by the OpenTelemetry semantic conventions, as an OTel-to-Prometheus
@@ -28,12 +28,18 @@ const histogram = (registry: Registry, name: string, help: string, shape: { labe
 const gauge = (registry: Registry, name: string, help: string, labelNames: readonly string[] = []): Gauge =>
   new Gauge({ name, help, labelNames, registers: [registry] });
 
+/** What the metrics are read from: a runtime, or a node's host (`NodeHost`). */
+export interface MetricsSource {
+  gauges(): RuntimeGauges;
+  measurements(): Observable<Measurement>;
+}
+
 /**
  * The runtime's metrics in `registry`: histograms fed by its measurements (model calls, store
  * commits) from now on, and gauges read from `rt.gauges()` when `refresh` is called, just before
  * each scrape, so a society of 10,000 agents costs nothing between scrapes. `close` stops the feed.
  */
-export function runtimeMetrics(runtime: Runtime, registry: Registry): { refresh(): void; close(): void } {
+export function runtimeMetrics(runtime: MetricsSource, registry: Registry): { refresh(): void; close(): void } {
   const duration = histogram(registry, operationDuration, 'Duration of GenAI operations (model calls, each attempt), in seconds', {
     labelNames: [...genAiLabels, 'error_type'],
     buckets: durationBuckets,
@@ -89,7 +95,7 @@ const plainGauges: readonly (readonly [string, string, Read])[] = [
 ];
 
 /** The gauges read from the runtime, and the function that sets them all from one `rt.gauges()`. */
-function gaugesOf(runtime: Runtime, registry: Registry): () => void {
+function gaugesOf(runtime: MetricsSource, registry: Registry): () => void {
   const agents = gauge(registry, 'troupe_agents', 'Live agents by state (restoring: restored, not started yet; remote: on another node)', ['state']);
   const entries = gauge(registry, 'troupe_memory_entries', 'Entries in the open agent memories, by tier (l4: long-term facts)', ['tier']);
   const plain = plainGauges.map(([name, help, read]) => [gauge(registry, name, help), read] as const);
