@@ -472,6 +472,10 @@ export interface components {
       } | null;
       metadata: {
         importance?: number;
+        usage?: {
+          promptTokens: number;
+          completionTokens: number;
+        };
       } & {
         [key: string]: components['schemas']['JsonValue'];
       };

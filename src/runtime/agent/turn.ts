@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
 import { type CollectedReply, collectReply, readImportance, toModelError } from '../../llm/index.js';
-import { Actions, type Task, type ToolCall } from '../../task/index.js';
+import { Actions, type Task, type TaskUsage, type ToolCall } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
 import { changesTheWorld } from './changesTheWorld.js';
@@ -32,6 +32,8 @@ interface TurnState {
   readonly calls: Map<string, number>;
   /** Tokens the turn's model calls used so far (prompt + completion), against `maxTaskTokens`. */
   tokens: number;
+  /** The same, as the providers reported them, for the answer's `metadata.usage`; null while none reported any. */
+  usage: TaskUsage | null;
   /** A handoff the last tool step's calls made: the turn ends with it once the step is done. */
   handoff: AcceptedHandoff | null;
   /** The text of the reply that is the answer, as observers are to see it once the answer may leave. */
@@ -87,6 +89,10 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   agent.usage.completionTokens += reply.usage?.completionTokens ?? 0;
   env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: model.name, ...reply.usage }, 'model call');
   turn.tokens += (reply.usage?.promptTokens ?? 0) + (reply.usage?.completionTokens ?? 0);
+  if (reply.usage !== undefined) {
+    const { promptTokens, completionTokens } = turn.usage ?? { promptTokens: 0, completionTokens: 0 };
+    turn.usage = { promptTokens: promptTokens + reply.usage.promptTokens, completionTokens: completionTokens + reply.usage.completionTokens };
+  }
   if (turn.tokens > limits.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
   const message = await modelReply(agent, input.task, reply.message, signal);
@@ -270,10 +276,16 @@ function newTurnState(agent: Agent, task: Task, pause: PauseHooks): TurnState {
     overCap: new Set(),
     calls: new Map(),
     tokens: 0,
+    usage: null,
     handoff: null,
     thinking: null,
     approvalsOf: (calls) => new StepApprovals(calls, pause),
   };
+}
+
+/** A turn's answer as its machine hears it: the text, with its importance and the turn's token usage when there are. */
+function answeredEvent(sessionId: string, text: string, importance: number | undefined, usage: TaskUsage | null): TurnEvent {
+  return { type: 'turn.answered', sessionId, text, ...(importance === undefined ? {} : { importance }), ...(usage === null ? {} : { usage }) };
 }
 
 /** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
@@ -326,7 +338,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     // A replaced answer leaves as its replacement only; what the model wrote is not shown.
     if (text === written) turn.thinking?.release();
     await journal.durable();
-    if (!stopped()) end(importance === undefined ? { type: 'turn.answered', sessionId, text } : { type: 'turn.answered', sessionId, text, importance });
+    if (!stopped()) end(answeredEvent(sessionId, text, importance, turn.usage));
   };
   void (async () => {
     try {
