@@ -1,5 +1,5 @@
 import { type AnyEventObject, assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
-import type { Task } from '../src/task/schema.js';
+import type { Task, TaskUsage } from '../src/task/schema.js';
 import { type Lane, type LaneStart, type ResumeAt, laneFree, laneId, laneOf, laneStarts, queuedStarts, withPhase } from './agentLanes.js';
 import type { TaskRef } from '../src/task/schema.js';
 import type { HandoffDecision } from '../src/task/handoff.js';
@@ -93,6 +93,7 @@ const laneReports = {
           task: laneTask(context, event),
           text: event.text,
           importance: event.importance,
+          usage: event.usage,
         }),
       },
       ...laneOver,
@@ -196,7 +197,7 @@ const agentSetup = setup({
     }),
     // Implemented by the runtime; declared here so the editor shows where effects happen.
     beginTurn: (_, _params: { agentId: string; task: Task }) => undefined,
-    answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined }) => undefined,
+    answer: (_, _params: { agentId: string; task: Task; text: string; importance: number | undefined; usage: TaskUsage | undefined }) => undefined,
     awaitApproval: (_, _params: { agentId: string; task: Task; approvals: readonly ApprovalNotice[] }) => undefined,
     resumeAfterApproval: (_, _params: { agentId: string; task: Task }) => undefined,
     failTurn: (_, _params: { agentId: string; task: Task; error: unknown }) => undefined,

@@ -1,4 +1,4 @@
-import type { Task, TaskRef } from '../src/task/schema.js';
+import type { Task, TaskRef, TaskUsage } from '../src/task/schema.js';
 import type { ApprovalNotice } from '../src/task/approval.js';
 import type { HandoffDecision } from '../src/task/handoff.js';
 import type { Lane, ResumeAt } from './agentLanes.js';
@@ -69,7 +69,8 @@ export type TurnEvent =
   /** Every call of the step that waited for approval is decided: awaiting → acting. */
   | { type: 'turn.resumed'; sessionId: string }
   /** The model answered: the lane's turn is over. */
-  | { type: 'turn.answered'; sessionId: string; text: string; importance?: number }
+  /** `usage`: the tokens the turn's model calls used, when their provider reported any. */
+  | { type: 'turn.answered'; sessionId: string; text: string; importance?: number; usage?: TaskUsage }
   /** A model call or tool step failed: the lane's turn is over, the agent lives on. */
   | { type: 'turn.failed'; sessionId: string; error: unknown }
   /** The model handed the conversation over (to an agent, or back to the user): the lane's turn is over. */

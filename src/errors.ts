@@ -56,6 +56,8 @@ export const errorCodes = [
   'no_route',
   // Refusals only the HTTP layer makes: auth, routing, body parsing.
   'unauthorized',
+  // A browser page of an origin the server does not allow called `/mcp` (DNS rebinding protection).
+  'origin_not_allowed',
   'route_not_found',
   'unknown_task',
   'malformed_json',

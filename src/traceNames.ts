@@ -24,6 +24,7 @@ export const TraceAttributes = {
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',
   toolType: 'gen_ai.tool.type',
+  timeToFirstChunk: 'gen_ai.response.time_to_first_chunk',
   /** Content, set only when the runtime is told to record it (`traceContent`). */
   inputMessages: 'gen_ai.input.messages',
   outputMessages: 'gen_ai.output.messages',
@@ -31,6 +32,16 @@ export const TraceAttributes = {
   toolResult: 'gen_ai.tool.call.result',
   errorType: 'error.type',
   mcpMethodName: 'mcp.method.name',
+  mcpSessionId: 'mcp.session.id',
+  mcpProtocolVersion: 'mcp.protocol.version',
+  jsonrpcRequestId: 'jsonrpc.request.id',
+  rpcStatusCode: 'rpc.response.status_code',
+  networkTransport: 'network.transport',
+  networkProtocolName: 'network.protocol.name',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
   /** troupe's own: the MCP server (its name in the config) a tool call went to. */
   mcpServer: 'troupe.mcp.server',
   /** troupe's own: the Task a span's work is for. */
@@ -42,3 +53,9 @@ export const mcpToolsCall = 'tools/call';
 
 /** The name troupe's tracer is got by (`trace.getTracer`). */
 export const tracerName = 'troupe';
+
+/** A model client's name split the way the conventions want it: `openai:gpt-4o` is provider `openai`, model `gpt-4o`; a bare name is both. */
+export function providerAndModel(name: string): { provider: string; model: string } {
+  const colon = name.indexOf(':');
+  return colon <= 0 ? { provider: name, model: name } : { provider: name.slice(0, colon), model: name.slice(colon + 1) };
+}

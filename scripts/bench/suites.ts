@@ -8,6 +8,7 @@ import { graphSuite } from './graph.js';
 import { httpService } from './httpService.js';
 import { l4Vectors } from './l4Vectors.js';
 import { mcpCall } from './mcpCall.js';
+import { mcpServerRoundTrip } from './mcpServerRoundTrip.js';
 import { memoryImport } from './memoryImport.js';
 import { metricsScrape } from './metricsScrape.js';
 import { natsTransport } from './natsTransport.js';
@@ -60,6 +61,7 @@ export const suites: readonly Suite[] = [
   { name: 'record and replay', run: recordReplay },
   { name: 'approvals waiting', run: approvalsWaiting },
   { name: 'A2A round trip', run: a2aRoundTrip },
+  { name: 'MCP server round trip', run: mcpServerRoundTrip },
   { name: 'OpenTelemetry tracing', run: tracingSuite, alone: true },
   { name: 'dashboard', run: dashboardSuite, needs: 'chromium' },
 ];

@@ -37,6 +37,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'agent_terminated':
     case 'not_parent':
     case 'unauthorized':
+    case 'origin_not_allowed':
     case 'route_not_found':
     case 'malformed_json':
     case 'body_too_large':

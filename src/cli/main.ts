@@ -289,7 +289,18 @@ const mcp = program
 for (const option of dataDirOptions()) mcp.addOption(option);
 mcp.addOption(skillsOption());
 mcp.addOption(mcpOption());
-mcp.action(async (options: { dataDir?: string; memory: boolean; strictStore: boolean; skills?: string[]; mcp?: string; drainTimeout: number }) => {
+for (const option of otelOptions()) mcp.addOption(option);
+type McpFlags = {
+  dataDir?: string;
+  memory: boolean;
+  strictStore: boolean;
+  skills?: string[];
+  mcp?: string;
+  drainTimeout: number;
+  otel?: boolean;
+  otelContent?: boolean;
+};
+mcp.action(async (options: McpFlags) => {
   const { mcpCommand } = await import('./mcpCommand.js');
   process.exitCode = await mcpCommand(
     {
@@ -299,6 +310,7 @@ mcp.action(async (options: { dataDir?: string; memory: boolean; strictStore: boo
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
       ...(options.skills === undefined ? {} : { skills: options.skills }),
       ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+      ...otelFlags(options),
     },
     io,
   );

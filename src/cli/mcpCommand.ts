@@ -13,8 +13,9 @@ import type { ServeIo } from './serve.js';
 import { createServeLogger } from './serveLogger.js';
 import { type StopSignal, onStopSignals } from './stopSignals.js';
 import { refuseDamagedStore } from './strictStore.js';
+import { type OtelFlags, type TraceExport, openTraceExport } from './traceExport.js';
 
-export interface McpCommandOptions {
+export interface McpCommandOptions extends OtelFlags {
   readonly dataDir?: string;
   readonly memory: boolean;
   readonly strictStore?: boolean;
@@ -56,21 +57,32 @@ export async function mcpCommand(options: McpCommandOptions, io: ServeIo): Promi
   const { settings, secrets, redactor } = read;
   const logger = redactingLogger(createServeLogger(settings.logLevel, io.stderr), redactor);
   let rt: Runtime;
+  let traces: TraceExport | undefined;
   try {
     if (options.strictStore === true) await refuseDamagedStore(settings.dataDir, logger);
+    // Spans go over OTLP/HTTP, never to stdout: the protocol keeps it.
+    traces = await openTraceExport(options, io.env, 'troupe mcp');
+    if (traces !== undefined) logger.info({ url: traces.url }, 'exporting traces');
     rt = await createRuntime({
       ...(await settingsOptions(settings, options.mcp, io.env)),
       logger,
       model: settings.model,
       drainTimeoutMs: options.drainTimeoutMs,
       secrets,
+      ...(traces === undefined ? {} : { tracing: traces.tracing }),
     });
   } catch (error) {
+    await traces?.close();
     return reportFailure(io, error, `the runtime could not start (data dir ${settings.dataDir ?? 'memory only'})`);
   }
   logger.info({ model: rt.model.name, scripted: rt.model.scripted, dataDir: settings.dataDir ?? 'memory only' }, 'troupe mcp: serving the society over stdio');
   const stopping = new AbortController();
-  const server = societyMcpServer(rt, { redactor: rt.redactor, gate: new WaitGate(ServerLimitsSchema.parse({}).maxMcpWaits), stopping: stopping.signal });
+  const server = societyMcpServer(rt, {
+    redactor: rt.redactor,
+    gate: new WaitGate(ServerLimitsSchema.parse({}).maxMcpWaits),
+    stopping: stopping.signal,
+    transport: 'pipe',
+  });
   const stdin = io.stdin instanceof Readable ? io.stdin : Readable.from(io.stdin);
   const watch = untilDone(stdin, io);
   await server.connect(new StdioServerTransport(stdin, protocolOutput(io)));
@@ -80,5 +92,6 @@ export async function mcpCommand(options: McpCommandOptions, io: ServeIo): Promi
   stopping.abort();
   await server.close();
   await rt.shutdown({ drainTimeoutMs: options.drainTimeoutMs });
+  await traces?.close();
   return ExitCode.ok;
 }

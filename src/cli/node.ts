@@ -13,6 +13,14 @@ function roleList(value: string): string[] {
   return value.split(',').map((role) => role.trim());
 }
 
+function metricsPort(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) {
+    throw new InvalidArgumentError(`--metrics-port must be a port number (0 to 65535; 0: any free port), got "${value}"`);
+  }
+  return parsed;
+}
+
 function heartbeatSeconds(value: string): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`--heartbeat must be a positive number of seconds, got "${value}"`);
@@ -28,6 +36,8 @@ interface NodeFlags {
   durableMailboxes?: boolean;
   otel?: boolean;
   otelContent?: boolean;
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export function registerNodeCommand(program: Command, io: NodeIo): void {
@@ -39,7 +49,9 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
     .requiredOption('--roles <roles>', 'comma-separated names of the roles this node hosts', roleList)
     .option('--name <id>', "this node's id on the bus (default: node-<random>)")
     .option('--heartbeat <seconds>', 'how often the node announces itself to the owner', heartbeatSeconds, defaultHeartbeatSeconds)
-    .option('--durable-mailboxes', "read the agents' Tasks from JetStream mailboxes (the owner's --durable-mailboxes)");
+    .option('--durable-mailboxes', "read the agents' Tasks from JetStream mailboxes (the owner's --durable-mailboxes)")
+    .option('--metrics-port <port>', "serve the node's Prometheus metrics at GET /metrics on this port (TROUPE_TOKEN, when set, is required)", metricsPort)
+    .option('--metrics-host <host>', 'interface the metrics endpoint binds (beyond loopback, set TROUPE_TOKEN)', '127.0.0.1');
   for (const option of otelOptions()) node.addOption(option);
   node.action(async (flags: NodeFlags) => {
     // Loaded when the command runs: the node's runtime and NATS client are not `troupe --help`'s to load.
@@ -58,6 +70,10 @@ export function registerNodeCommand(program: Command, io: NodeIo): void {
       return;
     }
     const durableMailboxes = flags.durableMailboxes === true;
-    process.exitCode = await nodeCommand({ nats: flags.nats, society: flags.society, durableMailboxes, announcement: checked.data, ...otelFlags(flags) }, io);
+    const metrics = flags.metricsPort === undefined ? {} : { metrics: { port: flags.metricsPort, host: flags.metricsHost } };
+    process.exitCode = await nodeCommand(
+      { nats: flags.nats, society: flags.society, durableMailboxes, announcement: checked.data, ...metrics, ...otelFlags(flags) },
+      io,
+    );
   });
 }

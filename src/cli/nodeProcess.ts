@@ -7,12 +7,14 @@ import type { Logger } from '../logger.js';
 import { NodeHost } from '../runtime/index.js';
 import { createTask, redactingLogger } from '../task/index.js';
 import { type CliIo } from './cliIo.js';
-import { readDurableMailboxes, readNatsLogin } from './environment.js';
+import { readDurableMailboxes, readNatsLogin, readToken } from './environment.js';
 import { ExitCode, exitCodeOf } from './exitCodes.js';
 import { natsUrlSecrets } from './natsArguments.js';
 import { createServeLogger } from './serveLogger.js';
 import { onStopSignals } from './stopSignals.js';
 import { type OtelFlags, type TraceExport, openTraceExport } from './traceExport.js';
+import { type MetricsServer, serveMetrics } from '../server/metricsServer.js';
+import { isLoopback } from '../server/auth.js';
 
 export interface NodeOptions extends OtelFlags {
   readonly nats: string;
@@ -21,6 +23,8 @@ export interface NodeOptions extends OtelFlags {
   readonly durableMailboxes?: boolean;
   /** What the node says of itself: its id, the roles it hosts, how often it says so. */
   readonly announcement: NodeAnnouncement;
+  /** `--metrics-port`, `--metrics-host`: where the node serves its Prometheus metrics; none without them. */
+  readonly metrics?: { readonly port: number; readonly host: string };
 }
 
 /** `node` waits on signals to stop. */
@@ -41,6 +45,8 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   let transport: Awaited<ReturnType<typeof connectNatsTransport>>;
   let host: NodeHost;
   let traces: TraceExport | undefined;
+  let metrics: MetricsServer | undefined;
+  let made: NodeHost | undefined;
   try {
     traces = await openTraceExport(options, io.env, 'troupe node');
     const login = readNatsLogin(io.env);
@@ -55,8 +61,10 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
     bus = new EventBus({ transport, logger });
     const { node, roles } = announcement;
     const tracing = traces === undefined ? {} : { tracing: traces.tracing };
-    host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets, ...tracing });
+    made = host = new NodeHost({ ...settings.limits, bus, node, roles, model: settings.model, memory: settings.memory, logger, secrets, ...tracing });
+    metrics = options.metrics === undefined ? undefined : await nodeMetrics(host, options.metrics, readToken(io.env), logger);
   } catch (error) {
+    await made?.close();
     await bus?.close();
     await traces?.close();
     logger.error({ error: describeError(error) }, 'the node could not start');
@@ -81,6 +89,7 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   const signal = await stopped;
   if (timer !== undefined) clock.clearTimeout(timer);
   // Its agents stop first (their work in progress answered canceled), then the owner hears it leave.
+  await metrics?.close();
   const hosted = host.hosted().length;
   await host.close();
   say(NodeActions.leave);
@@ -89,4 +98,12 @@ export async function nodeCommand(options: NodeOptions, io: NodeIo, clock: Clock
   await traces?.close();
   logger.info({ signal, node: announcement.node, stoppedAgents: hosted }, 'troupe node stopped');
   return ExitCode.ok;
+}
+
+/** The node's `/metrics` endpoint (`--metrics-port`), said in the log; a warning when it is bound beyond loopback without a token. */
+async function nodeMetrics(host: NodeHost, at: { port: number; host: string }, token: string | undefined, logger: Logger): Promise<MetricsServer> {
+  const server = await serveMetrics(host, { ...at, token });
+  logger.info({ url: `${server.url}/metrics` }, 'serving metrics');
+  if (token === undefined && !isLoopback(at.host)) logger.warn({ host: at.host }, 'the metrics endpoint is bound beyond loopback without TROUPE_TOKEN');
+  return server;
 }

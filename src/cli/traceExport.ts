@@ -53,13 +53,14 @@ export interface TraceExport {
  * Spans batched and sent over OTLP/HTTP (JSON) by the SDK, when `--otel` or an endpoint variable
  * asks for it (and `OTEL_SDK_DISABLED` does not say otherwise); undefined otherwise. The SDK is
  * the CLI's: the library only ever calls the OpenTelemetry API. It is loaded here, when asked
- * for, and a context manager is registered for the process, so a span started inside a tool
- * (an instrumented HTTP client's) hangs under that tool call's span.
+ * for, and registered for the process as its global tracer provider and context manager, so a
+ * span started inside a tool (the tool's own, an instrumented HTTP client's) is exported too and
+ * hangs under that tool call's span. `close` flushes and unregisters them.
  */
 export async function openTraceExport(flags: OtelFlags, env: CliEnv, service: string): Promise<TraceExport | undefined> {
   const named = tracesUrlOf(env);
   if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true' || (flags.otel !== true && named === undefined)) return undefined;
-  const [{ context }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, TracerProvider }] =
+  const [{ context, trace }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, TracerProvider }] =
     await Promise.all([
       import('@opentelemetry/api'),
       import('@opentelemetry/context-async-hooks'),
@@ -73,9 +74,16 @@ export async function openTraceExport(flags: OtelFlags, env: CliEnv, service: st
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // Global too, so spans of the process's own code (`trace.getTracer()` in a tool, an
+  // instrumentation) go to the same export; one registered already (an SDK preloaded) stays.
+  const global = trace.setGlobalTracerProvider(provider);
   return {
     url,
     tracing: { tracerProvider: provider, ...(flags.otelContent === true ? { content: true } : {}) },
-    close: () => provider.shutdown(),
+    close: async () => {
+      await provider.shutdown();
+      if (global) trace.disable();
+      context.disable();
+    },
   };
 }

@@ -10,4 +10,4 @@ export { toModelError, isSetupFailure } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryNotice } from './retry.js';
 export { embeddingsFromEnv, modelFromEnv } from './modelFromEnv.js';
 export { readImportance, ImportanceTagStripper } from './importance.js';
-export { measuredModel, type ModelCallMeasure, type ModelCallSink } from './measuredModel.js';
+export { observedModel, type ModelCallMeasure, type ModelCallSink, type ModelCallWatcher, type AttemptWatch } from './observedModel.js';

@@ -1,8 +1,11 @@
 import type { ChatDelta, ChatRequest } from './messages.js';
+import type { ModelCallWatcher } from './observedModel.js';
 
 export interface ChatOptions {
   /** Aborted when the calling agent is terminated: the call must stop and not be retried. */
   readonly signal?: AbortSignal;
+  /** Told of each attempt of the call that reaches the provider (a turn's `chat` spans); wrappers pass it on unchanged. */
+  readonly watcher?: ModelCallWatcher;
 }
 
 export interface EmbedOptions {

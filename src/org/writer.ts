@@ -111,7 +111,7 @@ export function createDurableWriter(
     };
     try {
       for (let attempt = 1; ; attempt++) {
-        // Monotonic, and not the injected clock: a measure is no input of the run (see measuredModel).
+        // Monotonic, and not the injected clock: a measure is no input of the run (see observedModel).
         const issued = performance.now();
         const { committed, flushed } = issue(staged.ops);
         try {

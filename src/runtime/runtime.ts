@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Observable } from 'rxjs';
 import { toPromise } from 'xstate';
 import type { ShutdownSummary } from '../../machines/runtime.machine.js';
@@ -43,8 +44,8 @@ import { withCheckedHandoffs } from './agent/handoffTools.js';
 import { spawnOverrides } from './society/spawnSettings.js';
 import { startRecording } from './runRecording.js';
 import { type OpenedOptions, type RuntimeParts, type RuntimeSeams, requireRunning, wireRuntime } from './runtimeParts.js';
-import { type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
-import type { Measurement } from './measurements.js';
+import { type RuntimeGauges, runtimeGauges } from './society/runtimeGauges.js';
+import type { Measurement } from './society/measurements.js';
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
@@ -65,6 +66,8 @@ export class Runtime {
   readonly config: RuntimeConfig;
   /** Takes the configured `secrets` (and well-known key shapes) out of text; what every output built on the runtime uses. */
   readonly redactor: Redactor;
+  /** The OpenTelemetry tracer the runtime's spans come from (its `tracing.tracerProvider`'s, else the global one): its HTTP and MCP servers trace with it too. */
+  readonly tracer: Tracer;
   /** The society's skills (registry, and which are active for whom). */
   readonly skills: SkillHub;
   /** Why each skill given in `skills` that was refused was (file, field, rule). */
@@ -83,7 +86,7 @@ export class Runtime {
     const { config, memorySettings, redactor, logger, clock, mcpServers, loadedSkills, journal, measurements } = await runtimeOpening(options);
     const made = { ...options, ...seams, logger, clock, redactor, memorySettings, loadedSkills, measurements };
     const runtime = new Runtime(made, config, journal);
-    runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock });
+    runtime.#mcp = await McpServers.connect(mcpServers, { registry: runtime.tools, logger, redactor, clock, tracer: runtime.tracer });
     const stored = journal.stored(config.inboxLimit);
     const parts = { society: runtime.#parts.society, user: runtime.#parts.user, logger, tools: runtime.tools, root: options.root };
     await startOrganisation(parts, stored).catch((error: unknown) => runtime.#fail(error));
@@ -103,6 +106,7 @@ export class Runtime {
     this.#parts = parts;
     ({ bus: this.bus, tools: this.tools, model: this.model, config: this.config, redactor: this.redactor, skills: this.skills } = parts);
     this.skillProblems = parts.skillProblems;
+    this.tracer = parts.tracer;
     registerInternals(this, { society: parts.society, user: parts.user });
   }
 

@@ -7,7 +7,7 @@ import type { RuntimeConfig } from './config/config.js';
 import type { Journal } from './journal/journal.js';
 import { openJournal } from './journal/openJournal.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
-import { Measurements } from './measurements.js';
+import { Measurements } from './society/measurements.js';
 import type { RuntimeOptions } from './runtimeOptions.js';
 import { runtimeSettings } from './runtimeSettings.js';
 

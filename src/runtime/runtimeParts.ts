@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Subscription } from 'rxjs';
 import type { Actor } from 'xstate';
 import type { runtimeMachine } from '../../machines/runtime.machine.js';
@@ -17,7 +18,7 @@ import type { Journal } from './journal/journal.js';
 import { DurableOrder } from './journal/durableOrder.js';
 import { HeldUntilDurable } from './limits/heldUntilDurable.js';
 import { IntakeGate } from './limits/intakeGate.js';
-import type { Measurements } from './measurements.js';
+import type { Measurements } from './society/measurements.js';
 import type { MemorySettings } from './memory/memoryOptions.js';
 import type { RuntimeMemory } from './memory/runtimeMemory.js';
 import { MemoryAccess } from './memoryAccess.js';
@@ -33,7 +34,7 @@ import { societyEnvironment } from './society/societyEnvironment.js';
 import { UserEndpoint } from './userEndpoint.js';
 import { UserIntake } from './userIntake.js';
 import { AgentViews } from './views/agentViews.js';
-import type { GaugeSources } from './views/runtimeGauges.js';
+import type { GaugeSources } from './society/runtimeGauges.js';
 
 /**
  * What only troupe itself sets: `betweenRestoreSlices` replaces the background restore's turn of
@@ -68,6 +69,7 @@ export interface RuntimeParts {
   readonly tools: ToolRegistry;
   readonly skills: SkillHub;
   readonly skillProblems: readonly SkillProblem[];
+  readonly tracer: Tracer;
   readonly society: Society;
   readonly user: UserEndpoint;
   readonly userIntake: UserIntake;
@@ -141,7 +143,20 @@ export function wireRuntime(options: OpenedOptions, config: RuntimeConfig, journ
   bus.faults$.subscribe((fault) => logger.error({ subscriber: fault.subscriber, taskId: fault.task.id, error: String(fault.error) }, 'bus subscriber failed'));
   const actor = startRuntimeActor({ society, bus, journal, user, clock, logger, orgRequests, inspect });
   return {
-    ...{ config, journal, clock, ids, logger, redactor, model, bus, tools, skills, skillProblems: options.loadedSkills.problems },
+    ...{
+      config,
+      journal,
+      clock,
+      ids,
+      logger,
+      redactor,
+      model,
+      bus,
+      tools,
+      skills,
+      skillProblems: options.loadedSkills.problems,
+      tracer: environment.deps.tracing.tracer,
+    },
     ...{ society, user, userIntake, handoffs, restore, memory, access, artifacts, approvals, heldUntilDurable, measurements },
     views: new AgentViews(society, journal),
     tap: options.tap,

@@ -16,6 +16,17 @@ const queryTokenPaths: ReadonlySet<string> = new Set(['/api/events']);
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
+ * Whether an `Authorization` header presents `token` as a bearer token: both sides hashed first,
+ * so the comparison takes the same time whatever the guess. Undefined when it presents none.
+ */
+export function presentsToken(authorization: string | undefined, token: string): boolean | undefined {
+  const presented = bearerOf(authorization);
+  return presented === undefined ? undefined : timingSafeEqual(digest(presented), digest(token));
+}
+
+const bearerOf = (header: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+
+/**
  * An `onRequest` hook that lets a request through only with `Authorization: Bearer <token>`
  * (or, on the event stream, `?access_token=<token>`). Both sides are hashed first, so the
  * comparison takes the same time whatever the guess.
@@ -30,8 +41,7 @@ export function bearerAuth(token: string): onRequestHookHandler {
 function refusal(request: FastifyRequest, expected: Buffer): HttpError | undefined {
   const path = pathOf(request.url);
   if (publicPaths.has(path)) return undefined;
-  const header = request.headers.authorization ?? '';
-  let presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  let presented = bearerOf(request.headers.authorization);
   if (presented === undefined && queryTokenPaths.has(path)) presented = new URLSearchParams(request.url.split('?', 2)[1]).get('access_token') ?? undefined;
   if (presented === undefined) {
     return new HttpError('unauthorized', 'missing bearer token (Authorization: Bearer <TROUPE_TOKEN>; on /api/events also ?access_token=<TROUPE_TOKEN>)');

@@ -28,6 +28,7 @@ const httpStatus: Readonly<Record<ErrorCode, number>> = {
   bad_request: 400,
   unauthorized: 401,
   not_parent: 403,
+  origin_not_allowed: 403,
   method_not_allowed: 405,
   client_timeout: 408,
   unknown_agent: 404,

@@ -155,7 +155,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
       done();
     });
   }
-  const mcp = registerMcpRoute(app, runtime, { redactor, logger, maxWaits: limits.maxMcpWaits });
+  const mcp = registerMcpRoute(app, runtime, { redactor, logger, maxWaits: limits.maxMcpWaits, allowedOrigins: options.corsOrigins ?? [] });
   const endStreams = (): void => {
     mcp.stop();
     for (const end of [...open]) end();

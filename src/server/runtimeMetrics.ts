@@ -1,6 +1,7 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { Subscription } from 'rxjs';
-import type { Measurement, Runtime, RuntimeGauges } from '../runtime/index.js';
+import type { Observable, Subscription } from 'rxjs';
+import type { Measurement, RuntimeGauges } from '../runtime/index.js';
+import { providerAndModel } from '../traceNames.js';
 
 // The GenAI client metrics by the OpenTelemetry semantic conventions, as an OTel-to-Prometheus
 // exporter names them (dots become underscores, seconds become `_seconds`, `{token}` is dropped),
@@ -8,18 +9,17 @@ import type { Measurement, Runtime, RuntimeGauges } from '../runtime/index.js';
 // live here, in one place.
 const operationDuration = 'gen_ai_client_operation_duration_seconds';
 const tokenUsage = 'gen_ai_client_token_usage';
+const timeToFirstChunk = 'gen_ai_client_operation_time_to_first_chunk_seconds';
 const genAiLabels = ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'] as const;
 const durationBuckets = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 const tokenBuckets = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 /** LMDB commits take a fraction of a millisecond to a few with the fsync; a slow disk, seconds. */
 const commitBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-/** `openai:gpt-4o-mini` is provider `openai`, model `gpt-4o-mini`; a name without a provider (`offline-scripted`) is both. */
-function providerAndModel(name: string): { gen_ai_provider_name: string; gen_ai_request_model: string } {
-  const colon = name.indexOf(':');
-  return colon < 0
-    ? { gen_ai_provider_name: name, gen_ai_request_model: name }
-    : { gen_ai_provider_name: name.slice(0, colon), gen_ai_request_model: name.slice(colon + 1) };
+/** The provider and model labels of a model client's name. */
+function modelLabels(name: string): { gen_ai_provider_name: string; gen_ai_request_model: string } {
+  const { provider, model } = providerAndModel(name);
+  return { gen_ai_provider_name: provider, gen_ai_request_model: model };
 }
 
 const histogram = (registry: Registry, name: string, help: string, shape: { labelNames: readonly string[]; buckets: number[] }): Histogram =>
@@ -28,12 +28,18 @@ const histogram = (registry: Registry, name: string, help: string, shape: { labe
 const gauge = (registry: Registry, name: string, help: string, labelNames: readonly string[] = []): Gauge =>
   new Gauge({ name, help, labelNames, registers: [registry] });
 
+/** What the metrics are read from: a runtime, or a node's host (`NodeHost`). */
+export interface MetricsSource {
+  gauges(): RuntimeGauges;
+  measurements(): Observable<Measurement>;
+}
+
 /**
  * The runtime's metrics in `registry`: histograms fed by its measurements (model calls, store
  * commits) from now on, and gauges read from `rt.gauges()` when `refresh` is called, just before
  * each scrape, so a society of 10,000 agents costs nothing between scrapes. `close` stops the feed.
  */
-export function runtimeMetrics(runtime: Runtime, registry: Registry): { refresh(): void; close(): void } {
+export function runtimeMetrics(runtime: MetricsSource, registry: Registry): { refresh(): void; close(): void } {
   const duration = histogram(registry, operationDuration, 'Duration of GenAI operations (model calls, each attempt), in seconds', {
     labelNames: [...genAiLabels, 'error_type'],
     buckets: durationBuckets,
@@ -41,6 +47,10 @@ export function runtimeMetrics(runtime: Runtime, registry: Registry): { refresh(
   const tokens = histogram(registry, tokenUsage, 'Tokens used per GenAI operation, as the provider reported them, by token type (input, output)', {
     labelNames: [...genAiLabels, 'gen_ai_token_type'],
     buckets: tokenBuckets,
+  });
+  const firstChunk = histogram(registry, timeToFirstChunk, 'Time from the start of a streamed model call to the first chunk of its reply, in seconds', {
+    labelNames: genAiLabels,
+    buckets: durationBuckets,
   });
   const commits = histogram(
     registry,
@@ -56,8 +66,9 @@ export function runtimeMetrics(runtime: Runtime, registry: Registry): { refresh(
       commits.observe(measure.seconds);
       return;
     }
-    const labels = { gen_ai_operation_name: measure.operation, ...providerAndModel(measure.model) };
+    const labels = { gen_ai_operation_name: measure.operation, ...modelLabels(measure.model) };
     duration.observe(measure.errorType === null ? labels : { ...labels, error_type: measure.errorType }, measure.seconds);
+    if (measure.firstChunkSeconds !== null) firstChunk.observe(labels, measure.firstChunkSeconds);
     if (measure.usage === null) return;
     tokens.observe({ ...labels, gen_ai_token_type: 'input' }, measure.usage.promptTokens);
     tokens.observe({ ...labels, gen_ai_token_type: 'output' }, measure.usage.completionTokens);
@@ -84,7 +95,7 @@ const plainGauges: readonly (readonly [string, string, Read])[] = [
 ];
 
 /** The gauges read from the runtime, and the function that sets them all from one `rt.gauges()`. */
-function gaugesOf(runtime: Runtime, registry: Registry): () => void {
+function gaugesOf(runtime: MetricsSource, registry: Registry): () => void {
   const agents = gauge(registry, 'troupe_agents', 'Live agents by state (restoring: restored, not started yet; remote: on another node)', ['state']);
   const entries = gauge(registry, 'troupe_memory_entries', 'Entries in the open agent memories, by tier (l4: long-term facts)', ['tier']);
   const plain = plainGauges.map(([name, help, read]) => [gauge(registry, name, help), read] as const);

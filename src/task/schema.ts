@@ -33,10 +33,20 @@ export const TaskErrorSchema = z
 /** Any JSON value; one schema, so the OpenAPI document names it once (`JsonValue`). */
 export const JsonValueSchema = z.json();
 
+/** Tokens a turn's model calls used, as their provider reported them. */
+export const TaskUsageSchema = z
+  .object({
+    promptTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+  })
+  .strict();
+
 export const TaskMetadataSchema = z
   .object({
     /** How much this Task matters to memory, 0..1 (L2 keeps what is above 0.6). */
     importance: z.number().min(0).max(1).optional(),
+    /** On an agent's answer: the tokens the turn that wrote it used (its model calls', when the provider reported them). */
+    usage: TaskUsageSchema.optional(),
   })
   .catchall(JsonValueSchema);
 
@@ -64,6 +74,7 @@ export type AgentId = z.infer<typeof AgentIdSchema>;
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 export type TaskError = z.infer<typeof TaskErrorSchema>;
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
+export type TaskUsage = z.infer<typeof TaskUsageSchema>;
 export type JsonValue = z.infer<typeof JsonValueSchema>;
 
 /** A Task is an immutable value: every Task troupe hands out is deeply frozen. */

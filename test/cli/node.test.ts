@@ -77,24 +77,32 @@ describeWithNatsServer('troupe node (child process and a real nats-server)', () 
     expect(String((await child.log('the node could not start'))['error'])).toContain(`cannot connect to NATS at ${gone.url}`);
   });
 
-  it('refuses bad flags with exit 2 naming them: no --roles, a bad role, too many roles, a bad heartbeat or society', { timeout: 120_000 }, async () => {
-    const cases: Array<[readonly string[], string]> = [
-      [['--nats', natsServer().url], "required option '--roles <roles>' not specified"],
-      [['--roles', 'poet'], "required option '--nats <url>' not specified"],
-      [['--nats', natsServer().url, '--roles', 'po.et'], '--roles: must be 1–64 letters, digits, "_" or "-"'],
-      [['--nats', natsServer().url, '--roles', 'poet,poet'], '--roles: each role once'],
-      [
-        ['--nats', natsServer().url, '--roles', Array.from({ length: maxRolesPerNode + 1 }, (_, i) => `r${i}`).join(',')],
-        `--roles: a node hosts at most ${maxRolesPerNode} roles`,
-      ],
-      [['--nats', natsServer().url, '--roles', 'poet', '--heartbeat', '0'], '--heartbeat must be a positive number of seconds, got "0"'],
-      [['--nats', natsServer().url, '--roles', 'poet', '--society', 'a.b'], '--society must be 1–64 letters'],
-      [['--nats', natsServer().url, '--roles', 'poet', '--name', 'a b'], '--name: must be 1–64 letters'],
-    ];
-    for (const [args, message] of cases) {
-      const refused = await runCli(['node', ...args]);
-      expect(refused.code, args.join(' ')).toBe(2);
-      expect(refused.stderr, args.join(' ')).toContain(message);
-    }
-  });
+  it(
+    'refuses bad flags with exit 2 naming them: no --roles, a bad role, too many roles, a bad heartbeat, society or metrics port',
+    { timeout: 120_000 },
+    async () => {
+      const cases: Array<[readonly string[], string]> = [
+        [['--nats', natsServer().url], "required option '--roles <roles>' not specified"],
+        [['--roles', 'poet'], "required option '--nats <url>' not specified"],
+        [['--nats', natsServer().url, '--roles', 'po.et'], '--roles: must be 1–64 letters, digits, "_" or "-"'],
+        [['--nats', natsServer().url, '--roles', 'poet,poet'], '--roles: each role once'],
+        [
+          ['--nats', natsServer().url, '--roles', Array.from({ length: maxRolesPerNode + 1 }, (_, i) => `r${i}`).join(',')],
+          `--roles: a node hosts at most ${maxRolesPerNode} roles`,
+        ],
+        [['--nats', natsServer().url, '--roles', 'poet', '--heartbeat', '0'], '--heartbeat must be a positive number of seconds, got "0"'],
+        [['--nats', natsServer().url, '--roles', 'poet', '--society', 'a.b'], '--society must be 1–64 letters'],
+        [['--nats', natsServer().url, '--roles', 'poet', '--name', 'a b'], '--name: must be 1–64 letters'],
+        [
+          ['--nats', natsServer().url, '--roles', 'poet', '--metrics-port', '70000'],
+          '--metrics-port must be a port number (0 to 65535; 0: any free port), got "70000"',
+        ],
+      ];
+      for (const [args, message] of cases) {
+        const refused = await runCli(['node', ...args]);
+        expect(refused.code, args.join(' ')).toBe(2);
+        expect(refused.stderr, args.join(' ')).toContain(message);
+      }
+    },
+  );
 });

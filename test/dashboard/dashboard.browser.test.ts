@@ -63,7 +63,13 @@ async function setUp(): Promise<void> {
   dataDir = await mkdtemp(join(tmpdir(), 'troupe-dashboard-'));
   running = await start([
     { toolCalls: [{ name: 'spawn_agent', arguments: { role: 'poet' } }] },
-    { text: 'the poet is here' },
+    // Its usage, as a provider reports it, rides on the answer (metadata.usage) to the timeline's token column.
+    {
+      chunks: [
+        { type: 'text', text: 'the poet is here' },
+        { type: 'finish', reason: 'stop', usage: { promptTokens: 40, completionTokens: 2 } },
+      ],
+    },
     { toolCalls: [{ name: 'send_email', arguments: { to: 'ana@example.com' } }] },
     { text: 'mail sent' },
   ]);
@@ -110,6 +116,7 @@ describeWithChromium('the dashboard in a browser', () => {
     const timeline = page.locator('[data-view="timeline"]');
     await timeline.locator('[data-kind="tool-call"]', { hasText: 'spawn_agent' }).waitFor();
     await timeline.locator('.event', { hasText: 'the poet is here' }).waitFor();
+    expect(await timeline.locator('.event', { hasText: 'the poet is here' }).locator('.tokens').textContent()).toBe('42 tok');
     expect(await timeline.locator(`[data-task-id="${taskId}"]`).first().textContent()).toContain('user → root');
     await screenshot(page, 'dashboard-timeline');
     expect(errors.errors).toEqual([]);

@@ -102,6 +102,7 @@ describe('OpenTelemetry spans of a society (GenAI semantic conventions)', () => 
       'gen_ai.response.finish_reasons': ['stop'],
       'gen_ai.usage.input_tokens': expect.any(Number) as number,
       'gen_ai.usage.output_tokens': expect.any(Number) as number,
+      'gen_ai.response.time_to_first_chunk': expect.any(Number) as number,
     });
     expect(good?.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(bad?.attributes['error.type']).toBe('model_error');
@@ -145,26 +146,35 @@ describe('OpenTelemetry spans of a society (GenAI semantic conventions)', () => 
     });
   });
 
-  it("an MCP server's tool call: the MCP client span (tools/call) under its execute_tool span", async () => {
+  it("an MCP server's tool call: the client span of its request under execute_tool; a call refused as a repeat has a span, failed", async () => {
     const { finished, provider } = tracer();
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'calc__add', arguments: { a: 1, b: 2 } }] }, { text: 'three' }]);
+    // The same call twice in one reply with maxRepeatedToolCalls 2: the second is refused, never sent.
+    const add = { name: 'calc__add', arguments: { a: 1, b: 2 } };
+    const model = new ScriptedModel([{ toolCalls: [add, add] }, { text: 'three' }]);
     const rt = await createRuntime({
       model,
       mcpServers: { calc: stdioFixture('stdioServer') },
+      maxRepeatedToolCalls: 2,
       logger: new MemoryLogger(),
       tracing: { tracerProvider: provider },
     });
     expect((await rt.waitForAnswer(await rt.submit('add 1 and 2'), { timeoutMs: 20_000 })).status).toBe('completed');
     await rt.shutdown();
     const spans = await finished();
-    const tool = one(spans, 'execute_tool calc__add');
+    const [ran, refused] = named(spans, 'execute_tool calc__add').sort(
+      (x, y) => Number(x.attributes['error.type'] !== undefined) - Number(y.attributes['error.type'] !== undefined),
+    );
     const mcp = one(spans, 'tools/call add');
     expect(mcp).toMatchObject({
       kind: SpanKind.CLIENT,
-      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add', 'troupe.mcp.server': 'calc' },
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add', 'troupe.mcp.server': 'calc', 'network.transport': 'pipe' },
     });
-    expect(parentOf(mcp)).toBe(tool.spanContext().spanId);
+    expect(mcp.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
+    expect(mcp.attributes['mcp.protocol.version']).toEqual(expect.any(String));
+    expect(parentOf(mcp)).toBe(ran?.spanContext().spanId);
     expect(mcp.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(refused?.attributes['error.type']).toBe('repeat_guard');
+    expect(refused?.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it("with a context manager: a run submitted inside the caller's span joins its trace, and a tool runs with its call's span active", async () => {

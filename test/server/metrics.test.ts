@@ -58,6 +58,7 @@ describe('GET /metrics', () => {
     expect(Object.fromEntries(types)).toEqual({
       gen_ai_client_operation_duration_seconds: 'HISTOGRAM',
       gen_ai_client_token_usage: 'HISTOGRAM',
+      gen_ai_client_operation_time_to_first_chunk_seconds: 'HISTOGRAM',
       troupe_store_commit_duration_seconds: 'HISTOGRAM',
       troupe_agents: 'GAUGE',
       troupe_mailbox_tasks: 'GAUGE',
@@ -85,6 +86,7 @@ describe('GET /metrics', () => {
     const after = await scrape();
     const count = 'gen_ai_client_operation_duration_seconds_count';
     expect(after.value(count, chat) - before.value(count, chat)).toBe(1);
+    expect(after.value('gen_ai_client_operation_time_to_first_chunk_seconds_count', chat)).toBe(1);
     expect(after.value('gen_ai_client_token_usage_sum', { ...chat, gen_ai_token_type: 'input' })).toBe(12);
     expect(after.value('gen_ai_client_token_usage_sum', { ...chat, gen_ai_token_type: 'output' })).toBe(3);
     expect(after.value('troupe_store_commit_duration_seconds_count')).toBeGreaterThan(before.value('troupe_store_commit_duration_seconds_count'));

@@ -441,6 +441,7 @@ export interface components {
           | 'tool_error'
           | 'no_route'
           | 'unauthorized'
+          | 'origin_not_allowed'
           | 'route_not_found'
           | 'unknown_task'
           | 'malformed_json'
@@ -471,6 +472,10 @@ export interface components {
       } | null;
       metadata: {
         importance?: number;
+        usage?: {
+          promptTokens: number;
+          completionTokens: number;
+        };
       } & {
         [key: string]: components['schemas']['JsonValue'];
       };
@@ -560,6 +565,7 @@ export interface components {
           | 'tool_error'
           | 'no_route'
           | 'unauthorized'
+          | 'origin_not_allowed'
           | 'route_not_found'
           | 'unknown_task'
           | 'malformed_json'

@@ -2,7 +2,7 @@ import { type AnyEventObject, fromCallback, fromPromise } from 'xstate';
 import { type TurnInput, agentMachine } from '../../../machines/agent.machine.js';
 import { describeError, errorCodeOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { Actions, type ApprovalNotice, type HandoffDecision, type Task, type TaskError, type TaskRef, replyTo } from '../../task/index.js';
+import { Actions, type ApprovalNotice, type HandoffDecision, type Task, type TaskError, type TaskRef, type TaskUsage, replyTo } from '../../task/index.js';
 import type { Agent, AgentMachine } from './agent.js';
 import { runTurn } from './turn.js';
 import { pausedForApproval } from './approvalGate.js';
@@ -22,6 +22,20 @@ function reply(agent: Agent, task: Task, update: Parameters<typeof replyTo>[1]):
   const { error } = update;
   const safe = error === undefined || error === null ? update : { ...update, error: { ...error, message: agent.env.redactor.text(error.message) } };
   settle(agent, task, replyTo(task, safe, agent.env.clock));
+}
+
+interface AnswerParams {
+  agentId: string;
+  task: Task;
+  text: string;
+  importance: number | undefined;
+  usage: TaskUsage | undefined;
+}
+
+/** The answer of a turn; what the turn cost rides on it (`metadata.usage`), for whoever reads the Task (the dashboard's timeline). */
+function answer(agent: Agent, { task, text, importance, usage }: AnswerParams): void {
+  const metadata = { ...(importance === undefined ? {} : { importance }), ...(usage === undefined ? {} : { usage: { ...usage } }) };
+  reply(agent, task, { status: 'completed', result: { text }, ...(Object.keys(metadata).length === 0 ? {} : { metadata }) });
 }
 
 /** A status update that settles nothing: the Task goes on (working again, or paused for a person). */
@@ -74,9 +88,7 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
         update(agent, task, pausedForApproval(approvals)),
       ),
       resumeAfterApproval: guarded('resumeAfterApproval', (agent, { task }: { agentId: string; task: Task }) => update(agent, task, { status: 'working' })),
-      answer: guarded('answer', (agent, { task, text, importance }: { agentId: string; task: Task; text: string; importance: number | undefined }) => {
-        reply(agent, task, { status: 'completed', result: { text }, ...(importance === undefined ? {} : { metadata: { importance } }) });
-      }),
+      answer: guarded('answer', (agent, params: AnswerParams) => answer(agent, params)),
       failTurn: guarded('failTurn', (agent, { task, error }: { agentId: string; task: Task; error: unknown }) => {
         // A provider may echo the API key in its error: redacted for the log and the notice too.
         const message = agent.env.redactor.text(describeError(error));

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { ThinkOutput, TurnEvent, TurnInput } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
 import { type CollectedReply, collectReply, readImportance, toModelError } from '../../llm/index.js';
-import { Actions, type Task, type ToolCall } from '../../task/index.js';
+import { Actions, type Task, type TaskUsage, type ToolCall } from '../../task/index.js';
 import { type ToolResult, errorResult, runToolCall } from '../../tools/index.js';
 import type { Agent } from './agent.js';
 import { changesTheWorld } from './changesTheWorld.js';
@@ -18,7 +18,7 @@ import { passApproval } from './approvalGate.js';
 import { type PauseHooks, StepApprovals } from './stepPause.js';
 import { TurnBudget } from './turnBudget.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
-import { type ChatTrace, TurnTrace } from './turnTrace.js';
+import { TurnTrace } from './turnTrace.js';
 
 /** What a turn carries from one step to the next. */
 interface TurnState {
@@ -32,6 +32,8 @@ interface TurnState {
   readonly calls: Map<string, number>;
   /** Tokens the turn's model calls used so far (prompt + completion), against `maxTaskTokens`. */
   tokens: number;
+  /** The same, as the providers reported them, for the answer's `metadata.usage`; null while none reported any. */
+  usage: TaskUsage | null;
   /** A handoff the last tool step's calls made: the turn ends with it once the step is done. */
   handoff: AcceptedHandoff | null;
   /** The text of the reply that is the answer, as observers are to see it once the answer may leave. */
@@ -65,26 +67,20 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   let reply: CollectedReply;
   const { model, limits } = agent.settings;
   if (model === null) throw unknownModel(agent);
-  let chat: ChatTrace | undefined;
   try {
     const messages = await modelRequest(agent, input.task, context.request(warning), signal);
-    const started = turn.trace.chat(model.name, messages);
-    chat = started;
-    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, { signal });
-    reply = await started.run(() =>
-      collectReply(
-        stream,
-        (text) => thinking.push(text),
-        (attempt) => thinking.restart(attempt),
-      ),
+    // Each attempt of the call is observed below the retry layer, for the metrics and the call's span.
+    const watcher = turn.trace.chat(model.name, messages);
+    const stream = model.chat({ messages, tools: agent.toolDefinitions(input.task.sessionId) }, watcher === undefined ? { signal } : { signal, watcher });
+    reply = await collectReply(
+      stream,
+      (text) => thinking.push(text),
+      (attempt) => thinking.restart(attempt),
     );
   } catch (error) {
     // Whatever the client, a failed model call reaches the user as model_error (aborts stay aborts).
-    const failure = toModelError(error, model.name, signal);
-    chat?.failed(failure);
-    throw failure;
+    throw toModelError(error, model.name, signal);
   }
-  chat.ended(reply);
   thinking.end();
   signal.throwIfAborted();
 
@@ -93,6 +89,10 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   agent.usage.completionTokens += reply.usage?.completionTokens ?? 0;
   env.logger.debug({ agentId: agent.id, taskId: input.task.id, step, model: model.name, ...reply.usage }, 'model call');
   turn.tokens += (reply.usage?.promptTokens ?? 0) + (reply.usage?.completionTokens ?? 0);
+  if (reply.usage !== undefined) {
+    const { promptTokens, completionTokens } = turn.usage ?? { promptTokens: 0, completionTokens: 0 };
+    turn.usage = { promptTokens: promptTokens + reply.usage.promptTokens, completionTokens: completionTokens + reply.usage.completionTokens };
+  }
   if (turn.tokens > limits.maxTaskTokens) throw tokenBudgetSpent(agent, input.task, turn.tokens);
 
   const message = await modelReply(agent, input.task, reply.message, signal);
@@ -161,8 +161,14 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     (result: ToolResult): void => {
       if (!signal.aborted) conversation.append({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
     };
+  // A call refused before it runs still has its span, failed with the refusal's code.
+  const refuse = (call: ToolCall, refusal: ToolResult): Promise<void> =>
+    Promise.resolve(refusal).then((result) => {
+      turn.trace.refused(call, result);
+      feedBack(call)(result);
+    });
   const stepCall = (call: ToolCall): Promise<void> => {
-    const traced = turn.trace.tool(call, env.tools.get(call.name)?.source);
+    const traced = turn.trace.tool(call);
     const traceContext = traced.carrier === undefined ? context : { ...context, trace: traced.carrier };
     return toolCallToRun(agent, task, call, signal)
       .then((decided) => ('refused' in decided ? decided : passApproval(agent, task, decided.run, signal, approvals)))
@@ -187,10 +193,9 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   await Promise.all(
     calls
       .map((call, i): Promise<void> => {
-        if (overCap.has(call)) return Promise.resolve(overCapResult(cap + overCap.size, cap)).then(feedBack(call));
-        if (stopped)
-          return Promise.resolve(errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard')).then(feedBack(call));
-        if (verdicts[i] === 'refuse') return Promise.resolve(errorResult(repeatMessage(call.name, limit), 'repeat_guard')).then(feedBack(call));
+        if (overCap.has(call)) return refuse(call, overCapResult(cap + overCap.size, cap));
+        if (stopped) return refuse(call, errorResult(`not run: the turn was stopped because ${call.name} kept being repeated`, 'repeat_guard'));
+        if (verdicts[i] === 'refuse') return refuse(call, errorResult(repeatMessage(call.name, limit), 'repeat_guard'));
         return stepCall(call);
       })
       .map((done) => done.finally(() => approvals.finished())),
@@ -271,10 +276,16 @@ function newTurnState(agent: Agent, task: Task, pause: PauseHooks): TurnState {
     overCap: new Set(),
     calls: new Map(),
     tokens: 0,
+    usage: null,
     handoff: null,
     thinking: null,
     approvalsOf: (calls) => new StepApprovals(calls, pause),
   };
+}
+
+/** A turn's answer as its machine hears it: the text, with its importance and the turn's token usage when there are. */
+function answeredEvent(sessionId: string, text: string, importance: number | undefined, usage: TaskUsage | null): TurnEvent {
+  return { type: 'turn.answered', sessionId, text, ...(importance === undefined ? {} : { importance }), ...(usage === null ? {} : { usage }) };
 }
 
 /** The reason a turn's signal is aborted when the machine leaves the turn; made once, not per turn. */
@@ -327,7 +338,7 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
     // A replaced answer leaves as its replacement only; what the model wrote is not shown.
     if (text === written) turn.thinking?.release();
     await journal.durable();
-    if (!stopped()) end(importance === undefined ? { type: 'turn.answered', sessionId, text } : { type: 'turn.answered', sessionId, text, importance });
+    if (!stopped()) end(answeredEvent(sessionId, text, importance, turn.usage));
   };
   void (async () => {
     try {

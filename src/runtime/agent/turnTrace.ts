@@ -1,19 +1,13 @@
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { TurnEvent } from '../../../machines/agent.machine.js';
 import { TroupeError } from '../../errors.js';
-import type { CollectedReply } from '../../llm/index.js';
+import type { ModelCallWatcher } from '../../llm/index.js';
 import type { ChatMessage, Task, ToolCall } from '../../task/index.js';
 import type { ToolResult } from '../../tools/index.js';
 import { type TraceCarrier, carrierOf, contextOfCarrier } from '../../traceContext.js';
-import { GenAiOperations, TraceAttributes as A, mcpToolsCall } from '../../traceNames.js';
+import { GenAiOperations, TraceAttributes as A, providerAndModel } from '../../traceNames.js';
 import type { Redactor } from '../../task/index.js';
 import type { Tracing } from './tracing.js';
-
-/** A model client's name split the way the conventions want it: `openai:gpt-4o` is provider `openai`, model `gpt-4o`; a bare name is both. */
-function providerAndModel(name: string): { provider: string; model: string } {
-  const colon = name.indexOf(':');
-  return colon <= 0 ? { provider: name, model: name } : { provider: name.slice(0, colon), model: name.slice(colon + 1) };
-}
 
 /** `error.type`: a troupe error's code, else the error's class name. */
 function errorType(error: unknown): string {
@@ -23,19 +17,15 @@ function errorType(error: unknown): string {
 
 /** Marks `span` failed: `error.type`, and the error's message (redacted, as every message troupe lets out) as its status. */
 function failed(span: Span, error: unknown, redactor: Redactor): void {
-  span.setAttribute(A.errorType, errorType(error));
+  failedAs(span, errorType(error), error, redactor);
+}
+
+function failedAs(span: Span, type: string, error: unknown, redactor: Redactor): void {
+  span.setAttribute(A.errorType, type);
   span.setStatus({ code: SpanStatusCode.ERROR, message: redactor.text(error instanceof Error ? error.message : String(error)) });
 }
 
-/** One model call's span (`chat {model}`). */
-export interface ChatTrace {
-  /** Runs the call with its span active, so spans the client makes (an HTTP instrumentation's) are its children. */
-  run<T>(fn: () => Promise<T>): Promise<T>;
-  ended(reply: CollectedReply): void;
-  failed(error: unknown): void;
-}
-
-/** One tool call's span (`execute_tool {tool}`), with the MCP client span under it when the tool is an MCP server's. */
+/** One tool call's span (`execute_tool {tool}`). */
 export interface ToolTrace {
   /** The call's trace context, for the work the tool sends on (ToolContext.trace). */
   readonly carrier: TraceCarrier | undefined;
@@ -44,7 +34,7 @@ export interface ToolTrace {
   failed(error: unknown): void;
 }
 
-const untraced: ChatTrace & ToolTrace = {
+const untraced: ToolTrace = {
   carrier: undefined,
   run: (fn) => fn(),
   ended: () => undefined,
@@ -87,37 +77,44 @@ export class TurnTrace {
     this.#context = trace.setSpan(parent, this.#span);
   }
 
-  /** The span of a model call about to send `messages` to `modelName`. */
-  chat(modelName: string, messages: readonly ChatMessage[]): ChatTrace {
-    if (!this.#recording) return untraced;
+  /**
+   * What watches a model call about to send `messages` to `modelName`: each attempt that reaches the
+   * provider (the retry layer may make several) is a `chat {model}` span, made from the one
+   * observation that also feeds the metrics (observedModel). Undefined while nothing traces.
+   */
+  chat(modelName: string, messages: readonly ChatMessage[]): ModelCallWatcher | undefined {
+    if (!this.#recording) return undefined;
     const { provider, model } = providerAndModel(modelName);
     const content = this.#tracing.content;
-    const span = this.#child(`${GenAiOperations.chat} ${model}`, SpanKind.CLIENT, {
-      [A.operationName]: GenAiOperations.chat,
-      [A.providerName]: provider,
-      [A.requestModel]: model,
-      ...(content === null ? {} : { [A.inputMessages]: content.messages(messages) }),
-    });
+    const input = content === null ? {} : { [A.inputMessages]: content.messages(messages) };
+    const attributes = { [A.operationName]: GenAiOperations.chat, [A.providerName]: provider, [A.requestModel]: model, ...input };
     return {
-      run: (fn) => context.with(trace.setSpan(this.#context, span), fn),
-      ended: (reply) => {
-        span.setAttributes({
-          [A.finishReasons]: [reply.finishReason],
-          ...(reply.model === undefined ? {} : { [A.responseModel]: reply.model }),
-          ...(reply.usage === undefined ? {} : { [A.inputTokens]: reply.usage.promptTokens, [A.outputTokens]: reply.usage.completionTokens }),
-          ...(content === null ? {} : { [A.outputMessages]: content.reply(reply.message, reply.finishReason) }),
-        });
-        span.end();
-      },
-      failed: (error) => {
-        failed(span, error, this.#tracing.redactor);
-        span.end();
+      attempt: () => {
+        const span = this.#child(`${GenAiOperations.chat} ${model}`, SpanKind.CLIENT, attributes);
+        const active = trace.setSpan(this.#context, span);
+        return {
+          wantsReply: content !== null,
+          run: (step) => context.with(active, step),
+          ended: (measure, outcome) => {
+            span.setAttributes({
+              ...(measure.finishReason === null ? {} : { [A.finishReasons]: [measure.finishReason] }),
+              ...(measure.responseModel === null ? {} : { [A.responseModel]: measure.responseModel }),
+              ...(measure.firstChunkSeconds === null ? {} : { [A.timeToFirstChunk]: measure.firstChunkSeconds }),
+              ...(measure.usage === null ? {} : { [A.inputTokens]: measure.usage.promptTokens, [A.outputTokens]: measure.usage.completionTokens }),
+              ...(content === null || outcome.reply === undefined
+                ? {}
+                : { [A.outputMessages]: content.reply(outcome.reply.message, outcome.reply.finishReason) }),
+            });
+            if (measure.errorType !== null) failedAs(span, measure.errorType, outcome.error, this.#tracing.redactor);
+            span.end();
+          },
+        };
       },
     };
   }
 
-  /** The span of a tool call about to run; `source` is the tool's (`mcp:<server>` for an MCP server's). */
-  tool(call: ToolCall, source: string | undefined): ToolTrace {
+  /** The span of a tool call about to run (an MCP server's tool makes the client span of its request under it: src/tools/mcp). */
+  tool(call: ToolCall): ToolTrace {
     if (!this.#recording) return untraced;
     const content = this.#tracing.content;
     const span = this.#child(`${GenAiOperations.executeTool} ${call.name}`, SpanKind.INTERNAL, {
@@ -127,26 +124,26 @@ export class TurnTrace {
       [A.toolType]: 'function',
       ...(content === null ? {} : { [A.toolArguments]: content.text(call.arguments) }),
     });
-    const spanContext = trace.setSpan(this.#context, span);
-    const mcp = source?.startsWith('mcp:') === true ? this.#mcpSpan(spanContext, source.slice(4), call) : undefined;
-    const active = mcp === undefined ? spanContext : trace.setSpan(spanContext, mcp);
-    const spans = mcp === undefined ? [span] : [mcp, span];
+    const active = trace.setSpan(this.#context, span);
     return {
-      carrier: carrierOf((mcp ?? span).spanContext()),
+      carrier: carrierOf(span.spanContext()),
       run: (fn) => context.with(active, fn),
       ended: (result) => {
         if (content !== null) span.setAttribute(A.toolResult, content.text(result.content));
         // A result the model reads as an error is the call's failure, named by its code when it has one.
-        if (result.isError === true) for (const one of spans) failed(one, new ToolFailure(result), this.#tracing.redactor);
-        for (const one of spans) one.end();
+        if (result.isError === true) failed(span, new ToolFailure(result), this.#tracing.redactor);
+        span.end();
       },
       failed: (error) => {
-        for (const one of spans) {
-          failed(one, error, this.#tracing.redactor);
-          one.end();
-        }
+        failed(span, error, this.#tracing.redactor);
+        span.end();
       },
     };
+  }
+
+  /** A call refused before it ran (a repeat, past `maxToolCallsPerReply`): its span, ended at once with the refusal's code as `error.type`. */
+  refused(call: ToolCall, refusal: ToolResult): void {
+    this.tool(call).ended(refusal);
   }
 
   /** The turn ended (answered, handed off or failed): its span ends, with the error when it failed. */
@@ -164,20 +161,6 @@ export class TurnTrace {
 
   #child(name: string, kind: SpanKind, attributes: Attributes): Span {
     return this.#tracing.tracer.startSpan(name, { kind, attributes }, this.#context);
-  }
-
-  // The MCP conventions' client span: `tools/call {tool}`, the tool named as its server knows it.
-  #mcpSpan(parent: Context, server: string, call: ToolCall): Span {
-    const prefix = `${server}__`;
-    const tool = call.name.startsWith(prefix) ? call.name.slice(prefix.length) : call.name;
-    return this.#tracing.tracer.startSpan(
-      `${mcpToolsCall} ${tool}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: { [A.mcpMethodName]: mcpToolsCall, [A.operationName]: GenAiOperations.executeTool, [A.toolName]: tool, [A.mcpServer]: server },
-      },
-      parent,
-    );
   }
 }
 

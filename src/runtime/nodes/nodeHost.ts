@@ -29,6 +29,9 @@ import {
   everyNode,
 } from '../society/remote/nodeProtocol.js';
 import type { ApprovalDesk } from '../approvals/approvalDesk.js';
+import { type Measurement, Measurements } from '../society/measurements.js';
+import { type GaugeSources, type RuntimeGauges, runtimeGauges } from '../society/runtimeGauges.js';
+import type { Observable } from 'rxjs';
 
 export interface NodeHostOptions extends RuntimeConfigInput, NodeHostLimits {
   /** The society's bus, on NATS: where the owner places agents and every Task travels. */
@@ -73,6 +76,9 @@ export class NodeHost {
   readonly #approvals: ApprovalDesk;
   /** Agents whose durable mailboxes this node reads, each with how to let go of it. */
   readonly #held = new Map<string, () => void>();
+  /** Its model calls as they end, for its metrics (`troupe node --metrics-port`). */
+  readonly #measurements = new Measurements();
+  readonly #gauges: GaugeSources;
 
   constructor(options: NodeHostOptions) {
     const {
@@ -116,6 +122,7 @@ export class NodeHost {
         interceptors,
         guardrails,
         tracing,
+        modelCalls: this.#measurements.modelCalls,
       },
       config,
       memoryJournal,
@@ -124,6 +131,7 @@ export class NodeHost {
     this.#approvals = environment.approvals;
     let port: ForwardingPort | undefined;
     this.#society = new Society(environment.deps, { portFor: (society) => (port = new ForwardingPort(society, limits.orgRequestTimeoutMs)) });
+    this.#gauges = { society: this.#society, limiter: environment.limiter, approvals: this.#approvals, memory: environment.memory.hub };
     this.#roles = new Set(roles);
     this.#logger = logger;
     this.#clock = clock;
@@ -148,6 +156,16 @@ export class NodeHost {
     return this.#society.liveIds();
   }
 
+  /** What the node is doing now, as `rt.gauges()` says it of a runtime: its hosted agents by state, their queues and lanes, its model calls, approvals and memory. */
+  gauges(): RuntimeGauges {
+    return runtimeGauges(this.#gauges);
+  }
+
+  /** Each model call of its agents as it ends (as `rt.measurements()`); nothing is timed while nobody subscribes. */
+  measurements(): Observable<Measurement> {
+    return this.#measurements.events;
+  }
+
   /**
    * Stops every agent it hosts and closes their memory. Work in progress is answered `canceled`,
    * except an agent's with a durable mailbox: that work goes back to the mailbox, for the node
@@ -161,6 +179,7 @@ export class NodeHost {
     this.#society.close();
     this.#approvals.close();
     await this.#memory.close();
+    this.#measurements.close();
   }
 
   async #answer(task: Task): Promise<Task | undefined> {

@@ -3,7 +3,7 @@ import { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
-import { type ModelCallSink, type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy, measuredModel } from '../../llm/index.js';
+import { type ModelCallSink, type ModelClient, OfflineModel, type RetryPolicy, RetryingModel, defaultRetryPolicy, observedModel } from '../../llm/index.js';
 import { type Skill, SkillHub, type SkillLimits, SkillLimitsSchema, SkillRegistry, skillTools } from '../../skills/index.js';
 import { type Redactor, finalStatuses } from '../../task/index.js';
 import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
@@ -73,8 +73,8 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
   // Every call of every agent takes a slot of one limiter; retries wait outside it, not holding a slot.
   const limiter = new ModelCallLimiter({ maxConcurrent: config.maxConcurrentModelCalls, maxQueued: config.maxQueuedModelCalls });
   const { tap, modelCalls } = options;
-  // Each attempt is measured, inside the limiter: its time is the provider's, not the wait for a slot.
-  const measured = (given: ModelClient): ModelClient => (modelCalls === undefined ? given : measuredModel(given, modelCalls));
+  // Each attempt is observed (metrics and its span), inside the limiter: its time is the provider's, not the wait for a slot.
+  const measured = (given: ModelClient): ModelClient => observedModel(given, modelCalls);
   const base = measured(options.model ?? new OfflineModel());
   const tapped = (given: ModelClient): ModelClient => (tap === undefined ? given : tap.model(given));
   const wrapped = (given: ModelClient): ModelClient => {

@@ -27,7 +27,6 @@ function hostnameOf(value: string, scheme: boolean): string | undefined {
  * must name loopback in both, as the MCP specification asks of local servers.
  */
 function rebindingRefusal(request: FastifyRequest): HttpError | undefined {
-  if (!loopbackAddresses.has(request.socket.localAddress ?? '')) return undefined;
   const host = hostnameOf(request.headers.host ?? '', false);
   const origin = request.headers.origin;
   const originHost = origin === undefined ? undefined : hostnameOf(origin, true);
@@ -37,12 +36,34 @@ function rebindingRefusal(request: FastifyRequest): HttpError | undefined {
   });
 }
 
+/**
+ * Beyond loopback the token guards the endpoint, and a browser page's `Origin` is checked too, as
+ * the MCP specification asks: a page may call `/mcp` only from this server's own origin or from
+ * one of `corsOrigins` (`*` lets any). Clients that are not browsers send no `Origin`.
+ */
+function originRefusal(request: FastifyRequest, allowed: readonly string[]): HttpError | undefined {
+  const origin = request.headers.origin;
+  if (origin === undefined || allowed.includes('*') || allowed.includes(origin)) return undefined;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  if (host !== undefined && host === request.headers.host) return undefined;
+  return new HttpError('origin_not_allowed', `a page of ${origin.slice(0, 200)} may not call /mcp: only this server's own origin and corsOrigins may`, {
+    field: 'origin',
+  });
+}
+
 /** What the route needs besides the runtime. */
 export interface McpRouteOptions {
   readonly redactor: Redactor;
   readonly logger: Logger;
   /** Tool calls waiting for an answer at once (`maxMcpWaits`). */
   readonly maxWaits: number;
+  /** The origins whose pages may call the API (`corsOrigins`): beyond loopback, the only ones besides the server's own that may call `/mcp`. */
+  readonly allowedOrigins: readonly string[];
 }
 
 /**
@@ -54,9 +75,9 @@ export interface McpRouteOptions {
  */
 export function registerMcpRoute(app: FastifyInstance, runtime: Runtime, options: McpRouteOptions): { stop: () => void } {
   const stopping = new AbortController();
-  const context = { redactor: options.redactor, gate: new WaitGate(options.maxWaits), stopping: stopping.signal };
+  const context = { redactor: options.redactor, gate: new WaitGate(options.maxWaits), stopping: stopping.signal, transport: 'tcp' } as const;
   app.post('/mcp', async (request, reply) => {
-    const refusal = rebindingRefusal(request);
+    const refusal = loopbackAddresses.has(request.socket.localAddress ?? '') ? rebindingRefusal(request) : originRefusal(request, options.allowedOrigins);
     if (refusal !== undefined) throw refusal;
     const server = societyMcpServer(runtime, context);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Tracer } from '@opentelemetry/api';
 import { describeError } from '../../errors.js';
 import type { Runtime } from '../../runtime/index.js';
 import { type Redactor, redactApproval } from '../../task/index.js';
@@ -15,14 +16,15 @@ import {
   SubmitArgsSchema,
 } from './mcpToolSchemas.js';
 import type { WaitGate } from './waitGate.js';
+import { type McpRequestFacts, mcpServerSpan } from './mcpServerTrace.js';
 
 /** Who a decision made through MCP is recorded as made by when it does not say. */
 const decidedOverMcp = 'mcp';
 
 /** What a tool's handler gets besides its arguments: the SDK's request context, the parts used here. */
-interface CallContext {
+interface CallContext extends McpRequestFacts {
   readonly signal: AbortSignal;
-  readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined;
+  readonly _meta?: { readonly progressToken?: string | number | undefined; readonly [key: string]: unknown } | undefined;
   readonly sendNotification: (notification: {
     method: 'notifications/progress';
     params: { progressToken: string | number; progress: number; message: string };
@@ -35,6 +37,14 @@ export interface SocietyToolsContext {
   readonly gate: WaitGate;
   /** Aborted when the server stops: calls waiting for answers return their task ids. */
   readonly stopping: AbortSignal;
+  /** How clients reach this server, for its spans: `tcp` (`POST /mcp`) or `pipe` (`troupe mcp`). */
+  readonly transport: 'tcp' | 'pipe';
+}
+
+/** What a tool's handler is wrapped with: the runtime's tracer for its span, and the tools' context. */
+interface Wrapping {
+  readonly tracer: Tracer;
+  readonly tools: SocietyToolsContext;
 }
 
 /** `value` as a tool's result: JSON text for any client, the same object as structured content, redacted as written. */
@@ -43,14 +53,23 @@ function result(value: object, redactor: Redactor): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
 }
 
-/** A handler whose every failure is an error result the client's model reads, redacted; never a crash. */
-function guarded<A>(redactor: Redactor, handler: (args: A, context: CallContext) => Promise<object>) {
+/**
+ * Tool `name`'s handler, traced (a server span continuing the caller's trace) and with every
+ * failure an error result the client's model reads, redacted; never a crash.
+ */
+function guarded<A>(wrapping: Wrapping, name: string, handler: (args: A, context: CallContext) => Promise<object>) {
+  const { redactor, transport } = wrapping.tools;
   return async (args: A, context: CallContext): Promise<CallToolResult> => {
-    try {
-      return result(await handler(args, context), redactor);
-    } catch (error) {
-      return { content: [{ type: 'text', text: redactor.text(describeError(error)) }], isError: true };
-    }
+    const span = mcpServerSpan(wrapping.tracer, name, context, transport);
+    const answer = await span.run(async (): Promise<CallToolResult> => {
+      try {
+        return result(await handler(args, context), redactor);
+      } catch (error) {
+        return { content: [{ type: 'text', text: redactor.text(describeError(error)) }], isError: true };
+      }
+    });
+    span.ended(answer);
+    return answer;
   };
 }
 
@@ -98,13 +117,14 @@ const reads = { readOnlyHint: true, destructiveHint: false, idempotentHint: true
 
 /** Registers the society's tools (docs/mcp-server.md) on `server`. */
 export function registerSocietyTools(server: McpServer, runtime: Runtime, tools: SocietyToolsContext): void {
-  registerWorkTools(server, runtime, tools);
-  registerReadingTools(server, runtime, tools.redactor);
+  const wrapping = { tracer: runtime.tracer, tools };
+  registerWorkTools(server, runtime, wrapping);
+  registerReadingTools(server, runtime, wrapping);
 }
 
 /** The tools that give the society work and wait for its answers. */
-function registerWorkTools(server: McpServer, runtime: Runtime, tools: SocietyToolsContext): void {
-  const { redactor } = tools;
+function registerWorkTools(server: McpServer, runtime: Runtime, wrapping: Wrapping): void {
+  const { tools } = wrapping;
   server.registerTool(
     'submit_requirement',
     {
@@ -115,7 +135,7 @@ function registerWorkTools(server: McpServer, runtime: Runtime, tools: SocietyTo
       // The society's agents may use tools that reach outside it; nothing is destroyed by asking.
       annotations: changesWork,
     },
-    guarded(redactor, async ({ text, waitSeconds }, context) => {
+    guarded(wrapping, 'submit_requirement', async ({ text, waitSeconds }, context) => {
       const taskId = await runtime.submit(text);
       return outcome(runtime, tools, { taskId, sessionId: taskId }, waitSeconds, context);
     }),
@@ -129,7 +149,7 @@ function registerWorkTools(server: McpServer, runtime: Runtime, tools: SocietyTo
       inputSchema: ContinueArgsSchema,
       annotations: changesWork,
     },
-    guarded(redactor, async ({ sessionId, text, waitSeconds }, context) => {
+    guarded(wrapping, 'continue_session', async ({ sessionId, text, waitSeconds }, context) => {
       const taskId = await runtime.submit(text, { sessionId });
       return outcome(runtime, tools, { taskId, sessionId }, waitSeconds, context);
     }),
@@ -142,14 +162,15 @@ function registerWorkTools(server: McpServer, runtime: Runtime, tools: SocietyTo
       inputSchema: AwaitArgsSchema,
       annotations: reads,
     },
-    guarded(redactor, async ({ taskId, sessionId, waitSeconds }, context) =>
+    guarded(wrapping, 'await_answer', async ({ taskId, sessionId, waitSeconds }, context) =>
       outcome(runtime, tools, { taskId, sessionId: sessionId ?? taskId }, waitSeconds, context),
     ),
   );
 }
 
 /** The tools that read the society's work and decide its approvals. */
-function registerReadingTools(server: McpServer, runtime: Runtime, redactor: Redactor): void {
+function registerReadingTools(server: McpServer, runtime: Runtime, wrapping: Wrapping): void {
+  const { redactor } = wrapping.tools;
   server.registerTool(
     'read_messages',
     {
@@ -159,7 +180,7 @@ function registerReadingTools(server: McpServer, runtime: Runtime, redactor: Red
       inputSchema: ReadMessagesArgsSchema,
       annotations: reads,
     },
-    guarded(redactor, async ({ taskId, ...query }) => {
+    guarded(wrapping, 'read_messages', async ({ taskId, ...query }) => {
       const page = messagesOf(runtime, taskId, query);
       return { ...page, messages: page.messages.map((task) => redactor.task(task)) };
     }),
@@ -172,7 +193,7 @@ function registerReadingTools(server: McpServer, runtime: Runtime, redactor: Red
       inputSchema: ListAgentsArgsSchema,
       annotations: reads,
     },
-    guarded(redactor, async (query) => {
+    guarded(wrapping, 'list_agents', async (query) => {
       const page = runtime.agentPage(query);
       return { ...page, agents: page.agents.map(safeRoleNames(redactor)) };
     }),
@@ -187,7 +208,7 @@ function registerReadingTools(server: McpServer, runtime: Runtime, redactor: Red
       // Waiting calls come and go as the society works: a second call may list others.
       annotations: { ...reads, idempotentHint: false },
     },
-    guarded(redactor, async ({ agentId }) => ({
+    guarded(wrapping, 'list_approvals', async ({ agentId }) => ({
       approvals: runtime.approvals(agentId === undefined ? {} : { agentId }).map((approval) => redactApproval(approval, redactor)),
     })),
   );
@@ -201,6 +222,8 @@ function registerReadingTools(server: McpServer, runtime: Runtime, redactor: Red
       // An approved call may destroy and reach outside; deciding again changes nothing more (it is refused).
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
-    guarded(redactor, async ({ id, decision }) => redactApproval(await runtime.decide(id, { ...decision, by: decision.by ?? decidedOverMcp }), redactor)),
+    guarded(wrapping, 'decide_approval', async ({ id, decision }) =>
+      redactApproval(await runtime.decide(id, { ...decision, by: decision.by ?? decidedOverMcp }), redactor),
+    ),
   );
 }

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,10 +8,12 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Redactor } from '../../task/index.js';
+import type { TraceCarrier } from '../../traceContext.js';
 import { troupeVersion } from '../../version.js';
 import { type Tool, type ToolResult, errorResult } from '../tool.js';
 import { type McpServerConfig, isStdioServer } from './mcpConfig.js';
 import { mcpTool, toolResultOf } from './mcpTool.js';
+import { McpCallTracer, httpPeer } from './mcpCallTrace.js';
 
 export interface McpConnectionDeps {
   readonly logger: Logger;
@@ -18,6 +21,8 @@ export interface McpConnectionDeps {
   readonly clock: Clock;
   /** Receives the server's tools each time they are listed (on connection and on `tools/list_changed`). */
   readonly onTools: (tools: readonly Tool[]) => void;
+  /** The runtime's tracer: each traced tool call's request gets a client span (docs/observability.md). */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** Where a connection stands: `down` waits for a restart; `failed` gave up after `maxRestarts`. */
@@ -41,6 +46,7 @@ export class McpConnection {
   #restarts = 0;
   #upSince = 0;
   #timer: TimerHandle | undefined;
+  readonly #trace: McpCallTracer | undefined;
   /** Settles once the first connection attempt has, whichever way it went. */
   readonly ready: Promise<void>;
 
@@ -48,6 +54,8 @@ export class McpConnection {
     this.name = name;
     this.#config = config;
     this.#deps = deps;
+    const peer = isStdioServer(config) ? ({ transport: 'pipe' } as const) : httpPeer(config.url);
+    this.#trace = deps.tracer === undefined ? undefined : new McpCallTracer(deps.tracer, name, peer, deps.redactor);
     this.ready = this.#attempt();
   }
 
@@ -100,6 +108,25 @@ export class McpConnection {
   }
 
   #transport(): Transport {
+    const transport = this.#newTransport();
+    const trace = this.#trace;
+    if (trace === undefined) return transport;
+    // Watched for the tracer: each request's JSON-RPC id as it leaves, the version agreed, the HTTP session.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      trace.sent(message);
+      return send(message, options);
+    };
+    const agreed = transport.setProtocolVersion?.bind(transport);
+    trace.session = transport instanceof StreamableHTTPClientTransport ? { sessionId: () => transport.sessionId } : {};
+    transport.setProtocolVersion = (version) => {
+      trace.session.protocolVersion = version;
+      agreed?.(version);
+    };
+    return transport;
+  }
+
+  #newTransport(): Transport {
     const config = this.#config;
     if (!isStdioServer(config)) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     const transport = new StdioClientTransport({
@@ -148,7 +175,10 @@ export class McpConnection {
         `an MCP server lists more tools than maxTools: the first ${maxTools} are kept`,
       );
     }
-    const caller = { call: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => this.#call(client, tool, args, signal) };
+    const caller = {
+      call: (tool: string, args: Record<string, unknown>, signal: AbortSignal, trace: TraceCarrier | undefined) =>
+        this.#call(client, tool, args, signal, trace),
+    };
     return definitions.slice(0, maxTools).map((definition) => mcpTool(this.name, definition, { trusted, requireApproval, callTimeoutMs, caller }));
   }
 
@@ -164,11 +194,21 @@ export class McpConnection {
     }
   }
 
-  async #call(client: Client, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async #call(client: Client, tool: string, args: Record<string, unknown>, signal: AbortSignal, trace: TraceCarrier | undefined): Promise<ToolResult> {
     const { callTimeoutMs, maxResultBytes } = this.#config;
     if (client !== this.#client || this.#state !== 'up') return this.#downResult(tool);
+    // The request's own span, its context sent along in `_meta` for the server to continue.
+    const span = this.#trace?.start(tool, trace);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: callTimeoutMs, signal });
+      const request = { name: tool, arguments: args, ...(span === undefined ? {} : { _meta: span.meta }) };
+      let result;
+      try {
+        result = await client.callTool(request, undefined, { timeout: callTimeoutMs, signal });
+      } catch (error) {
+        span?.failed(error);
+        throw error;
+      }
+      span?.answered(result.isError === true);
       return toolResultOf(result as Parameters<typeof toolResultOf>[0], `${tool} on MCP server "${this.name}"`, {
         maxResultBytes,
         redactor: this.#deps.redactor,

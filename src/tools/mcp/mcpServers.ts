@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Redactor } from '../../task/index.js';
@@ -12,6 +13,8 @@ export interface McpServersDeps {
   readonly logger: Logger;
   readonly redactor: Redactor;
   readonly clock: Clock;
+  /** The runtime's tracer, for the client spans of the servers' tool calls. */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** How one server stands, for `troupe tools` and the logs. */

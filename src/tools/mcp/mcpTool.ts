@@ -2,12 +2,14 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { JsonValue, Redactor } from '../../task/index.js';
+import type { TraceCarrier } from '../../traceContext.js';
 import { type Artifact, MediaTypeSchema, type Tool, type ToolContext, type ToolResult, errorResult } from '../tool.js';
 import type { ToolAnnotations } from '../toolAnnotations.js';
 
 /** What a troupe tool needs of the server it came from: a way to call it. */
 export interface McpToolCaller {
-  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+  /** `trace`: the tool call's trace context, the parent of the MCP request's span when the runtime traces. */
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal, trace: TraceCarrier | undefined): Promise<ToolResult>;
 }
 
 const validators = new AjvJsonSchemaValidator();
@@ -68,7 +70,7 @@ export function mcpTool(
     ...(options.trusted ? { annotations } : Object.keys(annotations).length === 0 ? {} : { hints: annotations }),
     // Unset, MCP's rule applies (every tool but a trusted server's read-only ones waits for a person).
     ...(options.requireApproval ? {} : { needsApproval: false }),
-    execute: (args: z.infer<typeof parameters>, context: ToolContext) => options.caller.call(definition.name, args, context.signal),
+    execute: (args: z.infer<typeof parameters>, context: ToolContext) => options.caller.call(definition.name, args, context.signal, context.trace),
   };
 }
 

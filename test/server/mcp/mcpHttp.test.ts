@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../../src/server/index.js';
 import { ScriptedModel } from '../../../src/testing.js';
 import { type Served, serve } from '../../support/httpServerFixture.js';
 import { mailTool } from '../../support/mailTool.js';
@@ -161,5 +162,31 @@ describe('troupe as an MCP server over Streamable HTTP (/mcp)', () => {
       sent.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     });
     expect(status).toBe(400);
+  });
+
+  it('beyond loopback, refuses a browser page of an origin neither its own nor in corsOrigins (403)', async () => {
+    // An injected request arrives on no loopback socket: the rule for servers bound beyond it applies.
+    const beyond = createHttpServer(served.rt, { token, corsOrigins: ['https://app.example.com'] });
+    try {
+      const post = (origin: string) =>
+        beyond.app.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: {
+            host: 'troupe.example:3000',
+            origin,
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        });
+      const refused = await post('https://evil.example');
+      expect([refused.statusCode, refused.json<{ error: { code: string } }>().error.code]).toEqual([403, 'origin_not_allowed']);
+      expect((await post('https://app.example.com')).statusCode).toBe(200);
+      expect((await post('http://troupe.example:3000')).statusCode).toBe(200);
+    } finally {
+      await beyond.close();
+    }
   });
 });

@@ -1,9 +1,11 @@
-import type { MemoryTier } from './memoryQuery.js';
 import { type AgentState, agentStates } from '../agent/agentState.js';
 import type { ApprovalDesk } from '../approvals/approvalDesk.js';
 import type { ModelCallLimiter } from '../limits/modelCallLimiter.js';
 import type { MemoryHub } from '../memory/memoryHub.js';
-import type { Society } from '../society/society.js';
+import type { Society } from './society.js';
+
+/** The memory tiers counted (`troupe_memory_entries{tier}`), as `rt.memory` names them. */
+type MemoryTier = 'l1' | 'l2' | 'l3' | 'l4';
 
 /**
  * What a runtime is doing right now, as numbers (what `/metrics` reports as gauges). Read from the

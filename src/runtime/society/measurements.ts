@@ -1,5 +1,5 @@
 import { type Observable, Subject } from 'rxjs';
-import type { ModelCallMeasure, ModelCallSink } from '../llm/index.js';
+import type { ModelCallMeasure, ModelCallSink } from '../../llm/index.js';
 
 /** Something the runtime timed as it ended: a model call, or a write to the org store made durable. */
 export type Measurement = ({ readonly type: 'model.call' } & ModelCallMeasure) | { readonly type: 'store.commit'; readonly seconds: number };
