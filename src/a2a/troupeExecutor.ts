@@ -63,8 +63,10 @@ export class TroupeExecutor implements AgentExecutor {
     const run = this.#runs.get(taskId);
     const stored = await this.#store.load(taskId);
     const troupeTaskId = run?.troupeTaskId ?? troupeTaskOf(stored);
-    // troupe has no way to stop one Task's turn from outside; the calls it waits on are refused, so it stops waiting.
-    if (troupeTaskId !== undefined) await this.#rejectWaiting(troupeTaskId);
+    // The troupe Task is canceled where it runs (its turn stopped, what it delegated taken back); one
+    // no agent here holds (on another node) at least stops waiting: the calls it waits on are refused.
+    if (troupeTaskId !== undefined && !(await this.#runtime.cancel(troupeTaskId, { reason: 'the A2A client canceled the task' }).catch(() => false)))
+      await this.#rejectWaiting(troupeTaskId);
     if (run !== undefined) run.end(true);
     else if (stored !== undefined)
       publishStatus({ publish: (event) => bus.publish(event), taskId, contextId: stored.contextId }, TaskState.TASK_STATE_CANCELED, [

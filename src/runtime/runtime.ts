@@ -1,4 +1,5 @@
 import type { Observable, Subscription } from 'rxjs';
+import { z } from 'zod';
 import { type Actor, toPromise } from 'xstate';
 import { type ShutdownSummary, runtimeMachine } from '../../machines/runtime.machine.js';
 import { EventBus } from '../bus/index.js';
@@ -59,6 +60,9 @@ import type { RunTap } from '../replay/index.js';
 import { startRecording } from './runRecording.js';
 import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
 import type { Measurement, Measurements } from './measurements.js';
+
+/** Why a Task is canceled (`rt.cancel`), as its answer says. */
+const CancelReasonSchema = z.string().min(1).max(500);
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
@@ -277,6 +281,21 @@ export class Runtime {
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
     return this.#userIntake.input(agentId, text, Actions.message, parentId, sessionId ?? parentId ?? undefined);
+  }
+
+  /**
+   * Cancels a Task the society is working on: the agent that has it stops its turn (the model
+   * call in flight is aborted, no further tool runs) or drops it from its mailbox, and answers it
+   * `canceled` (`aborted`, saying why); the work its turn delegated is canceled in turn. Resolves
+   * with whether an agent held it (false: unknown, already answered, or held on another node).
+   * @example
+   * const taskId = await rt.submit('a long report');
+   * await rt.cancel(taskId, { reason: 'no longer needed' });
+   */
+  async cancel(taskId: string, options: { reason?: string } = {}): Promise<boolean> {
+    const id = parseOrThrow(TaskIdSchema, taskId, 'taskId');
+    const reason = parseOrThrow(CancelReasonSchema, options.reason ?? 'no reason given', 'reason');
+    return this.#society.cancelTask(id, 'user', reason);
   }
 
   /**

@@ -10,7 +10,7 @@ let served: Served;
 let client: Client;
 
 beforeAll(async () => {
-  served = await serve({ memory: true, model: commandModel(), runtime: { tools: a2aTools(gates), maxInputChars: 2000 }, server: { token } });
+  served = await serve({ memory: true, model: commandModel(gates), runtime: { tools: a2aTools(gates), maxInputChars: 2000 }, server: { token } });
   client = await a2aClient(served.url, token);
 });
 afterAll(async () => {
@@ -130,15 +130,19 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     expect(textOf(done.status?.message)).toContain('guarded ran on prod');
   });
 
-  it('cancels a working task, and a canceled or finished task cannot be canceled again', async () => {
-    const stream = client.sendMessageStream(send(userMessage('run wait_gate {"gate":"cancel"}')));
+  it('cancels a working task for real: its model call is aborted and the troupe Task is canceled; a finished task cannot be canceled', async () => {
+    const stream = client.sendMessageStream(send(userMessage('hold model cancel')));
     const [first] = await readUntil(stream, () => true);
-    const id = first?.payload?.$case === 'task' ? first.payload.value.id : '';
-    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    const task = first?.payload?.$case === 'task' ? first.payload.value : undefined;
+    await gates.untilHeld('cancel');
+    const canceled = await client.cancelTask({ tenant: '', id: task?.id ?? '', metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const rest = await readUntil(stream, () => false);
     expect(rest.map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
-    gates.open('cancel');
+    // The turn was stopped where it was: the model call in flight saw its abort, and the troupe Task answered canceled.
+    expect(String(await gates.untilAborted('cancel'))).toMatch(/left the turn/);
+    const answer = await served.rt.waitForAnswer(String(task?.metadata?.['troupeTaskId']), { timeoutMs: 10_000 });
+    expect(answer).toMatchObject({ status: 'canceled', error: { code: 'aborted', message: 'canceled by user: the A2A client canceled the task' } });
     const done = asTask(await client.sendMessage(send(userMessage('hello after'))));
     await expect(client.cancelTask({ tenant: '', id: done.id, metadata: undefined })).rejects.toThrow(/not cancelable/i);
   });

@@ -129,6 +129,16 @@ export class Society implements SocietyPort {
   }
 
   /**
+   * Cancels the Task `taskId` wherever an agent of this process holds it (its lane's turn is
+   * stopped, or it leaves the mailbox) and answers it `canceled`; returns whether one did. Agents
+   * hold Tasks only while they are not at rest, so only those are asked.
+   */
+  cancelTask(taskId: string, by: string, reason: string): boolean {
+    for (const agent of this.#live.forGauges().stirring) if (agent.cancel(taskId, by, reason)) return true;
+    return false;
+  }
+
+  /**
    * The live agent `agentId`; a restored agent not started yet starts now, ahead of the
    * background restore, with the Tasks it had waiting, so whatever it is given next queues behind them.
    */
