@@ -50,6 +50,8 @@ export interface RemoteProgress {
   status: TaskStatus;
   text: string;
   artifacts: Map<string, A2aArtifact>;
+  /** Called once the remote has named its task (its id is in `taskId`). */
+  named?: () => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function readRemote(stream: AsyncGenerator<StreamResponse>, progres
     const status = payload.$case === 'task' ? payload.value.status : payload.value.status;
     if (payload.$case === 'task') {
       progress.taskId = payload.value.id;
+      progress.named?.();
       for (const artifact of payload.value.artifacts) progress.artifacts.set(artifact.artifactId, artifact);
     }
     if (status === undefined) continue;

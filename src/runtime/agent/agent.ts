@@ -10,7 +10,7 @@ import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, type ToolDefinition, type ToolPolicy, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
-import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
+import type { RemoteRole, SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
@@ -63,6 +63,8 @@ export interface AgentEnvironment {
   readonly approvals: ApprovalDesk;
   /** How its turns are traced (OpenTelemetry spans; no-ops unless an SDK or a provider is given). */
   readonly tracing: Tracing;
+  /** Agents outside the society `delegate_task` gives work to by role (`createRuntime({ remoteRoles })`). */
+  readonly remoteRoles?: ReadonlyMap<string, RemoteRole>;
   /** Where a recorded run notes its other non-deterministic inputs (a person's decisions) and its replay takes them back (see RunTape). */
   readonly tape?: RunTape;
 }
