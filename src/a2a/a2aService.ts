@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Runtime } from '../runtime/index.js';
 import { parseOrThrow } from '../task/index.js';
 import { A2aTaskStore } from './a2aTaskStore.js';
-import { agentCardOf, cardJson } from './agentCard.js';
+import { agentCardOf, cardJson, legacyCardJson } from './agentCard.js';
 import { TaskWatch } from './taskWatch.js';
 import { TroupeExecutor } from './troupeExecutor.js';
 
@@ -35,8 +35,11 @@ export type JsonRpcAnswer = Awaited<ReturnType<JsonRpcTransportHandler['handle']
 
 /** What the HTTP server needs to speak A2A for a runtime: the card and the JSON-RPC handler. */
 export interface A2aService {
-  /** The agent card as JSON, naming `url` as its JSON-RPC endpoint. */
-  card(url: string): unknown;
+  /**
+   * The agent card as JSON, naming `url` as its JSON-RPC endpoint, in the shape of the protocol
+   * version the request's `A2A-Version` header names: v1.0 for `1.0`, v0.3 without one or for `0.x`.
+   */
+  card(url: string, headers: Readonly<Record<string, string | string[] | undefined>>): unknown;
   /** Answers one JSON-RPC request (`body` as parsed JSON), in the protocol version its `A2A-Version` header asks for (none: v0.3). */
   handle(body: unknown, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<JsonRpcAnswer>;
   /** A JSON-RPC error answer for an error thrown before a request could be handled. */
@@ -57,10 +60,9 @@ export function createA2aService(runtime: Runtime, options: { auth: boolean; lim
   const current = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);
   return {
-    card: (url) => cardJson(cardFor(url)),
+    card: (url, headers) => (versionOf(headers).startsWith('0.') ? legacyCardJson(cardFor(url)) : cardJson(cardFor(url))),
     handle: async (body, headers) => {
-      const header = headers[A2A_VERSION_HEADER.toLowerCase()];
-      const requestedVersion = (Array.isArray(header) ? header[0] : header) ?? '0.3';
+      const requestedVersion = versionOf(headers);
       const context = new ServerCallContext({ requestedVersion });
       try {
         validateVersion(requestedVersion, await handler.getAgentCard(), 'JSONRPC');
@@ -72,6 +74,12 @@ export function createA2aService(runtime: Runtime, options: { auth: boolean; lim
     },
     errorAnswer: (error, id) => ({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
   };
+}
+
+/** The protocol version a request asks for in its `A2A-Version` header; one without it is a v0.3 client's. */
+function versionOf(headers: Readonly<Record<string, string | string[] | undefined>>): string {
+  const header = headers[A2A_VERSION_HEADER.toLowerCase()];
+  return (Array.isArray(header) ? header[0] : header) ?? '0.3';
 }
 
 /** The id of a JSON-RPC request, when it has one a response may echo. */

@@ -64,6 +64,34 @@ export function cardJson(card: AgentCard): unknown {
   return AgentCard.toJSON(card);
 }
 
+/**
+ * The card in the shape a v0.3 client reads (the v0.3 `AgentCard`: `url`, `preferredTransport`,
+ * `protocolVersion`, `security`, schemes with a `type`), its v0.3 interface as the endpoint, and
+ * the v1.0 `supportedInterfaces` kept beside, as the official SDK's own servers send it: a v1.0
+ * client that asked without saying its version still finds its interface.
+ */
+export function legacyCardJson(card: AgentCard): unknown {
+  const legacy = card.supportedInterfaces.find((face) => face.protocolVersion.startsWith('0.'));
+  const bearer = card.securitySchemes[bearerScheme]?.scheme;
+  const schemes =
+    bearer?.$case === 'httpAuthSecurityScheme' ? { [bearerScheme]: { type: 'http', scheme: bearer.value.scheme, description: bearer.value.description } } : {};
+  return {
+    protocolVersion: legacy?.protocolVersion ?? '0.3',
+    name: card.name,
+    description: card.description,
+    version: card.version,
+    url: legacy?.url ?? '',
+    preferredTransport: legacy?.protocolBinding ?? 'JSONRPC',
+    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: card.capabilities?.pushNotifications ?? false },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map(({ id, name, description, tags }) => ({ id, name, description, tags })),
+    supportsAuthenticatedExtendedCard: false,
+    ...(Object.keys(schemes).length === 0 ? {} : { securitySchemes: schemes, security: [{ [bearerScheme]: [] }] }),
+    supportedInterfaces: card.supportedInterfaces,
+  };
+}
+
 function firstLine(text: string): string {
   const line = text.trim().split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;

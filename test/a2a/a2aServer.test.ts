@@ -1,5 +1,6 @@
 import { type Message, type StreamResponse, type Task, Role, TaskState } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
+import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gates, a2aClient, a2aTools, commandModel } from '../support/a2aSociety.js';
 import { type Served, serve } from '../support/httpServerFixture.js';
@@ -70,6 +71,39 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     await served.rt.createRole({ name: 'reviewer', prompt: 'Reviews code.', description: 'reviews TypeScript' });
     const again = await (await a2aClient(served.url, token)).getAgentCard();
     expect(again.skills.map((skill) => [skill.id, skill.description])).toContainEqual(['role:reviewer', 'reviews TypeScript']);
+  });
+
+  it("serves a v0.3 client the v0.3 card, which the SDK's v0.3 reader and transport then talk to", async () => {
+    const methods: unknown[] = [];
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      if (typeof init?.body === 'string') methods.push((JSON.parse(init.body) as { method?: unknown }).method);
+      return fetch(input, { ...init, headers });
+    };
+    // A v0.3 client names no version; it reads the v0.3 fields and ignores the v1.0 ones kept beside.
+    const response = await fetch(`${served.url}/.well-known/agent-card.json`);
+    expect(response.headers.get('vary')).toMatch(/A2A-Version/i);
+    const { supportedInterfaces, ...legacy } = (await response.json()) as Record<string, unknown>;
+    expect(legacy).toMatchObject({
+      protocolVersion: '0.3',
+      url: `${served.url}/a2a`,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+      securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } },
+      security: [{ bearer: [] }],
+    });
+    expect(supportedInterfaces).toHaveLength(2);
+    const card = parseLegacyAgentCard(legacy);
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+    });
+    const old = await new ClientFactory(options).createFromAgentCard(card);
+    const task = asTask(await old.sendMessage(send(userMessage('hello from v0.3'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.status?.message)).toMatch(/^answer: [^]*hello from v0\.3/);
+    expect(methods).toEqual(['message/send']);
   });
 
   it('completes a task: SendMessage answers with the completed task, GetTask reads it back', async () => {
