@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import { AgentIdSchema, parseOrThrow } from '../task/index.js';
 import { type ToolContext, type ToolResult, errorResult } from '../tools/index.js';
 import { textPart } from './a2aParts.js';
+import { remoteCallTrace } from './a2aTrace.js';
 import { DelegationTask, type RemoteProgress, localArtifacts, readRemote } from './remoteA2aTask.js';
 
 /** How a remote A2A agent is reached and how long, and how often, a delegation to it is tried. */
@@ -51,7 +52,12 @@ export class A2aRemote {
     const limit = Math.min(timeoutMs, this.#options.timeoutMs);
     const delegation = new DelegationTask(context.society, { from: context.agentId, to: this.#remoteId, about: context.task, text, url });
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(limit)]);
-    return delegate({ options: { ...this.#options, timeoutMs: limit }, connect: () => this.#connect(), delegation, text, context, signal });
+    const traced = remoteCallTrace(context, { name: this.#options.name, url });
+    const run = { options: { ...this.#options, timeoutMs: limit }, connect: () => this.#connect(), delegation, text, context, signal, headers: traced.headers };
+    return delegate(run).then((result) => {
+      traced.ended(result, delegation.remoteTaskId);
+      return result;
+    });
   }
 
   #connect(): Promise<Client> {
@@ -70,6 +76,8 @@ interface Delegation {
   readonly text: string;
   readonly context: ToolContext;
   readonly signal: AbortSignal;
+  /** Sent with every request of the delegation: the trace context of its client span. */
+  readonly headers: Record<string, string>;
 }
 
 /** How long a delegation stopped before the remote named its task waits for the name, to cancel the task by it. */
@@ -110,8 +118,11 @@ async function delegate(run: Delegation): Promise<ToolResult> {
       // Before the remote has the task, it is sent (again); once it has it, only followed again.
       const stream =
         progress.taskId === undefined
-          ? client.sendMessageStream({ tenant: '', message: userMessage(run), configuration: undefined, metadata: undefined }, { signal: reading })
-          : client.resubscribeTask({ tenant: '', id: progress.taskId }, { signal: reading });
+          ? client.sendMessageStream(
+              { tenant: '', message: userMessage(run), configuration: undefined, metadata: undefined },
+              { signal: reading, serviceParameters: run.headers },
+            )
+          : client.resubscribeTask({ tenant: '', id: progress.taskId }, { signal: reading, serviceParameters: run.headers });
       if (await readRemote(stream, progress, delegation)) return finished(run, progress);
       lastError = new Error('the stream ended before the task did');
     } catch (error) {
@@ -175,7 +186,8 @@ async function failed(run: Delegation, progress: RemoteProgress, error: unknown)
 async function cancelRemote(run: Delegation, progress: RemoteProgress): Promise<void> {
   if (progress.taskId === undefined) return;
   const client = await run.connect().catch(() => undefined);
-  await client?.cancelTask({ tenant: '', id: progress.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  const options = { signal: AbortSignal.timeout(5_000), serviceParameters: run.headers };
+  await client?.cancelTask({ tenant: '', id: progress.taskId, metadata: undefined }, options).catch(() => undefined);
 }
 
 /** The SDK's client for the agent at `url` (loaded when first used: a runtime that never delegates never loads it). */

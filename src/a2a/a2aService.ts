@@ -5,9 +5,11 @@ import { z } from 'zod';
 import type { Runtime } from '../runtime/index.js';
 import { parseOrThrow } from '../task/index.js';
 import { A2aTaskStore } from './a2aTaskStore.js';
-import { agentCardOf, cardJson, legacyCardJson } from './agentCard.js';
+import { agentCardOf, agentName, cardJson, legacyCardJson } from './agentCard.js';
 import { TaskWatch } from './taskWatch.js';
 import { TroupeExecutor } from './troupeExecutor.js';
+import { RequestTraces } from './a2aTrace.js';
+import { describeError } from '../errors.js';
 
 const positive = () => z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be > 0');
 
@@ -53,7 +55,8 @@ export interface A2aService {
 export function createA2aService(runtime: Runtime, options: { auth: boolean; limits?: A2aLimitOptions }): A2aService {
   const limits = resolveA2aLimits(options.limits ?? {});
   const store = new A2aTaskStore(limits);
-  const executor = new TroupeExecutor(runtime, new TaskWatch(runtime), store);
+  const traces = new RequestTraces(runtime.tracer, agentName);
+  const executor = new TroupeExecutor(runtime, new TaskWatch(runtime), store, traces);
   const cardFor = (url: string): AgentCard => agentCardOf(runtime, { url, auth: options.auth, maxSkills: limits.maxCardSkills });
   // The handler reads its card for the versions served and the input modes: the endpoint's URL plays no part there.
   const handler = new DefaultRequestHandler(cardFor(''), store, executor);
@@ -70,10 +73,42 @@ export function createA2aService(runtime: Runtime, options: { auth: boolean; lim
         return { jsonrpc: '2.0', id: idOf(body), error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
       }
       const transport = requestedVersion === '0.3' ? legacy : current;
-      return transport.handle(body as Record<string, unknown>, context);
+      const ended = traces.start(body, headers);
+      if (ended === undefined) return transport.handle(body as Record<string, unknown>, context);
+      const answer = await transport.handle(body as Record<string, unknown>, context).catch((error: unknown) => {
+        ended({ code: -32603, message: describeError(error) });
+        throw error;
+      });
+      if (Symbol.asyncIterator in answer) return tracedStream(answer, ended);
+      ended(rpcError(answer));
+      return answer;
     },
     errorAnswer: (error, id) => ({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
   };
+}
+
+/** The JSON-RPC error an answer carries, if any. */
+function rpcError(answer: object): { code: number; message: string } | undefined {
+  const error = 'error' in answer ? answer.error : undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return { code: typeof code === 'number' ? code : -32603, message: typeof message === 'string' ? message : '' };
+}
+
+/** A streamed answer whose span ends with the stream (its last answer an error, or not). */
+async function* tracedStream<T extends object>(
+  answers: AsyncGenerator<T, void, undefined>,
+  ended: (error: { code: number; message: string } | undefined) => void,
+): AsyncGenerator<T, void, undefined> {
+  let error: { code: number; message: string } | undefined;
+  try {
+    for await (const answer of answers) {
+      error = rpcError(answer);
+      yield answer;
+    }
+  } finally {
+    ended(error);
+  }
 }
 
 /** The protocol version a request asks for in its `A2A-Version` header; one without it is a v0.3 client's. */

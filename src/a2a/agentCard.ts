@@ -5,6 +5,9 @@ import { troupeVersion } from '../version.js';
 /** The protocol versions served: v1.0, and v0.3 through the SDK's compatibility layer. */
 const a2aVersions = ['1.0', '0.3'] as const;
 
+/** The agent a card describes: the society, as one agent. */
+export const agentName = 'troupe';
+
 /** The name of the security scheme a card names when the service has a token. */
 const bearerScheme = 'bearer';
 
@@ -44,7 +47,7 @@ export function agentCardOf(runtime: Runtime, input: CardInput): AgentCard {
       }
     : {};
   return {
-    name: 'troupe',
+    name: agentName,
     description: 'A troupe society of LLM agents: a requirement goes to its root agent, which may delegate it across the organisation.',
     supportedInterfaces: a2aVersions.map((protocolVersion) => ({ url: input.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion })),
     provider: undefined,

@@ -28,6 +28,12 @@ export class DelegationTask {
     return this.#task.status;
   }
 
+  /** The id of the remote's task, once it named it. */
+  get remoteTaskId(): string | undefined {
+    const id = this.#task.parameters['remoteTaskId'];
+    return typeof id === 'string' ? id : undefined;
+  }
+
   /** Publishes the Task again in `status` (with the remote's text as its result, or why it failed). */
   update(status: TaskStatus, said: { text?: string; remoteTaskId?: string; error?: TaskError } = {}): void {
     if (finalStatuses.has(this.#task.status)) return;

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Observable, Subscription } from 'rxjs';
 import { z } from 'zod';
 import { type Actor, toPromise } from 'xstate';
@@ -60,6 +61,7 @@ import type { RunTap } from '../replay/index.js';
 import { startRecording } from './runRecording.js';
 import { type GaugeSources, type RuntimeGauges, runtimeGauges } from './views/runtimeGauges.js';
 import type { Measurement, Measurements } from './measurements.js';
+import type { TraceCarrier } from '../traceContext.js';
 
 /** Why a Task is canceled (`rt.cancel`), as its answer says. */
 const CancelReasonSchema = z.string().min(1).max(500);
@@ -96,6 +98,8 @@ export class Runtime {
   readonly skills: SkillHub;
   /** Why each skill given in `skills` that was refused was (file, field, rule). */
   readonly skillProblems: readonly SkillProblem[];
+  /** What its spans are made with (`tracing.tracerProvider`, else the global provider): the A2A endpoint's spans too. */
+  readonly tracer: Tracer;
   readonly #society: Society;
   readonly #user: UserEndpoint;
   readonly #userIntake: UserIntake;
@@ -185,6 +189,7 @@ export class Runtime {
     const environment = societyEnvironment({ ...options, ids: this.#ids, modelCalls: this.#measurements.modelCalls }, config, journal);
     ({ model: this.model, bus: this.bus, tools: this.tools, memory: this.#memory, skills: this.skills, artifacts: this.#artifacts } = environment);
     this.skillProblems = options.loadedSkills.problems;
+    this.tracer = environment.deps.tracing.tracer;
     const { nodes } = options;
     this.#handoffs = new SessionHandoffs({ society: () => this.#society, journal, config, logger, filter: options.handoffs?.filter });
     this.#society = new Society({ ...environment.deps, handoffs: this.#handoffs }, nodes ?? {});
@@ -262,14 +267,15 @@ export class Runtime {
   /**
    * Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes
    * back with it). `sessionId` continues a session; without it the Task starts a new session,
-   * whose id is the Task's id. Memory and context never mix two sessions.
+   * whose id is the Task's id. Memory and context never mix two sessions. `trace`: the span the
+   * work joins (a caller in another process, an A2A client), else the span active here, if any.
    */
-  async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
+  async submit(text: string, options: { sessionId?: string; trace?: TraceCarrier } = {}): Promise<string> {
     this.#requireOpen();
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
     // A session handed over to another agent goes on with it.
     const to = sessionId === undefined ? 'root' : (this.#handoffs.agentFor(sessionId) ?? 'root');
-    return this.#userIntake.input(to, text, Actions.execute, null, sessionId);
+    return this.#userIntake.input(to, text, Actions.execute, null, sessionId, options.trace);
   }
 
   /**
