@@ -17,11 +17,11 @@ const positive = () => z.number({ error: 'must be a number' }).int('must be a wh
 const A2aLimitsSchema = z
   .object({
     /** A2A tasks kept for GetTask and ListTasks; past it the oldest ended one is forgotten. */
-    maxTasks: positive().default(1000),
+    maxTasks: positive().max(1_000_000, 'must be at most 1000000').default(1000),
     /** Messages kept in each A2A task's history (the newest). */
-    maxHistory: positive().default(20),
+    maxHistory: positive().max(10_000, 'must be at most 10000').default(20),
     /** Skills (roles, then loaded skills) the agent card lists at most. */
-    maxCardSkills: positive().default(100),
+    maxCardSkills: positive().max(10_000, 'must be at most 10000').default(100),
   })
   .strict();
 

@@ -65,6 +65,7 @@ export function registerA2aRoutes(app: FastifyInstance, deps: A2aRouteDeps): voi
 async function stream(request: FastifyRequest, reply: FastifyReply, answers: AnswerStream, deps: A2aRouteDeps): Promise<FastifyReply> {
   const id = idOf(request.body);
   const client = deps.clientOf(request);
+  // Before the first answer is read: the SDK starts the work only then, so a refused stream starts none.
   try {
     deps.budget.admit(client);
   } catch (error) {

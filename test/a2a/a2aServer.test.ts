@@ -256,3 +256,28 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     expect(asTask(await client.sendMessage(send(userMessage('still here')))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });
+
+describe('A2A streams share the event streams budget', () => {
+  it('refuses a stream past maxEventStreams clearly, before any work starts, and an event stream while the A2A one holds the budget', async () => {
+    const budgetGates = new Gates();
+    const limited = await serve({ memory: true, model: commandModel(budgetGates), runtime: { tools: a2aTools(budgetGates) }, server: { maxEventStreams: 1 } });
+    try {
+      const sent: string[] = [];
+      limited.rt.bus.on('execute').subscribe((task) => sent.push(JSON.stringify(task.parameters)));
+      const sdk = await a2aClient(limited.url);
+      const holding = sdk.sendMessageStream(send(userMessage('run wait_gate {"gate":"budget"}')));
+      await readUntil(holding, (event) => stateOf(event) === TaskState.TASK_STATE_WORKING);
+      await expect(readUntil(sdk.sendMessageStream(send(userMessage('one stream too many'))), () => true)).rejects.toThrow(
+        /the server already has 1 event streams open \(maxEventStreams\)/,
+      );
+      const events = await fetch(`${limited.url}/api/events`);
+      expect(events.status).toBe(429);
+      expect(((await events.json()) as { error: { code: string } }).error.code).toBe('too_many_streams');
+      expect(sent.some((text) => text.includes('one stream too many'))).toBe(false);
+      budgetGates.open('budget');
+      expect((await readUntil(holding, () => false)).map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await limited.close();
+    }
+  });
+});
