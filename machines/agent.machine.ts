@@ -29,6 +29,33 @@ const takeWork = [overMailboxLimit, { guard: 'laneFreeForTask', actions: 'startR
 /** A lane's turn ended (answered, failed, stopped at the step limit): the lane is freed and the queue may take it. */
 const laneOver = ['stopLane', 'freeLane', 'startQueued'] as const;
 
+/** The Task `task.cancel` names, in a lane or queued; undefined when the agent does not hold it. */
+const heldTask = (context: AgentContext, event: AgentEvent): Task | undefined =>
+  event.type !== 'task.cancel'
+    ? undefined
+    : (context.lanes.find((lane) => lane.task.id === event.taskId)?.task ?? context.mailbox.find((task) => task.id === event.taskId));
+
+/** A Task the agent holds is canceled: answered `canceled`, its lane stopped (or it leaves the mailbox). */
+const cancelQueued = {
+  guard: 'holdsTask',
+  actions: [
+    {
+      type: 'cancelTask',
+      params: ({ context, event }: { context: AgentContext; event: AgentEvent }) => ({
+        agentId: context.agentId,
+        task: heldTask(context, event) as Task,
+        by: event.type === 'task.cancel' ? event.by : '',
+        reason: event.type === 'task.cancel' ? event.reason : '',
+      }),
+    },
+    'stopCanceledLane',
+    'dropCanceled',
+  ],
+} as const;
+
+/** As `cancelQueued`, and a lane freed takes the next queued Task. */
+const cancelHeld = { guard: 'holdsTask', actions: [...cancelQueued.actions, 'startQueued'] } as const;
+
 /** The lane a turn event names (its guard made sure there is one). */
 const laneTask = (context: AgentContext, event: TurnEvent): Task => (laneOf(context.lanes, event.sessionId) as Lane).task;
 
@@ -191,6 +218,16 @@ const agentSetup = setup({
       for (const lane of context.lanes) enqueue.stopChild(laneId(lane.sessionId));
     }),
     clearWork: assign({ mailbox: [], lanes: [] }),
+    // The canceled Task's lane actor is stopped (its turn is aborted), then the Task leaves the lanes or the mailbox.
+    stopCanceledLane: enqueueActions(({ context, event, enqueue }) => {
+      const lane = event.type === 'task.cancel' ? context.lanes.find((held) => held.task.id === event.taskId) : undefined;
+      if (lane !== undefined) enqueue.stopChild(laneId(lane.sessionId));
+    }),
+    dropCanceled: assign(({ context, event }) => {
+      const held = heldTask(context, event);
+      const lanes = context.lanes.filter((lane) => lane.task !== held);
+      return lanes.length < context.lanes.length ? { lanes } : { mailbox: context.mailbox.filter((task) => task !== held) };
+    }),
     noteStop: assign({
       resumable: ({ event }) => event.type === 'agent.terminate' && event.resumable,
       stoppedFor: ({ event }) => (event.type === 'agent.terminate' ? event.about : null),
@@ -204,6 +241,7 @@ const agentSetup = setup({
     handOff: (_, _params: { agentId: string; task: Task; handoff: HandoffDecision }) => undefined,
     stopAtStepLimit: (_, _params: { agentId: string; task: Task; steps: number }) => undefined,
     cancelPending: (_, _params: { agentId: string; tasks: readonly Task[]; reason: string; resumable: boolean }) => undefined,
+    cancelTask: (_, _params: { agentId: string; task: Task; by: string; reason: string }) => undefined,
     refuseTask: (_, _params: { agentId: string; task: Task; reason: Refusal }) => undefined,
     reportSpawnFailure: (_, _params: { agentId: string; error: unknown }) => undefined,
     announceTerminated: (_, _params: { agentId: string; resumable: boolean; about: TaskRef | null }) => undefined,
@@ -223,6 +261,7 @@ const agentSetup = setup({
     laneStepLimit: ({ context, event }) =>
       event.type === 'turn.observed' && laneOf(context.lanes, event.sessionId)?.phase === 'acting' && event.step + 1 >= context.maxSteps,
     drainAsked: stateIn({ spawning: 'thenDrain' }),
+    holdsTask: ({ context, event }) => heldTask(context, event) !== undefined,
     hasLanes: ({ context }) => context.lanes.length > 0,
     noLanes: ({ context }) => context.lanes.length === 0,
     // Both stop at the first lane that works, which is nearly always the first.
@@ -298,7 +337,8 @@ export const agentMachine = agentSetup
             actions: { type: 'reportSpawnFailure', params: ({ context, event }) => ({ agentId: context.agentId, error: event.error }) },
           },
         },
-        on: { 'agent.terminate': { target: 'stopping' } },
+        // No lane runs yet: a canceled Task only leaves the mailbox.
+        on: { 'agent.terminate': { target: 'stopping' }, 'task.cancel': cancelQueued },
         // Where the agent goes once ready: Tasks queue until then, and a drain asked for meanwhile starts then, so they still get turns.
         initial: 'thenRun',
         states: {
@@ -317,6 +357,7 @@ export const agentMachine = agentSetup
           'task.received': takeWork,
           'agent.drain': { target: 'draining' },
           'agent.terminate': { target: 'stopping' },
+          'task.cancel': cancelHeld,
           ...laneReports,
         },
         ...lanesRegion,
@@ -327,6 +368,7 @@ export const agentMachine = agentSetup
         on: {
           'task.received': refuseWork,
           'agent.terminate': { target: 'stopping' },
+          'task.cancel': cancelHeld,
           ...laneReports,
         },
         ...lanesRegion,

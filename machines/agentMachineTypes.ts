@@ -86,4 +86,6 @@ export type AgentEvent =
   | { type: 'agent.drain' }
   /** Stop now: every lane is stopped, what is left is cancelled (or kept for a restart when `resumable`) and the agent is released. */
   | { type: 'agent.terminate'; by: string; reason: string; resumable: boolean; about: TaskRef | null }
+  /** Give up one Task (`by` canceled it, saying why): its lane's turn is stopped, or it leaves the mailbox; it is answered `canceled`. */
+  | { type: 'task.cancel'; taskId: string; by: string; reason: string }
   | TurnEvent;

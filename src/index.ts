@@ -130,7 +130,17 @@ export {
   type SkillSource,
   type SkillHub,
 } from './skills/index.js';
-export { defineTool, toolFromFunction, ToolRegistry, metaTools, type Tool, type ToolResult, type ToolContext, type Artifact } from './tools/index.js';
+export {
+  defineTool,
+  toolFromFunction,
+  ToolRegistry,
+  metaTools,
+  type Tool,
+  type ToolResult,
+  type ToolContext,
+  type Artifact,
+  type RemoteRole,
+} from './tools/index.js';
 export type { ArtifactRef, StoredArtifact } from './org/index.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './memory/embedding/hashedNgramEmbedder.js';
 export { WordVectorEmbedder, type WordVectorEmbedderOptions } from './memory/embedding/wordVectorEmbedder.js';

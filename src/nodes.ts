@@ -1,7 +1,7 @@
 /**
  * troupe/nodes — one society spread over processes: the NATS transport its bus runs on, the
  * node host that runs agents for the owner runtime, the directory of nodes, tools served by
- * another process, and remote A2A agents as tools. A single-process society needs none of it (see `troupe`).
+ * another process, and remote A2A agents as tools or as roles. A single-process society needs none of it (see `troupe`).
  *
  * @example
  * import { EventBus, createRuntime } from 'troupe';
@@ -23,4 +23,4 @@ export {
 } from './bus/index.js';
 export { NodeHost, type NodeHostOptions, type SocietyHosting } from './runtime/index.js';
 export { remoteTool, serveTools, toolCallAction, type ServeToolsOptions } from './tools/index.js';
-export { a2aAgentTool, type A2aAgentOptions } from './a2a/index.js';
+export { a2aAgentTool, a2aRemoteRole, type A2aAgentOptions, type A2aRemoteRoleOptions } from './a2a/index.js';

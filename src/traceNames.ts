@@ -1,6 +1,7 @@
-// The OpenTelemetry names troupe's spans use: the GenAI and MCP semantic conventions (still
+// The OpenTelemetry names troupe's spans use: the GenAI, MCP and RPC semantic conventions (still
 // "Development", so their constants move between releases of the incubating package) copied here
-// rather than imported, so a rename upstream is one edit here and never a broken import.
+// rather than imported, so a rename upstream is one edit here and never a broken import. A2A has
+// no conventions of its own: a call to a remote agent is the GenAI `invoke_agent`, CLIENT and SERVER.
 
 /** `gen_ai.operation.name` values, which also start the spans' names. */
 export const GenAiOperations = {
@@ -42,6 +43,11 @@ export const TraceAttributes = {
   serverPort: 'server.port',
   clientAddress: 'client.address',
   clientPort: 'client.port',
+  /** The JSON-RPC method an A2A request named. */
+  rpcSystem: 'rpc.system',
+  rpcMethod: 'rpc.method',
+  /** troupe's own: the A2A task a remote agent works on. */
+  a2aTaskId: 'troupe.a2a.task.id',
   /** troupe's own: the MCP server (its name in the config) a tool call went to. */
   mcpServer: 'troupe.mcp.server',
   /** troupe's own: the Task a span's work is for. */

@@ -94,6 +94,7 @@ describe('public surface', () => {
       'NodeDirectory',
       'NodeHost',
       'a2aAgentTool',
+      'a2aRemoteRole',
       'connectNatsTransport',
       'remoteTool',
       'serveTools',

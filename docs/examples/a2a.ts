@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { createRuntime } from 'troupe';
-import { a2aAgentTool } from 'troupe/nodes';
+import { a2aAgentTool, a2aRemoteRole } from 'troupe/nodes';
 import { createHttpServer } from 'troupe/server';
 import { ScriptedModel } from 'troupe/testing';
 
 // A troupe service speaking A2A (a scripted model answers, offline; a real one thinks).
-const geography = await createRuntime({ model: new ScriptedModel([{ text: 'Paris.' }, { text: 'Lyon, after Paris.' }]) });
+const geography = await createRuntime({
+  model: new ScriptedModel([{ text: 'Paris.' }, { text: 'Lyon, after Paris.' }, { text: 'Marseille, third.' }]),
+});
 const server = createHttpServer(geography);
 const url = await server.listen({ port: 0, host: '127.0.0.1' });
 
@@ -41,6 +43,16 @@ const rt = await createRuntime({ model, tools: [a2aAgentTool({ name: 'geography'
 const answer = await rt.waitForAnswer(await rt.submit('Ask geography for the second city of France'), { timeoutMs: 30_000 });
 console.log(answer.result);
 
+// Or a role served by the remote: delegate_task names the role, the work goes over A2A, and canceling the local Task cancels the remote one.
+const delegating = new ScriptedModel([
+  { toolCalls: [{ name: 'delegate_task', arguments: { role: 'geography', task: 'And the third city?' } }] },
+  (request) => ({ text: `the geography role says: ${request.messages.at(-1)?.content ?? ''}` }),
+]);
+const society = await createRuntime({ model: delegating, remoteRoles: [a2aRemoteRole({ role: 'geography', url, timeoutMs: 30_000 })] });
+const third = await society.waitForAnswer(await society.submit('Ask the geography role for the third city'), { timeoutMs: 30_000 });
+console.log(third.result);
+
+await society.shutdown();
 await rt.shutdown();
 await server.close();
 await geography.shutdown();

@@ -5,6 +5,9 @@ import { troupeVersion } from '../version.js';
 /** The protocol versions served: v1.0, and v0.3 through the SDK's compatibility layer. */
 const a2aVersions = ['1.0', '0.3'] as const;
 
+/** The agent a card describes: the society, as one agent. */
+export const agentName = 'troupe';
+
 /** The name of the security scheme a card names when the service has a token. */
 const bearerScheme = 'bearer';
 
@@ -44,7 +47,7 @@ export function agentCardOf(runtime: Runtime, input: CardInput): AgentCard {
       }
     : {};
   return {
-    name: 'troupe',
+    name: agentName,
     description: 'A troupe society of LLM agents: a requirement goes to its root agent, which may delegate it across the organisation.',
     supportedInterfaces: a2aVersions.map((protocolVersion) => ({ url: input.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion })),
     provider: undefined,
@@ -62,6 +65,34 @@ export function agentCardOf(runtime: Runtime, input: CardInput): AgentCard {
 /** The card as JSON on the wire (the protocol's JSON form of its message). */
 export function cardJson(card: AgentCard): unknown {
   return AgentCard.toJSON(card);
+}
+
+/**
+ * The card in the shape a v0.3 client reads (the v0.3 `AgentCard`: `url`, `preferredTransport`,
+ * `protocolVersion`, `security`, schemes with a `type`), its v0.3 interface as the endpoint, and
+ * the v1.0 `supportedInterfaces` kept beside, as the official SDK's own servers send it: a v1.0
+ * client that asked without saying its version still finds its interface.
+ */
+export function legacyCardJson(card: AgentCard): unknown {
+  const legacy = card.supportedInterfaces.find((face) => face.protocolVersion.startsWith('0.'));
+  const bearer = card.securitySchemes[bearerScheme]?.scheme;
+  const schemes =
+    bearer?.$case === 'httpAuthSecurityScheme' ? { [bearerScheme]: { type: 'http', scheme: bearer.value.scheme, description: bearer.value.description } } : {};
+  return {
+    protocolVersion: legacy?.protocolVersion ?? '0.3',
+    name: card.name,
+    description: card.description,
+    version: card.version,
+    url: legacy?.url ?? '',
+    preferredTransport: legacy?.protocolBinding ?? 'JSONRPC',
+    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: card.capabilities?.pushNotifications ?? false },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map(({ id, name, description, tags }) => ({ id, name, description, tags })),
+    supportsAuthenticatedExtendedCard: false,
+    ...(Object.keys(schemes).length === 0 ? {} : { securitySchemes: schemes, security: [{ [bearerScheme]: [] }] }),
+    supportedInterfaces: card.supportedInterfaces,
+  };
 }
 
 function firstLine(text: string): string {

@@ -28,6 +28,12 @@ export class DelegationTask {
     return this.#task.status;
   }
 
+  /** The id of the remote's task, once it named it. */
+  get remoteTaskId(): string | undefined {
+    const id = this.#task.parameters['remoteTaskId'];
+    return typeof id === 'string' ? id : undefined;
+  }
+
   /** Publishes the Task again in `status` (with the remote's text as its result, or why it failed). */
   update(status: TaskStatus, said: { text?: string; remoteTaskId?: string; error?: TaskError } = {}): void {
     if (finalStatuses.has(this.#task.status)) return;
@@ -50,6 +56,8 @@ export interface RemoteProgress {
   status: TaskStatus;
   text: string;
   artifacts: Map<string, A2aArtifact>;
+  /** Called once the remote has named its task (its id is in `taskId`). */
+  named?: () => void;
 }
 
 /**
@@ -74,6 +82,7 @@ export async function readRemote(stream: AsyncGenerator<StreamResponse>, progres
     const status = payload.$case === 'task' ? payload.value.status : payload.value.status;
     if (payload.$case === 'task') {
       progress.taskId = payload.value.id;
+      progress.named?.();
       for (const artifact of payload.value.artifacts) progress.artifacts.set(artifact.artifactId, artifact);
     }
     if (status === undefined) continue;

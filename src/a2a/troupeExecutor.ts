@@ -1,4 +1,4 @@
-import { type Task as A2aTask, TaskState } from '@a2a-js/sdk';
+import { type Message, type Task as A2aTask, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { TroupeError, ValidationError } from '../errors.js';
 import type { Runtime } from '../runtime/index.js';
@@ -8,6 +8,7 @@ import { A2aRun, type RunTarget, newA2aTask, publishStatus, refusalText } from '
 import type { A2aTaskStore } from './a2aTaskStore.js';
 import { approvalReplies } from './approvalReply.js';
 import type { TaskWatch } from './taskWatch.js';
+import type { RequestTraces } from './a2aTrace.js';
 
 /** Metadata of a message that asks for the answer as a plain A2A message rather than a task. */
 const replyAsMessage = (metadata: Record<string, unknown> | undefined): boolean => metadata?.['replyAs'] === 'message';
@@ -25,11 +26,13 @@ export class TroupeExecutor implements AgentExecutor {
   readonly #watch: TaskWatch;
   readonly #store: A2aTaskStore;
   readonly #runs = new Map<string, A2aRun>();
+  readonly #traces: RequestTraces;
 
-  constructor(runtime: Runtime, watch: TaskWatch, store: A2aTaskStore) {
+  constructor(runtime: Runtime, watch: TaskWatch, store: A2aTaskStore, traces: RequestTraces) {
     this.#runtime = runtime;
     this.#watch = watch;
     this.#store = store;
+    this.#traces = traces;
   }
 
   /** A2A tasks being followed now. */
@@ -40,12 +43,12 @@ export class TroupeExecutor implements AgentExecutor {
   async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const target: RunTarget = { publish: (event) => bus.publish(event), taskId: context.taskId, contextId: context.contextId };
     const incoming = context.userMessage;
-    if (context.task !== undefined) return this.#followUp(context.task, target, incoming.parts);
-    if (replyAsMessage(incoming.metadata)) return this.#messageReply(target, textOf(incoming.parts));
+    if (context.task !== undefined) return this.#followUp(context.task, target, incoming);
+    if (replyAsMessage(incoming.metadata)) return this.#messageReply(target, textOf(incoming.parts), incoming.messageId);
     const run = this.#start(target);
     let troupeTaskId: string;
     try {
-      troupeTaskId = await this.#runtime.submit(textOf(incoming.parts), { sessionId: target.contextId });
+      troupeTaskId = await this.#submit(textOf(incoming.parts), target.contextId, incoming.messageId);
     } catch (error) {
       run.end();
       this.#runs.delete(target.taskId);
@@ -63,8 +66,10 @@ export class TroupeExecutor implements AgentExecutor {
     const run = this.#runs.get(taskId);
     const stored = await this.#store.load(taskId);
     const troupeTaskId = run?.troupeTaskId ?? troupeTaskOf(stored);
-    // troupe has no way to stop one Task's turn from outside; the calls it waits on are refused, so it stops waiting.
-    if (troupeTaskId !== undefined) await this.#rejectWaiting(troupeTaskId);
+    // The troupe Task is canceled where it runs (its turn stopped, what it delegated taken back); one
+    // no agent here holds (on another node) at least stops waiting: the calls it waits on are refused.
+    if (troupeTaskId !== undefined && !(await this.#runtime.cancel(troupeTaskId, { reason: 'the A2A client canceled the task' }).catch(() => false)))
+      await this.#rejectWaiting(troupeTaskId);
     if (run !== undefined) run.end(true);
     else if (stored !== undefined)
       publishStatus({ publish: (event) => bus.publish(event), taskId, contextId: stored.contextId }, TaskState.TASK_STATE_CANCELED, [
@@ -87,7 +92,7 @@ export class TroupeExecutor implements AgentExecutor {
   }
 
   /** The client's answer to a task waiting for input: decisions on the calls it waits on, or the user's next message. */
-  async #followUp(task: A2aTask, target: RunTarget, parts: Parameters<typeof textOf>[0]): Promise<void> {
+  async #followUp(task: A2aTask, target: RunTarget, { parts, messageId }: Message): Promise<void> {
     const troupeTaskId = troupeTaskOf(task);
     const waiting = troupeTaskId === undefined ? [] : this.#waitingOn(troupeTaskId);
     target.publish(AgentEvent.task(task));
@@ -99,7 +104,7 @@ export class TroupeExecutor implements AgentExecutor {
         run.follow(troupeTaskId);
         for (const { approval, decision } of replies) await this.#decide(approval, decision);
       } else {
-        const next = await this.#runtime.submit(textOf(parts), { sessionId: target.contextId });
+        const next = await this.#submit(textOf(parts), target.contextId, messageId);
         target.publish(AgentEvent.task({ ...task, metadata: { ...task.metadata, troupeTaskId: next } }));
         publishStatus(target, TaskState.TASK_STATE_WORKING);
         run.follow(next);
@@ -113,6 +118,12 @@ export class TroupeExecutor implements AgentExecutor {
       return;
     }
     await this.#finish(target, run);
+  }
+
+  /** Submits a message's text in the session `contextId`, the work joining the trace of the request that sent it. */
+  #submit(text: string, contextId: string, messageId: string): Promise<string> {
+    const trace = this.#traces.of(messageId);
+    return this.#runtime.submit(text, trace === undefined ? { sessionId: contextId } : { sessionId: contextId, trace });
   }
 
   /** Decides one call; one decided meanwhile by someone else (HTTP, the CLI) is no error: the task goes on all the same. */
@@ -138,7 +149,7 @@ export class TroupeExecutor implements AgentExecutor {
   }
 
   /** Answers with a plain message: the troupe Task's reply, or why it was refused. */
-  async #messageReply(target: RunTarget, text: string): Promise<void> {
+  async #messageReply(target: RunTarget, text: string, messageId: string): Promise<void> {
     let answer = '';
     // The run's updates are not the client's: only the text of the last one said is kept, for the message.
     const keepText = (event: AgentExecutionEvent): void => {
@@ -147,7 +158,7 @@ export class TroupeExecutor implements AgentExecutor {
     };
     const run = new A2aRun(this.#runtime, this.#watch, { ...target, publish: keepText });
     try {
-      run.follow(await this.#runtime.submit(text, { sessionId: target.contextId }));
+      run.follow(await this.#submit(text, target.contextId, messageId));
       await run.done;
     } catch (error) {
       run.end();

@@ -8,6 +8,7 @@ import { redactedIo, reportFailure } from './cliIo.js';
 import { readSecrets } from './environment.js';
 import type { InspectFlags } from './inspector.js';
 import type { ServeIo } from './serve.js';
+import { integerAtLeast } from './integerArgument.js';
 import { ExitCode } from './exitCodes.js';
 import { exitWhenWritten } from './exitWhenWritten.js';
 import { registerGraphCommand } from './graphCommand.js';
@@ -231,7 +232,10 @@ const serve = program
   .option('--no-console', 'do not read lines from stdin')
   .option('--nats <url>', "run the society's bus over this NATS server (nats://host:port), shared with every process on it")
   .option('--society <name>', 'the society to join on --nats (default: "default")', societyName)
-  .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work");
+  .option('--durable-mailboxes', "keep agents' Tasks on nodes in JetStream (nats-server -js), so a node's loss loses no work")
+  .option('--a2a-max-tasks <n>', 'A2A tasks kept for GetTask, ListTasks and follow-ups (default 1000)', integerAtLeast('--a2a-max-tasks', 1))
+  .option('--a2a-max-history <n>', "messages kept in each A2A task's history (default 20)", integerAtLeast('--a2a-max-history', 1))
+  .option('--a2a-max-card-skills <n>', 'skills the A2A agent card lists (default 100)', integerAtLeast('--a2a-max-card-skills', 1));
 for (const option of dataDirOptions()) serve.addOption(option);
 serve.addOption(skillsOption());
 serve.addOption(mcpOption());
@@ -253,6 +257,9 @@ interface ServeFlags extends InspectFlagsGiven {
   durableMailboxes?: boolean;
   skills?: string[];
   mcp?: string;
+  a2aMaxTasks?: number;
+  a2aMaxHistory?: number;
+  a2aMaxCardSkills?: number;
 }
 serve.action(async (options: ServeFlags) => {
   if (options.society !== undefined && options.nats === undefined) serve.error('error: --society needs --nats <url>');
@@ -271,6 +278,11 @@ serve.action(async (options: ServeFlags) => {
       headersTimeoutMs: Math.round(options.headersTimeout * 1000),
       requestTimeoutMs: Math.round(options.requestTimeout * 1000),
       corsOrigins: options.cors ?? [],
+      a2a: {
+        ...(options.a2aMaxTasks === undefined ? {} : { maxTasks: options.a2aMaxTasks }),
+        ...(options.a2aMaxHistory === undefined ? {} : { maxHistory: options.a2aMaxHistory }),
+        ...(options.a2aMaxCardSkills === undefined ? {} : { maxCardSkills: options.a2aMaxCardSkills }),
+      },
       console: options.console,
       ...inspectFlags(options),
       ...otelFlags(options),

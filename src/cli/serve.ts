@@ -5,7 +5,7 @@ import { describeError } from '../errors.js';
 import { type Runtime, createRuntime } from '../runtime/index.js';
 import type { ModelClient } from '../llm/index.js';
 import type { Logger } from '../logger.js';
-import { type HttpServer, createHttpServer } from '../server/index.js';
+import { type A2aLimitOptions, type HttpServer, createHttpServer } from '../server/index.js';
 import { redactingLogger } from '../task/index.js';
 import { type CliEnv, type CliIo } from './cliIo.js';
 import { settingsOptions } from './mcpOption.js';
@@ -38,6 +38,8 @@ export interface ServeOptions extends InspectFlags, OtelFlags {
   readonly requestTimeoutMs: number;
   /** `--cors`: origins whose pages may call the API; empty: CORS off. */
   readonly corsOrigins: readonly string[];
+  /** `--a2a-max-tasks`, `--a2a-max-history`, `--a2a-max-card-skills`: the A2A endpoint's limits (docs/a2a.md). */
+  readonly a2a?: A2aLimitOptions;
   /** Read requirements and `@agentId text` lines from stdin. */
   readonly console: boolean;
   /** A model the host brings instead of the one `OPENAI_*` names (a test's scripted model); the CLI gives none. */
@@ -143,7 +145,15 @@ async function serveRuntime(options: ServeOptions, io: ServeIo, { settings, secr
   const { headersTimeoutMs, requestTimeoutMs, corsOrigins } = options;
   let server: HttpServer;
   try {
-    server = createHttpServer(rt, { token, secrets, logger, headersTimeoutMs, requestTimeoutMs, corsOrigins });
+    server = createHttpServer(rt, {
+      token,
+      secrets,
+      logger,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      corsOrigins,
+      ...(options.a2a === undefined ? {} : { a2a: options.a2a }),
+    });
   } catch (error) {
     logger.error({ error: describeError(error) }, 'the HTTP API could not start: bad settings');
     await rt.shutdown({ drainTimeoutMs: 0 });

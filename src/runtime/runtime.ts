@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Observable } from 'rxjs';
 import { toPromise } from 'xstate';
 import type { ShutdownSummary } from '../../machines/runtime.machine.js';
+import { z } from 'zod';
 import { EventBus } from '../bus/index.js';
 import { TroupeError } from '../errors.js';
 import type { ModelClient } from '../llm/index.js';
@@ -46,6 +47,10 @@ import { startRecording } from './runRecording.js';
 import { type OpenedOptions, type RuntimeParts, type RuntimeSeams, requireRunning, wireRuntime } from './runtimeParts.js';
 import { type RuntimeGauges, runtimeGauges } from './society/runtimeGauges.js';
 import type { Measurement } from './society/measurements.js';
+import type { TraceCarrier } from '../traceContext.js';
+
+/** Why a Task is canceled (`rt.cancel`), as its answer says. */
+const CancelReasonSchema = z.string().min(1).max(500);
 
 /** A role as a program creates it (`rt.createRole`). */
 type RoleInput = { name: string; prompt: string; description?: string; tools?: ToolPolicy; createdBy?: string; handoffs?: readonly string[] };
@@ -160,14 +165,15 @@ export class Runtime {
   /**
    * Gives the root agent a requirement; resolves with the id of the Task sent (the answer comes
    * back with it). `sessionId` continues a session; without it the Task starts a new session,
-   * whose id is the Task's id. Memory and context never mix two sessions.
+   * whose id is the Task's id. Memory and context never mix two sessions. `trace`: the span the
+   * work joins (a caller in another process, an A2A client), else the span active here, if any.
    */
-  async submit(text: string, options: { sessionId?: string } = {}): Promise<string> {
+  async submit(text: string, options: { sessionId?: string; trace?: TraceCarrier } = {}): Promise<string> {
     this.#requireOpen();
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
     // A session handed over to another agent goes on with it.
     const to = sessionId === undefined ? 'root' : (this.#parts.handoffs.agentFor(sessionId) ?? 'root');
-    return this.#parts.userIntake.input(to, text, Actions.execute, null, sessionId);
+    return this.#parts.userIntake.input(to, text, Actions.execute, null, sessionId, options.trace);
   }
 
   /**
@@ -179,6 +185,21 @@ export class Runtime {
     const parentId = options.taskId === undefined ? null : parseOrThrow(TaskIdSchema, options.taskId, 'taskId');
     const sessionId = options.sessionId === undefined ? undefined : parseOrThrow(TaskIdSchema, options.sessionId, 'sessionId');
     return this.#parts.userIntake.input(agentId, text, Actions.message, parentId, sessionId ?? parentId ?? undefined);
+  }
+
+  /**
+   * Cancels a Task the society is working on: the agent that has it stops its turn (the model
+   * call in flight is aborted, no further tool runs) or drops it from its mailbox, and answers it
+   * `canceled` (`aborted`, saying why); the work its turn delegated is canceled in turn. Resolves
+   * with whether an agent held it (false: unknown, already answered, or held on another node).
+   * @example
+   * const taskId = await rt.submit('a long report');
+   * await rt.cancel(taskId, { reason: 'no longer needed' });
+   */
+  async cancel(taskId: string, options: { reason?: string } = {}): Promise<boolean> {
+    const id = parseOrThrow(TaskIdSchema, taskId, 'taskId');
+    const reason = parseOrThrow(CancelReasonSchema, options.reason ?? 'no reason given', 'reason');
+    return this.#parts.society.cancelTask(id, 'user', reason);
   }
 
   /**

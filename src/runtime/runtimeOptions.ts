@@ -6,7 +6,7 @@ import type { LogLevel, Logger } from '../logger.js';
 import type { ModelClient, RetryPolicy } from '../llm/index.js';
 import type { ToolPolicy } from '../task/index.js';
 import type { SkillLimitsInput, SkillSource } from '../skills/index.js';
-import type { McpServerConfigInput, Tool } from '../tools/index.js';
+import type { McpServerConfigInput, RemoteRole, Tool } from '../tools/index.js';
 import type { RuntimeConfigInput } from './config/config.js';
 import type { MemoryOptions } from './memory/memoryOptions.js';
 import type { SocietyHosting } from './society/society.js';
@@ -36,6 +36,11 @@ export interface RuntimeOptions extends RuntimeConfigInput {
   logLevel?: LogLevel;
   /** Tools added to the shared registry besides the meta-tools. */
   tools?: readonly Tool[];
+  /**
+   * Agents outside the society that `delegate_task` gives work to by role, as to a local agent:
+   * remote A2A agents (`a2aRemoteRole` from `troupe/nodes`). Each role at most once. See docs/a2a.md.
+   */
+  remoteRoles?: readonly RemoteRole[];
   /**
    * MCP servers by name, in the shape of the `mcpServers` file other MCP clients keep
    * (`{ command, args, env }` or `{ url, headers }`, plus troupe's limits and `trusted`): their

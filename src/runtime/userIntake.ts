@@ -1,4 +1,4 @@
-import { activeCarrier, carrierFields } from '../traceContext.js';
+import { type TraceCarrier, activeCarrier, carrierFields } from '../traceContext.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import { AgentIdSchema, createTask, parseOrThrow } from '../task/index.js';
@@ -35,13 +35,13 @@ export class UserIntake {
   }
 
   /** Sends `text` to `to` as a Task of `action`; resolves with its id once it is handed over. */
-  async input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined): Promise<string> {
+  async input(to: string, text: string, action: string, parentId: string | null, sessionId: string | undefined, given?: TraceCarrier): Promise<string> {
     const { society, journal, user, gate, ids, clock, requireOpen } = this.#deps;
     requireOpen();
     const target = parseOrThrow(AgentIdSchema, to, 'agentId');
     const body = parseOrThrow(this.#textSchema, text, 'text');
-    // Submitted inside a span of the caller's (with a context manager registered), the work joins its trace.
-    const trace = activeCarrier();
+    // Submitted with a caller's trace context, or inside a span of the caller's (with a context manager registered), the work joins its trace.
+    const trace = given ?? activeCarrier();
     const metadata = trace === undefined ? {} : { metadata: carrierFields(trace) };
     const task = createTask({ from: 'user', to: target, action, parameters: { text: body }, parentId, sessionId, ...metadata }, { ids, clock });
     // The user endpoint's machine says whether it takes this input (open, not addressed to the user).

@@ -40,8 +40,12 @@ const parseError = { jsonrpc: '2.0', id: null, error: { code: -32700, message: '
  */
 export function registerA2aRoutes(app: FastifyInstance, deps: A2aRouteDeps): void {
   app.addContentTypeParser('application/a2a+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  // Its shape follows the client's protocol version (`A2A-Version`): caches must keep one per version.
   app.get(agentCardPath, async (request, reply) =>
-    reply.header('cache-control', 'no-cache').send(deps.service.card(`${request.protocol}://${request.host}${a2aPath}`)),
+    reply
+      .header('cache-control', 'no-cache')
+      .header('vary', 'A2A-Version')
+      .send(deps.service.card(`${request.protocol}://${request.host}${a2aPath}`, request.headers)),
   );
   const httpErrors = errorHandler(deps.logger);
   app.post(a2aPath, {
@@ -61,6 +65,7 @@ export function registerA2aRoutes(app: FastifyInstance, deps: A2aRouteDeps): voi
 async function stream(request: FastifyRequest, reply: FastifyReply, answers: AnswerStream, deps: A2aRouteDeps): Promise<FastifyReply> {
   const id = idOf(request.body);
   const client = deps.clientOf(request);
+  // Before the first answer is read: the SDK starts the work only then, so a refused stream starts none.
   try {
     deps.budget.admit(client);
   } catch (error) {

@@ -9,7 +9,7 @@ import { registerEventStream } from './eventStream.js';
 import { clientErrorHandler, frameworkErrorHandler } from './clientErrors.js';
 import { allowOrigins } from './cors.js';
 import { HttpError, errorHandler, toResponse } from './httpErrors.js';
-import { closeAfterRefusal } from './lingeringClose.js';
+import { OpenSockets, closeAfterRefusal } from './lingeringClose.js';
 import { redactRefusals } from './redactRefusals.js';
 import { methodNotAllowed } from './methodNotAllowed.js';
 import { registerIntakeRoutes } from './intakeRoutes.js';
@@ -130,6 +130,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
   const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const limits = resolveServerLimits(options);
   const app = Fastify(fastifyOptions(limits));
+  const sockets = new OpenSockets(app.server);
   const corsOn = (options.corsOrigins ?? []).length > 0;
   // First, so its hook answers preflights before auth and puts its headers on refusals too.
   if (corsOn) allowOrigins(app, options.corsOrigins ?? []);
@@ -197,7 +198,9 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions = 
     },
     close: () => {
       phase.closing = true;
-      return app.close().finally(() => log.close());
+      const closed = app.close().finally(() => log.close());
+      sockets.closeUnused();
+      return closed;
     },
   };
 }

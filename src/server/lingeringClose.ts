@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyRequest, onSendHookHandler } from 'fastify';
 
@@ -42,4 +43,26 @@ function linger(request: FastifyRequest, lingerBytes: number): void {
     if (incoming.complete) close();
     else incoming.once('end', close);
   };
+}
+
+/**
+ * The server's open sockets, to close those no reply is using when the server closes. Node's own
+ * idle check (`forceCloseConnections: 'idle'`) misses a connection whose client began another
+ * request after a streamed reply and then went quiet: without this, `close` would wait for it
+ * until the client's pool let it go.
+ */
+export class OpenSockets {
+  readonly #sockets = new Set<Socket>();
+
+  constructor(server: Server) {
+    server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  /** Destroys every socket with no reply in progress (Node's `_httpMessage`, which its own idle check reads too). */
+  closeUnused(): void {
+    for (const socket of this.#sockets) if ((socket as Socket & { _httpMessage?: unknown })._httpMessage == null) socket.destroy();
+  }
 }

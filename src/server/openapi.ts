@@ -79,6 +79,17 @@ const routes: readonly RouteDoc[] = [
     errors: [400, 401, 403, 404, 409],
   },
   {
+    method: 'post',
+    path: '/api/tasks/{taskId}/cancel',
+    operationId: 'cancelTask',
+    summary:
+      'Cancel a task an agent is working on or has queued (`rt.cancel`): its turn stops where it is, what it delegated is taken back, and it is answered `canceled`; 404 `unknown_task` when no agent holds it',
+    params: s.TaskIdParamsSchema,
+    body: s.CancelTaskBodySchema,
+    reply: { status: 200, schema: s.CancelTaskReplySchema },
+    errors: [400, 401, 404, 413, 415],
+  },
+  {
     method: 'get',
     path: '/api/agents/{id}/memory',
     operationId: 'getAgentMemory',

@@ -8,6 +8,7 @@ import {
   AgentSchema,
   AgentsQuerySchema,
   AgentsReplySchema,
+  CancelTaskBodySchema,
   type MessagesQuery,
   type MessagesReply,
   MessagesQuerySchema,
@@ -79,7 +80,7 @@ export function safeRoleNames(redactor: Redactor): <View extends { readonly role
 const agentsReply = responseSchema(AgentsReplySchema);
 const agentReply = responseSchema(AgentSchema);
 
-/** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`; `DELETE /api/agents/:id`. */
+/** `GET /api/messages/:taskId`, `/api/agents`, `/api/agents/:id` and `/api/roles`; `DELETE /api/agents/:id`; `POST /api/tasks/:taskId/cancel`. */
 export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redactor: Redactor): void {
   app.get('/api/messages/:taskId', async (request, reply) => {
     const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
@@ -111,6 +112,15 @@ export function registerReadRoutes(app: FastifyInstance, runtime: Runtime, redac
     const { mode, reason } = parseOrThrow(TerminateAgentQuerySchema, request.query);
     const ended = await runtime.terminateAsUser(id, reason === undefined ? { mode } : { mode, reason });
     return { agentId: id, terminated: true, mode: ended.mode };
+  });
+
+  // The user takes back work: the agent holding the Task stops its turn on it (rt.cancel).
+  app.post('/api/tasks/:taskId/cancel', async (request) => {
+    const { taskId } = parseOrThrow(TaskIdParamsSchema, request.params);
+    const { reason } = parseOrThrow(CancelTaskBodySchema, request.body ?? {});
+    if (!(await runtime.cancel(taskId, reason === undefined ? {} : { reason })))
+      throw new HttpError('unknown_task', `no agent is working on task "${taskId}" (unknown, answered already, or held on another node)`, { field: 'taskId' });
+    return { taskId, canceled: true };
   });
 
   app.get('/api/roles', async () => ({

@@ -128,6 +128,10 @@ export const ForgetFactReplySchema = z.object({ agentId: AgentIdSchema, forgotte
 
 export const TerminateAgentReplySchema = z.object({ agentId: AgentIdSchema, terminated: z.literal(true), mode: TerminationModeSchema });
 
+/** `POST /api/tasks/:taskId/cancel`: why the Task is canceled (`rt.cancel`), as its answer says. */
+export const CancelTaskBodySchema = z.object({ reason: z.string().min(1).max(500).optional() }).strict();
+export const CancelTaskReplySchema = z.object({ taskId: TaskIdSchema, canceled: z.literal(true) });
+
 export const AgentsReplySchema = z.object({
   /** Agents matching in all, so a client knows when it has paged to the end. */
   total: z.number().int().nonnegative(),

@@ -31,6 +31,12 @@ export const Actions = {
    * agent itself, not work.
    */
   routed: 'routing.decided',
+  /**
+   * Work given is taken back: a notice from the giver of the Task `parentId` to the agent it gave
+   * it to (`parameters.reason`); that agent stops its turn on it, or drops it from its mailbox, and
+   * answers it `canceled`. A record, not work.
+   */
+  cancel: 'task.cancel',
 } as const;
 
 /** Actions that start a turn in the receiving agent. */

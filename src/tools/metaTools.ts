@@ -46,7 +46,8 @@ const delegateTaskTool = defineTool({
   description:
     'Send a task to another agent and wait for its result. Name the agent (agentId), or instead give a role name or a plain ' +
     'description of who should do it (role, e.g. "someone who can review TypeScript"): the best-fitting role is chosen, an idle ' +
-    'agent of it reused or a new child spawned; when no role fits, nothing is sent and you are told why.',
+    'agent of it reused or a new child spawned; when no role fits, nothing is sent and you are told why. A role served by a remote ' +
+    'agent (named exactly) gets the work over the network.',
   parameters: z
     .object({
       agentId: AgentIdSchema.optional().describe('The agent to delegate to'),
@@ -59,7 +60,11 @@ const delegateTaskTool = defineTool({
   timeoutMs: 3_600_000 + 1_000,
   // The delegate may use any tool it has, so nothing narrower than the defaults can be promised.
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
-  execute: async (args, { agentId, society, task, signal, toolCallId, trace }) => {
+  execute: async (args, context) => {
+    const { agentId, society, task, signal, toolCallId, trace } = context;
+    // A role served outside the society (createRuntime({ remoteRoles })) takes the work itself, by its exact name.
+    const remote = args.role === undefined ? undefined : society.remoteRoles?.get(args.role.trim());
+    if (remote !== undefined) return remote.delegate(args.task, context, args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 });
     let to = args.agentId;
     let routing: Record<string, JsonValue> = {};
     if (args.role !== undefined) {

@@ -1,4 +1,5 @@
-import { TroupeError } from '../errors.js';
+import { onAbort } from '../abort.js';
+import { TroupeError, describeError } from '../errors.js';
 import { type TraceCarrier, carrierFields } from '../traceContext.js';
 import { Actions, type Task, type TaskMetadata, createTask } from '../task/index.js';
 import type { RoutedWork, SocietyPort, WorkRequest } from './societyPort.js';
@@ -77,7 +78,26 @@ export function delegateTask(
     },
     society,
   );
-  return society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
+  // The delegating turn stopped (canceled, terminated, out of time): the work it gave is taken back, so it stops too.
+  const reply = society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
+  const takeBack = onAbort(input.signal, () => society.bus.publish(cancelNotice(society, task, describeError(input.signal.reason))));
+  return reply.finally(takeBack);
+}
+
+/** The notice by which the giver of `task` takes it back (see `Actions.cancel`). */
+function cancelNotice(society: SocietyPort, task: Task, why: string): Task {
+  return createTask(
+    {
+      from: task.from,
+      to: task.to,
+      action: Actions.cancel,
+      status: 'completed',
+      parameters: { reason: `the delegating turn was stopped: ${why}` },
+      parentId: task.id,
+      sessionId: task.sessionId,
+    },
+    society,
+  );
 }
 
 /** Shortens `agentId`'s own conversation in `sessionId` (the session of the turn calling it); `messages` is its length afterwards. */

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { TraceCarrier } from '../traceContext.js';
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
@@ -49,6 +50,8 @@ export interface ToolContext {
   readonly society: SocietyPort;
   /** The W3C trace context of this call's span when the runtime traces (docs/observability.md): work the tool sends on carries it, to join the trace. */
   readonly trace?: TraceCarrier;
+  /** The runtime's tracer, given with `trace`: a tool that calls out (a remote agent) makes its client span with it, under `trace`. */
+  readonly tracer?: Tracer;
 }
 
 /** What decides whether a call needs a person's approval: the caller and its Task, besides the call's arguments. */

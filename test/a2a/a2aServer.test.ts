@@ -1,5 +1,6 @@
 import { type Message, type StreamResponse, type Task, Role, TaskState } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
+import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gates, a2aClient, a2aTools, commandModel } from '../support/a2aSociety.js';
 import { type Served, serve } from '../support/httpServerFixture.js';
@@ -10,7 +11,7 @@ let served: Served;
 let client: Client;
 
 beforeAll(async () => {
-  served = await serve({ memory: true, model: commandModel(), runtime: { tools: a2aTools(gates), maxInputChars: 2000 }, server: { token } });
+  served = await serve({ memory: true, model: commandModel(gates), runtime: { tools: a2aTools(gates), maxInputChars: 2000 }, server: { token } });
   client = await a2aClient(served.url, token);
 });
 afterAll(async () => {
@@ -72,6 +73,39 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     expect(again.skills.map((skill) => [skill.id, skill.description])).toContainEqual(['role:reviewer', 'reviews TypeScript']);
   });
 
+  it("serves a v0.3 client the v0.3 card, which the SDK's v0.3 reader and transport then talk to", async () => {
+    const methods: unknown[] = [];
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      if (typeof init?.body === 'string') methods.push((JSON.parse(init.body) as { method?: unknown }).method);
+      return fetch(input, { ...init, headers });
+    };
+    // A v0.3 client names no version; it reads the v0.3 fields and ignores the v1.0 ones kept beside.
+    const response = await fetch(`${served.url}/.well-known/agent-card.json`);
+    expect(response.headers.get('vary')).toMatch(/A2A-Version/i);
+    const { supportedInterfaces, ...legacy } = (await response.json()) as Record<string, unknown>;
+    expect(legacy).toMatchObject({
+      protocolVersion: '0.3',
+      url: `${served.url}/a2a`,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+      securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } },
+      security: [{ bearer: [] }],
+    });
+    expect(supportedInterfaces).toHaveLength(2);
+    const card = parseLegacyAgentCard(legacy);
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+    });
+    const old = await new ClientFactory(options).createFromAgentCard(card);
+    const task = asTask(await old.sendMessage(send(userMessage('hello from v0.3'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.status?.message)).toMatch(/^answer: [^]*hello from v0\.3/);
+    expect(methods).toEqual(['message/send']);
+  });
+
   it('completes a task: SendMessage answers with the completed task, GetTask reads it back', async () => {
     const task = asTask(await client.sendMessage(send(userMessage('hello there'))));
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -130,15 +164,19 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     expect(textOf(done.status?.message)).toContain('guarded ran on prod');
   });
 
-  it('cancels a working task, and a canceled or finished task cannot be canceled again', async () => {
-    const stream = client.sendMessageStream(send(userMessage('run wait_gate {"gate":"cancel"}')));
+  it('cancels a working task for real: its model call is aborted and the troupe Task is canceled; a finished task cannot be canceled', async () => {
+    const stream = client.sendMessageStream(send(userMessage('hold model cancel')));
     const [first] = await readUntil(stream, () => true);
-    const id = first?.payload?.$case === 'task' ? first.payload.value.id : '';
-    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    const task = first?.payload?.$case === 'task' ? first.payload.value : undefined;
+    await gates.untilHeld('cancel');
+    const canceled = await client.cancelTask({ tenant: '', id: task?.id ?? '', metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const rest = await readUntil(stream, () => false);
     expect(rest.map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
-    gates.open('cancel');
+    // The turn was stopped where it was: the model call in flight saw its abort, and the troupe Task answered canceled.
+    expect(String(await gates.untilAborted('cancel'))).toMatch(/left the turn/);
+    const answer = await served.rt.waitForAnswer(String(task?.metadata?.['troupeTaskId']), { timeoutMs: 10_000 });
+    expect(answer).toMatchObject({ status: 'canceled', error: { code: 'aborted', message: 'canceled by user: the A2A client canceled the task' } });
     const done = asTask(await client.sendMessage(send(userMessage('hello after'))));
     await expect(client.cancelTask({ tenant: '', id: done.id, metadata: undefined })).rejects.toThrow(/not cancelable/i);
   });
@@ -216,5 +254,30 @@ describe('troupe as an A2A server, through the official SDK client', () => {
     );
     expect(legacy.body).toMatchObject({ result: { kind: 'task', status: { state: 'completed' } } });
     expect(asTask(await client.sendMessage(send(userMessage('still here')))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+});
+
+describe('A2A streams share the event streams budget', () => {
+  it('refuses a stream past maxEventStreams clearly, before any work starts, and an event stream while the A2A one holds the budget', async () => {
+    const budgetGates = new Gates();
+    const limited = await serve({ memory: true, model: commandModel(budgetGates), runtime: { tools: a2aTools(budgetGates) }, server: { maxEventStreams: 1 } });
+    try {
+      const sent: string[] = [];
+      limited.rt.bus.on('execute').subscribe((task) => sent.push(JSON.stringify(task.parameters)));
+      const sdk = await a2aClient(limited.url);
+      const holding = sdk.sendMessageStream(send(userMessage('run wait_gate {"gate":"budget"}')));
+      await readUntil(holding, (event) => stateOf(event) === TaskState.TASK_STATE_WORKING);
+      await expect(readUntil(sdk.sendMessageStream(send(userMessage('one stream too many'))), () => true)).rejects.toThrow(
+        /the server already has 1 event streams open \(maxEventStreams\)/,
+      );
+      const events = await fetch(`${limited.url}/api/events`);
+      expect(events.status).toBe(429);
+      expect(((await events.json()) as { error: { code: string } }).error.code).toBe('too_many_streams');
+      expect(sent.some((text) => text.includes('one stream too many'))).toBe(false);
+      budgetGates.open('budget');
+      expect((await readUntil(holding, () => false)).map(stateOf).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -151,6 +151,12 @@ describe('troupe serve (child process)', () => {
     const cors = started(['--port', '0', '--memory', '--no-console', '--cors', 'https://app.example.com/app']);
     expect(await cors.done).toBe(2);
     expect(cors.stderr).toContain('corsOrigins[0]');
+    const a2aTasks = started(['--port', '0', '--memory', '--no-console', '--a2a-max-tasks', '0']);
+    expect(await a2aTasks.done).toBe(2);
+    expect(a2aTasks.stderr).toContain('--a2a-max-tasks must be an integer ≥ 1, got "0"');
+    const a2aHistory = started(['--port', '0', '--memory', '--no-console', '--a2a-max-history', '20000']);
+    expect(await a2aHistory.done).toBe(2);
+    expect(a2aHistory.stderr).toContain('a2a.maxHistory: must be at most 10000');
   });
 
   it('while draining, intake answers 503 intake_closed and /ready 503; reads are still served', async () => {

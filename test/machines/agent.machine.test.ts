@@ -45,6 +45,8 @@ const events: readonly ModelEvent[] = [
   // Asked for by a parent's turn in session P: the notice that it terminated joins that session.
   { type: 'agent.terminate', by: 'parent', reason: 'no longer needed', resumable: false, about: { id: 'parent-turn', sessionId: 'P' } },
   { type: 'agent.terminate', by: 'runtime', reason: 'shutdown', resumable: true, about: null },
+  // Only B's Task is canceled: in its lane or queued, without multiplying every session's paths.
+  { type: 'task.cancel', taskId: tasks.B.id, by: 'user', reason: 'not needed' },
   { type: 'xstate.done.actor.prepare', output: undefined },
   { type: 'xstate.error.actor.prepare', error: new Error('prepare failed') },
   ...turnReports('A'),
@@ -67,6 +69,8 @@ function label(event: ModelEvent): string {
       return event.type;
     case 'agent.terminate':
       return `${event.type}(${event.resumable ? 'resumable' : 'final'})`;
+    case 'task.cancel':
+      return `${event.type}(B)`;
     case 'turn.tools':
     case 'turn.awaiting':
     case 'turn.resumed':
@@ -117,6 +121,21 @@ function pauseEffects(prev: Snapshot, event: Extract<ModelEvent, { type: 'turn.a
   if (event.type === 'turn.awaiting')
     return phase === 'acting' || phase === 'awaiting' ? [{ type: 'awaitApproval', params: { agentId, task, approvals: event.approvals } }] : [];
   return phase === 'awaiting' ? [{ type: 'resumeAfterApproval', params: { agentId, task } }] : [];
+}
+
+/** A held Task (in a lane, or queued) is answered canceled (into `actions`), then a lane freed takes the queue (`begin`) once the agent runs. */
+function cancelEffects(prev: Snapshot, event: Extract<ModelEvent, { type: 'task.cancel' }>, actions: Effect[], begin: (task: Task) => void): void {
+  const { lanes, mailbox } = prev.context;
+  const held = [...lanes.map((lane) => lane.task), ...mailbox].find((task) => task.id === event.taskId);
+  if (held === undefined || prev.matches('stopping') || prev.status === 'done') return;
+  actions.push({ type: 'cancelTask', params: { agentId, task: held, by: event.by, reason: event.reason } });
+  if (prev.matches('spawning')) return;
+  // Only the Task held leaves: its lane, else its place in the queue.
+  const inLane = lanes.some((lane) => lane.task === held);
+  starting(
+    inLane ? mailbox : mailbox.filter((task) => task !== held),
+    lanes.filter((lane) => lane.task !== held).map((lane) => lane.sessionId),
+  ).forEach(begin);
 }
 
 /**
@@ -181,6 +200,9 @@ function effects({ prev, event, next }: { prev: Snapshot | null; event: ModelEve
       });
       invoked.push({ id: 'release', input: { agentId, reason: event.reason, resumable: event.resumable } });
       break;
+    case 'task.cancel':
+      cancelEffects(prev, event, actions, begin);
+      break;
     case 'task.received':
       if (intakeClosed(prev)) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'terminating' } });
       else if (mailbox.length >= prev.context.mailboxLimit) actions.push({ type: 'refuseTask', params: { agentId, task: event.task, reason: 'mailbox_full' } });
@@ -213,6 +235,7 @@ const settles = (effect: Effect): number => {
     case 'failTurn':
     case 'stopAtStepLimit':
     case 'handOff':
+    case 'cancelTask':
       return 1;
     case 'cancelPending':
       return params.tasks?.length ?? 0;
@@ -337,6 +360,7 @@ const model: MachineModel<Snapshot, ModelEvent, AgentInput> = {
         handOff: harness.record('handOff'),
         stopAtStepLimit: harness.record('stopAtStepLimit'),
         cancelPending: harness.record('cancelPending'),
+        cancelTask: harness.record('cancelTask'),
         refuseTask: harness.record('refuseTask'),
         reportSpawnFailure: harness.record('reportSpawnFailure'),
         announceTerminated: harness.record('announceTerminated'),

@@ -14,10 +14,11 @@ const embedder = new ScriptedModel([]);
 
 /**
  * A model whose reply follows the request: a message containing `run <tool> {json}` calls that
- * tool, then answers `done: <its result>`; any other message is answered `answer: <message>`.
+ * tool, then answers `done: <its result>`; any other message is answered `answer: <message>`;
+ * with `gates`, `hold model <gate>` holds the model call until the gate opens (or the call is aborted).
  * Many tests can share one runtime, since no reply depends on a script's order.
  */
-export function commandModel(): ModelClient {
+export function commandModel(gates?: Gates): ModelClient {
   return {
     name: 'commands',
     scripted: true,
@@ -30,6 +31,8 @@ export function commandModel(): ModelClient {
       const text = lastUserText(request);
       const command = /run ([a-z0-9_]+)(?: (\{.*\}))?/.exec(text);
       if (command?.[1] === undefined) {
+        const hold = /hold model (\w+)/.exec(text)?.[1];
+        if (hold !== undefined && gates !== undefined) await gates.hold(hold, options?.signal);
         yield* streamReply({ text: `answer: ${text}` }, options?.signal);
         return;
       }
@@ -37,6 +40,17 @@ export function commandModel(): ModelClient {
     },
     embed: (texts) => embedder.embed(texts),
   };
+}
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  readonly resolve: (value: T) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => (resolve = settle));
+  return { promise, resolve };
 }
 
 /** Gates the `wait_gate` tool waits on, by name: a test opens one when it wants the call to finish. */
@@ -56,6 +70,37 @@ export class Gates {
   open(name: string): void {
     void this.wait(name);
     this.#open.get(name)?.();
+  }
+
+  readonly #held = new Map<string, { started: Deferred<void>; aborted: Deferred<unknown> }>();
+
+  #holding(name: string) {
+    let held = this.#held.get(name);
+    if (held === undefined) this.#held.set(name, (held = { started: deferred(), aborted: deferred() }));
+    return held;
+  }
+
+  /** Holds a model call on gate `name` until it opens; an abort of `signal` ends it, as it would a real call. */
+  async hold(name: string, signal: AbortSignal | undefined): Promise<void> {
+    const held = this.#holding(name);
+    held.started.resolve();
+    await new Promise<void>((resolve, reject) => {
+      void this.wait(name).then(resolve);
+      signal?.addEventListener('abort', () => {
+        held.aborted.resolve(signal.reason);
+        reject(signal.reason as Error);
+      });
+    });
+  }
+
+  /** Resolves once a model call is held on gate `name`. */
+  untilHeld(name: string): Promise<void> {
+    return this.#holding(name).started.promise;
+  }
+
+  /** Resolves with the abort's reason once the call held on gate `name` is aborted. */
+  untilAborted(name: string): Promise<unknown> {
+    return this.#holding(name).aborted.promise;
   }
 }
 

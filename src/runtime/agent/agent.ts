@@ -10,7 +10,7 @@ import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
 import { Actions, type Task, type TaskRef, type ToolDefinition, type ToolPolicy, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
-import type { SocietyPort, ToolRegistry } from '../../tools/index.js';
+import type { RemoteRole, SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
 import type { RuntimeConfig } from '../config/config.js';
 import type { Journal } from '../journal/journal.js';
@@ -63,6 +63,8 @@ export interface AgentEnvironment {
   readonly approvals: ApprovalDesk;
   /** How its turns are traced (OpenTelemetry spans; no-ops unless an SDK or a provider is given). */
   readonly tracing: Tracing;
+  /** Agents outside the society `delegate_task` gives work to by role (`createRuntime({ remoteRoles })`). */
+  readonly remoteRoles?: ReadonlyMap<string, RemoteRole>;
   /** Where a recorded run notes its other non-deterministic inputs (a person's decisions) and its replay takes them back (see RunTape). */
   readonly tape?: RunTape;
 }
@@ -181,10 +183,29 @@ export class Agent {
    * @internal
    */
   receive(task: Task): void {
+    // The giver of a Task takes it back (its delegating turn was stopped): only the giver may.
+    if (task.action === Actions.cancel && task.parentId !== null) {
+      const reason = task.parameters['reason'];
+      this.cancel(task.parentId, task.from, typeof reason === 'string' ? reason : 'no reason given', task.from);
+      return;
+    }
     if (!asksForWork(task)) return;
     this.env.journal.waiting(this.id, task);
     // The user's Tasks were checked against the mailbox limit at intake (and acknowledged).
     this.actor.send({ type: 'task.received', task, accepted: task.from === 'user' });
+  }
+
+  /**
+   * Gives up the Task `taskId` if the agent holds it (in a lane's turn, which is stopped, or
+   * queued) and, when `from` is given, it came from `from`: it is answered `canceled` saying `by`
+   * and why. Returns whether it held it.
+   */
+  cancel(taskId: string, by: string, reason: string, from?: string): boolean {
+    const { context } = this.actor.getSnapshot();
+    const held = context.lanes.find((lane) => lane.task.id === taskId)?.task ?? context.mailbox.find((task) => task.id === taskId);
+    if (held === undefined || (from !== undefined && held.from !== from)) return false;
+    this.actor.send({ type: 'task.cancel', taskId, by, reason });
+    return true;
   }
 
   /** How many Tasks it was handed back when restored (0 for a new agent). */

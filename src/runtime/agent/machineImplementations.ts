@@ -110,6 +110,10 @@ export function provideAgentMachine(agentOf: (agentId: string) => Agent | undefi
           for (const task of tasks) reply(agent, task, { status: 'canceled', error: { code: 'agent_terminated', message: `receiver terminated: ${reason}` } });
         },
       ),
+      cancelTask: guarded('cancelTask', (agent, { task, by, reason }: { agentId: string; task: Task; by: string; reason: string }) => {
+        agent.env.logger.info({ agentId: agent.id, taskId: task.id, by }, 'task canceled');
+        reply(agent, task, { status: 'canceled', error: { code: 'aborted', message: `canceled by ${by}: ${reason}` } });
+      }),
       refuseTask: guarded('refuseTask', (agent, { task, reason }: { agentId: string; task: Task; reason: 'terminating' | 'mailbox_full' }) => {
         const error: TaskError =
           reason === 'terminating'

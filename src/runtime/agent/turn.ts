@@ -169,7 +169,7 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
     });
   const stepCall = (call: ToolCall): Promise<void> => {
     const traced = turn.trace.tool(call);
-    const traceContext = traced.carrier === undefined ? context : { ...context, trace: traced.carrier };
+    const traceContext = traced.carrier === undefined ? context : { ...context, trace: traced.carrier, tracer: env.tracing.tracer };
     return toolCallToRun(agent, task, call, signal)
       .then((decided) => ('refused' in decided ? decided : passApproval(agent, task, decided.run, signal, approvals)))
       .then((gate) =>

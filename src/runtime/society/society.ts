@@ -17,6 +17,7 @@ import type {
   RoutedWork,
   SocietyPort,
   WorkRequest,
+  RemoteRole,
 } from '../../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from '../agent/index.js';
 import { withCheckedHandoffs } from '../agent/handoffTools.js';
@@ -123,9 +124,24 @@ export class Society implements SocietyPort {
     return this.#env.clock;
   }
 
+  /** Roles served outside the society, by name (`createRuntime({ remoteRoles })`). */
+  get remoteRoles(): ReadonlyMap<string, RemoteRole> | undefined {
+    return this.#env.remoteRoles;
+  }
+
   /** The live agent `agentId`, if its actor runs (a restored agent not started yet has none: see `startRestored`). */
   agent(agentId: string): Agent | undefined {
     return this.#live.local(agentId);
+  }
+
+  /**
+   * Cancels the Task `taskId` wherever an agent of this process holds it (its lane's turn is
+   * stopped, or it leaves the mailbox) and answers it `canceled`; returns whether one did. Agents
+   * hold Tasks only while they are not at rest, so only those are asked.
+   */
+  cancelTask(taskId: string, by: string, reason: string): boolean {
+    for (const agent of this.#live.forGauges().stirring) if (agent.cancel(taskId, by, reason)) return true;
+    return false;
   }
 
   /**

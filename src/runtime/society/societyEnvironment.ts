@@ -9,7 +9,7 @@ import { type Redactor, finalStatuses } from '../../task/index.js';
 import { ArtifactStore } from '../../org/artifacts/artifactStore.js';
 import { ValidationError, describeError } from '../../errors.js';
 import { ApprovalDesk } from '../approvals/approvalDesk.js';
-import { type Tool, ToolRegistry, metaTools } from '../../tools/index.js';
+import { type RemoteRole, type Tool, ToolRegistry, metaTools, remoteRolesByName } from '../../tools/index.js';
 import type { RunTap } from '../../replay/index.js';
 import type { RuntimeConfig } from '../config/config.js';
 import { type Guardrail, guardrailInterceptors } from '../agent/interceptors/guardrail.js';
@@ -48,6 +48,8 @@ export interface EnvironmentOptions {
   readonly modelCalls?: ModelCallSink | undefined;
   /** How turns are traced (checked); through the global tracer provider, without content, when absent. */
   readonly tracing?: TracingOptions | undefined;
+  /** Agents outside the society `delegate_task` gives work to by role; checked here. */
+  readonly remoteRoles?: readonly RemoteRole[] | undefined;
 }
 
 /** A society's shared parts: the bus, the model behind the call limiter and retries, the tools, memory and the compactor. */
@@ -138,6 +140,7 @@ export function societyEnvironment(options: EnvironmentOptions, config: RuntimeC
       interceptors: turnChain(options, config),
       tracing: tracingOf(options.tracing, redactor),
       approvals,
+      remoteRoles: remoteRolesByName(options.remoteRoles),
       ...(tap === undefined ? {} : { tape: tap.tape }),
     },
   };
