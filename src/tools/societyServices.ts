@@ -1,5 +1,5 @@
 import { onAbort } from '../abort.js';
-import { TroupeError, describeError } from '../errors.js';
+import { RequestTimeoutError, TroupeError, describeError } from '../errors.js';
 import { type TraceCarrier, carrierFields } from '../traceContext.js';
 import { Actions, type Task, type TaskMetadata, createTask } from '../task/index.js';
 import type { RoutedWork, SocietyPort, WorkRequest } from './societyPort.js';
@@ -78,13 +78,25 @@ export function delegateTask(
     },
     society,
   );
-  // The delegating turn stopped (canceled, terminated, out of time): the work it gave is taken back, so it stops too.
+  // The delegating turn stopped (canceled, terminated, out of time) or gave up waiting: the work it
+  // gave is taken back, so the delegate stops too rather than work on for nobody.
   const reply = society.bus.request(task, { timeoutMs: input.timeoutMs, signal: input.signal });
-  const takeBack = onAbort(input.signal, () => society.bus.publish(cancelNotice(society, task, describeError(input.signal.reason))));
-  return reply.finally(takeBack);
+  let takenBack = false;
+  const takeBack = (why: string): void => {
+    if (takenBack) return;
+    takenBack = true;
+    society.bus.publish(cancelNotice(society, task, why));
+  };
+  const stopWatching = onAbort(input.signal, () => takeBack(`the delegating turn was stopped: ${describeError(input.signal.reason)}`));
+  return reply
+    .catch((error: unknown) => {
+      if (error instanceof RequestTimeoutError) takeBack(`the delegating turn stopped waiting after ${input.timeoutMs} ms`);
+      throw error;
+    })
+    .finally(stopWatching);
 }
 
-/** The notice by which the giver of `task` takes it back (see `Actions.cancel`). */
+/** The notice by which the giver of `task` takes it back (see `Actions.cancel`), saying why. */
 function cancelNotice(society: SocietyPort, task: Task, why: string): Task {
   return createTask(
     {
@@ -92,7 +104,7 @@ function cancelNotice(society: SocietyPort, task: Task, why: string): Task {
       to: task.to,
       action: Actions.cancel,
       status: 'completed',
-      parameters: { reason: `the delegating turn was stopped: ${why}` },
+      parameters: { reason: why },
       parentId: task.id,
       sessionId: task.sessionId,
     },

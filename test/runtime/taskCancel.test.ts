@@ -36,4 +36,20 @@ describe('rt.cancel', () => {
     expect(await rt.cancel(parent)).toBe(false);
     await expect(rt.cancel('not a task id!')).rejects.toThrow(/taskId/);
   });
+
+  it('takes back delegated work when delegate_task stops waiting for it: the delegate stops rather than work on for nobody', async () => {
+    const gates = new Gates();
+    rt = await createRuntime({ model: commandModel(gates) });
+    await rt.createRole({ name: 'worker', prompt: 'You work.' });
+    const worker = await rt.spawn({ role: 'worker' });
+    const replies = rt.events('*');
+    const childCanceled = new Promise<Task>((resolve) => replies.subscribe((task) => task.from === worker && task.status === 'canceled' && resolve(task)));
+    const parent = await rt.submit(`run delegate_task {"agentId":"${worker}","task":"hold model slow","timeoutSeconds":0.05}`);
+    // The delegating turn reads the timeout as its tool's result and answers; the delegate's model call is aborted.
+    const answer = await rt.waitForAnswer(parent, { timeoutMs: 10_000 });
+    expect(answer.status).toBe('completed');
+    await gates.untilAborted('slow');
+    const child = await childCanceled;
+    expect(child.error?.message).toBe('canceled by root: the delegating turn stopped waiting after 50 ms');
+  });
 });
