@@ -10,4 +10,5 @@ export { toModelError, isSetupFailure } from './modelError.js';
 export { RetryingModel, classifyModelError, retryAfterFrom, defaultRetryPolicy, type RetryPolicy, type RetryNotice } from './retry.js';
 export { embeddingsFromEnv, modelFromEnv } from './modelFromEnv.js';
 export { readImportance, ImportanceTagStripper } from './importance.js';
-export { observedModel, type ModelCallMeasure, type ModelCallSink, type ModelCallWatcher, type AttemptWatch } from './observedModel.js';
+export { observedModel } from './observedModel.js';
+export type { ModelCallMeasure, ModelCallSink, ModelCallWatcher, AttemptWatch } from './modelCallWatch.js';

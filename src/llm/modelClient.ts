@@ -1,5 +1,5 @@
 import type { ChatDelta, ChatRequest } from './messages.js';
-import type { ModelCallWatcher } from './observedModel.js';
+import type { ModelCallWatcher } from './modelCallWatch.js';
 
 export interface ChatOptions {
   /** Aborted when the calling agent is terminated: the call must stop and not be retried. */

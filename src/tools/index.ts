@@ -14,7 +14,7 @@ export type {
   WorkRequest,
 } from './societyPort.js';
 export { ToolRegistry, type ToolExecution } from './registry.js';
-export { remoteRolesByName, type RemoteRole } from './remoteRoles.js';
+export { remoteRolesByName } from './remoteRoles.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';
 export * from './metaTools.js';

@@ -61,9 +61,9 @@ const delegateTaskTool = defineTool({
   // The delegate may use any tool it has, so nothing narrower than the defaults can be promised.
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   execute: async (args, context) => {
-    const { agentId, society, task, signal, toolCallId, trace } = context;
+    const { agentId, society, task, signal, toolCallId, trace, remoteRoles } = context;
     // A role served outside the society (createRuntime({ remoteRoles })) takes the work itself, by its exact name.
-    const remote = args.role === undefined ? undefined : society.remoteRoles?.get(args.role.trim());
+    const remote = args.role === undefined ? undefined : remoteRoles?.get(args.role.trim());
     if (remote !== undefined) return remote.delegate(args.task, context, args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 });
     let to = args.agentId;
     let routing: Record<string, JsonValue> = {};

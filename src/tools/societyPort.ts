@@ -2,7 +2,6 @@ import type { EventBus } from '../bus/index.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import type { GraphName, JsonValue, Task, TaskRef, TerminationMode } from '../task/index.js';
-import type { RemoteRole } from './remoteRoles.js';
 
 /** A tool call of a turn: the Task the turn is on and the call's id (the model's). */
 export interface SpawnCallRef {
@@ -143,8 +142,6 @@ export interface SocietyPort {
   readonly bus: EventBus;
   readonly ids: IdGenerator;
   readonly clock: Clock;
-  /** Agents outside the society `delegate_task` gives work to by role (`createRuntime({ remoteRoles })`); none when absent. */
-  readonly remoteRoles?: ReadonlyMap<string, RemoteRole>;
   createRole(input: RoleRequest): Promise<{ roleId: string; name: string }>;
   /**
    * Spawns a child of `parent` with the role named (or id'd) `role`; its notice joins `parentTask`'s

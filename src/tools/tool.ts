@@ -52,6 +52,28 @@ export interface ToolContext {
   readonly trace?: TraceCarrier;
   /** The runtime's tracer, given with `trace`: a tool that calls out (a remote agent) makes its client span with it, under `trace`. */
   readonly tracer?: Tracer;
+  /** Agents outside the society `delegate_task` gives work to by role (`createRuntime({ remoteRoles })`); none when absent. */
+  readonly remoteRoles?: ReadonlyMap<string, RemoteRole>;
+}
+
+/**
+ * An agent outside the society that `delegate_task` gives work to by role, as it would a local
+ * agent (`createRuntime({ remoteRoles })`): a remote A2A agent (`a2aRemoteRole` from
+ * `troupe/nodes`), or any other service that can take a task and answer it.
+ */
+export interface RemoteRole {
+  /** The role `delegate_task` names it by. */
+  readonly role: string;
+  /** What it does, for the model (the role's description). */
+  readonly description: string;
+  /** Where it is, for people reading the log (a URL). */
+  readonly location: string;
+  /**
+   * Gives it `text` for the tool call in `context` and resolves with its answer as the tool's
+   * result (an error result when it failed). `timeoutMs`: the longest the call may wait, when the
+   * model asked for less than the remote's own limit. Aborting `context.signal` takes the work back.
+   */
+  delegate(text: string, context: ToolContext, options: { readonly timeoutMs?: number }): Promise<ToolResult>;
 }
 
 /** What decides whether a call needs a person's approval: the caller and its Task, besides the call's arguments. */

@@ -18,7 +18,7 @@ export async function skillsBeforeModel(agent: Agent, task: Task, context: TurnC
   const matches = await env.skills.activateFor(agent.id, task, text);
   const orchestration = matches.find((match) => match.skill.steps !== undefined)?.skill;
   if (orchestration === undefined) return null;
-  const toolContext = { agentId: agent.id, task, signal, society: env.society };
+  const toolContext = { agentId: agent.id, task, signal, society: env.society, ...(env.remoteRoles === undefined ? {} : { remoteRoles: env.remoteRoles }) };
   const tools = { registry: env.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
   const outcome = await runStepsOf(orchestration, text, toolContext, tools, agent.role.tools);
   signal.throwIfAborted();

@@ -152,7 +152,7 @@ async function act(agent: Agent, turn: TurnState, task: Task, signal: AbortSigna
   const approvals = turn.approvalsOf(calls.length);
   for (const call of calls) if (!overCap.has(call)) observe(agent, task, Actions.toolCall, { tool: call.name, arguments: call.arguments });
 
-  const context = { agentId: agent.id, task, signal, society: env.society };
+  const context = { agentId: agent.id, task, signal, society: env.society, ...(env.remoteRoles === undefined ? {} : { remoteRoles: env.remoteRoles }) };
   const options = { registry: env.tools, policy: agent.toolPolicy(task.sessionId), defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
   const stopped = verdicts.includes('stop');
   // Every tool call gets its result, even when the turn stops, so the conversation stays valid.

@@ -17,7 +17,6 @@ import type {
   RoutedWork,
   SocietyPort,
   WorkRequest,
-  RemoteRole,
 } from '../../tools/index.js';
 import type { Agent, AgentEnvironment, ModelUsage } from '../agent/index.js';
 import { withCheckedHandoffs } from '../agent/handoffTools.js';
@@ -122,11 +121,6 @@ export class Society implements SocietyPort {
   }
   get clock(): Clock {
     return this.#env.clock;
-  }
-
-  /** Roles served outside the society, by name (`createRuntime({ remoteRoles })`). */
-  get remoteRoles(): ReadonlyMap<string, RemoteRole> | undefined {
-    return this.#env.remoteRoles;
   }
 
   /** The live agent `agentId`, if its actor runs (a restored agent not started yet has none: see `startRestored`). */
