@@ -20,6 +20,9 @@ function searchedText(node: GraphNode): string {
  */
 const searchable = (node: GraphNode): boolean => typeof node.metadata['work'] !== 'string';
 
+/** Archived events are hidden from a search, as from a neighbourhood. */
+const hidden = (node: GraphNode): boolean => node.kind === 'event' && node.status === 'archived';
+
 /** A node's importance in the re-rank: nothing in a node says it, so every node weighs as a fact of middling importance. */
 const nodeImportance = 0.5;
 
@@ -47,14 +50,14 @@ export class GraphRetrieval implements RetrievalGraph {
 
   nearest(text: string, depth: number, sessionId: string | null | undefined): ReturnType<RetrievalGraph['nearest']> {
     return this.#keywords.nearest(text, depth, (id) => {
-      const node = this.node(id);
-      return node !== undefined && nodeVisibleTo(node, sessionId);
+      const node = this.#memory.graph.node(id);
+      return node !== undefined && !hidden(node) && nodeVisibleTo(node, sessionId);
     });
   }
 
   node(id: string): LinkedNode | undefined {
     const node = this.#memory.graph.node(id);
-    if (node === undefined || (node.kind === 'event' && node.status === 'archived')) return undefined;
+    if (node === undefined || hidden(node)) return undefined;
     return {
       id,
       kind: node.kind,
