@@ -132,11 +132,13 @@ export class FactKeywordIndex {
     terms.sort((x, y) => y.bound - x.bound);
     if (this.#scores.length < this.#ids.length) [this.#scores, this.#seen] = [new Float64Array(this.#ids.length * 2), new Int8Array(this.#ids.length * 2)];
     const touched: number[] = [];
-    let remaining = terms.reduce((sum, term) => sum + term.bound, 0);
+    const total = terms.reduce((sum, term) => sum + term.bound, 0);
+    let remaining = total;
     let open = true;
     for (const [i, term] of terms.entries()) {
       // A text no term so far has scores at most `remaining`: once k texts score more, it cannot enter the best.
-      if (open && i > 0 && touched.length >= k && this.#kthScore(touched, k, admits) > remaining) open = false;
+      // None can before the terms so far could give more than those left (the k-th is asked only then).
+      if (open && i > 0 && total - remaining > remaining && touched.length >= k && this.#kthScore(touched, k, admits) > remaining) open = false;
       this.#score(term, average, touched, open);
       remaining -= term.bound;
     }

@@ -38,6 +38,8 @@ export class GraphRetrieval implements RetrievalGraph {
   readonly #memory: GraphMemory;
   readonly #keywords = new FactKeywordIndex();
   readonly #vectors: NodeVectors | null;
+  /** Each node as a hit shows it, made once per version of the node (a change replaces the graph's frozen node object). */
+  readonly #linked = new WeakMap<GraphNode, LinkedNode>();
 
   constructor(memory: GraphMemory, vectors: NodeVectors | null = null) {
     this.#memory = memory;
@@ -94,15 +96,20 @@ export class GraphRetrieval implements RetrievalGraph {
   node(id: string): LinkedNode | undefined {
     const node = this.#memory.graph.node(id);
     if (node === undefined || hidden(node)) return undefined;
-    return {
-      id,
-      kind: node.kind,
-      text: searchedText(node),
-      sessionId: node.sessionId,
-      time: node.updatedAt,
-      importance: nodeImportance,
-      metadata: node.metadata,
-    };
+    let linked = this.#linked.get(node);
+    if (linked === undefined) {
+      linked = {
+        id,
+        kind: node.kind,
+        text: searchedText(node),
+        sessionId: node.sessionId,
+        time: node.updatedAt,
+        importance: nodeImportance,
+        metadata: node.metadata,
+      };
+      this.#linked.set(node, linked);
+    }
+    return linked;
   }
 
   links(id: string): readonly NodeLink[] {

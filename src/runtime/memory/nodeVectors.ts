@@ -114,7 +114,11 @@ export class NodeVectors {
 
   async #run(): Promise<void> {
     while (this.#waiting.size > 0) {
-      const slice = [...this.#waiting].slice(0, perSlice);
+      const slice: [string, Waiting][] = [];
+      for (const entry of this.#waiting) {
+        slice.push(entry);
+        if (slice.length === perSlice) break;
+      }
       const vectors = await embedMany(
         this.#embedder,
         slice.map(([, waiting]) => waiting.text),
