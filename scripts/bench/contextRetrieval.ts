@@ -4,10 +4,14 @@ import { FactKeywordIndex } from '../../src/memory/facts/factKeywordIndex.js';
 import { FactStore } from '../../src/memory/facts/factStore.js';
 import { seededRandom } from '../../src/random.js';
 import { GraphRetrieval } from '../../src/runtime/memory/graphRetrieval.js';
+import { NodeVectors } from '../../src/runtime/memory/nodeVectors.js';
+import { limitsOf } from '../../src/memory/facts/factLimits.js';
+import { indexParams } from '../../src/memory/facts/loadFacts.js';
 import { sized } from './benchSize.js';
 import { conversation } from './conversationSet.js';
 import { compare } from './measure.js';
 import { type Row, p50Row } from './report.js';
+import { silentLogger } from './silentLogger.js';
 
 // The search a turn's context makes (AgentMemory.recall: FactStore.search with the agent's
 // graph), over 10,000 facts imported as a conversation's turns and a graph of notes and events
@@ -57,7 +61,10 @@ async function filled(): Promise<{ store: FactStore; fusionOnly: FactStore; grap
     return store;
   };
   const [store, fusionOnly] = [await opened({}), await opened({ graphNodes: 0, recencyWeight: 0, importanceWeight: 0, linkWeight: 0 })];
-  return { store, fusionOnly, graph: new GraphRetrieval(memory), texts, questions: talk.questions.map((question) => question.text) };
+  const embedder = new HashedNgramEmbedder();
+  const graph = new GraphRetrieval(memory, new NodeVectors(embedder, indexParams(embedder.dimension, limitsOf({})), silentLogger));
+  await graph.ready();
+  return { store, fusionOnly, graph, texts, questions: talk.questions.map((question) => question.text) };
 }
 
 /** A turn's retrieval with the graph channel, against BM25 alone over the same facts, and against the fusion alone. */
@@ -90,7 +97,7 @@ export async function contextRetrievalRows(): Promise<Row[]> {
     `context: a turn's retrieval from ${FACTS.toLocaleString('en')} facts and a graph of ${NODES.toLocaleString('en')} nodes`,
     troupe,
     raw,
-    `FactStore.peek (BM25 and hnswlib vectors over facts imported as a conversation's turns, BM25 over the nodes, the graph channel from the 5 best hits through turn neighbours, Task events and edges, the re-rank), k ${RETRIEVE}; raw = BM25 alone over the same facts' texts; ratio of p50s`,
+    `FactStore.peek (BM25 and hnswlib vectors over facts imported as a conversation's turns and over the nodes, the graph channel from the 5 best hits through turn neighbours, Task events and edges, the re-rank), k ${RETRIEVE}; raw = BM25 alone over the same facts' texts; ratio of p50s`,
   );
   const cost = p50Row(
     'context: the same retrieval against the fusion alone (what the graph channel and re-rank cost)',

@@ -6,6 +6,7 @@ import { type GraphMemory, type GraphNode, blockersOf, neighbourhood, openGraphM
 import { seededRandom } from '../../src/random.js';
 import { sized } from './benchSize.js';
 import { type GeneratedGraph, generateGraph } from './graphShape.js';
+import { hybridRetrievalRow } from './graphRetrievalRow.js';
 import { elapsedMs, percentile } from './measure.js';
 import { type Row, duration, rate } from './report.js';
 import { silentLogger } from './silentLogger.js';
@@ -13,8 +14,9 @@ import { silentLogger } from './silentLogger.js';
 // Issue 33: the graph at 100,000 nodes and 300,000 edges (`graphShape.ts`): nodes and edges added
 // through GraphMemory until durable (every rule checked: the matrix, duplicates, `depends_on`
 // acyclic by a search from the new edge's target, `part_of` a forest), against lmdb puts of the
-// same records with the same durability; then a depth-2 neighbourhood and an event's blockers,
-// against plain lmdb reads of the records each returned; and the reopen that loads it all.
+// same records with the same durability; then a depth-2 neighbourhood, an event's blockers and a
+// hybrid retrieval (graphRetrievalRow.ts), against plain lmdb reads of the records each returned;
+// and the reopen that loads it all.
 
 const NODES = sized(100_000, 300);
 /** Changes issued before waiting for them to be durable, on both sides. */
@@ -242,6 +244,7 @@ export async function graphSuite(): Promise<Row[]> {
         notes: `troupe = GraphMemory.link, ${IN_FLIGHT.toLocaleString('en')} in flight (those issued in one turn share a transaction), the same checks; raw = lmdb put of each record; ${durable}`,
       },
       ...queryRows(env, memory, graph),
+      await hybridRetrievalRow(env.root, env.nodes, memory, graph),
       await reopenRow(env, graph),
     ];
   } finally {

@@ -14,9 +14,9 @@ import { silentLogger } from './silentLogger.js';
 // Issue 33: memory a program writes. `rt.importMemory` of a chat history (turns) and of facts
 // into a live agent on a data dir, timed until it resolves (every item checked, embedded and
 // durable in LMDB), against the floor: the offline embedder over the same texts and one lmdb put
-// of each record, batched in transactions of 256, as the import writes them. The turns' vectors
-// go into the hnswlib index after the import resolves (searches compare with them until then);
-// the index's catching up is timed apart.
+// of each record, batched in transactions of 256, as the import writes them. The vectors go into
+// the hnswlib index after the import resolves (searches compare with them until then); the
+// index's catching up is timed apart.
 
 const items = sized(10_000, 200);
 const speakers = ['Ana', 'Ben', 'Chloé', 'Dev'];
@@ -94,9 +94,8 @@ export async function memoryImport(): Promise<Row[]> {
         ratio: raw / troupe.perSecond,
         notes:
           `raw: the offline embedder and one lmdb put a record, 256 a transaction, each flushed; ` +
-          (kind === 'turns'
-            ? `turns' vectors go into hnswlib after the import (searches compare with them until then): that took ${(troupe.indexMs / 1000).toFixed(1)} s more, waited for at shutdown; `
-            : `each fact is searched for a near-duplicate and put in hnswlib as it is stored; `) +
+          (kind === 'turns' ? '' : `each fact is searched for a near-duplicate among the facts held before the import, and by its text among the import's; `) +
+          `the vectors go into hnswlib after the import (searches compare with them until then): that took ${(troupe.indexMs / 1000).toFixed(1)} s more, waited for at shutdown; ` +
           `goal ≥ 5,000 items/s: ${troupe.perSecond >= 5_000 ? 'met' : 'NOT met'} in this run`,
       });
     }

@@ -18,6 +18,15 @@ const WordVectorOptionsSchema = z
     wordShare: z.number().gt(0).lt(1).default(0.8),
     /** Length of the hashed n-gram part. */
     hashedDimension: z.number().int().min(16).max(4096).default(defaultHashedNgramDimension),
+    /** The largest table file read, in bytes (the bundled one is 5.6 MB); a larger one is refused before it is read. */
+    maxTableBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 31)
+      .default(256 * 1024 * 1024),
+    /** The most words a table may hold; one with more is refused before it is read. */
+    maxTableWords: z.number().int().positive().max(10_000_000).default(1_000_000),
   })
   .strict();
 
@@ -63,7 +72,8 @@ export class WordVectorEmbedder implements Embedder {
   }
 
   #words(): WordVectorTable {
-    this.#table ??= readWordVectors(this.#options.table ?? bundledTable());
+    const { table, maxTableBytes, maxTableWords } = this.#options;
+    this.#table ??= readWordVectors(table ?? bundledTable(), { maxBytes: maxTableBytes, maxWords: maxTableWords });
     return this.#table;
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { TroupeError } from '../../errors.js';
 
 /**
@@ -19,6 +19,17 @@ export interface WordVectorTable {
 
 const magic = 'TRWV1';
 const headerBytes = magic.length + 8;
+
+/** The most dimensions a table's vectors may have (an embedder's vector holds them beside the n-grams'). */
+const maxWordDimension = 4096;
+
+/** How large a table may be: a file past either is refused before it is read whole. */
+export interface WordVectorBounds {
+  /** Bytes of the file. */
+  readonly maxBytes: number;
+  /** Words (rows) it holds. */
+  readonly maxWords: number;
+}
 
 /** Encodes `words` and their `vectors` (row-major, `dimension` floats a word) in the table's format. */
 export function encodeWordVectors(words: readonly string[], vectors: Float32Array, dimension: number): Buffer {
@@ -65,7 +76,28 @@ function decodeWordVectors(bytes: Buffer, source: string): WordVectorTable {
   };
 }
 
-/** Reads the table at `path` (see decodeWordVectors). */
-export function readWordVectors(path: string): WordVectorTable {
+/**
+ * Reads the table at `path` (see decodeWordVectors), refusing one past `bounds` (or of more than
+ * `maxWordDimension` dimensions) from its size and header, before the rest of it is read.
+ */
+export function readWordVectors(path: string, bounds: WordVectorBounds): WordVectorTable {
+  const refuse = (why: string): never => {
+    throw new TroupeError('invalid_input', `word vector table ${path}: ${why}`, { context: { path } });
+  };
+  const { size } = statSync(path);
+  if (size > bounds.maxBytes) refuse(`${size} bytes, more than maxTableBytes (${bounds.maxBytes})`);
+  const header = Buffer.alloc(headerBytes);
+  const file = openSync(path, 'r');
+  try {
+    readSync(file, header, 0, headerBytes, 0);
+  } finally {
+    closeSync(file);
+  }
+  if (header.toString('latin1', 0, magic.length) === magic) {
+    const count = header.readUInt32LE(magic.length);
+    const dimension = header.readUInt32LE(magic.length + 4);
+    if (count > bounds.maxWords) refuse(`${count} words, more than maxTableWords (${bounds.maxWords})`);
+    if (dimension > maxWordDimension) refuse(`vectors of ${dimension} dimensions, more than ${maxWordDimension}`);
+  }
   return decodeWordVectors(readFileSync(path), path);
 }

@@ -30,27 +30,36 @@ function mergedFact(twin: Fact, fact: NewFact, mergedAwayId: string, limits: Fac
 /**
  * The stored fact of `set` that `fact` merges into, if any: the nearest of the same scope and
  * session, when at least `mergeThreshold` close (by vectors, or by word overlap without them).
+ * With `skipImported`, vectors an import left waiting for the index are not compared (see
+ * GroupedVectors.nearest).
  */
-export function twinOf(set: FactSet, fact: NewFact, vector: Float32Array | null, index: VectorIndex | null, mergeThreshold: number): Fact | undefined {
+export function twinOf(
+  set: FactSet,
+  fact: NewFact,
+  vector: Float32Array | null,
+  index: VectorIndex | null,
+  mergeThreshold: number,
+  skipImported = false,
+): Fact | undefined {
   const group = groupOf(fact);
   const sameGroup = (found: Fact | undefined): found is Fact => found !== undefined && groupOf(found) === group;
   const [nearest] =
     vector === null || index === null
       ? (set.words?.nearest(fact.text, 1, (id) => sameGroup(set.get(id))) ?? [])
-      : set.vectors.nearest(index, vector, 1, [group]).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
+      : set.vectors.nearest(index, vector, 1, [group], skipImported).map((hit) => ({ id: factIdOf(hit.label), similarity: hit.similarity }));
   return nearest !== undefined && nearest.similarity >= mergeThreshold ? set.get(nearest.id) : undefined;
 }
 
-/** Places a new fact in `set` (room for it was checked), made `now` with `embedder`'s vector; its vector goes into `index` now or, with `deferIndex`, later. Its record is the caller's to write. */
+/** Places a new fact in `set` (room for it was checked), made `now` with `embedder`'s vector; its vector goes into `index` now or, when `deferredBy` an add or an import, later. Its record is the caller's to write. */
 export function placeFact(
   set: FactSet,
   fact: NewFact,
   vector: Float32Array | null,
   index: VectorIndex | null,
-  made: { readonly now: number; readonly embedder: Embedder | null; readonly deferIndex: boolean },
+  made: { readonly now: number; readonly embedder: Embedder | null; readonly deferredBy?: 'add' | 'import' },
 ): Fact {
   const stored = storedFact(fact, set.takeId(), made.now, made.embedder);
-  set.insert(stored, vector, index, made.deferIndex);
+  set.insert(stored, vector, index, made.deferredBy);
   return stored;
 }
 

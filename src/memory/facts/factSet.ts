@@ -66,14 +66,14 @@ export class FactSet {
   }
 
   /**
-   * Adds a fact; its vector goes into the index now, or with `defer` later (`indexSome`): until
-   * then searches compare with it directly.
+   * Adds a fact; its vector goes into the index now, or when `deferredBy` an add or an import later
+   * (`indexSome`): until then searches compare with it directly.
    */
-  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, defer = false): void {
+  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import'): void {
     this.#facts.set(fact.id, fact);
     if (vector !== null && index !== null) {
-      if (!defer) index.add(labelOf(fact.id), vector);
-      this.vectors.add(labelOf(fact.id), groupOf(fact), vector, !defer);
+      if (deferredBy === undefined) index.add(labelOf(fact.id), vector);
+      this.vectors.add(labelOf(fact.id), groupOf(fact), vector, deferredBy);
     }
     this.words?.add(fact.id, fact.text);
     this.keywords.add(fact.id, fact.text);

@@ -80,6 +80,8 @@ export class FactStore {
   readonly #importDeps: FactImportDeps;
   /** Spreads the synchronous sections of a burst of adds over turns of the event loop. */
   readonly #addGate = new TurnGate();
+  /** The import in progress, if any: imports run one after another, so each compares its facts with those of the one before (see importFacts). */
+  #importing: Promise<unknown> = Promise.resolve();
   #closing: Promise<void> | undefined;
 
   private constructor(options: FactStoreOptions, limits: FactLimits, records: FactRecords, loaded: Awaited<ReturnType<typeof loadFacts>>) {
@@ -191,7 +193,9 @@ export class FactStore {
   async addMany(inputs: readonly { readonly fact: unknown; readonly merge: boolean }[]): Promise<{ fact: Fact; merged: boolean }[]> {
     this.#refuseWhenClosed();
     const facts = inputs.map((input, i) => ({ fact: checkNewFact(input.fact, this.#limits, `facts[${i}]`), merge: input.merge }));
-    return importFacts(this.#importDeps, facts);
+    const imported = this.#importing.then(() => importFacts(this.#importDeps, facts));
+    this.#importing = imported.catch(() => undefined);
+    return imported;
   }
 
   /** Resolves when a batch of `addMany` may change the store: no index save or compression runs, and the turn's slice has room. */
@@ -241,7 +245,11 @@ export class FactStore {
    */
   async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
     const deferIndex = this.#set.vectors.unindexed < this.#limits.maxUnindexed;
-    const stored = placeFact(this.#set, fact, vector, index, { now: this.#clock.now(), embedder: this.#embedder, deferIndex });
+    const stored = placeFact(this.#set, fact, vector, index, {
+      now: this.#clock.now(),
+      embedder: this.#embedder,
+      ...(deferIndex ? { deferredBy: 'add' } : {}),
+    });
     if (deferIndex) this.#catchUp.start();
     if (vector !== null) this.#set.bumpGeneration();
     const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];

@@ -40,25 +40,31 @@ export function seenNode(source: HitSource, id: string): LinkedNode | undefined 
 }
 
 /**
- * What `key` links to that the reader may see: a turn's neighbours in its conversation and the
- * events of a fact's Tasks; a node's neighbours along every edge, either way, and the facts that
- * name it as their Task. Nothing of another session is reached, nor passed through.
+ * What `key` links to, whoever may see it: a turn's neighbours in its conversation and the events
+ * of a fact's Tasks; a node's neighbours along every edge, either way, and the facts that name it
+ * as their Task. The re-rank reads these among hits only (each of which the reader may see).
  */
-export function linksOf(source: HitSource, key: string): Linked[] {
+export function allLinksOf(source: HitSource, key: string): Linked[] {
   const { set, graph } = source;
   const nodeId = nodeIdOf(key);
   if (nodeId !== undefined) {
-    const nodes = (graph?.links(nodeId) ?? []).flatMap(({ id, weight }) =>
-      seenNode(source, id) === undefined ? [] : [{ key: nodeKey(id), strength: Math.min(1, weight) }],
-    );
-    const facts = set.links.factsOfTask(nodeId).flatMap((id) => (seenFact(source, id) === undefined ? [] : [{ key: id, strength: 1 }]));
-    return [...nodes, ...facts];
+    const nodes = (graph?.links(nodeId) ?? []).map(({ id, weight }) => ({ key: nodeKey(id), strength: Math.min(1, weight) }));
+    return [...nodes, ...set.links.factsOfTask(nodeId).map((id) => ({ key: id, strength: 1 }))];
   }
-  const fact = seenFact(source, key);
+  const fact = set.get(key);
   if (fact === undefined) return [];
-  const turns = set.links.turnNeighbours(fact).flatMap((id) => (seenFact(source, id) === undefined ? [] : [{ key: id, strength: 1 }]));
-  const events = graph === null ? [] : tasksOf(fact).flatMap((id) => (seenNode(source, id) === undefined ? [] : [{ key: nodeKey(id), strength: 1 }]));
-  return [...turns, ...events];
+  const turns = set.links.turnNeighbours(fact).map((id) => ({ key: id, strength: 1 }));
+  return graph === null ? turns : [...turns, ...tasksOf(fact).map((id) => ({ key: nodeKey(id), strength: 1 }))];
+}
+
+/** What `key` links to that the reader may see (see allLinksOf). Nothing of another session is reached, nor passed through. */
+function linksOf(source: HitSource, key: string): Linked[] {
+  const nodeId = nodeIdOf(key);
+  if (nodeId === undefined && seenFact(source, key) === undefined) return [];
+  return allLinksOf(source, key).filter((link) => {
+    const linkedNode = nodeIdOf(link.key);
+    return linkedNode === undefined ? seenFact(source, link.key) !== undefined : seenNode(source, linkedNode) !== undefined;
+  });
 }
 
 export interface Expansion {

@@ -22,8 +22,10 @@ export class GroupedVectors {
   readonly #vectors = new Map<number, Float32Array>();
   readonly #groups = new Map<string, Set<number>>();
   readonly #groupOf = new Map<number, string>();
-  /** Labels whose vectors are here but not in the index yet (an import's, indexed in the background): searches compare with them directly. */
+  /** Labels whose vectors are here but not in the index yet (indexed in the background): searches compare with them directly. */
   readonly #unindexed = new Set<number>();
+  /** Those of them an add (not an import) left: what an import's near-duplicate check compares with directly (see `nearest`). */
+  readonly #unindexedAdds = new Set<number>();
   /** The same labels in the order they came, from `#next` on (taking the oldest from a Set that many were deleted from walks every hole). */
   #queue: number[] = [];
   #next = 0;
@@ -35,6 +37,11 @@ export class GroupedVectors {
   /** How many vectors wait to be put in the index. */
   get unindexed(): number {
     return this.#unindexed.size;
+  }
+
+  /** How many of them an import left. */
+  get unindexedImported(): number {
+    return this.#unindexed.size - this.#unindexedAdds.size;
   }
 
   /** Whether `label`'s vector is here but not in the index yet. */
@@ -56,6 +63,7 @@ export class GroupedVectors {
   /** `label`'s vector is in the index now. */
   indexed(label: number): void {
     this.#unindexed.delete(label);
+    this.#unindexedAdds.delete(label);
   }
 
   /** Every vector by its label. */
@@ -63,11 +71,12 @@ export class GroupedVectors {
     return this.#vectors;
   }
 
-  /** Keeps `vector` for `label` in `group`; `indexed: false` when the index does not hold it yet. */
-  add(label: number, group: string, vector: Float32Array, indexed = true): void {
+  /** Keeps `vector` for `label` in `group`; `waiting` when the index does not hold it yet, left by an add or an import. */
+  add(label: number, group: string, vector: Float32Array, waiting?: 'add' | 'import'): void {
     this.remove(label);
-    if (!indexed) {
+    if (waiting !== undefined) {
       this.#unindexed.add(label);
+      if (waiting === 'add') this.#unindexedAdds.add(label);
       this.#queue.push(label);
     }
     this.#vectors.set(label, unit(vector));
@@ -80,7 +89,7 @@ export class GroupedVectors {
   remove(label: number): void {
     const group = this.#groupOf.get(label);
     if (group === undefined) return;
-    this.#unindexed.delete(label);
+    this.indexed(label);
     this.#vectors.delete(label);
     this.#groupOf.delete(label);
     const labels = this.#groups.get(group);
@@ -96,30 +105,32 @@ export class GroupedVectors {
   /**
    * Up to `k` labels nearest to `query` among the facts of `groups` (of every fact when undefined),
    * nearest first: through hnswlib when the candidates are many and a good share of the index,
-   * otherwise by comparing the query with each candidate.
+   * otherwise by comparing the query with each candidate. Vectors waiting for the index are
+   * compared directly; with `skipImported`, only those adds left (an import matches its own
+   * facts by other means: comparing each with every one before it would cost the square of its
+   * size).
    */
-  nearest(index: VectorIndex, query: Float32Array, k: number, groups?: readonly string[]): Neighbour[] {
-    if (groups === undefined) return this.#withUnindexed(index.nearest(query, k), query, k);
-    const candidates = groups.flatMap((group) => [...(this.#groups.get(group) ?? [])]);
-    if (candidates.length === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k);
-    if (candidates.length <= directUpTo || candidates.length < directBelowShare * this.#vectors.size) return this.#compareEach(query, k, candidates);
-    const admitted = new Set(candidates);
-    return this.#withUnindexed(
-      index.nearest(query, k, (label) => admitted.has(label)),
-      query,
-      k,
-      (label) => admitted.has(label),
-    );
+  nearest(index: VectorIndex, query: Float32Array, k: number, groups?: readonly string[], skipImported = false): Neighbour[] {
+    const waiting = skipImported ? this.#unindexedAdds : this.#unindexed;
+    const sets = groups?.flatMap((group) => this.#groups.get(group) ?? []);
+    const count = sets?.reduce((sum, labels) => sum + labels.size, 0);
+    if (sets === undefined || count === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k, waiting);
+    const admits = (label: number): boolean => sets.some((labels) => labels.has(label));
+    if ((count ?? 0) <= directUpTo || (count ?? 0) < directBelowShare * this.#vectors.size) {
+      const candidates = sets.flatMap((labels) => [...labels]).filter((label) => !this.#unindexed.has(label) || waiting.has(label));
+      return this.#compareEach(query, k, candidates);
+    }
+    return this.#withUnindexed(index.nearest(query, k, admits), query, k, waiting, admits);
   }
 
-  /** `found` in the index, with the vectors the index does not hold yet compared directly (those `admits`), the `k` nearest. */
-  #withUnindexed(found: Neighbour[], query: Float32Array, k: number, admits: (label: number) => boolean = () => true): Neighbour[] {
-    if (this.#unindexed.size === 0) return found;
-    const waiting = [...this.#unindexed].filter(admits);
-    return [...found, ...this.#compareEach(query, k, waiting)].sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  /** `found` in the index, with the vectors of `waiting` compared directly (those `admits`), the `k` nearest. */
+  #withUnindexed(found: Neighbour[], query: Float32Array, k: number, waiting: ReadonlySet<number>, admits?: (label: number) => boolean): Neighbour[] {
+    if (waiting.size === 0) return found;
+    const compared = admits === undefined ? waiting : [...waiting].filter(admits);
+    return [...found, ...this.#compareEach(query, k, compared)].sort((a, b) => b.similarity - a.similarity).slice(0, k);
   }
 
-  #compareEach(query: Float32Array, k: number, candidates: readonly number[]): Neighbour[] {
+  #compareEach(query: Float32Array, k: number, candidates: Iterable<number>): Neighbour[] {
     return nearestByComparison(unit(query), k, candidates, (label) => this.#vectors.get(label));
   }
 }

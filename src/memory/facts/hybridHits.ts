@@ -2,9 +2,8 @@ import type { KeywordMatch } from './factKeywordIndex.js';
 
 /**
  * What each retrieval channel said of a hit: its own score, null when the channel did not return
- * it among its candidates (see candidateDepth). `vector`: the cosine of the fact's vector to the
- * query (without an embedder, the word-set cosine that stands in for it; a graph node has no
- * vector); `bm25`: the normalised BM25 score of the keyword channel, in [0, 1) (see
+ * it among its candidates (see candidateDepth). `vector`: the cosine of the fact's or node's
+ * vector to the query (without an embedder, the word-set cosine that stands in for it); `bm25`: the normalised BM25 score of the keyword channel, in [0, 1) (see
  * FactKeywordIndex); `graph`: the graph channel's score, in (0, 1], when it reached the hit along
  * a link from one of the best hits (see expand).
  */

@@ -3,11 +3,11 @@ import { type Fact, type FactHit, visibleTo } from './factSchema.js';
 import type { FactSet } from './factSet.js';
 import type { FactLimits } from './factLimits.js';
 import type { KeywordMatch } from './factKeywordIndex.js';
-import { type Floors, type FusedHit, type RankedChannels, candidateDepth, fuseChannels, withGraphVotes } from './hybridHits.js';
+import { type Floors, type FusedHit, candidateDepth, fuseChannels, withGraphVotes } from './hybridHits.js';
 import { type HitSource, expand, nodeIdOf, nodeKey, seenFact, seenNode } from './graphChannel.js';
 import type { LinkedNode, RetrievalGraph } from './retrievalGraph.js';
 import { rerank } from './rerank.js';
-import { byVectors, byWordOverlap } from './similarChannel.js';
+import { type SimilarChannel, byVectors, byWordOverlap } from './similarChannel.js';
 import { wordCosine } from './wordOverlap.js';
 
 /** A search of L4 as checked: its text, how many hits, whose facts it reads (see visibleTo), and the floors a hit must pass. */
@@ -42,11 +42,12 @@ function keywordMatches(source: HitSource, text: string, depth: number): Keyword
   return [...facts, ...nodes].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, depth);
 }
 
-/** The similarity of any hit: a fact's from its channel, a node's the word-set cosine of its text (a node has no vector). */
-function similarityOf(source: HitSource, ranked: Omit<RankedChannels, 'keyword'>, text: string): (key: string) => number {
+/** The similarity of any hit: a fact's from its channel, a node's the cosine of its vector, or the word-set cosine of its text while it has none. */
+function similarityOf(source: HitSource, ranked: SimilarChannel, text: string): (key: string) => number {
   return (key) => {
     const nodeId = nodeIdOf(key);
-    return nodeId === undefined ? ranked.similarityOf(key) : wordCosine(text, seenNode(source, nodeId)?.text ?? '');
+    if (nodeId === undefined) return ranked.similarityOf(key);
+    return ranked.nodeSimilarity(nodeId) ?? wordCosine(text, seenNode(source, nodeId)?.text ?? '');
   };
 }
 
@@ -77,9 +78,10 @@ export async function nearestFacts(searched: SearchedFacts, query: FactQuery, st
     const fact = set.get(id);
     return fact !== undefined && visibleTo(fact, sessionId);
   };
-  const similar = set.words !== null ? byWordOverlap(set, text, depth, admits) : await byVectors(set, embedder, text, depth, sessionId);
+  const similar = set.words !== null ? byWordOverlap(set, text, depth, admits) : await byVectors(set, embedder, text, depth, sessionId, graph);
   stillOpen();
-  const ranked = similar ?? { similar: [], similarityOf: () => -1 };
+  const ranked: SimilarChannel =
+    similar === null ? { similar: [], similarityOf: () => -1, nodeSimilarity: () => undefined } : { nodeSimilarity: () => undefined, ...similar };
   const similarity = similarityOf(source, ranked, text);
   let hits = fuseChannels({ similar: ranked.similar, keyword: keywordMatches(source, text, depth), similarityOf: similarity }, floors);
   if (limits.graphDepth > 0 && limits.graphNodes > 0) {

@@ -1,5 +1,5 @@
 import { type FusedHit, bestFirst } from './hybridHits.js';
-import { type HitSource, linksOf, nodeIdOf, seenFact, seenNode } from './graphChannel.js';
+import { type HitSource, allLinksOf, nodeIdOf, seenFact, seenNode } from './graphChannel.js';
 
 // After fusion, what the channels cannot see of a hit: when it was said, how much it matters, and
 // how it is linked to the other hits. Each nudges the fused score by at most its weight, so a hit
@@ -39,7 +39,8 @@ export function rerank(source: HitSource, hits: readonly FusedHit[], weights: Re
   const newest = Math.max(...signals.map((signal) => signal.time));
   const keys = new Set(hits.map((hit) => hit.key));
   const linked = hits.map((hit) =>
-    linkWeight === 0 ? 0 : linksOf(source, hit.key).reduce((sum, link) => sum + (link.key !== hit.key && keys.has(link.key) ? link.strength : 0), 0),
+    // Every hit is one the reader may see, so its links to other hits need no check.
+    linkWeight === 0 ? 0 : allLinksOf(source, hit.key).reduce((sum, link) => sum + (link.key !== hit.key && keys.has(link.key) ? link.strength : 0), 0),
   );
   const mostLinked = Math.max(...linked);
   return hits

@@ -2,8 +2,8 @@ import type { JsonValue } from '../../task/index.js';
 import type { KeywordMatch } from './factKeywordIndex.js';
 
 // The agent's graph of events and notes as a search of its memory reads it (the runtime gives one
-// over its graph memory): its nodes are found by keyword beside the facts, and the graph channel
-// follows their edges from the best hits. Memory and the graph are sibling layers; this port is
+// over its graph memory): its nodes are found by keyword and by vector beside the facts, and the
+// graph channel follows their edges from the best hits. Memory and the graph are sibling layers; this port is
 // what memory asks of the graph, nothing more.
 
 /** A node of the graph as retrieval sees it. */
@@ -30,6 +30,10 @@ export interface NodeLink {
 export interface RetrievalGraph {
   /** The `depth` nodes a reader of `sessionId` may see (see nodeVisibleTo) that best match `text` by BM25, best first. */
   nearest(text: string, depth: number, sessionId: string | null | undefined): readonly KeywordMatch[];
+  /** The `depth` nodes a reader of `sessionId` may see nearest by vector to the unit vector `direction`, with their cosine; none while nodes have no vectors. */
+  similar(direction: Float32Array, depth: number, sessionId: string | null | undefined): readonly { readonly id: string; readonly similarity: number }[];
+  /** The cosine of node `id`'s vector to the unit vector `direction`; undefined when it has none (yet). */
+  similarity(direction: Float32Array, id: string): number | undefined;
   /** A node, or undefined when there is none of that id or it is hidden (an archived event). */
   node(id: string): LinkedNode | undefined;
   /** The node's edges of every type, both ways. */

@@ -4,7 +4,10 @@ import { type GraphLimitOptions, type GraphMemory, type ReadonlyGraph, eraseStor
 import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { MemoryStore } from '../journal/journal.js';
+import type { Embedder } from '../../memory/embedding/embedder.js';
+import type { IndexParams } from '../../memory/facts/vectorIndex.js';
 import { GraphRetrieval } from './graphRetrieval.js';
+import { NodeVectors } from './nodeVectors.js';
 
 /** The owner of the graph a whole society shares: an id no agent may take (see `reservedIds`). */
 export const societyGraphOwner = 'society';
@@ -18,6 +21,8 @@ export interface GraphHubDeps {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly limits: GraphLimitOptions | undefined;
+  /** What makes the nodes' vectors (the agents' L4 embedder) and how their index is built (L4's); null: nodes have none. */
+  readonly vectors: { readonly embedder: Embedder; readonly params: Omit<IndexParams, 'dimension'> } | null;
 }
 
 /**
@@ -68,7 +73,11 @@ export class GraphHub {
   async retrievalOf(ownerId: string): Promise<GraphRetrieval> {
     const graph = await this.of(ownerId);
     let retrieval = this.#retrieval.get(graph);
-    if (retrieval === undefined) this.#retrieval.set(graph, (retrieval = new GraphRetrieval(graph)));
+    if (retrieval === undefined) {
+      const { vectors, logger } = this.#deps;
+      retrieval = new GraphRetrieval(graph, vectors === null ? null : new NodeVectors(vectors.embedder, vectors.params, logger));
+      this.#retrieval.set(graph, retrieval);
+    }
     return retrieval;
   }
 
@@ -90,7 +99,10 @@ export class GraphHub {
     this.#open.delete(ownerId);
     this.#ready.delete(ownerId);
     const closing = opening.then(
-      (graph) => graph.flushed(),
+      (graph) => {
+        this.#retrieval.get(graph)?.close();
+        return graph.flushed();
+      },
       () => undefined,
     );
     this.#closing.set(ownerId, closing);

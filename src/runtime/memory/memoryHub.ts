@@ -6,6 +6,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { FactStore } from '../../memory/facts/factStore.js';
 import { limitsOf } from '../../memory/facts/factLimits.js';
+import { indexParams } from '../../memory/facts/loadFacts.js';
 import { AgentMemory, type MemoryReader, type RetrievalGraph, StoredMemory, eraseStoredMemories, remembers } from '../../memory/index.js';
 import type { Task } from '../../task/index.js';
 import type { MemoryStore } from '../journal/journal.js';
@@ -47,7 +48,9 @@ export class MemoryHub {
   constructor(deps: MemoryHubDeps) {
     this.#deps = deps;
     const { store, clock, ids, logger, settings } = deps;
-    this.graphs = new GraphHub({ store, clock, ids, logger, limits: settings.graph });
+    const vectors =
+      settings.embedder === null ? null : { embedder: settings.embedder, params: indexParams(settings.embedder.dimension, limitsOf(settings.facts)) };
+    this.graphs = new GraphHub({ store, clock, ids, logger, limits: settings.graph, vectors });
     const isLive = (agentId: string): boolean => this.#opening.has(agentId);
     this.#work = new WorkGraph({ graphs: this.graphs, isLive, logger, clock, ids, maxWorkNodes: settings.workNodes });
     this.#feed = deps.bus.subscribe({ pattern: '*' }, (task) => this.#observe(task), 'memory');

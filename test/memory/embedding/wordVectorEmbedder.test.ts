@@ -77,6 +77,16 @@ describe('WordVectorEmbedder', () => {
     const other = join(dir, 'other.trwv');
     await writeFile(other, 'hello');
     expect(() => new WordVectorEmbedder({ table: other })).toThrow(/not a TRWV1 file/);
+
+    // Bounded: a table past its bytes, words or dimensions is refused from its size and header, before it is read.
+    expect(() => new WordVectorEmbedder({ table, maxTableBytes: 20 })).toThrow(
+      new RegExp(`word vector table ${table}: \\d+ bytes, more than maxTableBytes \\(20\\)`),
+    );
+    expect(() => new WordVectorEmbedder({ table, maxTableWords: 2 })).toThrow(/3 words, more than maxTableWords \(2\)/);
+    const wide = join(dir, 'wide.trwv');
+    await writeFile(wide, Buffer.from('TRWV1\u0001\u0000\u0000\u0000\u0000\u0000\u0001\u0000', 'latin1'));
+    expect(() => new WordVectorEmbedder({ table: wide })).toThrow(/vectors of 65536 dimensions, more than 4096/);
+    expect(() => new WordVectorEmbedder({ maxTableBytes: 0 })).toThrow(/maxTableBytes/);
   });
 
   it("serves as an agent's memory embedder: a remembered fact is found by a question in other words", async () => {

@@ -31,18 +31,22 @@ describe('FactStore.addMany', () => {
     expect(found?.fact.text).toContain('Turn 12:');
   });
 
-  it('merges a fact into a close one held or earlier in the batch, and never a turn', async () => {
+  it('merges a fact into a close one held before the import or of an earlier import, or the same text earlier in it, and never a turn', async () => {
     const { store } = await openStore(await place());
     const held = await store.add(fact('The office is in Lisbon.', { sessionId: null }));
+    const invoices = 'Invoices go out on the first day of the month.';
     const added = await store.addMany([
-      { fact: fact('The office is in Lisbon.', { sessionId: null }), merge: true },
-      { fact: fact('Invoices go out on the first day of the month.', { sessionId: null }), merge: true },
-      { fact: fact('Invoices go out on the first day of the month.', { sessionId: null }), merge: true },
+      { fact: fact('The office is in Lisbon!', { sessionId: null }), merge: true },
+      { fact: fact(invoices, { sessionId: null }), merge: true },
+      { fact: fact(` invoices go out on the FIRST day of the month. `, { sessionId: null }), merge: true },
       { fact: fact('The office is in Lisbon.', { sessionId: null }), merge: false },
     ]);
     expect(added.map((one) => one.merged)).toEqual([true, false, true, false]);
     expect(added[0]?.fact.id).toBe(held.fact.id);
     expect(added[2]?.fact.id).toBe(added[1]?.fact.id);
+    // The next import waits for this one's vectors to reach the index, and is compared with them.
+    const [next] = await store.addMany([{ fact: fact(`${invoices}!`, { sessionId: null }), merge: true }]);
+    expect(next?.fact.id).toBe(added[1]?.fact.id);
     expect(store.size).toBe(3);
   });
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { openGraphMemory } from '../../../src/graph/index.js';
 import type { FactHit } from '../../../src/memory/facts/factStore.js';
+import { HashedNgramEmbedder } from '../../../src/memory/embedding/hashedNgramEmbedder.js';
+import { limitsOf } from '../../../src/memory/facts/factLimits.js';
+import { indexParams } from '../../../src/memory/facts/loadFacts.js';
 import { GraphRetrieval } from '../../../src/runtime/memory/graphRetrieval.js';
+import { NodeVectors } from '../../../src/runtime/memory/nodeVectors.js';
+import { silentLogger } from '../../../src/logger.js';
 import { SimulatedClock } from '../../../src/simulatedClock.js';
 import { fact, factHarness } from '../../support/factStoreFixture.js';
 
@@ -93,6 +98,27 @@ describe('the graph channel', () => {
     expect(hits[0]?.fact.text).toContain('puppy');
     expect(answer?.channels.graph).toBeGreaterThan(0);
     expect(answer?.channels.bm25).toBeNull();
+  });
+});
+
+describe("the nodes' vectors", () => {
+  it('finds a node by its vector that shares no search term with the question, and gives a node hit its cosine', async () => {
+    const { store, memory } = await storeAndGraph();
+    const embedder = new HashedNgramEmbedder();
+    const graph = new GraphRetrieval(memory, new NodeVectors(embedder, indexParams(embedder.dimension, limitsOf({})), silentLogger));
+    await store.add(fact('The staging server listens on port 8080.', { sessionId: null }));
+    const note = await memory.addNote({ content: 'Kubernetes deployment of the ledger' });
+    await memory.addNote({ content: 'Lunch order for Friday', sessionId: 'other' });
+    await graph.ready();
+    const hits = await store.search('redeploying', 5, { sessionId: null, graph });
+    const found = hits.find((hit) => hit.fact.id === note.id);
+    expect(found?.channels.bm25).toBeNull();
+    expect(found?.channels.vector).toBeGreaterThan(0.1);
+    expect(found?.similarity).toBe(found?.channels.vector);
+    // Without vectors the node shares no term with the question and is not found.
+    expect((await store.search('redeploying', 5, { sessionId: null, graph: new GraphRetrieval(memory) })).map((hit) => hit.fact.id)).not.toContain(note.id);
+    // Another session's node is not found by its vector either.
+    expect(texts(await store.search('lunch orders', 5, { sessionId: 'mine', graph }))).not.toContain('Lunch order for Friday');
   });
 });
 

@@ -138,7 +138,8 @@ describe('FactKeywordIndex', () => {
       fc.record({ remove: fc.integer({ min: 0, max: 9 }) }),
     );
     fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 30 }), fc.constantFrom(...words), (ops, query) => {
+      fc.property(fc.array(opArb, { maxLength: 30 }), fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), (ops, queryWords) => {
+        const query = queryWords.join(' ');
         const index = new FactKeywordIndex();
         const held = new Map<string, string>();
         for (const op of ops) {
@@ -155,8 +156,23 @@ describe('FactKeywordIndex', () => {
         const found = index.nearest(query, 10, () => true);
         expect(found.map((match) => match.id)).toEqual(fresh.nearest(query, 10, () => true).map((match) => match.id));
         for (const [i, match] of fresh.nearest(query, 10, () => true).entries()) expect(found[i]?.score).toBeCloseTo(match.score, 12);
+        // The best 3 a reader may see: those of the whole ranking, however few enter the best.
+        const even = (id: string): boolean => Number(id.slice(1)) % 2 === 0;
+        expect(index.nearest(query, 3, even)).toEqual(found.filter((match) => even(match.id)).slice(0, 3));
       }),
       loggedSeed('FactKeywordIndex adds and removes'),
     );
+  });
+
+  it('ranks as a fresh index after most of its texts are removed and its slots numbered anew', () => {
+    const text = (i: number): string => `harbour ${i % 7} ferry ${i % 11} island ${i % 13} note ${i}`;
+    const index = new FactKeywordIndex();
+    for (let i = 0; i < 3000; i++) index.add(`f${i}`, text(i));
+    for (let i = 0; i < 2500; i++) index.remove(`f${i}`);
+    index.add('f3000', text(3000));
+    const fresh = new FactKeywordIndex();
+    for (let i = 2500; i <= 3000; i++) fresh.add(`f${i}`, text(i));
+    for (const query of ['harbour 3 ferry 5', 'island 12 note 2999', 'ferry 0'])
+      expect(index.nearest(query, 20, () => true)).toEqual(fresh.nearest(query, 20, () => true));
   });
 });
