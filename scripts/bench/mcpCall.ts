@@ -13,7 +13,9 @@ import { elapsedMs, median } from './measure.js';
 import { startLineProcess } from './readyProcess.js';
 import { type Row, duration } from './report.js';
 
-const schedule = sized({ blocks: 5, calls: 200 }, { blocks: 1, calls: 3 });
+// `warmup` calls before each timed run, on both sides alike: a service's calls run warm, and a few
+// hundred calls after a cold start measure the JIT more than either side's path.
+const schedule = sized({ blocks: 5, calls: 200, warmup: 200 }, { blocks: 1, calls: 3, warmup: 1 });
 const compiled = import.meta.url.endsWith('.js');
 const worker = fileURLToPath(new URL(compiled ? 'mcpServerWorker.js' : 'mcpServerWorker.ts', import.meta.url));
 /** How the runtime and the SDK's client start the stdio server. */
@@ -23,7 +25,7 @@ const stdioServer = { command: process.execPath, args: [...(compiled ? [] : ['--
 async function direct(transport: Transport): Promise<number> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
-  await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+  for (let i = 0; i < schedule.warmup; i++) await client.callTool({ name: 'add', arguments: { a: -i, b: 2 } });
   const start = process.hrtime.bigint();
   for (let i = 0; i < schedule.calls; i++) await client.callTool({ name: 'add', arguments: { a: i, b: 2 } });
   const ms = elapsedMs(start) / schedule.calls;
@@ -35,8 +37,13 @@ async function direct(transport: Transport): Promise<number> {
 async function throughAgent(server: { command: string; args: string[] } | { url: string }): Promise<number> {
   // Arguments differ from call to call: the same call repeated is refused after `maxRepeatedToolCalls`.
   const call = (a: number) => ({ toolCalls: [{ name: 'bench__add', arguments: { a, b: 2 } }] });
-  const model = new ScriptedModel([call(-1), { text: 'warm' }, ...Array.from({ length: schedule.calls }, (_, i) => call(i)), { text: 'done' }]);
-  const rt = await createRuntime({ model, maxSteps: schedule.calls + 5, mcpServers: { bench: { ...server, trusted: true, requireApproval: false } } });
+  const warmup = Array.from({ length: schedule.warmup }, (_, i) => call(-1 - i));
+  const model = new ScriptedModel([...warmup, { text: 'warm' }, ...Array.from({ length: schedule.calls }, (_, i) => call(i)), { text: 'done' }]);
+  const rt = await createRuntime({
+    model,
+    maxSteps: Math.max(schedule.calls, schedule.warmup) + 5,
+    mcpServers: { bench: { ...server, trusted: true, requireApproval: false } },
+  });
   try {
     await rt.waitForAnswer(await rt.submit('warm up'), { timeoutMs: 60_000 });
     const start = process.hrtime.bigint();
@@ -68,6 +75,7 @@ async function throughRunner(server: { command: string; args: string[] } | { url
     const call = (a: number) => runToolCall({ id: `call-${a}`, name: 'bench__add', arguments: JSON.stringify({ a, b: 2 }) }, context, options);
     const warm = await call(-1);
     if (warm.isError === true) throw new Error(`the MCP bench call failed: ${warm.content}`);
+    for (let i = 1; i < schedule.warmup; i++) await call(-1 - i);
     const start = process.hrtime.bigint();
     for (let i = 0; i < schedule.calls; i++) await call(i);
     return elapsedMs(start) / schedule.calls;
@@ -83,7 +91,7 @@ function runnerRow(transport: string, runner: readonly number[], sdk: readonly n
     troupe: duration(troupe),
     raw: duration(raw),
     ratio: troupe / raw,
-    notes: `${schedule.calls} calls in a row of the same read-only \`add\` with runToolCall, as a turn runs each tool call (arguments checked against the server's JSON Schema, timeout, result converted, checked and redacted), without the agent's step around it; against the SDK's Client directly; medians of ${schedule.blocks} alternated blocks; goal ≤ 1.2×: ${troupe / raw <= 1.2 ? 'met' : 'NOT met'} in this run`,
+    notes: `${schedule.calls} calls in a row of the same read-only \`add\` with runToolCall, as a turn runs each tool call (arguments checked against the server's JSON Schema, timeout, result converted, checked and redacted), without the agent's step around it; against the SDK's Client directly; after ${schedule.warmup} warm-up calls on each side; medians of ${schedule.blocks} alternated blocks; goal ≤ 1.2×: ${troupe / raw <= 1.2 ? 'met' : 'NOT met'} in this run`,
   };
 }
 
@@ -94,7 +102,7 @@ function row(transport: string, agent: readonly number[], sdk: readonly number[]
     troupe: duration(troupe),
     raw: duration(raw),
     ratio: troupe / raw,
-    notes: `a turn of ${schedule.calls} steps, each one call of a read-only \`add\` (the scripted model answers at once, so the agent's step is counted in) against the same server called ${schedule.calls} times in a row with the SDK's Client; medians of ${schedule.blocks} alternated blocks`,
+    notes: `a turn of ${schedule.calls} steps, each one call of a read-only \`add\` (the scripted model answers at once, so the agent's step is counted in) against the same server called ${schedule.calls} times in a row with the SDK's Client, after ${schedule.warmup} warm-up calls on each side; medians of ${schedule.blocks} alternated blocks`,
   };
 }
 
