@@ -29,7 +29,7 @@ export interface FittedTurn {
  * left is cut to fit, marked so. No model call: this runs before each model call.
  */
 export function fitTurnSteps(steps: readonly ChatMessage[], room: number, target = room, counter: TokenCounter = sharedTokenCounter): FittedTurn | null {
-  if (tokensOf(steps, counter) <= room) return null;
+  if (counter.messages(steps) <= room) return null;
   const [first, ...rest] = steps;
   const prompt = first?.role === 'user' ? [first] : [];
   const body = prompt.length === 0 ? steps : rest;
@@ -39,17 +39,11 @@ export function fitTurnSteps(steps: readonly ChatMessage[], room: number, target
       // The summary stands for exactly what the compression took out (its window may reach back over a call's results).
       const summary: ChatMessage = { role: 'system', content: `${summaryHeader}\n${summaryOf(body.slice(0, compressed.removed))}` };
       const fitted = [...prompt, summary, ...compressed.messages.slice(1)];
-      if (tokensOf(fitted, counter) <= limit) return { steps: fitted, removed: compressed.removed, kept: compressed.kept + prompt.length, cut: false };
+      if (counter.messages(fitted) <= limit) return { steps: fitted, removed: compressed.removed, kept: compressed.kept + prompt.length, cut: false };
     }
   }
   const bare = [...prompt, ...compressTurnSteps(body, summaryOf(body), 0).messages];
   return { steps: cutToFit(bare, room, counter), removed: body.length, kept: prompt.length, cut: true };
-}
-
-function tokensOf(messages: readonly ChatMessage[], counter: TokenCounter): number {
-  let tokens = 0;
-  for (const message of messages) tokens += counter.message(message);
-  return tokens;
 }
 
 /** What the steps taken out did: the tools called (with how often) and the end of each tool's last result, within `maxSummaryChars`. */
@@ -74,7 +68,7 @@ function summaryOf(removed: readonly ChatMessage[]): string {
 /** `messages` with the longest one's content cut (its start kept) until they fit `room`; a frame alone always fits. */
 function cutToFit(messages: ChatMessage[], room: number, counter: TokenCounter): ChatMessage[] {
   const fitted = [...messages];
-  for (let over = tokensOf(fitted, counter) - room; over > 0; over = tokensOf(fitted, counter) - room) {
+  for (let over = counter.messages(fitted) - room; over > 0; over = counter.messages(fitted) - room) {
     let longest = 0;
     fitted.forEach((message, i) => {
       if (message.content.length > (fitted[longest]?.content.length ?? 0)) longest = i;

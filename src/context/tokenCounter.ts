@@ -97,11 +97,16 @@ export class TokenCounter {
     return tokens;
   }
 
-  /** Tokens of a whole request made of `messages`. */
-  request(messages: readonly ChatMessage[]): number {
-    let tokens = replyPrimingTokens;
+  /** Tokens of `messages`, each with its frame. */
+  messages(messages: readonly ChatMessage[]): number {
+    let tokens = 0;
     for (const message of messages) tokens += this.message(message);
     return tokens;
+  }
+
+  /** Tokens of a whole request made of `messages`. */
+  request(messages: readonly ChatMessage[]): number {
+    return replyPrimingTokens + this.messages(messages);
   }
 
   /**

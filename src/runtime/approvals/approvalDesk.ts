@@ -71,7 +71,8 @@ export class ApprovalDesk {
 
   /** The approval of `call` (its id, tool and arguments) of Task `taskId`, if one was asked for. */
   of(taskId: string, call: { readonly id: string; readonly name: string; readonly arguments: string }): Approval | undefined {
-    return this.#kept.get(approvalIdOf(taskId, call));
+    // Asked before every tool call: with nothing kept, the id's digest of the arguments is not worth making.
+    return this.#kept.size === 0 ? undefined : this.#kept.get(approvalIdOf(taskId, call));
   }
 
   /** The calls waiting for a decision (of `agentId` when given), oldest first. */

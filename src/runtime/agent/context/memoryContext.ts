@@ -100,6 +100,8 @@ const emptyView: SessionView = { memory: undefined, version: 0, recent: [], impo
 export class MemoryContext implements TurnContext {
   readonly #deps: MemoryContextDeps;
   #steps: ChatMessage[];
+  /** Tokens of `#steps`, kept as steps are appended: a turn's fit is checked before every model call (null: count them again). */
+  #stepTokens: number | null = null;
   #task: Task | null = null;
   #memory: AgentMemory | undefined;
   #hits: readonly FactHit[] = [];
@@ -163,10 +165,11 @@ export class MemoryContext implements TurnContext {
   fitToBudget(): FittedTurn | null {
     const budget = this.#deps.budget;
     const room = roomForTurn(budget.tokens - warningReserve, this.#rolePrompt());
+    this.#stepTokens ??= sharedTokenCounter.messages(this.#steps);
+    if (this.#stepTokens <= room) return null;
     const fitted = fitTurnSteps(this.#steps, room, Math.floor(room * budget.warnAtTurnShare));
     if (fitted === null) return null;
-    this.#steps = fitted.steps;
-    this.#deps.sink.replaced([...this.#steps]);
+    this.#replaceSteps(fitted.steps);
     return fitted;
   }
 
@@ -194,9 +197,8 @@ export class MemoryContext implements TurnContext {
 
   async begin(task: Task): Promise<void> {
     const prompt: ChatMessage = { role: 'user', content: taskAsPrompt(task) };
-    this.#steps = openingSteps(task, prompt);
     this.#over = false;
-    this.#deps.sink.replaced([...this.#steps]);
+    this.#replaceSteps(openingSteps(task, prompt));
     await this.#prepare(task);
   }
 
@@ -206,11 +208,13 @@ export class MemoryContext implements TurnContext {
 
   forget(): void {
     this.#steps = [];
+    this.#stepTokens = 0;
     this.#deps.sink.cleared();
   }
 
   append(...messages: ChatMessage[]): void {
     this.#steps = [...this.#steps, ...messages];
+    if (this.#stepTokens !== null) this.#stepTokens += sharedTokenCounter.messages(messages);
     this.#deps.sink.appended(messages);
   }
 
@@ -219,9 +223,14 @@ export class MemoryContext implements TurnContext {
     const [first, ...rest] = this.#steps;
     const prompt = first?.role === 'user' ? [first] : [];
     const { messages, removed, kept } = compressTurnSteps(prompt.length === 0 ? this.#steps : rest, summary, keepRecent);
-    this.#steps = [...prompt, ...messages];
-    this.#deps.sink.replaced([...this.#steps]);
+    this.#replaceSteps([...prompt, ...messages]);
     return { removed, kept: kept + prompt.length };
+  }
+
+  #replaceSteps(steps: ChatMessage[]): void {
+    this.#steps = steps;
+    this.#stepTokens = null;
+    this.#deps.sink.replaced([...steps]);
   }
 
   warning(maxMessages: number): LengthWarning | null {
