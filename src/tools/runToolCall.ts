@@ -113,15 +113,35 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
   });
 }
 
+const plainResultKeys = new Set(['content', 'metadata', 'isError']);
+
+/** A JSON scalar as ToolResultSchema's metadata takes it (a number must be finite). */
+function isJsonScalar(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * The common results, which ToolResultSchema would take as they are: text, perhaps with flat
+ * metadata (scalars under plain keys) and `isError`, no artifacts. Anything else gets the parse.
+ */
+function isPlainResult(value: unknown): value is ToolResult {
+  if (value === null || typeof value !== 'object') return false;
+  // Read as unknown: this is what the tool gave, not yet a ToolResult.
+  const { content, metadata, isError } = value as { content?: unknown; metadata?: unknown; isError?: unknown };
+  if (typeof content !== 'string' || (isError !== undefined && typeof isError !== 'boolean')) return false;
+  for (const key of Object.keys(value)) if (!plainResultKeys.has(key)) return false;
+  if (metadata === undefined) return true;
+  if (metadata === null || typeof metadata !== 'object' || Object.getPrototypeOf(metadata) !== Object.prototype) return false;
+  for (const inner of Object.values(metadata)) if (!isJsonScalar(inner)) return false;
+  return true;
+}
+
 /**
  * What a tool returned, checked against ToolResultSchema: a malformed result (a bad artifact, metadata
- * that is not JSON) becomes an error result naming the field. The common result, text alone, skips the parse.
+ * that is not JSON) becomes an error result naming the field. The common result (isPlainResult) skips the parse.
  */
 function checkedResult(tool: string, value: unknown): ToolResult {
-  const plain = value as Partial<ToolResult> | null;
-  if (plain !== null && typeof plain === 'object' && typeof plain.content === 'string' && plain.metadata === undefined && plain.artifacts === undefined) {
-    return plain as ToolResult;
-  }
+  if (isPlainResult(value)) return value;
   const parsed = ToolResultSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TroupeError } from '../../src/errors.js';
@@ -10,6 +11,7 @@ import {
   type ToolContext,
   type ToolResult,
   ToolRegistry,
+  ToolResultSchema,
   defineTool,
   jsonResult,
   runToolCall,
@@ -247,5 +249,40 @@ describe('toolFromFunction', () => {
   it('refuses an anonymous function without a name, or a name a model cannot call', () => {
     expect(() => toolFromFunction(() => 'x', { description: '', parameters })).toThrow(/tool name ""/);
     expect(() => toolFromFunction(() => 'x', { name: 'has space', description: '', parameters })).toThrow(/tool name "has space"/);
+  });
+
+  it('takes from a tool exactly the results ToolResultSchema takes, whether or not they skip the parse', async () => {
+    const scalar = fc.oneof(fc.string({ maxLength: 4 }), fc.double(), fc.constantFrom(NaN, Infinity, null, undefined, true));
+    // Mostly results with text and flat metadata (the ones that may skip the parse), some with anything else.
+    const returned = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record(
+          {
+            content: fc.oneof({ weight: 5, arbitrary: fc.string({ maxLength: 8 }) }, { weight: 1, arbitrary: fc.integer() }),
+            metadata: fc.oneof({ weight: 5, arbitrary: fc.dictionary(fc.string({ maxLength: 3 }), scalar) }, scalar, fc.array(scalar)),
+            isError: fc.oneof(fc.boolean(), fc.constant('yes')),
+            extra: scalar,
+          },
+          { requiredKeys: ['content'] },
+        ),
+      },
+      { weight: 1, arbitrary: scalar },
+    );
+    await fc.assert(
+      fc.asyncProperty(returned, async (value) => {
+        const tool = defineTool({
+          name: 'give',
+          description: 'Returns a fixed value.',
+          parameters: z.object({}),
+          execute: () => Promise.resolve(value as ToolResult),
+        });
+        const result = await runToolCall(call('give', {}), contextFor(), { registry: new ToolRegistry().register(tool), defaultTimeoutMs: 5_000, clock });
+        const accepted = !(result.isError === true && result.content.includes('give returned an invalid result'));
+        expect(accepted).toBe(ToolResultSchema.safeParse(value).success);
+        if (accepted) expect(result).toEqual(ToolResultSchema.parse(value));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
