@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { createRuntime, randomIds, systemClock, taskText } from '../../src/index.js';
+import { z } from 'zod';
+import { createRuntime, defineTool, randomIds, systemClock, taskText } from '../../src/index.js';
 import { internalsOf } from '../../src/runtime/internals.js';
 import { createTask } from '../../src/task/index.js';
 import { runToolCall } from '../../src/tools/runToolCall.js';
@@ -33,8 +34,20 @@ async function direct(transport: Transport): Promise<number> {
   return ms;
 }
 
-/** Milliseconds per step of one agent turn whose every step is one call of `bench__add` (the scripted model answers at once). */
-async function throughAgent(server: { command: string; args: string[] } | { url: string }): Promise<number> {
+/** The server's `add` as a local tool of the same name and annotations: the agent's step around a tool call, with no MCP in it. */
+const localAdd = defineTool({
+  name: 'bench__add',
+  description: 'Adds two numbers.',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  annotations: { readOnly: true },
+  execute: ({ a, b }) => Promise.resolve({ content: String(a + b) }),
+});
+
+/**
+ * Milliseconds per step of one agent turn whose every step is one call of `bench__add` (the
+ * scripted model answers at once): the MCP server's, or (`local`) the local tool's.
+ */
+async function throughAgent(server: { command: string; args: string[] } | { url: string } | 'local'): Promise<number> {
   // Arguments differ from call to call: the same call repeated is refused after `maxRepeatedToolCalls`.
   const call = (a: number) => ({ toolCalls: [{ name: 'bench__add', arguments: { a, b: 2 } }] });
   const warmup = Array.from({ length: schedule.warmup }, (_, i) => call(-1 - i));
@@ -42,7 +55,7 @@ async function throughAgent(server: { command: string; args: string[] } | { url:
   const rt = await createRuntime({
     model,
     maxSteps: Math.max(schedule.calls, schedule.warmup) + 5,
-    mcpServers: { bench: { ...server, trusted: true, requireApproval: false } },
+    ...(server === 'local' ? { tools: [localAdd] } : { mcpServers: { bench: { ...server, trusted: true, requireApproval: false } } }),
   });
   try {
     await rt.waitForAnswer(await rt.submit('warm up'), { timeoutMs: 60_000 });
@@ -106,11 +119,25 @@ function row(transport: string, agent: readonly number[], sdk: readonly number[]
   };
 }
 
+/** What an MCP call adds to an agent's step, over the same step calling a local tool: against the call with the SDK's client. */
+function addedRow(transport: string, agent: readonly number[], local: readonly number[], sdk: readonly number[]): Row {
+  const added = median(agent.map((ms, i) => ms - (local[i] ?? Number.NaN)));
+  const raw = median(sdk);
+  return {
+    benchmark: `MCP tool call over ${transport}, what it adds to an agent's step (per call)`,
+    troupe: duration(added),
+    raw: duration(raw),
+    ratio: added / raw,
+    notes: `an agent's step calling the MCP server's \`add\` less the same step calling a local \`add\` (median of ${schedule.blocks} blocks' differences; the local step took ${duration(median(local))}): the call's own cost inside a turn, against the SDK's Client directly`,
+  };
+}
+
 /** An MCP tool call through an agent against the same call with the SDK's client, over stdio and over Streamable HTTP. */
 export async function mcpCall(): Promise<Row[]> {
   const http = await startLineProcess('mcpServerWorker', ['http']);
   const url = http.ready;
   const times = {
+    localAgent: [] as number[],
     stdioAgent: [] as number[],
     stdioRunner: [] as number[],
     stdioSdk: [] as number[],
@@ -120,6 +147,7 @@ export async function mcpCall(): Promise<Row[]> {
   };
   try {
     for (let block = 0; block < schedule.blocks; block++) {
+      times.localAgent.push(await throughAgent('local'));
       times.stdioAgent.push(await throughAgent(stdioServer));
       times.stdioRunner.push(await throughRunner(stdioServer));
       times.stdioSdk.push(await direct(new StdioClientTransport({ ...stdioServer, stderr: 'ignore' })));
@@ -132,8 +160,10 @@ export async function mcpCall(): Promise<Row[]> {
   }
   return [
     row('stdio', times.stdioAgent, times.stdioSdk),
+    addedRow('stdio', times.stdioAgent, times.localAgent, times.stdioSdk),
     runnerRow('stdio', times.stdioRunner, times.stdioSdk),
     row('Streamable HTTP', times.httpAgent, times.httpSdk),
+    addedRow('Streamable HTTP', times.httpAgent, times.localAgent, times.httpSdk),
     runnerRow('Streamable HTTP', times.httpRunner, times.httpSdk),
   ];
 }
