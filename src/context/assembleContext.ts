@@ -66,17 +66,22 @@ export interface BuildContextOptions {
  * summaries, L2 Tasks, L1 Tasks, the turn's steps. Only session `sources.sessionId` is used.
  *
  * What the runtime calls before every model call, on its own memory's Tasks and its turn's steps,
- * with a budget checked once (`contextBudget`). The sources are not checked: that would cost more
- * each call than a step's context grows by (the turn's steps are all checked again); they come
- * from memory, which validated them. `buildContext` is the same for sources nobody checked.
+ * with a budget checked once (`contextBudget`), and `turnTokens` when the caller keeps the count
+ * of the turn's steps as they grow (`counter`'s; a long turn has many). The sources are not
+ * checked: that would cost more each call than a step's context grows by (the turn's steps are
+ * all checked again); they come from memory, which validated them. `buildContext` is the same for
+ * sources nobody checked.
  */
-export function assembleContext(sources: ContextSources, budget: ContextBudget, counter: TokenCounter = sharedTokenCounter): BuiltContext {
+export function assembleContext(
+  sources: ContextSources,
+  budget: ContextBudget,
+  counter: TokenCounter = sharedTokenCounter,
+  turnTokens: number = counter.messages(sources.turn),
+): BuiltContext {
   const { tokens: limit, shares } = budget;
   const rolePrompt: ChatMessage = { role: 'system', content: sources.rolePrompt };
   // Counted by its text: the message is made anew each call, the prompt is the same.
   const rolePromptTokens = frameOf('system') + counter.text(sources.rolePrompt);
-  let turnTokens = 0;
-  for (const step of sources.turn) turnTokens += counter.message(step);
   const mandatory = replyPrimingTokens + rolePromptTokens + turnTokens;
   const available = Math.max(0, limit - mandatory);
 

@@ -157,6 +157,8 @@ export class MemoryContext implements TurnContext {
         turn: this.#steps,
       },
       budget,
+      sharedTokenCounter,
+      this.#turnTokens(),
     );
     this.#report = built.report;
     return last === null ? built.messages : [...built.messages, last];
@@ -165,8 +167,7 @@ export class MemoryContext implements TurnContext {
   fitToBudget(): FittedTurn | null {
     const budget = this.#deps.budget;
     const room = roomForTurn(budget.tokens - warningReserve, this.#rolePrompt());
-    this.#stepTokens ??= sharedTokenCounter.messages(this.#steps);
-    if (this.#stepTokens <= room) return null;
+    if (this.#turnTokens() <= room) return null;
     const fitted = fitTurnSteps(this.#steps, room, Math.floor(room * budget.warnAtTurnShare));
     if (fitted === null) return null;
     this.#replaceSteps(fitted.steps);
@@ -225,6 +226,11 @@ export class MemoryContext implements TurnContext {
     const { messages, removed, kept } = compressTurnSteps(prompt.length === 0 ? this.#steps : rest, summary, keepRecent);
     this.#replaceSteps([...prompt, ...messages]);
     return { removed, kept: kept + prompt.length };
+  }
+
+  #turnTokens(): number {
+    this.#stepTokens ??= sharedTokenCounter.messages(this.#steps);
+    return this.#stepTokens;
   }
 
   #replaceSteps(steps: ChatMessage[]): void {
