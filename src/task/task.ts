@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
 import { deepFreeze, deepFreezeAll } from './freeze.js';
-import { type AgentId, type JsonValue, type Task, type TaskError, type TaskMetadata, TaskSchema, type TaskStatus } from './schema.js';
+import { type AgentId, type JsonValue, type Task, type TaskError, type TaskMetadata, type TaskRef, TaskSchema, type TaskStatus } from './schema.js';
 import { parseOrThrow } from './validate.js';
 import { ValidationError } from '../errors.js';
 
@@ -77,19 +77,49 @@ export interface ObservationInit {
  * schema parse that is most of `createTask`'s cost; a non-finite number is still refused.
  */
 export function observationTask(init: ObservationInit, deps: TaskFactoryDeps): Task {
+  const { from, about, action, parameters } = init;
+  return trustedTask({ from, to: 'observer', action, status: 'working', parentId: about.id, sessionId: about.sessionId }, parameters, deps);
+}
+
+/** What a notice says: from an agent to its supervisor, about a Task (or none), in strings and numbers. */
+export interface NoticeInit {
+  readonly from: AgentId;
+  readonly to: AgentId;
+  readonly action: string;
+  readonly parameters: Readonly<Record<string, string | number>>;
+  readonly about: TaskRef | null;
+}
+
+/**
+ * A `completed` notice from an agent to its supervisor (spawned, warning, error, terminated),
+ * about `about` or in a session of its own. Made, like an observation, from values already
+ * validated, so it skips the schema parse.
+ */
+export function noticeTask(init: NoticeInit, deps: TaskFactoryDeps): Task {
+  const { from, to, action, parameters, about } = init;
+  return trustedTask({ from, to, action, status: 'completed', parentId: about?.id ?? null, sessionId: about?.sessionId ?? null }, parameters, deps);
+}
+
+/** A Task of fields already validated, and parameters whose numbers are checked finite; a session of its own when `sessionId` is null. */
+function trustedTask(
+  fields: Pick<Task, 'from' | 'to' | 'action' | 'status' | 'parentId'> & { readonly sessionId: string | null },
+  given: Readonly<Record<string, JsonValue>>,
+  deps: TaskFactoryDeps,
+): Task {
   const parameters: Record<string, JsonValue> = {};
-  for (const [key, value] of Object.entries(init.parameters)) {
+  for (const [key, value] of Object.entries(given)) {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new ValidationError(`task.parameters.${key}`, 'must be a finite number');
     parameters[key] = deepFreezeAll(value);
   }
+  const id = deps.ids.task();
   const task: Task = Object.freeze({
-    id: deps.ids.task(),
-    sessionId: init.about.sessionId,
-    parentId: init.about.id,
-    from: init.from,
-    to: 'observer',
-    action: init.action,
-    status: 'working',
+    id,
+    sessionId: fields.sessionId ?? id,
+    parentId: fields.parentId,
+    from: fields.from,
+    to: fields.to,
+    action: fields.action,
+    status: fields.status,
     parameters: Object.freeze(parameters),
     result: null,
     error: null,

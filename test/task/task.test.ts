@@ -14,6 +14,7 @@ import {
   createTask,
   deepFreeze,
   isParsedTask,
+  noticeTask,
   observationTask,
   TaskRefSchema,
   parseTask,
@@ -226,6 +227,29 @@ describe('observationTask', () => {
   it('refuses a number JSON cannot carry, naming the parameter', () => {
     const error = thrownBy(() => observationTask({ from: 'poet-1', about, action: 'node.thinking', parameters: { restart: Number.NaN } }, deps));
     expect(error.field).toBe('task.parameters.restart');
+  });
+});
+
+describe('noticeTask', () => {
+  it('makes the notice createTask would make, frozen and trusted by the bus, without the parse', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))),
+        fc.boolean(),
+        (parameters, aboutTask) => {
+          const about = aboutTask ? makeTask({ sessionId: 's1' }) : null;
+          const init = { from: 'poet-1', to: 'user', action: 'agent.warning', parameters };
+          const notice = noticeTask({ ...init, about }, { ids: sequentialIds(), clock: fixedClock(7) });
+          const made = createTask(
+            { ...init, status: 'completed', parentId: about?.id ?? null, ...(about === null ? {} : { sessionId: about.sessionId }) },
+            { ids: sequentialIds(), clock: fixedClock(7) },
+          );
+          expect(notice).toEqual(made);
+          expect(isDeepFrozen(notice)).toBe(true);
+          expect(isParsedTask(notice)).toBe(true);
+        },
+      ),
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { ModelClient } from '../../llm/index.js';
 import type { AgentRecord, ArtifactStore, Role } from '../../org/index.js';
-import { Actions, type Task, type TaskRef, type ToolDefinition, type ToolPolicy, asksForWork, createTask, intersectPolicies } from '../../task/index.js';
+import { Actions, type Task, type TaskRef, type ToolDefinition, type ToolPolicy, asksForWork, intersectPolicies, noticeTask } from '../../task/index.js';
 import type { SkillHub } from '../../skills/index.js';
 import type { RemoteRole, SocietyPort, ToolRegistry } from '../../tools/index.js';
 import type { ActivityTracker } from './activity.js';
@@ -344,20 +344,7 @@ export class Agent {
    * @internal
    */
   notify(action: string, parameters: Record<string, string | number>, about: TaskRef | null): void {
-    this.env.bus.publish(
-      createTask(
-        {
-          from: this.id,
-          to: this.supervisor,
-          action,
-          status: 'completed',
-          parameters,
-          parentId: about?.id ?? null,
-          sessionId: about?.sessionId,
-        },
-        this.env,
-      ),
-    );
+    this.env.bus.publish(noticeTask({ from: this.id, to: this.supervisor, action, parameters, about }, this.env));
   }
 
   /**
