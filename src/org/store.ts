@@ -14,7 +14,7 @@ import { readWaiting } from './waitingTasks.js';
 import { type InvalidRecord, listQuarantine, quarantine, scanDb, scanKeys } from './quarantine.js';
 import { allValues, conversationSteps, latestTasks, ownedNames, sequencedTasks } from './reads.js';
 import type { ActiveSkillsRecord, StoredAgentRecord, RoleRecord, SessionAgentRecord, TerminationRecord } from './schemas.js';
-import type { Approval } from '../task/index.js';
+import type { Approval, Task } from '../task/index.js';
 import type { OrgStore, OrgStoreOptions, SubDbs } from './types.js';
 import { validators } from './validators.js';
 import { checkedOnReadKeys } from './checkedOnRead.js';
@@ -137,10 +137,10 @@ function createOrgStore(root: RootDatabase, dbs: SubDbs, options: StoreSettings)
   const context = { dbs, view };
   // Validation errors of the inputs reject before anything is queued: they are refusals, not failed writes.
   // Only `markTerminated` and `clearConversations` are `checked` (staged once earlier writes committed); see writes.ts.
-  const write: QueueWrite = (label, checked, prepare) => {
+  const write: QueueWrite = (label, checked, prepare, onCommitted) => {
     try {
       const stage = prepare();
-      return writer.run(label, checked, () => stage(context));
+      return writer.run(label, checked, () => stage(context), onCommitted);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -192,7 +192,7 @@ function retention(write: QueueWrite, options: StoreSettings): { appended: () =>
 }
 
 /** Runs `prepare` now (checking the input) and queues the staged write it returns on the durable writer. */
-type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>) => Promise<T>;
+type QueueWrite = <T>(label: string, checked: boolean, prepare: () => (ctx: StageContext) => Staged<T>, onCommitted?: () => void) => Promise<T>;
 
 /** The OrgStore methods that only read, straight from the open sub-dbs (the message log reads apart). */
 type StoreQueries =
@@ -212,6 +212,19 @@ type StoreQueries =
   | 'terminations'
   | 'terminatedPastRetention'
   | 'quarantined';
+
+/** A Task's record in its tree's log, checked now (a bad Task is refused before anything is queued), staged with its place. */
+function loggedMessage(rootTaskId: string, task: Task): (ctx: StageContext) => Staged<number> {
+  const record = w.messageRecord(task);
+  const work = givenWorkKey(task);
+  return (ctx) => w.appendLogged(ctx, rootTaskId, record, work);
+}
+
+/** A Task kept waiting for `agentId`, checked now; the seq is taken in queue order. */
+function waitingTask(agentId: string, task: Task): (ctx: StageContext) => Staged<undefined> {
+  w.waitingRecord(0, task);
+  return (ctx) => w.putWaiting(ctx, agentId, task);
+}
 
 /** The store's writes: each validates its input, then stages its puts on the durable writer. */
 function storeWrites(
@@ -242,12 +255,8 @@ function storeWrites(
         const record = w.terminationRecord({ v: 1, ...termination, at: termination.at ?? clock.now() });
         return (ctx) => w.terminate(ctx, record, options.removeConversations === true);
       }),
-    appendMessage: (rootTaskId, task) => {
-      const appended = write('appendMessage', false, () => {
-        const record = w.messageRecord(task);
-        const work = givenWorkKey(task);
-        return (ctx) => w.appendLogged(ctx, rootTaskId, record, work);
-      });
+    appendMessage: (rootTaskId, task, onCommitted) => {
+      const appended = write('appendMessage', false, () => loggedMessage(rootTaskId, task), onCommitted);
       retained.appended();
       return appended;
     },
@@ -266,12 +275,7 @@ function storeWrites(
       retained.appended();
       return appended;
     },
-    addWaiting: (agentId, task) =>
-      write('addWaiting', false, () => {
-        // Checked now, so a bad Task is refused before anything is queued; the seq is taken in queue order.
-        w.waitingRecord(0, task);
-        return (ctx) => w.putWaiting(ctx, agentId, task);
-      }),
+    addWaiting: (agentId, task, onCommitted) => write('addWaiting', false, () => waitingTask(agentId, task), onCommitted),
     removeWaiting: (agentId, taskId) => write('removeWaiting', false, () => (ctx) => w.dropWaiting(ctx, agentId, taskId)),
     setActiveSkills: (agentId, sessionId, skills) =>
       write('setActiveSkills', false, () => {

@@ -134,8 +134,11 @@ export interface OrgStore {
    * would remove them, without a commit of its own first).
    */
   markTerminated(termination: NewTermination, options?: { removeConversations?: boolean }): Promise<TerminationRecord>;
-  /** Appends one Task to a task tree's log; resolves with its sequence number. */
-  appendMessage(rootTaskId: string, task: Task): Promise<number>;
+  /**
+   * Appends one Task to a task tree's log; resolves with its sequence number. `onCommitted` is
+   * called once the write is committed, before its fsync (see DurableWriter.run).
+   */
+  appendMessage(rootTaskId: string, task: Task, onCommitted?: () => void): Promise<number>;
   messages(rootTaskId: string, page?: Page): Task[];
   /** Appends steps (one transaction for all); resolves with the conversation's new length. */
   appendConversation(agentId: string, steps: readonly ChatMessage[]): Promise<number>;
@@ -164,8 +167,9 @@ export interface OrgStore {
   /**
    * Keeps a Task `agentId` accepted until `removeWaiting` says it was answered, so a restart
    * can hand it back. Adding a Task already waiting keeps the first record (and its place).
+   * `onCommitted` as for appendMessage.
    */
-  addWaiting(agentId: string, task: Task): Promise<void>;
+  addWaiting(agentId: string, task: Task, onCommitted?: () => void): Promise<void>;
   /** Forgets a waiting Task; a Task not waiting is no error. */
   removeWaiting(agentId: string, taskId: string): Promise<void>;
   /** The Tasks waiting for `agentId`, in the order they arrived. */

@@ -13,9 +13,10 @@ export interface DurableWriter {
    * staged only after every earlier write has committed, so its reads of disk are exact. A
    * TroupeError other than 'internal' thrown while staging is a refusal, passed on as is, with
    * nothing written. Any other failure is retried once, then logged and rejected as
-   * TroupeError('internal').
+   * TroupeError('internal'). `onCommitted` is called once the write is committed (readable, and
+   * kept if the process dies), before its fsync; never for a write that is not.
    */
-  run<T>(label: string, checked: boolean, stage: () => Staged<T>): Promise<T>;
+  run<T>(label: string, checked: boolean, stage: () => Staged<T>, onCommitted?: () => void): Promise<T>;
   /** Resolves once every write requested before the call has settled (durable, refused or failed). */
   flushed(): Promise<void>;
   /** Stops taking writes and resolves when every queued write has settled. */
@@ -28,6 +29,7 @@ interface Pending {
   readonly stage: () => Staged<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  readonly onCommitted: (() => void) | undefined;
   /** Everything requested before this write has settled. */
   readonly before: Promise<unknown>;
 }
@@ -54,6 +56,31 @@ function stage(pending: Pending, logger: Logger, fault: WriteFault | undefined):
       logger.warn({ write: pending.label, error: describeError(error) }, 'org store write failed; retrying once');
     }
   }
+}
+
+/** The writes whose `onCommitted` was called: a retried write commits twice, and is told once. */
+const toldWrites = new WeakSet<Pending>();
+
+/** Tells the write's `onCommitted`; what it throws is the caller's, not a failure of the write. */
+function told(pending: Pending, logger: Logger): void {
+  const onCommitted = pending.onCommitted;
+  if (onCommitted === undefined || toldWrites.has(pending)) return;
+  toldWrites.add(pending);
+  try {
+    onCommitted();
+  } catch (error) {
+    logger.error({ write: pending.label, error: describeError(error) }, 'org store: what waited for a commit failed');
+  }
+}
+
+/** Issues the ops in this synchronous section (one lmdb transaction); resolves once committed, then once flushed. */
+function issue(root: RootDatabase, ops: readonly Op[]): { committed: Promise<unknown>; flushed: Promise<unknown> } {
+  let committed: Promise<unknown> = Promise.resolve();
+  for (const op of ops) committed = 'remove' in op ? op.db.remove(op.key) : op.db.put(op.key, op.value);
+  // `root.flushed` is a thenable read when its `then` is called: called here, synchronously,
+  // it is the flush of the transaction the ops just joined (and of every one before it).
+  const flushed = new Promise<unknown>((resolve, reject) => void root.flushed.then(resolve, reject));
+  return { committed, flushed };
 }
 
 /**
@@ -88,16 +115,6 @@ export function createDurableWriter(
   // Settles once every write requested so far has settled.
   let tail: Promise<unknown> = Promise.resolve();
 
-  /** Issues the ops in this synchronous section (one lmdb transaction); resolves once committed, then once flushed. */
-  function issue(ops: readonly Op[]): { committed: Promise<unknown>; flushed: Promise<unknown> } {
-    let committed: Promise<unknown> = Promise.resolve();
-    for (const op of ops) committed = 'remove' in op ? op.db.remove(op.key) : op.db.put(op.key, op.value);
-    // `root.flushed` is a thenable read when its `then` is called: called here, synchronously,
-    // it is the flush of the transaction the ops just joined (and of every one before it).
-    const flushed = new Promise<unknown>((resolve, reject) => void root.flushed.then(resolve, reject));
-    return { committed, flushed };
-  }
-
   async function write(pending: Pending, staged: Staged<unknown>): Promise<void> {
     for (const update of staged.updates) view.set(update.key, update.value, update.keep);
     uncommitted += 1;
@@ -113,10 +130,11 @@ export function createDurableWriter(
       for (let attempt = 1; ; attempt++) {
         // Monotonic, and not the injected clock: a measure is no input of the run (see observedModel).
         const issued = performance.now();
-        const { committed, flushed } = issue(staged.ops);
+        const { committed, flushed } = issue(root, staged.ops);
         try {
           await committed;
           release();
+          told(pending, logger);
           await flushed;
           onCommit?.((performance.now() - issued) / 1000);
           pending.resolve(staged.result);
@@ -142,16 +160,19 @@ export function createDurableWriter(
       if (!outcome.ok) pending.reject(outcome.error);
       else if (outcome.staged.ops.length === 0) {
         const { result } = outcome.staged;
-        void pending.before.then(() => pending.resolve(result));
+        void pending.before.then(() => {
+          told(pending, logger);
+          pending.resolve(result);
+        });
       } else void write(pending, outcome.staged);
     }
   }
 
   return {
-    run<T>(label: string, checked: boolean, stageFn: () => Staged<T>): Promise<T> {
+    run<T>(label: string, checked: boolean, stageFn: () => Staged<T>, onCommitted?: () => void): Promise<T> {
       if (closed) return Promise.reject(new TroupeError('internal', `org store is closed (write "${label}")`));
       const promise = new Promise<T>((resolve, reject) => {
-        queue.push({ label, checked, stage: stageFn, resolve: resolve as (value: unknown) => void, reject, before: tail });
+        queue.push({ label, checked, stage: stageFn, resolve: resolve as (value: unknown) => void, reject, onCommitted, before: tail });
       });
       // Resolved with nothing: `Promise.all`'s array of results would nest one level per write
       // (the last tail inside it), and every write ever made would stay on the heap.

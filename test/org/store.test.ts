@@ -184,4 +184,25 @@ describe('org store: round trip over real LMDB files', () => {
     await store.close();
     expect(await codeOf(store.appendInbox(makeTask()))).toBe('internal');
   });
+
+  it('tells a write it is committed before it resolves as durable, once, and never a refused write', async () => {
+    const { store } = await openTestStore(await tempDir());
+    await store.createRole({ id: 'r', name: 'poet', prompt: 'p', createdBy: 'user' });
+    await store.createAgent({ id: 'poet-1', roleId: 'r', parentAgentId: null });
+    const events: string[] = [];
+    const task = makeTask({ id: 'c1' });
+    const appended = store.appendMessage('c1', task, () => events.push('message committed')).then(() => events.push('message durable'));
+    const waiting = store.addWaiting('poet-1', task, () => events.push('waiting committed')).then(() => events.push('waiting durable'));
+    // Already waiting: nothing to write, and still told once everything before it is committed.
+    const again = store.addWaiting('poet-1', task, () => events.push('again committed')).then(() => events.push('again durable'));
+    await Promise.all([appended, waiting, again]);
+    expect(events.indexOf('message committed')).toBeLessThan(events.indexOf('message durable'));
+    expect(events.indexOf('waiting committed')).toBeLessThan(events.indexOf('waiting durable'));
+    expect(events.filter((event) => event.endsWith('committed')).sort()).toEqual(['again committed', 'message committed', 'waiting committed']);
+    const refused = store.addWaiting('poet-1', { ...makeTask({ id: 'bad' }), status: 'completed' }, () => events.push('refused committed'));
+    expect(await codeOf(refused)).toBe('invalid_input');
+    await store.flushed();
+    expect(events).not.toContain('refused committed');
+    await store.close();
+  });
 });

@@ -62,6 +62,24 @@ describe('the store journal holds records nobody waits for and commits them toge
     expect(store.waiting('poet-1').map((task) => task.id)).toEqual(['second', 'third']);
   });
 
+  it("hands the user's Task over once its records are committed, readable, before it resolves; never when a record is refused", async () => {
+    const { journal, store } = await journalOnStore();
+    let seen: string[] | undefined;
+    const accepted = journal.userInput(makeTask({ id: 'asked' }), () => {
+      // Committed, so readable: a restart from here would hand it back.
+      seen = store.waiting('poet-1').map((task) => task.id);
+      return 'sent';
+    });
+    expect(seen).toBeUndefined();
+    expect(await accepted).toBe('sent');
+    expect(seen).toEqual(['asked']);
+    let sentBad = false;
+    const refused = journal.userInput({ ...makeTask({ id: 'bad' }), status: 'completed' }, () => (sentBad = true));
+    await expect(refused).rejects.toThrow(/status/);
+    expect(sentBad).toBe(false);
+    expect(store.waiting('poet-1').map((task) => task.id)).toEqual(['asked']);
+  });
+
   it('holds at most maxHeldWrites records: the last one commits them all', async () => {
     const { journal, store } = await journalOnStore({ delayMs: 10, maxWrites: 3 });
     const sink = journal.conversation('poet-1');

@@ -36,9 +36,13 @@ export function tick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Yields to the event loop until `condition` holds; fails after `limit` turns (no real sleeps). */
+/**
+ * Yields to the event loop until `condition` holds (no real sleeps); fails once both `limit` turns
+ * and 10 s have passed: a condition waiting on the disk (an fsync) takes many turns on a loaded machine.
+ */
 export async function until(condition: () => boolean, what: string, limit = 2_000): Promise<void> {
-  for (let i = 0; i < limit; i++) {
+  const deadline = performance.now() + 10_000;
+  for (let i = 0; i < limit || performance.now() < deadline; i++) {
     if (condition()) return;
     await tick();
   }

@@ -20,6 +20,8 @@ export async function skillsBeforeModel(agent: Agent, task: Task, context: TurnC
   if (orchestration === undefined) return null;
   const toolContext = { agentId: agent.id, task, signal, society: env.society, ...(env.remoteRoles === undefined ? {} : { remoteRoles: env.remoteRoles }) };
   const tools = { registry: env.tools, defaultTimeoutMs: env.config.toolTimeoutMs, clock: env.clock };
+  // Its steps may change the world: the Task is on disk first (it was handed over once committed).
+  await env.journal.accepted(task.id);
   const outcome = await runStepsOf(orchestration, text, toolContext, tools, agent.role.tools);
   signal.throwIfAborted();
   if (!outcome.ok) {

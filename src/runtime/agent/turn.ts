@@ -329,8 +329,10 @@ export function runTurn(agent: Agent, input: TurnInput, report: (event: TurnEven
   // What the last step that changed the world wrote (its results, and everything before): durable
   // before the next tool runs, its commit overlapping the model call in between rather than adding
   // to it. Null after a step whose tools were all read-only or idempotent: its records wait for the
-  // next commit, since running such a step again after a crash changes nothing.
-  let stepWritten: Promise<void> | null = Promise.resolve();
+  // next commit, since running such a step again after a crash changes nothing. At first, the
+  // Task itself: a user's is handed over once committed, its fsync overlapping the first model
+  // call (Journal.userInput), and the first step that changes the world waits for it.
+  let stepWritten: Promise<void> | null = journal.accepted(input.task.id);
   let lastStepChanged = false;
   // The answer leaves only once the turn is on disk, so a restart never answers the Task twice.
   const answer = async (written: string, importance?: number): Promise<void> => {

@@ -51,9 +51,11 @@ export interface Journal {
   agent<T>(record: AgentRecord, start: () => T): Promise<T>;
   terminated(termination: Termination): Promise<void>;
   /**
-   * Puts the user's Task in its tree's log and keeps it waiting for its agent, then runs `send`:
-   * once both are durable, so a crash right after the caller hears the id still hands it back; at
-   * once when nothing is kept.
+   * Puts the user's Task in its tree's log and keeps it waiting for its agent, and runs `send`
+   * once both are committed (kept if the process dies), while their fsync goes on: the turn's
+   * first model call overlaps it, and whatever the turn does that changes the world waits for
+   * `durable()` first. Resolves with what `send` returned once both are durable, so a crash
+   * after the caller hears the id still hands the Task back. At once when nothing is kept.
    */
   userInput<T>(task: Task, send: () => T): Promise<T>;
   /** Keeps a Task `agentId` accepted until it is answered, so a restart hands it back. */
@@ -86,6 +88,8 @@ export interface Journal {
   forgetRetired(max: number, erase: (agentIds: readonly string[]) => Promise<void>): Promise<readonly string[]>;
   /** Resolves once everything written so far is durable (what a turn waits for before a tool runs or an answer leaves). */
   durable(): Promise<void>;
+  /** Resolves once the user's Task `taskId` (see userInput) is durable: at once when it is, or never was one in flight. */
+  accepted(taskId: string): Promise<void>;
   /**
    * Resolves once the store has begun committing what was written so far (at once when nothing
    * is kept): a turn waits for it before its next model call, so the step's commit overlaps that
@@ -150,6 +154,7 @@ export const memoryJournal: Journal = {
   clearConversations: () => undefined,
   forgetRetired: () => Promise.resolve([]),
   durable: () => done,
+  accepted: () => done,
   committing: () => done,
   stored: () => null,
   storedWaiting: () => [],

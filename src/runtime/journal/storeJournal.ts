@@ -1,6 +1,6 @@
 import type { EventBus } from '../../bus/index.js';
 import type { Clock } from '../../clock.js';
-import { describeError } from '../../errors.js';
+import { TroupeError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { OrgStore } from '../../org/index.js';
 import { lmdbArtifactTable } from '../../org/artifacts/lmdbArtifactTable.js';
@@ -80,11 +80,7 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       const removeConversations = conversations.takeClear(termination.agentId);
       await awaited(() => store.markTerminated({ ...termination }, { removeConversations }));
     },
-    userInput: async (task, send) => {
-      await awaited(() => Promise.all([store.appendMessage(task.sessionId, task), store.addWaiting(task.to, task)]));
-      loggedFirst.add(task);
-      return send();
-    },
+    ...userInputs(store, awaited, loggedFirst),
     waiting: (agentId, task) => {
       if (!loggedFirst.has(task)) queued(() => store.addWaiting(agentId, task), 'waiting Task', { agentId, taskId: task.id });
     },
@@ -116,6 +112,48 @@ export function storeJournal(store: OrgStore, logger: Logger, limits: WriteBatch
       return awaited(() => store.close());
     },
   };
+}
+
+/** The journal's `userInput` and `accepted`: a user's Task is held here from its hand-over until it is on disk. */
+function userInputs(store: OrgStore, awaited: <T>(write: () => Promise<T>) => Promise<T>, loggedFirst: WeakSet<Task>): Pick<Journal, 'userInput' | 'accepted'> {
+  const inFlight = new Map<string, Promise<void>>();
+  return {
+    userInput: (task, send) => {
+      const written = awaited(() => userInputWritten(store, task, send, () => loggedFirst.add(task)));
+      const onDisk = written.then(
+        () => undefined,
+        () => undefined,
+      );
+      inFlight.set(task.id, onDisk);
+      void onDisk.then(() => inFlight.delete(task.id));
+      return written;
+    },
+    accepted: (taskId) => inFlight.get(taskId) ?? Promise.resolve(),
+  };
+}
+
+/**
+ * The user's Task written to its tree's log and kept waiting for its agent (one transaction), and
+ * `send` run once both are committed, while their fsync goes on (see Journal.userInput); `logged`
+ * first, so the bus log does not write it again. Resolves with what `send` returned once both are
+ * durable; rejects when either write is refused or fails, and then nothing was sent.
+ */
+async function userInputWritten<T>(store: OrgStore, task: Task, send: () => T, logged: () => void): Promise<T> {
+  let sent: { value: T } | { error: unknown } | undefined;
+  let committed = 0;
+  const onCommitted = (): void => {
+    if (++committed < 2) return;
+    logged();
+    try {
+      sent = { value: send() };
+    } catch (error) {
+      sent = { error };
+    }
+  };
+  await Promise.all([store.appendMessage(task.sessionId, task, onCommitted), store.addWaiting(task.to, task, onCommitted)]);
+  if (sent === undefined) throw new TroupeError('internal', `the user's Task ${task.id} was written but never handed over`);
+  if ('error' in sent) throw sent.error;
+  return sent.value;
 }
 
 /** The store journal's `forgetRetired`: erase first, then forget, so a crash never leaves a memory nobody owns. */
