@@ -2,7 +2,7 @@ import { type Fact, type FactMeta, factIdOf, groupOf, labelOf } from './factSche
 import { GroupedVectors } from './groupedVectors.js';
 import type { LoadedFacts } from './loadFacts.js';
 import type { TurnBudget } from './turnBudget.js';
-import { HnswIndex } from './hnswIndex.js';
+import { dropDeleted } from './hnswIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
 import { FactKeywordIndex } from './factKeywordIndex.js';
@@ -108,20 +108,14 @@ export class FactSet {
   }
 
   /**
-   * Rebuilds hnswlib's index without the vectors it holds only as deleted (see HnswIndex), once
-   * they are a quarter of its live ones, inserting in slices of `budget` (an exact index frees a
-   * removed vector at once). Only compressions remove, so between two the index holds at most a
-   * quarter more slots than `compressAbove`. The caller keeps the index from changing meanwhile
-   * (adds wait for a compression); a rebuild it changed under is dropped.
+   * Rebuilds the index without the vectors it holds only as deleted, when they are many (see
+   * dropDeleted). Only compressions remove, so between two the index holds at most a quarter
+   * more slots than `compressAbove`. The caller keeps the index from changing meanwhile (adds
+   * wait for a compression).
    */
   async compactIndex(budget: TurnBudget): Promise<void> {
     const index = await this.index;
-    if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted * 4 < index.size) return;
-    const changes = index.changes;
-    const rebuilt = await index.rebuilt(this.vectors.byLabel, budget);
-    // Its pause waits for an index file's save, which reads the graph being replaced.
-    await budget.pause();
-    index.adopt(rebuilt, changes);
+    if (index !== null) await dropDeleted(index, this.vectors.byLabel, budget);
   }
 
   remove(fact: Fact, index: VectorIndex | null): void {

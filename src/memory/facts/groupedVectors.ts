@@ -97,6 +97,11 @@ export class GroupedVectors {
     if (labels?.size === 0) this.#groups.delete(group);
   }
 
+  /** The group of `label`'s vector. */
+  groupOf(label: number): string | undefined {
+    return this.#groupOf.get(label);
+  }
+
   /** The unit vector stored for `label`. */
   vectorOf(label: number): Float32Array | undefined {
     return this.#vectors.get(label);

@@ -97,6 +97,11 @@ export class HnswIndex implements VectorIndex {
     return this.#index.getCurrentCount() - this.#live;
   }
 
+  /** The vector stored under `label`, unit length (the cosine space keeps vectors normalised); hnswlib throws for a label it does not hold. */
+  vectorOf(label: number): Float32Array {
+    return Float32Array.from(this.#index.getPoint(label));
+  }
+
   /** A mark that `adopt` compares, to refuse a rebuild made from vectors the index no longer holds. */
   get changes(): number {
     return this.#changes;
@@ -142,4 +147,19 @@ export class HnswIndex implements VectorIndex {
   async write(file: string): Promise<void> {
     await this.#index.writeIndex(file);
   }
+}
+
+/**
+ * Rebuilds hnswlib's `index` without the vectors it holds only as deleted (see HnswIndex), once
+ * they are a quarter of its live ones, from `vectors` (each live one by label), inserting in
+ * slices of `budget`; an exact index frees a removed vector at once and is left alone. The caller
+ * keeps the index from changing meanwhile; a rebuild it changed under is dropped.
+ */
+export async function dropDeleted(index: VectorIndex, vectors: ReadonlyMap<number, Float32Array>, budget: SliceBudget): Promise<void> {
+  if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted * 4 < index.size) return;
+  const changes = index.changes;
+  const rebuilt = await index.rebuilt(vectors, budget);
+  // Its pause waits for an index file's save, which reads the graph being replaced.
+  await budget.pause();
+  index.adopt(rebuilt, changes);
 }
