@@ -109,13 +109,14 @@ export class FactSet {
 
   /**
    * Rebuilds the index without the vectors it holds only as deleted, when they are many (see
-   * dropDeleted). Only compressions remove, so between two the index holds at most a quarter
-   * more slots than `compressAbove`. The caller keeps the index from changing meanwhile (adds
+   * dropDeleted). Only compressions remove, so between two the index holds at most twice
+   * `compressAbove` slots. The caller keeps the index from changing meanwhile (adds
    * wait for a compression).
    */
   async compactIndex(budget: TurnBudget): Promise<void> {
     const index = await this.index;
-    if (index !== null) await dropDeleted(index, this.vectors.byLabel, budget);
+    // Those waiting for the index are left to the catch-up: the rebuild is of what the index holds.
+    if (index !== null) await dropDeleted(index, this.vectors.indexedByLabel(), budget);
   }
 
   remove(fact: Fact, index: VectorIndex | null): void {

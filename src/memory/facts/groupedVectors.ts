@@ -119,13 +119,33 @@ export class GroupedVectors {
     const waiting = skipImported ? this.#unindexedAdds : this.#unindexed;
     const sets = groups?.flatMap((group) => this.#groups.get(group) ?? []);
     const count = sets?.reduce((sum, labels) => sum + labels.size, 0);
-    if (sets === undefined || count === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k, waiting);
+    if (sets === undefined || count === undefined || count === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k, waiting);
     const admits = (label: number): boolean => sets.some((labels) => labels.has(label));
-    if ((count ?? 0) <= directUpTo || (count ?? 0) < directBelowShare * this.#vectors.size) {
+    if (this.#comparedDirectly(count)) {
       const candidates = sets.flatMap((labels) => [...labels]).filter((label) => !this.#unindexed.has(label) || waiting.has(label));
       return this.#compareEach(query, k, candidates);
     }
     return this.#withUnindexed(index.nearest(query, k, admits), query, k, waiting, admits);
+  }
+
+  /** Whether a search among `count` candidates (fewer than all) compares with each directly rather than searching the index. */
+  #comparedDirectly(count: number): boolean {
+    return count <= directUpTo || count < directBelowShare * this.#vectors.size;
+  }
+
+  /**
+   * Whether a search within any one group compares with its vectors directly, never reading the
+   * index: what a compression's search for clusters does, one group at a time.
+   */
+  get groupsComparedDirectly(): boolean {
+    for (const labels of this.#groups.values()) if (labels.size === this.#vectors.size || !this.#comparedDirectly(labels.size)) return false;
+    return true;
+  }
+
+  /** The vectors the index holds (not those waiting for it), by label: what a rebuild of the index is made of. */
+  indexedByLabel(): Map<number, Float32Array> {
+    if (this.#unindexed.size === 0) return new Map(this.#vectors);
+    return new Map([...this.#vectors].filter(([label]) => !this.#unindexed.has(label)));
   }
 
   /** `found` in the index, with the vectors of `waiting` compared directly (those `admits`), the `k` nearest. */

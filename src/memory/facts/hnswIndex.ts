@@ -151,12 +151,14 @@ export class HnswIndex implements VectorIndex {
 
 /**
  * Rebuilds hnswlib's `index` without the vectors it holds only as deleted (see HnswIndex), once
- * they are a quarter of its live ones, from `vectors` (each live one by label), inserting in
- * slices of `budget`; an exact index frees a removed vector at once and is left alone. The caller
- * keeps the index from changing meanwhile; a rebuild it changed under is dropped.
+ * they are as many as its live ones, from `vectors` (each live one by label), inserting in slices
+ * of `budget`; an exact index frees a removed vector at once and is left alone. Waiting for as
+ * many as the live ones, a rebuild costs about one insert per removed vector (at a quarter, four),
+ * and the index holds at most twice the slots of its live vectors. The caller keeps the index
+ * from changing meanwhile; a rebuild it changed under is dropped.
  */
 export async function dropDeleted(index: VectorIndex, vectors: ReadonlyMap<number, Float32Array>, budget: SliceBudget): Promise<void> {
-  if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted * 4 < index.size) return;
+  if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted < index.size) return;
   const changes = index.changes;
   const rebuilt = await index.rebuilt(vectors, budget);
   // Its pause waits for an index file's save, which reads the graph being replaced.
