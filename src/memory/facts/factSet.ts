@@ -1,4 +1,4 @@
-import { type Fact, type FactMeta, factIdOf, groupOf, labelOf } from './factSchema.js';
+import { type Fact, type FactMeta, factIdOf, groupOf, groupsVisibleTo, labelOf } from './factSchema.js';
 import { GroupedVectors } from './groupedVectors.js';
 import type { LoadedFacts } from './loadFacts.js';
 import type { TurnBudget } from './turnBudget.js';
@@ -26,6 +26,8 @@ export class FactSet {
   meta: FactMeta;
   /** The index, once there is (or is being made) one. */
   index: Promise<VectorIndex> | null;
+  /** The ids of each group's facts (a session's, or the agent-scope ones: see groupOf). */
+  readonly #groups = new Map<string, Set<string>>();
 
   constructor(loaded: LoadedFacts, withWords: boolean) {
     this.#facts = loaded.facts;
@@ -33,6 +35,7 @@ export class FactSet {
     this.index = loaded.index === null ? null : Promise.resolve(loaded.index);
     this.words = withWords ? new WordOverlapIndex() : null;
     for (const fact of this.#facts.values()) {
+      this.#grouped(fact);
       this.words?.add(fact.id, fact.text);
       this.keywords.add(fact.id, fact.text);
       const vector = loaded.vectors.get(fact.id);
@@ -71,6 +74,7 @@ export class FactSet {
    */
   insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import'): void {
     this.#facts.set(fact.id, fact);
+    this.#grouped(fact);
     if (vector !== null && index !== null) {
       if (deferredBy === undefined) index.add(labelOf(fact.id), vector);
       this.vectors.add(labelOf(fact.id), groupOf(fact), vector, deferredBy);
@@ -119,8 +123,28 @@ export class FactSet {
     if (index !== null) await dropDeleted(index, this.vectors.indexedByLabel(), budget);
   }
 
+  /** The ids of the facts a reader of `sessionId` may see (see visibleTo); undefined for every fact (no session given). */
+  idsVisibleTo(sessionId: string | null | undefined): string[] | undefined {
+    return groupsVisibleTo(sessionId)?.flatMap((group) => [...(this.#groups.get(group) ?? [])]);
+  }
+
+  /** How many facts a reader of `sessionId` may see. */
+  visibleCount(sessionId: string | null | undefined): number {
+    return groupsVisibleTo(sessionId)?.reduce((sum, group) => sum + (this.#groups.get(group)?.size ?? 0), 0) ?? this.#facts.size;
+  }
+
+  #grouped(fact: Fact): void {
+    const group = groupOf(fact);
+    let ids = this.#groups.get(group);
+    if (ids === undefined) this.#groups.set(group, (ids = new Set()));
+    ids.add(fact.id);
+  }
+
   remove(fact: Fact, index: VectorIndex | null): void {
     this.#facts.delete(fact.id);
+    const ids = this.#groups.get(groupOf(fact));
+    ids?.delete(fact.id);
+    if (ids?.size === 0) this.#groups.delete(groupOf(fact));
     if (!this.vectors.isUnindexed(labelOf(fact.id))) index?.remove(labelOf(fact.id));
     this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);
