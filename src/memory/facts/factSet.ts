@@ -39,7 +39,8 @@ export class FactSet {
       this.words?.add(fact.id, fact.text);
       this.keywords.add(fact.id, fact.text);
       const vector = loaded.vectors.get(fact.id);
-      if (vector !== undefined) this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
+      const label = labelOf(fact.id);
+      if (vector !== undefined) this.vectors.add(label, groupOf(fact), vector, loaded.outside.has(label) ? 'outside' : undefined);
     }
     this.links = FactLinks.of(this.#facts.values());
   }
@@ -70,9 +71,10 @@ export class FactSet {
 
   /**
    * Adds a fact; its vector goes into the index now, or when `deferredBy` an add or an import later
-   * (`indexSome`): until then searches compare with it directly.
+   * (`indexSome`), or is kept `outside` it (see GroupedVectors.smallGroup): until then, or while
+   * it is, searches compare with it directly.
    */
-  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import'): void {
+  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import' | 'outside'): void {
     this.#facts.set(fact.id, fact);
     this.#grouped(fact);
     if (vector !== null && index !== null) {

@@ -109,7 +109,9 @@ export class HnswIndex implements VectorIndex {
 
   /** Adds `vector` under `label`, a label never added before, in a new slot. */
   add(label: number, vector: Float32Array): void {
-    if (this.#index.getCurrentCount() >= this.#index.getMaxElements()) this.#index.resizeIndex(this.#index.getMaxElements() * 2);
+    // Read back from a file, an index has room for what it held, none when that was nothing.
+    const room = this.#index.getMaxElements();
+    if (this.#index.getCurrentCount() >= room) this.#index.resizeIndex(Math.max(this.#params.initialCapacity, room * 2));
     this.#index.addPoint(Array.from(vector), label, false);
     this.#live += 1;
     this.#changes += 1;

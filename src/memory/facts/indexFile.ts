@@ -75,14 +75,29 @@ export async function saveIndex(index: HnswIndex, file: string, state: IndexStat
   }
 }
 
-/** The index saved in `file` when it reflects exactly `state`; otherwise why it cannot be used (to rebuild instead). */
-export async function loadIndex(hnswlib: Hnswlib, file: string, state: IndexState, params: IndexParams): Promise<{ index: HnswIndex } | { stale: string }> {
-  const loaded = await readIndexFile(hnswlib, file, state, params, (sidecar) =>
-    sidecar.generation === state.generation && sidecar.live === state.live
+/** The labels of the vectors an index file of facts does not hold (see GroupedVectors.outside), in its sidecar's `labels`. */
+const OutsideLabelsSchema = z.array(z.number().int().nonnegative()).default([]);
+
+/**
+ * The index saved in `file` when it reflects exactly `state` (its vectors, with the labels of
+ * those it was saved without, `outside`); otherwise why it cannot be used (to rebuild instead).
+ */
+export async function loadIndex(
+  hnswlib: Hnswlib,
+  file: string,
+  state: IndexState,
+  params: IndexParams,
+): Promise<{ index: HnswIndex; outside: number[] } | { stale: string }> {
+  let outside: number[] = [];
+  const loaded = await readIndexFile(hnswlib, file, state, params, (sidecar) => {
+    const labels = OutsideLabelsSchema.safeParse(sidecar.labels);
+    if (!labels.success) return `its description ${sidecarOf(file)} is invalid`;
+    outside = labels.data;
+    return sidecar.generation === state.generation && sidecar.live + outside.length === state.live
       ? null
-      : `it was saved at generation ${sidecar.generation} (${sidecar.live} vectors), the stored vectors are at ${state.generation} (${state.live})`,
-  );
-  return 'index' in loaded ? { index: loaded.index } : { stale: loaded.stale };
+      : `it was saved at generation ${sidecar.generation} (${sidecar.live + outside.length} vectors), the stored vectors are at ${state.generation} (${state.live})`;
+  });
+  return 'index' in loaded ? { index: loaded.index, outside } : { stale: loaded.stale };
 }
 
 /**
