@@ -1,4 +1,5 @@
 import { functionWords, searchTerms } from '../../searchTerms.js';
+import { keepBest } from '../keepBest.js';
 import { KeywordPostings } from './keywordPostings.js';
 
 /** BM25's term-frequency saturation and length normalisation, at their usual values (as routing's). */
@@ -27,34 +28,6 @@ export interface KeywordMatch {
 
 /** Whether match `a` ranks below `b`: a lower score, or the same score and a later id. */
 const below = (a: KeywordMatch, b: KeywordMatch): boolean => a.score < b.score || (a.score === b.score && a.id > b.id);
-
-/** Puts `item` into `heap`, a min-heap under `less` (its least first) of at most `k`, when it is above the least. */
-function keepBest<T>(heap: T[], item: T, k: number, less: (a: T, b: T) => boolean): void {
-  let at: number;
-  if (heap.length < k) {
-    heap.push(item);
-    at = heap.length - 1;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!less(heap[at] as T, heap[parent] as T)) return;
-      [heap[at], heap[parent]] = [heap[parent] as T, heap[at] as T];
-      at = parent;
-    }
-    return;
-  }
-  if (!less(heap[0] as T, item)) return;
-  heap[0] = item;
-  at = 0;
-  for (;;) {
-    const [left, right] = [2 * at + 1, 2 * at + 2];
-    let least = at;
-    if (left < heap.length && less(heap[left] as T, heap[least] as T)) least = left;
-    if (right < heap.length && less(heap[right] as T, heap[least] as T)) least = right;
-    if (least === at) return;
-    [heap[at], heap[least]] = [heap[least] as T, heap[at] as T];
-    at = least;
-  }
-}
 
 /** A query term as a search weighs it: its postings, idf, and the most it can add to a text's score. */
 interface QueryTerm {
