@@ -7,6 +7,9 @@ import type { Embedder } from '../../src/memory/embedding/embedder.js';
 import { eraseStoredMemories } from '../../src/memory/erasedMemory.js';
 import { limitsOf } from '../../src/memory/facts/factLimits.js';
 import { indexParams } from '../../src/memory/facts/loadFacts.js';
+import { systemClock } from '../../src/clock.js';
+import { randomIds } from '../../src/ids.js';
+import { GraphHub } from '../../src/runtime/memory/graphHub.js';
 import { GraphRetrieval } from '../../src/runtime/memory/graphRetrieval.js';
 import { nodeVectorFileOf } from '../../src/runtime/memory/nodeVectorFile.js';
 import { NodeVectors } from '../../src/runtime/memory/nodeVectors.js';
@@ -72,6 +75,29 @@ describe("a graph's node vectors across a reopening", () => {
     const { mtimeMs } = await stat(again.file);
     await again.retrieval.close();
     expect((await stat(again.file)).mtimeMs).toBe(mtimeMs);
+  });
+
+  itWithHnswlib("are saved by the runtime's graph hub when it closes the graph, and read back by the next one", async () => {
+    const at = await place();
+    const embedder = new CountingEmbedder();
+    const hubOn = (where: FactPlace) =>
+      new GraphHub({
+        store: { db: where.db, indexDir: where.indexDir },
+        clock: systemClock,
+        ids: randomIds,
+        logger: new MemoryLogger(),
+        limits: undefined,
+        vectors: { embedder, params: indexParams(embedder.dimension, limitsOf({})) },
+      });
+    const hub = hubOn(at);
+    await notes(await hub.of('root'), 'Kubernetes deployment of the ledger', 'Lunch order for Friday');
+    await (await hub.retrievalOf('root')).ready();
+    expect(embedder.embedded).toBe(2);
+    await hub.closeAll();
+    const reopened = await hubOn(await reopenEnv(at)).retrievalOf('root');
+    await reopened.ready();
+    expect(embedder.embedded).toBe(2);
+    expect(await nearestByVector(reopened, 'Lunch order for Friday')).toHaveLength(2);
   });
 
   itWithHnswlib('are made anew from a damaged file, with a log line saying why', async () => {
