@@ -134,7 +134,7 @@ export const factsOptions: Record<Options<typeof FactLimitsSchema>, string> = {
   maxWaitingAdds:
     'adds waiting at once for a compression (while one runs, or for room in a full store); one more is refused with `memory_full`; `TROUPE_L4_MAX_WAITING_ADDS` for the CLI',
   maxUnindexed:
-    "vectors of added facts waiting at once to go into the index: an add's vector goes in later, between turns of the event loop, and until then searches compare with it directly; an add that finds this many waiting puts its own in at once (an import's turns wait whatever this is; 0: every add puts its vector in at once)",
+    "vectors of added facts waiting at once to go into the index: an add's vector goes in later, between turns of the event loop, and until then searches compare with it directly; an add that finds this many waiting puts its own in at once (an import's turns wait whatever this is; a group of at most 2,048 keeps its vectors out of the index instead, see above; 0: every add puts its vector in at once, none kept out)",
   clusterNeighbours: 'neighbours of each fact compared when clustering',
   maxMergedFrom: "origins kept in a fact's `mergedFrom` (the newest)",
   halfLifeMs: "time in which a fact's importance halves",

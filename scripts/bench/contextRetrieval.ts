@@ -62,7 +62,7 @@ async function filled(): Promise<{ store: FactStore; fusionOnly: FactStore; grap
   };
   const [store, fusionOnly] = [await opened({}), await opened({ graphNodes: 0, recencyWeight: 0, importanceWeight: 0, linkWeight: 0 })];
   const embedder = new HashedNgramEmbedder();
-  const graph = new GraphRetrieval(memory, new NodeVectors(embedder, indexParams(embedder.dimension, limitsOf({})), silentLogger));
+  const graph = new GraphRetrieval(memory, new NodeVectors({ embedder, params: indexParams(embedder.dimension, limitsOf({})), logger: silentLogger }));
   await graph.ready();
   return { store, fusionOnly, graph, texts, questions: talk.questions.map((question) => question.text) };
 }

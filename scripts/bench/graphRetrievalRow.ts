@@ -68,7 +68,7 @@ export async function hybridRetrievalRow(root: RootDatabase, nodes: Database<unk
   const factRecords = root.openDB<unknown>({ name: 'memory-facts' });
   const embedder = new HashedNgramEmbedder();
   let start = process.hrtime.bigint();
-  const retrieval = new GraphRetrieval(memory, new NodeVectors(embedder, indexParams(embedder.dimension, limitsOf({})), silentLogger));
+  const retrieval = new GraphRetrieval(memory, new NodeVectors({ embedder, params: indexParams(embedder.dimension, limitsOf({})), logger: silentLogger }));
   // The nodes' vectors are made in the background when a graph is first searched; here every one is in before the timing.
   await retrieval.ready();
   const vectorsMs = elapsedMs(start);

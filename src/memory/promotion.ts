@@ -1,5 +1,6 @@
 import type { MemoryEntry, SummaryEntry, TaskEntry } from './entries.js';
 import { effectiveImportance } from './importance.js';
+import { keepBest } from './keepBest.js';
 import type { MemoryLimits } from './limits.js';
 import type { Tiers } from './tiers.js';
 
@@ -31,17 +32,19 @@ function leaving<E extends MemoryEntry>(
   bounds: { readonly capacity: number; readonly maxAgeMs: number; readonly byImportance: boolean },
   limits: MemoryLimits,
 ): E[] {
-  const aged = list.filter((entry) => entry.createdAt + bounds.maxAgeMs <= now);
-  const rest = list.filter((entry) => entry.createdAt + bounds.maxAgeMs > now);
+  const aged: E[] = [];
+  const rest: E[] = [];
+  for (const entry of list) (entry.createdAt + bounds.maxAgeMs <= now ? aged : rest).push(entry);
   const over = Math.max(0, rest.length - bounds.capacity);
   if (over === 0) return aged;
-  const ranked = bounds.byImportance
-    ? rest
-        .map((entry) => ({ entry, importance: effectiveImportance(entry, now, limits) }))
-        .sort((a, b) => a.importance - b.importance)
-        .map(({ entry }) => entry)
-    : rest;
-  return [...aged, ...ranked.slice(0, over)];
+  if (!bounds.byImportance) return [...aged, ...rest.slice(0, over)];
+  // The `over` least important, ties oldest first, without sorting the whole tier: a step runs
+  // every few Tasks, and a tier at its capacity (L3 holds 500) has only a few over it.
+  const least: { entry: E; importance: number; at: number }[] = [];
+  const above = (a: (typeof least)[number], b: (typeof least)[number]): boolean =>
+    a.importance > b.importance || (a.importance === b.importance && a.at > b.at);
+  rest.forEach((entry, at) => keepBest(least, { entry, importance: effectiveImportance(entry, now, limits), at }, over, above));
+  return [...aged, ...least.sort((a, b) => a.importance - b.importance || a.at - b.at).map(({ entry }) => entry)];
 }
 
 /** True when any tier holds more than its capacity or an entry past its age, or facts wait for L4. */

@@ -63,6 +63,17 @@ describe('planStep', () => {
     expect(shape(planStep(tiers, 100, limits).moves)).toEqual(['toL4 s1×1', 'toL3 from L2 s1×1', 'toL2', 'toL3 from L1 A×2']);
   });
 
+  it('sends the least important L3 summaries over capacity to L4, ties oldest first, as a sort of the whole tier would', () => {
+    const limits = memoryLimits({ l3Capacity: 20, entriesPerStep: 100 });
+    const summaries = Array.from({ length: 27 }, (_, i) => summaryEntry({ importance: [0.3, 0.5, 0.3, 0.7, 0.5][i % 5] ?? 0.3, createdAt: i }));
+    const expected = [...summaries]
+      .sort((a, b) => a.importance - b.importance || a.createdAt - b.createdAt)
+      .slice(0, 7)
+      .map((entry) => entry.seq);
+    const moved = planStep(Tiers.of(summaries), 100, limits).moves.flatMap((move) => (move.kind === 'toL4' ? move.entries.map((entry) => entry.seq) : []));
+    expect(moved).toEqual(expected);
+  });
+
   it('sends an entry whose retrievals made it important to L2, and a marked one past l2MaxAgeMs to L3', () => {
     const limits = memoryLimits({ l1Capacity: 1, l1MaxAgeMs: hour, l2MaxAgeMs: 2 * hour, retrievalBoost: 0.1 });
     const retrieved = taskEntry({ importance: 0.5, retrievals: 2, createdAt: 0 });

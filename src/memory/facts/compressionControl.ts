@@ -51,9 +51,17 @@ export class CompressionControl {
    */
   start(makeRoom: boolean): Promise<CompressionReport> {
     const { catchUp, set, logger, agentId } = this.#deps;
-    // Clusters are found through the index: the vectors waiting for it go in first.
-    const run = catchUp
-      .done()
+    // Clusters are found one group at a time: through the index only for a group too large to
+    // compare directly, and then the vectors waiting for it go in first (a search compares with
+    // each waiting one). Otherwise they wait on, and those the compression removes never go in.
+    const direct = set.vectors.groupsComparedDirectly;
+    // Those kept out of the index too: a group searched through it compares with each of them.
+    if (!direct) {
+      set.vectors.bindAll();
+      catchUp.start();
+    }
+    const ready = direct ? Promise.resolve() : catchUp.done();
+    const run = ready
       .then(() => runCompression(this.#deps, makeRoom))
       .then((done) => set.compactIndex(new TurnBudget(() => this.#deps.untilIndexSaved())).then(() => done))
       .finally(() => {

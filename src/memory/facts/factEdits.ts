@@ -50,13 +50,13 @@ export function twinOf(
   return nearest !== undefined && nearest.similarity >= mergeThreshold ? set.get(nearest.id) : undefined;
 }
 
-/** Places a new fact in `set` (room for it was checked), made `now` with `embedder`'s vector; its vector goes into `index` now or, when `deferredBy` an add or an import, later. Its record is the caller's to write. */
+/** Places a new fact in `set` (room for it was checked), made `now` with `embedder`'s vector; its vector goes into `index` now or, when `deferredBy` an add or an import, later, or never while `outside` (see FactSet.insert). Its record is the caller's to write. */
 export function placeFact(
   set: FactSet,
   fact: NewFact,
   vector: Float32Array | null,
   index: VectorIndex | null,
-  made: { readonly now: number; readonly embedder: Embedder | null; readonly deferredBy?: 'add' | 'import' },
+  made: { readonly now: number; readonly embedder: Embedder | null; readonly deferredBy?: 'add' | 'import' | 'outside' },
 ): Fact {
   const stored = storedFact(fact, set.takeId(), made.now, made.embedder);
   set.insert(stored, vector, index, made.deferredBy);

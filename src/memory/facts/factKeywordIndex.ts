@@ -1,4 +1,5 @@
 import { functionWords, searchTerms } from '../../searchTerms.js';
+import { keepBest } from '../keepBest.js';
 import { KeywordPostings } from './keywordPostings.js';
 
 /** BM25's term-frequency saturation and length normalisation, at their usual values (as routing's). */
@@ -27,34 +28,6 @@ export interface KeywordMatch {
 
 /** Whether match `a` ranks below `b`: a lower score, or the same score and a later id. */
 const below = (a: KeywordMatch, b: KeywordMatch): boolean => a.score < b.score || (a.score === b.score && a.id > b.id);
-
-/** Puts `item` into `heap`, a min-heap under `less` (its least first) of at most `k`, when it is above the least. */
-function keepBest<T>(heap: T[], item: T, k: number, less: (a: T, b: T) => boolean): void {
-  let at: number;
-  if (heap.length < k) {
-    heap.push(item);
-    at = heap.length - 1;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!less(heap[at] as T, heap[parent] as T)) return;
-      [heap[at], heap[parent]] = [heap[parent] as T, heap[at] as T];
-      at = parent;
-    }
-    return;
-  }
-  if (!less(heap[0] as T, item)) return;
-  heap[0] = item;
-  at = 0;
-  for (;;) {
-    const [left, right] = [2 * at + 1, 2 * at + 2];
-    let least = at;
-    if (left < heap.length && less(heap[left] as T, heap[least] as T)) least = left;
-    if (right < heap.length && less(heap[right] as T, heap[least] as T)) least = right;
-    if (least === at) return;
-    [heap[at], heap[least]] = [heap[least] as T, heap[at] as T];
-    at = least;
-  }
-}
 
 /** A query term as a search weighs it: its postings, idf, and the most it can add to a text's score. */
 interface QueryTerm {
@@ -118,18 +91,7 @@ export class FactKeywordIndex {
   nearest(text: string, k: number, admits: (id: string) => boolean): KeywordMatch[] {
     const size = this.#slots.size;
     if (size === 0 || k <= 0) return [];
-    const average = Math.max(1, this.#totalLength / size);
-    const shortest = k1 * (1 - b + (b * this.#fewestTerms) / average);
-    const terms: QueryTerm[] = [];
-    let most = 0;
-    for (const term of new Set(factTerms(text))) {
-      const postings = this.#postings.get(term);
-      if (postings === undefined) continue;
-      const idf = Math.log(1 + (size - postings.live + 0.5) / (postings.live + 0.5));
-      most += idf * (k1 + 1);
-      terms.push({ postings, idf, bound: (idf * postings.maxCount * (k1 + 1)) / (postings.maxCount + shortest) });
-    }
-    terms.sort((x, y) => y.bound - x.bound);
+    const { terms, most, average } = this.#queryTerms(text);
     if (this.#scores.length < this.#ids.length) [this.#scores, this.#seen] = [new Float64Array(this.#ids.length * 2), new Int8Array(this.#ids.length * 2)];
     const touched: number[] = [];
     const total = terms.reduce((sum, term) => sum + term.bound, 0);
@@ -149,6 +111,50 @@ export class FactKeywordIndex {
     }
     for (const slot of touched) [this.#scores[slot], this.#seen[slot]] = [0, 0];
     return best.sort((a, c) => c.score - a.score || (a.id < c.id ? -1 : 1));
+  }
+
+  /**
+   * As `nearest`, over the texts of `ids` alone (all of which the reader may see), with the same
+   * scores: one look-up per query term and text rather than a walk of every text sharing a term.
+   * What a search confined to one session's few facts among many sessions' costs (see
+   * FactSet.idsVisibleTo).
+   */
+  nearestAmong(text: string, k: number, ids: Iterable<string>): KeywordMatch[] {
+    if (this.#slots.size === 0 || k <= 0) return [];
+    const { terms, most, average } = this.#queryTerms(text);
+    const [fixed, perTerm] = [k1 * (1 - b), (k1 * b) / average];
+    const best: KeywordMatch[] = [];
+    for (const id of ids) {
+      const slot = this.#slots.get(id);
+      if (slot === undefined) continue;
+      const length = this.#lengths[slot] as number;
+      // Summed in the order `nearest` sums, so a text scores the same to the last bit either way.
+      let score = 0;
+      for (const term of terms) {
+        const count = term.postings.countOf(slot);
+        if (count > 0) score += (term.idf * (k1 + 1) * count) / (count + fixed + perTerm * length);
+      }
+      if (score > 0) keepBest(best, { id, score: score / most }, k, below);
+    }
+    return best.sort((a, c) => c.score - a.score || (a.id < c.id ? -1 : 1));
+  }
+
+  /** `text`'s terms that some text holds, as a search weighs them (the likeliest to matter first), the most a text could score, and the texts' average length. */
+  #queryTerms(text: string): { terms: QueryTerm[]; most: number; average: number } {
+    const size = this.#slots.size;
+    const average = Math.max(1, this.#totalLength / size);
+    const shortest = k1 * (1 - b + (b * this.#fewestTerms) / average);
+    const terms: QueryTerm[] = [];
+    let most = 0;
+    for (const term of new Set(factTerms(text))) {
+      const postings = this.#postings.get(term);
+      if (postings === undefined) continue;
+      const idf = Math.log(1 + (size - postings.live + 0.5) / (postings.live + 0.5));
+      most += idf * (k1 + 1);
+      terms.push({ postings, idf, bound: (idf * postings.maxCount * (k1 + 1)) / (postings.maxCount + shortest) });
+    }
+    terms.sort((x, y) => y.bound - x.bound);
+    return { terms, most, average };
   }
 
   /** Adds `term`'s share to the score of each text holding it: of every such text while `open`, else only of those already scored. */

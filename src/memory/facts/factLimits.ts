@@ -53,7 +53,9 @@ export const FactLimitsSchema = z
      * index later, between turns of the event loop (an hnswlib insert takes about half a
      * millisecond): until then every search compares the query with it directly. An add that finds
      * this many waiting puts its own in at once. An import's turns wait whatever this is (at most
-     * `compressAbove` of them). 0: every add puts its vector in at once.
+     * `compressAbove` of them). The vectors of a group small enough for its searches to compare
+     * with each directly are kept out of the index instead, whatever this is (see
+     * GroupedVectors.smallGroup). 0: every add puts its vector in at once, none kept out.
      */
     maxUnindexed: z.number().int().nonnegative().max(100_000).default(2048),
     /** Neighbours each fact is compared with when clustering (k of its k-NN query, not all pairs). */

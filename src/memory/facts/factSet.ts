@@ -1,8 +1,8 @@
-import { type Fact, type FactMeta, factIdOf, groupOf, labelOf } from './factSchema.js';
+import { type Fact, type FactMeta, factIdOf, groupOf, groupsVisibleTo, labelOf } from './factSchema.js';
 import { GroupedVectors } from './groupedVectors.js';
 import type { LoadedFacts } from './loadFacts.js';
 import type { TurnBudget } from './turnBudget.js';
-import { HnswIndex } from './hnswIndex.js';
+import { dropDeleted } from './hnswIndex.js';
 import type { VectorIndex } from './vectorIndex.js';
 import { WordOverlapIndex } from './wordOverlap.js';
 import { FactKeywordIndex } from './factKeywordIndex.js';
@@ -26,6 +26,8 @@ export class FactSet {
   meta: FactMeta;
   /** The index, once there is (or is being made) one. */
   index: Promise<VectorIndex> | null;
+  /** The ids of each group's facts (a session's, or the agent-scope ones: see groupOf). */
+  readonly #groups = new Map<string, Set<string>>();
 
   constructor(loaded: LoadedFacts, withWords: boolean) {
     this.#facts = loaded.facts;
@@ -33,10 +35,12 @@ export class FactSet {
     this.index = loaded.index === null ? null : Promise.resolve(loaded.index);
     this.words = withWords ? new WordOverlapIndex() : null;
     for (const fact of this.#facts.values()) {
+      this.#grouped(fact);
       this.words?.add(fact.id, fact.text);
       this.keywords.add(fact.id, fact.text);
       const vector = loaded.vectors.get(fact.id);
-      if (vector !== undefined) this.vectors.add(labelOf(fact.id), groupOf(fact), vector);
+      const label = labelOf(fact.id);
+      if (vector !== undefined) this.vectors.add(label, groupOf(fact), vector, loaded.outside.has(label) ? 'outside' : undefined);
     }
     this.links = FactLinks.of(this.#facts.values());
   }
@@ -67,10 +71,12 @@ export class FactSet {
 
   /**
    * Adds a fact; its vector goes into the index now, or when `deferredBy` an add or an import later
-   * (`indexSome`): until then searches compare with it directly.
+   * (`indexSome`), or is kept `outside` it (see GroupedVectors.smallGroup): until then, or while
+   * it is, searches compare with it directly.
    */
-  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import'): void {
+  insert(fact: Fact, vector: Float32Array | null, index: VectorIndex | null, deferredBy?: 'add' | 'import' | 'outside'): void {
     this.#facts.set(fact.id, fact);
+    this.#grouped(fact);
     if (vector !== null && index !== null) {
       if (deferredBy === undefined) index.add(labelOf(fact.id), vector);
       this.vectors.add(labelOf(fact.id), groupOf(fact), vector, deferredBy);
@@ -108,24 +114,39 @@ export class FactSet {
   }
 
   /**
-   * Rebuilds hnswlib's index without the vectors it holds only as deleted (see HnswIndex), once
-   * they are a quarter of its live ones, inserting in slices of `budget` (an exact index frees a
-   * removed vector at once). Only compressions remove, so between two the index holds at most a
-   * quarter more slots than `compressAbove`. The caller keeps the index from changing meanwhile
-   * (adds wait for a compression); a rebuild it changed under is dropped.
+   * Rebuilds the index without the vectors it holds only as deleted, when they are many (see
+   * dropDeleted). Only compressions remove, so between two the index holds at most twice
+   * `compressAbove` slots. The caller keeps the index from changing meanwhile (adds
+   * wait for a compression).
    */
   async compactIndex(budget: TurnBudget): Promise<void> {
     const index = await this.index;
-    if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted * 4 < index.size) return;
-    const changes = index.changes;
-    const rebuilt = await index.rebuilt(this.vectors.byLabel, budget);
-    // Its pause waits for an index file's save, which reads the graph being replaced.
-    await budget.pause();
-    index.adopt(rebuilt, changes);
+    // Those waiting for the index are left to the catch-up: the rebuild is of what the index holds.
+    if (index !== null) await dropDeleted(index, this.vectors.indexedByLabel(), budget);
+  }
+
+  /** The ids of the facts a reader of `sessionId` may see (see visibleTo); undefined for every fact (no session given). */
+  idsVisibleTo(sessionId: string | null | undefined): string[] | undefined {
+    return groupsVisibleTo(sessionId)?.flatMap((group) => [...(this.#groups.get(group) ?? [])]);
+  }
+
+  /** How many facts a reader of `sessionId` may see. */
+  visibleCount(sessionId: string | null | undefined): number {
+    return groupsVisibleTo(sessionId)?.reduce((sum, group) => sum + (this.#groups.get(group)?.size ?? 0), 0) ?? this.#facts.size;
+  }
+
+  #grouped(fact: Fact): void {
+    const group = groupOf(fact);
+    let ids = this.#groups.get(group);
+    if (ids === undefined) this.#groups.set(group, (ids = new Set()));
+    ids.add(fact.id);
   }
 
   remove(fact: Fact, index: VectorIndex | null): void {
     this.#facts.delete(fact.id);
+    const ids = this.#groups.get(groupOf(fact));
+    ids?.delete(fact.id);
+    if (ids?.size === 0) this.#groups.delete(groupOf(fact));
     if (!this.vectors.isUnindexed(labelOf(fact.id))) index?.remove(labelOf(fact.id));
     this.vectors.remove(labelOf(fact.id));
     this.words?.remove(fact.id, fact.text);

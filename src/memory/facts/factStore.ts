@@ -10,7 +10,7 @@ import { checkNewFact, checkSearch } from './factInput.js';
 import { type FactLimitOptions, type FactLimits, limitsOf } from './factLimits.js';
 import { type FactChange, FactRecords } from './factRecords.js';
 import { TrackedWrites } from './trackedWrites.js';
-import { type CompressionReport, type Fact, type FactHit, type NewFact, labelOf, oldestFirst, visibleTo } from './factSchema.js';
+import { type CompressionReport, type Fact, type FactHit, type NewFact, groupOf, labelOf, oldestFirst, visibleTo } from './factSchema.js';
 import { FactSet } from './factSet.js';
 import { indexFileOf } from './indexFile.js';
 import { IndexSaver } from './indexSaver.js';
@@ -107,6 +107,8 @@ export class FactStore {
     this.#importDeps = { set, embedder, limits, clock, logger, gate, compression, catchUp, writes, readyForBatch: () => this.#readyForBatch() };
     this.#indexSaver =
       indexDir === null || embedder === null ? null : new IndexSaver(indexFileOf(indexDir, agentId, embedder), embedder, loaded.savedGeneration);
+    // Vectors the file was saved without whose group has grown since wait for the index (see GroupedVectors.add).
+    catchUp.start();
   }
 
   /**
@@ -239,18 +241,23 @@ export class FactStore {
   }
 
   /**
-   * Stores a new fact (room for it was checked) and resolves once it is on disk. Its vector waits
-   * for the index, off the caller's path, unless `maxUnindexed` already do: the record and the
-   * vector are written either way, so what an add acknowledged never depends on the index.
+   * Stores a new fact (room for it was checked) and resolves once it is on disk. Its vector is
+   * kept out of the index while its session's facts are few enough for every search of them to
+   * compare with each directly (see GroupedVectors.smallGroup); otherwise it waits for the index,
+   * off the caller's path, unless `maxUnindexed` already do. The record and the vector are written
+   * either way, so what an add acknowledged never depends on the index.
    */
   async #insert(fact: NewFact, vector: Float32Array | null, index: VectorIndex | null): Promise<{ fact: Fact; merged: boolean }> {
-    const deferIndex = this.#set.vectors.unindexed < this.#limits.maxUnindexed;
+    const { vectors } = this.#set;
+    const maxUnindexed = this.#limits.maxUnindexed;
+    const deferredBy =
+      vector === null || maxUnindexed === 0 ? undefined : vectors.smallGroup(groupOf(fact)) ? 'outside' : vectors.unindexed < maxUnindexed ? 'add' : undefined;
     const stored = placeFact(this.#set, fact, vector, index, {
       now: this.#clock.now(),
       embedder: this.#embedder,
-      ...(deferIndex ? { deferredBy: 'add' } : {}),
+      ...(deferredBy === undefined ? {} : { deferredBy }),
     });
-    if (deferIndex) this.#catchUp.start();
+    if (deferredBy !== undefined) this.#catchUp.start();
     if (vector !== null) this.#set.bumpGeneration();
     const putVectors = vector === null || this.#embedder === null ? [] : [{ id: stored.id, embedder: this.#embedder.id, vector }];
     await this.#writes.write({ putFacts: [stored], putVectors, meta: this.#set.meta });

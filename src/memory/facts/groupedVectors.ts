@@ -26,6 +26,8 @@ export class GroupedVectors {
   readonly #unindexed = new Set<number>();
   /** Those of them an add (not an import) left: what an import's near-duplicate check compares with directly (see `nearest`). */
   readonly #unindexedAdds = new Set<number>();
+  /** Those of them kept out of the index, not waiting for it: their group's searches compare with each directly (see smallGroup). */
+  readonly #outside = new Set<number>();
   /** The same labels in the order they came, from `#next` on (taking the oldest from a Set that many were deleted from walks every hole). */
   #queue: number[] = [];
   #next = 0;
@@ -34,9 +36,14 @@ export class GroupedVectors {
     return this.#vectors.size;
   }
 
-  /** How many vectors wait to be put in the index. */
+  /** How many vectors wait to be put in the index (not those kept out of it). */
   get unindexed(): number {
-    return this.#unindexed.size;
+    return this.#unindexed.size - this.#outside.size;
+  }
+
+  /** The labels of the vectors kept out of the index (see smallGroup). */
+  get outside(): ReadonlySet<number> {
+    return this.#outside;
   }
 
   /** How many of them an import left. */
@@ -44,14 +51,14 @@ export class GroupedVectors {
     return this.#unindexed.size - this.#unindexedAdds.size;
   }
 
-  /** Whether `label`'s vector is here but not in the index yet. */
+  /** Whether `label`'s vector is here but not in the index (waiting for it, or kept out of it). */
   isUnindexed(label: number): boolean {
     return this.#unindexed.has(label);
   }
 
   /** The oldest label waiting for the index, if any. */
   nextUnindexed(): number | undefined {
-    while (this.#next < this.#queue.length && !this.#unindexed.has(this.#queue[this.#next] as number)) this.#next++;
+    while (this.#next < this.#queue.length && !this.#waits(this.#queue[this.#next] as number)) this.#next++;
     if (this.#next === this.#queue.length) {
       [this.#queue, this.#next] = [[], 0];
       return undefined;
@@ -60,10 +67,15 @@ export class GroupedVectors {
     return this.#queue[this.#next];
   }
 
+  #waits(label: number): boolean {
+    return this.#unindexed.has(label) && !this.#outside.has(label);
+  }
+
   /** `label`'s vector is in the index now. */
   indexed(label: number): void {
     this.#unindexed.delete(label);
     this.#unindexedAdds.delete(label);
+    this.#outside.delete(label);
   }
 
   /** Every vector by its label. */
@@ -71,19 +83,38 @@ export class GroupedVectors {
     return this.#vectors;
   }
 
-  /** Keeps `vector` for `label` in `group`; `waiting` when the index does not hold it yet, left by an add or an import. */
-  add(label: number, group: string, vector: Float32Array, waiting?: 'add' | 'import'): void {
+  /**
+   * Keeps `vector` for `label` in `group`; `waiting` when the index does not hold it: left by an
+   * add or an import for the index to take later, or kept `outside` it. Once a group grows past
+   * what its searches compare directly, its vectors kept outside wait for the index like the rest.
+   */
+  add(label: number, group: string, vector: Float32Array, waiting?: 'add' | 'import' | 'outside'): void {
     this.remove(label);
     if (waiting !== undefined) {
       this.#unindexed.add(label);
-      if (waiting === 'add') this.#unindexedAdds.add(label);
-      this.#queue.push(label);
+      if (waiting !== 'import') this.#unindexedAdds.add(label);
+      if (waiting === 'outside') this.#outside.add(label);
+      else this.#queue.push(label);
     }
     this.#vectors.set(label, unit(vector));
     this.#groupOf.set(label, group);
     let labels = this.#groups.get(group);
     if (labels === undefined) this.#groups.set(group, (labels = new Set()));
     labels.add(label);
+    if (labels.size === directUpTo + 1 && this.#outside.size > 0) this.#bind(labels);
+  }
+
+  /** Every vector kept outside the index waits for it now (a compression is to search their groups through it). */
+  bindAll(): void {
+    this.#bind([...this.#outside]);
+  }
+
+  /** The vectors of `labels` kept outside the index wait for it now: their group is searched through it. */
+  #bind(labels: Iterable<number>): void {
+    for (const label of labels) {
+      if (!this.#outside.delete(label)) continue;
+      this.#queue.push(label);
+    }
   }
 
   remove(label: number): void {
@@ -95,6 +126,11 @@ export class GroupedVectors {
     const labels = this.#groups.get(group);
     labels?.delete(label);
     if (labels?.size === 0) this.#groups.delete(group);
+  }
+
+  /** The group of `label`'s vector. */
+  groupOf(label: number): string | undefined {
+    return this.#groupOf.get(label);
   }
 
   /** The unit vector stored for `label`. */
@@ -114,13 +150,43 @@ export class GroupedVectors {
     const waiting = skipImported ? this.#unindexedAdds : this.#unindexed;
     const sets = groups?.flatMap((group) => this.#groups.get(group) ?? []);
     const count = sets?.reduce((sum, labels) => sum + labels.size, 0);
-    if (sets === undefined || count === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k, waiting);
+    if (sets === undefined || count === undefined || count === this.#vectors.size) return this.#withUnindexed(index.nearest(query, k), query, k, waiting);
     const admits = (label: number): boolean => sets.some((labels) => labels.has(label));
-    if ((count ?? 0) <= directUpTo || (count ?? 0) < directBelowShare * this.#vectors.size) {
+    if (this.#comparedDirectly(count)) {
       const candidates = sets.flatMap((labels) => [...labels]).filter((label) => !this.#unindexed.has(label) || waiting.has(label));
       return this.#compareEach(query, k, candidates);
     }
     return this.#withUnindexed(index.nearest(query, k, admits), query, k, waiting, admits);
+  }
+
+  /** Whether a search among `count` candidates (fewer than all) compares with each directly rather than searching the index. */
+  #comparedDirectly(count: number): boolean {
+    return count <= directUpTo || count < directBelowShare * this.#vectors.size;
+  }
+
+  /**
+   * Whether a vector of `group` may stay outside the index: one more in it, a search within it
+   * still compares with each of its vectors directly (see nearest), so the index would never be
+   * read for them. A search of the whole store (a view of memory, not a turn's) compares with every
+   * such vector, at most `compressAbove`.
+   */
+  smallGroup(group: string): boolean {
+    return (this.#groups.get(group)?.size ?? 0) + 1 <= directUpTo;
+  }
+
+  /**
+   * Whether a search within any one group compares with its vectors directly, never reading the
+   * index: what a compression's search for clusters does, one group at a time.
+   */
+  get groupsComparedDirectly(): boolean {
+    for (const labels of this.#groups.values()) if (labels.size === this.#vectors.size || !this.#comparedDirectly(labels.size)) return false;
+    return true;
+  }
+
+  /** The vectors the index holds (not those waiting for it), by label: what a rebuild of the index is made of. */
+  indexedByLabel(): Map<number, Float32Array> {
+    if (this.#unindexed.size === 0) return new Map(this.#vectors);
+    return new Map([...this.#vectors].filter(([label]) => !this.#unindexed.has(label)));
   }
 
   /** `found` in the index, with the vectors of `waiting` compared directly (those `admits`), the `k` nearest. */

@@ -97,6 +97,11 @@ export class HnswIndex implements VectorIndex {
     return this.#index.getCurrentCount() - this.#live;
   }
 
+  /** The vector stored under `label`, unit length (the cosine space keeps vectors normalised); hnswlib throws for a label it does not hold. */
+  vectorOf(label: number): Float32Array {
+    return Float32Array.from(this.#index.getPoint(label));
+  }
+
   /** A mark that `adopt` compares, to refuse a rebuild made from vectors the index no longer holds. */
   get changes(): number {
     return this.#changes;
@@ -104,7 +109,9 @@ export class HnswIndex implements VectorIndex {
 
   /** Adds `vector` under `label`, a label never added before, in a new slot. */
   add(label: number, vector: Float32Array): void {
-    if (this.#index.getCurrentCount() >= this.#index.getMaxElements()) this.#index.resizeIndex(this.#index.getMaxElements() * 2);
+    // Read back from a file, an index has room for what it held, none when that was nothing.
+    const room = this.#index.getMaxElements();
+    if (this.#index.getCurrentCount() >= room) this.#index.resizeIndex(Math.max(this.#params.initialCapacity, room * 2));
     this.#index.addPoint(Array.from(vector), label, false);
     this.#live += 1;
     this.#changes += 1;
@@ -142,4 +149,21 @@ export class HnswIndex implements VectorIndex {
   async write(file: string): Promise<void> {
     await this.#index.writeIndex(file);
   }
+}
+
+/**
+ * Rebuilds hnswlib's `index` without the vectors it holds only as deleted (see HnswIndex), once
+ * they are as many as its live ones, from `vectors` (each live one by label), inserting in slices
+ * of `budget`; an exact index frees a removed vector at once and is left alone. Waiting for as
+ * many as the live ones, a rebuild costs about one insert per removed vector (at a quarter, four),
+ * and the index holds at most twice the slots of its live vectors. The caller keeps the index
+ * from changing meanwhile; a rebuild it changed under is dropped.
+ */
+export async function dropDeleted(index: VectorIndex, vectors: ReadonlyMap<number, Float32Array>, budget: SliceBudget): Promise<void> {
+  if (!(index instanceof HnswIndex) || index.deleted === 0 || index.deleted < index.size) return;
+  const changes = index.changes;
+  const rebuilt = await index.rebuilt(vectors, budget);
+  // Its pause waits for an index file's save, which reads the graph being replaced.
+  await budget.pause();
+  index.adopt(rebuilt, changes);
 }

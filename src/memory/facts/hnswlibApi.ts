@@ -15,6 +15,7 @@ export interface HierarchicalNSW {
   setEf(ef: number): void;
   getMaxElements(): number;
   getCurrentCount(): number;
+  getPoint(label: number): number[];
 }
 
 /** hnswlib-node's exports troupe uses. */

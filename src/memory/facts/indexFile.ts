@@ -22,7 +22,10 @@ const SidecarSchema = z.object({
   live: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** What the index's owner records of its labels (a graph's: the node and text each was made from); the facts' index records none. */
+  labels: z.unknown().optional(),
 });
+type Sidecar = z.infer<typeof SidecarSchema>;
 
 /** What the caller expects an index file to reflect. */
 export interface IndexState {
@@ -31,6 +34,8 @@ export interface IndexState {
   readonly generation: number;
   /** Live vectors (stored facts with a vector). */
   readonly live: number;
+  /** What the owner records of the labels (see SidecarSchema), given back by loadLabelledIndex. */
+  readonly labels?: unknown;
 }
 
 /**
@@ -60,7 +65,7 @@ export async function saveIndex(index: HnswIndex, file: string, state: IndexStat
   try {
     await index.write(temporary);
     const { bytes, sha256 } = await digestOf(temporary);
-    const sidecar: z.infer<typeof SidecarSchema> = { v: 1, ...state, bytes, sha256 };
+    const sidecar: Sidecar = { v: 1, ...state, bytes, sha256 };
     await writeFile(sidecarOf(temporary), JSON.stringify(sidecar));
     await rename(temporary, file);
     await rename(sidecarOf(temporary), sidecarOf(file));
@@ -70,31 +75,72 @@ export async function saveIndex(index: HnswIndex, file: string, state: IndexStat
   }
 }
 
-/** The index saved in `file` when it reflects exactly `state`; otherwise why it cannot be used (to rebuild instead). */
-export async function loadIndex(hnswlib: Hnswlib, file: string, state: IndexState, params: IndexParams): Promise<{ index: HnswIndex } | { stale: string }> {
-  let sidecar: z.infer<typeof SidecarSchema>;
+/** The labels of the vectors an index file of facts does not hold (see GroupedVectors.outside), in its sidecar's `labels`. */
+const OutsideLabelsSchema = z.array(z.number().int().nonnegative()).default([]);
+
+/**
+ * The index saved in `file` when it reflects exactly `state` (its vectors, with the labels of
+ * those it was saved without, `outside`); otherwise why it cannot be used (to rebuild instead).
+ */
+export async function loadIndex(
+  hnswlib: Hnswlib,
+  file: string,
+  state: IndexState,
+  params: IndexParams,
+): Promise<{ index: HnswIndex; outside: number[] } | { stale: string }> {
+  let outside: number[] = [];
+  const loaded = await readIndexFile(hnswlib, file, state, params, (sidecar) => {
+    const labels = OutsideLabelsSchema.safeParse(sidecar.labels);
+    if (!labels.success) return `its description ${sidecarOf(file)} is invalid`;
+    outside = labels.data;
+    return sidecar.generation === state.generation && sidecar.live + outside.length === state.live
+      ? null
+      : `it was saved at generation ${sidecar.generation} (${sidecar.live + outside.length} vectors), the stored vectors are at ${state.generation} (${state.live})`;
+  });
+  return 'index' in loaded ? { index: loaded.index, outside } : { stale: loaded.stale };
+}
+
+/**
+ * The index saved in `file` with vectors of `embedder`, intact, whatever state it was saved at:
+ * with the generation and labels its save recorded, for the caller to check each label against
+ * what it holds now. Otherwise why it cannot be used.
+ */
+export async function loadLabelledIndex(
+  hnswlib: Hnswlib,
+  file: string,
+  embedder: Pick<IndexState, 'embedder' | 'dimension'>,
+  params: IndexParams,
+): Promise<{ index: HnswIndex; generation: number; labels: unknown } | { stale: string; missing?: true }> {
+  return readIndexFile(hnswlib, file, embedder, params, () => null);
+}
+
+/** The index saved in `file` when its sidecar describes it, holds `embedder`'s vectors, and `vouch` finds nothing against it (its reason otherwise). */
+async function readIndexFile(
+  hnswlib: Hnswlib,
+  file: string,
+  embedder: Pick<IndexState, 'embedder' | 'dimension'>,
+  params: IndexParams,
+  vouch: (sidecar: Sidecar) => string | null,
+): Promise<{ index: HnswIndex; generation: number; labels: unknown } | { stale: string; missing?: true }> {
+  let sidecar: Sidecar;
   try {
     const parsed = SidecarSchema.safeParse(JSON.parse(await readFile(sidecarOf(file), 'utf8')));
     if (!parsed.success) return { stale: `its description ${sidecarOf(file)} is invalid` };
     sidecar = parsed.data;
   } catch (error) {
-    return {
-      stale: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the index file is missing' : `its description is unreadable: ${describeError(error)}`,
-    };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { stale: 'the index file is missing', missing: true };
+    return { stale: `its description is unreadable: ${describeError(error)}` };
   }
-  if (sidecar.embedder !== state.embedder || sidecar.dimension !== state.dimension) {
+  if (sidecar.embedder !== embedder.embedder || sidecar.dimension !== embedder.dimension) {
     return { stale: `it holds vectors of ${sidecar.embedder} (${sidecar.dimension} dimensions)` };
   }
-  if (sidecar.generation !== state.generation || sidecar.live !== state.live) {
-    return {
-      stale: `it was saved at generation ${sidecar.generation} (${sidecar.live} vectors), the stored vectors are at ${state.generation} (${state.live})`,
-    };
-  }
+  const against = vouch(sidecar);
+  if (against !== null) return { stale: against };
   try {
     const digest = await digestOf(file);
     if (digest.bytes !== sidecar.bytes || digest.sha256 !== sidecar.sha256)
       return { stale: 'the index file does not match its checksum (truncated or damaged)' };
-    return { index: await HnswIndex.read(hnswlib, file, params, state.live) };
+    return { index: await HnswIndex.read(hnswlib, file, params, sidecar.live), generation: sidecar.generation, labels: sidecar.labels };
   } catch (error) {
     return {
       stale: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the index file is missing' : `the index file is unreadable: ${describeError(error)}`,

@@ -38,7 +38,9 @@ export class IndexSaver {
     const { generation } = set.meta;
     // An exact index has no file: an open rebuilds it from the stored vectors.
     if (!(index instanceof HnswIndex) || this.#savedGeneration === generation) return;
-    await saveIndex(index, this.#file, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size });
+    // The vectors kept out of the index are named, so an open knows the file lacks only them.
+    const outside = [...set.vectors.outside].sort((a, b) => a - b);
+    await saveIndex(index, this.#file, { embedder: this.#embedder.id, dimension: this.#embedder.dimension, generation, live: index.size, labels: outside });
     this.#savedGeneration = generation;
   }
 }

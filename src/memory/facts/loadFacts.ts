@@ -20,6 +20,8 @@ export interface LoadedFacts {
   readonly vectors: ReadonlyMap<string, Float32Array>;
   /** The generation the index file on disk reflects (null when there is none). */
   readonly savedGeneration: number | null;
+  /** The labels of the vectors the index does not hold, kept out of it (see GroupedVectors.outside). */
+  readonly outside: ReadonlySet<number>;
 }
 
 export interface LoadDeps {
@@ -57,11 +59,12 @@ export async function loadFacts(deps: LoadDeps): Promise<LoadedFacts> {
       index: null,
       vectors: new Map(),
       savedGeneration: null,
+      outside: new Set(),
     };
   }
   const meta = stored === undefined || stored === 'invalid' ? metaFromFacts(facts, nextId) : { ...stored, nextId };
   refuseOtherEmbedder(deps.agentId, meta, embedder);
-  if (embedder === null) return { facts, meta, index: null, vectors: new Map(), savedGeneration: null };
+  if (embedder === null) return { facts, meta, index: null, vectors: new Map(), savedGeneration: null, outside: new Set() };
   // Bookkeeping that was lost cannot vouch for any index file: the index is rebuilt.
   return loadIndexOf(deps, embedder, facts, meta, stored !== undefined && stored !== 'invalid');
 }
@@ -98,7 +101,12 @@ async function loadIndexOf(deps: LoadDeps, embedder: Embedder, facts: Map<string
   if (!('index' in loaded)) return rebuild(deps, embedder, facts, withDimension, { why: loaded.stale, save: file });
   // The file holds the graph; searches within a session compare the JS copies, read from the source of truth.
   const vectors = storedVectors(deps, embedder, facts);
-  if (vectors.size === facts.size) return { facts, meta: withDimension, index: loaded.index, vectors, savedGeneration: meta.generation };
+  const outside = new Set(loaded.outside);
+  const labels = new Set([...facts.keys()].map(labelOf));
+  if ([...outside].some((label) => !labels.has(label))) {
+    return rebuild(deps, embedder, facts, withDimension, { why: 'it names vectors kept out of it that no stored fact has', save: file });
+  }
+  if (vectors.size === facts.size) return { facts, meta: withDimension, index: loaded.index, vectors, savedGeneration: meta.generation, outside };
   return rebuild(deps, embedder, facts, withDimension, { why: `${facts.size - vectors.size} of its facts have no usable stored vector`, save: file });
 }
 
@@ -140,5 +148,5 @@ async function rebuild(
   if (how.save !== null && index instanceof HnswIndex) {
     await saveIndex(index, how.save, { embedder: embedder.id, dimension: embedder.dimension, generation: current.generation, live: index.size });
   }
-  return { facts, meta: current, index, vectors, savedGeneration: how.save === null ? null : current.generation };
+  return { facts, meta: current, index, vectors, savedGeneration: how.save === null ? null : current.generation, outside: new Set() };
 }

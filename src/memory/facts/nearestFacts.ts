@@ -34,9 +34,17 @@ function nodeAsFact(node: LinkedNode): Fact {
   return { v: 1, id, text, scope, sessionId, importance, metadata, retrievals: 0, createdAt: time, embedder: null, mergedFrom: [], fidelity: null };
 }
 
+/** Below this share of the facts (one in so many), the keyword channel scores the facts a reader sees one by one. */
+const fewVisible = 8;
+
 /** The keyword channel over both the facts and the graph's nodes, best first. */
 function keywordMatches(source: HitSource, text: string, depth: number): KeywordMatch[] {
-  const facts = source.set.keywords.nearest(text, depth, (id) => seenFact(source, id) !== undefined);
+  const { set, sessionId } = source;
+  // A session's few facts among many sessions': scored one by one, not by walking every fact that shares a word with the query.
+  const few = sessionId !== undefined && set.visibleCount(sessionId) * fewVisible < set.size;
+  const facts = few
+    ? set.keywords.nearestAmong(text, depth, set.idsVisibleTo(sessionId) ?? [])
+    : set.keywords.nearest(text, depth, (id) => seenFact(source, id) !== undefined);
   if (source.graph === null) return facts;
   const nodes = source.graph.nearest(text, depth, source.sessionId).map((match) => ({ id: nodeKey(match.id), score: match.score }));
   return [...facts, ...nodes].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, depth);

@@ -7,6 +7,7 @@ import type { MemoryStore } from '../journal/journal.js';
 import type { Embedder } from '../../memory/embedding/embedder.js';
 import type { IndexParams } from '../../memory/facts/vectorIndex.js';
 import { GraphRetrieval } from './graphRetrieval.js';
+import { nodeVectorFileOf } from './nodeVectorFile.js';
 import { NodeVectors } from './nodeVectors.js';
 
 /** The owner of the graph a whole society shares: an id no agent may take (see `reservedIds`). */
@@ -74,8 +75,9 @@ export class GraphHub {
     const graph = await this.of(ownerId);
     let retrieval = this.#retrieval.get(graph);
     if (retrieval === undefined) {
-      const { vectors, logger } = this.#deps;
-      retrieval = new GraphRetrieval(graph, vectors === null ? null : new NodeVectors(vectors.embedder, vectors.params, logger));
+      const { vectors, logger, store } = this.#deps;
+      const file = vectors === null || store === null ? null : nodeVectorFileOf(store.indexDir, ownerId, vectors.embedder);
+      retrieval = new GraphRetrieval(graph, vectors === null ? null : new NodeVectors({ ...vectors, logger, file, owner: ownerId }));
       this.#retrieval.set(graph, retrieval);
     }
     return retrieval;
@@ -92,16 +94,16 @@ export class GraphHub {
     return store === null ? null : readStoredGraph(store.db, ownerId, logger);
   }
 
-  /** Closes `ownerId`'s graph once every change made to it is on disk; resolves then. */
+  /** Closes `ownerId`'s graph once every change made to it is on disk, and its node vectors saved; resolves then. */
   close(ownerId: string): Promise<void> {
     const opening = this.#open.get(ownerId);
     if (opening === undefined) return this.#closing.get(ownerId) ?? Promise.resolve();
     this.#open.delete(ownerId);
     this.#ready.delete(ownerId);
     const closing = opening.then(
-      (graph) => {
-        this.#retrieval.get(graph)?.close();
-        return graph.flushed();
+      async (graph) => {
+        // Its node vectors are saved (see NodeVectors.close) while its last changes reach the store.
+        await Promise.all([this.#retrieval.get(graph)?.close(), graph.flushed()]);
       },
       () => undefined,
     );

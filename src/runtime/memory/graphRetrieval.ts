@@ -59,9 +59,9 @@ export class GraphRetrieval implements RetrievalGraph {
     return this.#vectors?.ready() ?? Promise.resolve();
   }
 
-  /** Makes no more vectors: the graph is closed. */
-  close(): void {
-    this.#vectors?.close();
+  /** Makes no more vectors (the graph is closed), and saves them (see NodeVectors.close); resolves then. */
+  close(): Promise<void> {
+    return this.#vectors?.close() ?? Promise.resolve();
   }
 
   nearest(text: string, depth: number, sessionId: string | null | undefined): ReturnType<RetrievalGraph['nearest']> {

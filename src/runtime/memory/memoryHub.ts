@@ -158,8 +158,9 @@ export class MemoryHub {
     if (store === null || agentIds.length === 0) return;
     for (const agentId of agentIds) this.close(agentId);
     await Promise.all(agentIds.map((agentId) => this.#closingOf.get(agentId) ?? Promise.resolve()));
-    await eraseStoredMemories(store.db, store.indexDir, agentIds);
+    // The graphs first: closing one saves its node vectors among the index files erased next.
     await this.graphs.erase(agentIds);
+    await eraseStoredMemories(store.db, store.indexDir, agentIds);
   }
 
   /** Stops feeding memories and closes every one; resolves once all are closed (before the store closes). */

@@ -29,8 +29,10 @@ describe('L4: a vector goes into the index off the add’s path', () => {
   itWithHnswlib('finds a fact the moment its add resolves, and after the background catch-up put its vector in the index saved on close', async () => {
     const at = await place();
     const { store } = await openStore(at);
+    // More agent-scope facts than a search compares directly (2,048): their vectors go into the index (a few are kept out of it: see below).
+    await store.addMany(Array.from({ length: 2048 }, (_, i) => ({ fact: harbour(100 + i), merge: false })));
     await store.add(harbour(0));
-    // The index exists and holds the first fact: what follows is about vectors waiting for it.
+    // The index exists and holds them: what follows is about vectors waiting for it.
     await store.flush();
     expect(store.unindexed).toBe(0);
     const texts = Array.from({ length: 40 }, (_, i) => harbour(i + 1).text);
@@ -54,6 +56,8 @@ describe('L4: a vector goes into the index off the add’s path', () => {
 
   itWithHnswlib('puts the vector in at once when maxUnindexed already wait, and searches find every fact either way', async () => {
     const { store } = await openStore(null, { limits: { maxUnindexed: 3 } });
+    // More agent-scope facts than a search compares directly (2,048): every search of them reads the index.
+    await store.addMany(Array.from({ length: 2048 }, (_, i) => ({ fact: harbour(100 + i), merge: false })));
     await store.add(harbour(0));
     await store.flush();
     // In memory only an add resolves without a turn of the event loop: no catch-up can run between these.
@@ -69,6 +73,24 @@ describe('L4: a vector goes into the index off the add’s path', () => {
     const { store: atOnce } = await openStore(null, { limits: { maxUnindexed: 0 } });
     for (let i = 0; i < 5; i++) await atOnce.add(harbour(i));
     expect(atOnce.unindexed).toBe(0);
+  });
+
+  itWithHnswlib("keeps a session's few vectors out of the index: none waits for it, each is found, and a reopen loads the file without them", async () => {
+    const at = await place();
+    const { store } = await openStore(at);
+    const notes = Array.from({ length: 20 }, (_, i) => fact(`Harbour ${i} ships grain to the island of Vel${i * 7} every spring.`, { sessionId: 's1' }));
+    for (const note of notes) await store.add(note);
+    expect(store.unindexed).toBe(0);
+    const found = async (opened: FactStore) => {
+      for (const note of notes) expect((await opened.search(note.text, 1, { sessionId: 's1' }))[0]?.fact.text).toBe(note.text);
+    };
+    await found(store);
+    await store.close();
+    const { store: reopened, logger } = await openStore(await reopenEnv(at));
+    expect(logger.entries.filter((entry) => entry.message === 'rebuilt the L4 index from the stored vectors')).toEqual([]);
+    await found(reopened);
+    // A view of the whole store compares with them too.
+    expect((await reopened.peek(notes[3]?.text ?? '', 1))[0]?.fact.text).toBe(notes[3]?.text);
   });
 
   itWithHnswlib(

@@ -105,7 +105,7 @@ describe("the nodes' vectors", () => {
   it('finds a node by its vector that shares no search term with the question, and gives a node hit its cosine', async () => {
     const { store, memory } = await storeAndGraph();
     const embedder = new HashedNgramEmbedder();
-    const graph = new GraphRetrieval(memory, new NodeVectors(embedder, indexParams(embedder.dimension, limitsOf({})), silentLogger));
+    const graph = new GraphRetrieval(memory, new NodeVectors({ embedder, params: indexParams(embedder.dimension, limitsOf({})), logger: silentLogger }));
     await store.add(fact('The staging server listens on port 8080.', { sessionId: null }));
     const note = await memory.addNote({ content: 'Kubernetes deployment of the ledger' });
     await memory.addNote({ content: 'Lunch order for Friday', sessionId: 'other' });

@@ -159,6 +159,8 @@ describe('FactKeywordIndex', () => {
         // The best 3 a reader may see: those of the whole ranking, however few enter the best.
         const even = (id: string): boolean => Number(id.slice(1)) % 2 === 0;
         expect(index.nearest(query, 3, even)).toEqual(found.filter((match) => even(match.id)).slice(0, 3));
+        // Scored one by one among the ids a reader sees: the same matches, to the last bit.
+        expect(index.nearestAmong(query, 3, [...held.keys()].filter(even))).toEqual(index.nearest(query, 3, even));
       }),
       loggedSeed('FactKeywordIndex adds and removes'),
     );

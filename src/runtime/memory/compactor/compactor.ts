@@ -82,7 +82,9 @@ export function startCompactor(deps: CompactorDeps): Compactor {
     actor,
     due(agentId) {
       parseOrThrow(AgentIdSchema, agentId, 'agentId');
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'memory.due', agentId });
+      const snapshot = actor.getSnapshot();
+      // Queued already: the event would change nothing (see the machine's `enqueue`), and a memory is found due after nearly every Task it keeps.
+      if (snapshot.status === 'active' && !snapshot.context.queue.includes(agentId)) actor.send({ type: 'memory.due', agentId });
     },
     async drain() {
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'compactor.drain' });
