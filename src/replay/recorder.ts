@@ -5,9 +5,9 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { ModelClient } from '../llm/index.js';
-import type { JsonValue, Redactor } from '../task/index.js';
+import type { JsonValue, Redactor, Task } from '../task/index.js';
 import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult } from '../tools/index.js';
-import { canonicalJson } from './canonical.js';
+import { redactedCanonicalJson } from './canonical.js';
 import { type RecordingHeader, type RunRecord, recordingFormatVersion } from './recordingFormat.js';
 import { RecordingModel } from './recordingModel.js';
 import { RecordingWriter } from './recordingWriter.js';
@@ -172,7 +172,7 @@ export class RunRecorder implements RunTape, RunTap {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
     this.#requireRoom();
     const redactor = this.#redactor;
-    const recorded = { k: 'tool', tool: tool.name, args: canonicalJson(redactor.unknown(args, 64)) } as const;
+    const recorded = { k: 'tool', tool: tool.name, args: redactedCanonicalJson(args, redactor, 'arguments') } as const;
     const failure = (error: unknown): { code: string; message: string } => ({ code: errorCodeOf(error), message: redactor.text(describeError(error)) });
     // The call's end as the turn saw it: the first of the tool's answer and the turn giving up on it.
     let ended = false;
@@ -207,7 +207,15 @@ export class RunRecorder implements RunTape, RunTap {
       return { ...definition, parameters: { ...definition.parameters }, ...(annotations === undefined ? {} : { annotations: { ...annotations } }) };
     });
     this.#record({ k: 'tools', tools: recorded });
-    this.#watching = bus.subscribe({ pattern: '*' }, (task) => this.#record({ k: 'task', n: this.#tasks++, task: this.#redactor.task(task) }), 'recording');
+    this.#watching = bus.subscribe({ pattern: '*' }, (task) => this.#recordTask(task), 'recording');
+  }
+
+  /** A Task of the log, its JSON written as it is when there is nothing in it to redact. */
+  #recordTask(task: Task): void {
+    const n = this.#tasks++;
+    const json = JSON.stringify(task);
+    if (this.#redactor.leaves(json)) this.#line(`{"k":"task","n":${n},"task":${json}}`);
+    else this.#record({ k: 'task', n, task: this.#redactor.task(task) });
   }
 
   /** The program began shutting the runtime down. */

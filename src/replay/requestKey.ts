@@ -1,6 +1,6 @@
 import type { ChatRequest, ToolDefinition } from '../llm/index.js';
 import type { Redactor } from '../task/index.js';
-import { canonicalJson, digestOf } from './canonical.js';
+import { canonicalJson, digestOf, redactedCanonicalJson } from './canonical.js';
 
 /** A model request as a recording keys it: its digest, and its parts as canonical JSON (messages redacted). */
 export interface RequestKey {
@@ -32,7 +32,7 @@ export class RequestKeys {
     const messages = request.messages.map((message) => {
       let text = this.#messages.get(message);
       if (text === undefined) {
-        text = canonicalJson(this.#redactor.value(message));
+        text = redactedCanonicalJson(message, this.#redactor, 'value');
         this.#messages.set(message, text);
       }
       return text;
