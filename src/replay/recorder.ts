@@ -6,7 +6,7 @@ import { TroupeError, describeError, errorCodeOf } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { ModelClient } from '../llm/index.js';
 import type { JsonValue, Redactor, Task } from '../task/index.js';
-import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult } from '../tools/index.js';
+import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult, WhenAbandoned } from '../tools/index.js';
 import { redactedCanonicalJson } from './canonical.js';
 import { type RecordingHeader, type RunRecord, recordingFormatVersion } from './recordingFormat.js';
 import { RecordingModel } from './recordingModel.js';
@@ -168,7 +168,7 @@ export class RunRecorder implements RunTape, RunTap {
   }
 
   /** How a recorded run runs its tools: those a replay runs again as they are, the others with their results recorded. */
-  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
+  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext, whenAbandoned?: WhenAbandoned): Promise<ToolResult> => {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
     this.#requireRoom();
     const redactor = this.#redactor;
@@ -176,11 +176,11 @@ export class RunRecorder implements RunTape, RunTap {
     const failure = (error: unknown): { code: string; message: string } => ({ code: errorCodeOf(error), message: redactor.text(describeError(error)) });
     // The call's end as the turn saw it: the first of the tool's answer and the turn giving up on it.
     let ended = false;
-    const { signal } = context;
-    const stopWatching = onAbort(signal, () => {
+    const watch: WhenAbandoned = whenAbandoned ?? ((listener) => onAbort(context.signal, () => listener(context.signal.reason)));
+    const stopWatching = watch((reason) => {
       if (ended) return;
       ended = true;
-      this.#record({ ...recorded, abandoned: failure(signal.reason) });
+      this.#record({ ...recorded, abandoned: failure(reason) });
     });
     const end = (record: () => RunRecord): void => {
       stopWatching();
