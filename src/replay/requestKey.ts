@@ -1,3 +1,4 @@
+import { type Hash, createHash } from 'node:crypto';
 import type { ChatRequest, ToolDefinition } from '../llm/index.js';
 import type { Redactor } from '../task/index.js';
 import { canonicalJson, digestOf, redactedCanonicalJson } from './canonical.js';
@@ -21,6 +22,12 @@ export class RequestKeys {
   readonly #redactor: Redactor;
   readonly #messages = new WeakMap<object, string>();
   readonly #tools = new WeakMap<readonly ToolDefinition[], RequestKey['tools']>();
+  /**
+   * By the last message of a request: the request's digest text up to that message (its head and
+   * messages), and the hash of that text so far. The next request of a turn sends those messages
+   * again and a few more: its digest goes on from there.
+   */
+  readonly #hashed = new WeakMap<object, { readonly head: string; readonly messages: readonly string[]; readonly hash: Hash }>();
 
   constructor(redactor: Redactor) {
     this.#redactor = redactor;
@@ -37,7 +44,29 @@ export class RequestKeys {
       }
       return text;
     });
-    return { digest: digestOf(`${JSON.stringify(model)}\n${tools.digest}\n${messages.join('\n')}`), model, tools, messages };
+    return { digest: this.#digest(`${JSON.stringify(model)}\n${tools.digest}\n`, request.messages, messages), model, tools, messages };
+  }
+
+  /** The SHA-256 of `head` and `messages` one a line, hashing only what follows the longest earlier request of the same head it starts with. */
+  #digest(head: string, sent: readonly object[], messages: readonly string[]): string {
+    let hash: Hash | undefined;
+    let from = 0;
+    // The request before in a turn ends a message or two earlier (the reply and the tool results).
+    for (let last = messages.length - 1; last >= Math.max(messages.length - 4, 0) && hash === undefined; last--) {
+      const earlier = this.#hashed.get(sent[last] as object);
+      if (earlier !== undefined && earlier.head === head && earlier.messages.length === last + 1 && earlier.messages.every((text, i) => text === messages[i])) {
+        hash = earlier.hash.copy();
+        from = last + 1;
+      }
+    }
+    hash ??= createHash('sha256').update(head);
+    const lastSent = sent[messages.length - 1];
+    if (lastSent !== undefined && from < messages.length) {
+      const rest = messages.slice(from).join('\n');
+      hash.update(from === 0 ? rest : `\n${rest}`);
+      this.#hashed.set(lastSent, { head, messages, hash: hash.copy() });
+    }
+    return hash.digest('hex');
   }
 
   #toolsOf(definitions: readonly ToolDefinition[]): RequestKey['tools'] {
