@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { createRuntime, replayRuntime } from '../../src/runtime/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import { rejectedCode } from '../support/runtimeFixture.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+import { processArgs } from '../support/cliProcess.js';
 
 const tempDir = tempDirsAfterEach('troupe-recording-');
 
@@ -123,5 +125,23 @@ describe('a recording', () => {
     const other = join(dir, 'other.jsonl');
     writeFileSync(other, '{"hello":"world"}\n');
     expect(await refusal(other)).toContain('line 1 is not the header of a troupe recording');
+  });
+});
+
+describe('a recording whose process exits without shutting the runtime down', () => {
+  it('holds what the run recorded up to the exit, its last lines written as the process exits', async () => {
+    const file = join(await tempDir(), 'exited.jsonl');
+    const child = spawn(process.execPath, processArgs('test/replay/exitingRecorder.ts', [file]), { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    const [answerId, status] = stdout.trim().split(' ');
+    expect(status).toBe('completed');
+    const tasks = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { k: string; task?: { id: string; status: string } })
+      .filter((record) => record.k === 'task');
+    expect(tasks.at(-1)?.task).toMatchObject({ id: answerId, status: 'completed' });
   });
 });
