@@ -61,23 +61,37 @@ async function main(): Promise<void> {
     await server.close();
   }
   try {
-    const times = { A: { run: [] as number[], replay: [] as number[] }, B: { run: [] as number[], replay: [] as number[] } };
+    type Times = Record<'run' | 'replay' | 'runCpu' | 'replayCpu', number[]>;
+    const times: Record<'A' | 'B', Times> = { A: { run: [], replay: [], runCpu: [], replayCpu: [] }, B: { run: [], replay: [], runCpu: [], replayCpu: [] } };
     for (let i = 0; i < runs; i++) {
       for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
-        const { runMs: run, replayMs: replay } = await runAndReplay(side === 'A' ? baseline : thisBuild, join(dir, `${side}-run.jsonl`), 1000);
+        const measured = await runAndReplay(side === 'A' ? baseline : thisBuild, join(dir, `${side}-run.jsonl`), 1000);
         if (i === 0) continue;
-        times[side].run.push(run);
-        times[side].replay.push(replay);
+        times[side].run.push(measured.runMs);
+        times[side].replay.push(measured.replayMs);
+        times[side].runCpu.push(measured.runCpuMs);
+        times[side].replayCpu.push(measured.replayCpuMs);
       }
     }
     if (runs > 1) {
-      process.stdout.write(
-        `\nruns of 1,000 Tasks, ${runs - 1} a side after one warm-up (median ms):\n\n| side | run | replay | replay ÷ run |\n| --- | --- | --- | --- |\n`,
-      );
+      process.stdout.write(`\nruns of 1,000 Tasks, ${runs - 1} a side after one warm-up (median ms, wall and process CPU):\n\n`);
+      process.stdout.write('| side | run | replay | replay ÷ run | run CPU | replay CPU | ÷ |\n| --- | --- | --- | --- | --- | --- | --- |\n');
       for (const side of ['A', 'B'] as const) {
-        const run = median(times[side].run);
-        const replay = median(times[side].replay);
-        process.stdout.write(`| ${side} | ${run.toFixed(1)} | ${replay.toFixed(1)} | ${(replay / run).toFixed(3)}× |\n`);
+        const [run, replay, runCpu, replayCpu] = [times[side].run, times[side].replay, times[side].runCpu, times[side].replayCpu].map(median) as [
+          number,
+          number,
+          number,
+          number,
+        ];
+        const row = [
+          run.toFixed(1),
+          replay.toFixed(1),
+          `${(replay / run).toFixed(3)}×`,
+          runCpu.toFixed(1),
+          replayCpu.toFixed(1),
+          `${(replayCpu / runCpu).toFixed(3)}×`,
+        ];
+        process.stdout.write(`| ${side} | ${row.join(' | ')} |\n`);
       }
     }
   } finally {

@@ -30,9 +30,14 @@ async function stepCost(dir: string): Promise<{ off: number; on: number }> {
   }
 }
 
-/** Records a run of at least `tasks` Tasks on the offline model (requirements one after another) by `build` to `file`, then replays it; both timed. */
-export async function runAndReplay(build: typeof thisBuild, file: string, tasks: number): Promise<{ runMs: number; replayMs: number; published: number }> {
+/** Records a run of at least `tasks` Tasks on the offline model (requirements one after another) by `build` to `file`, then replays it; both timed, wall and process CPU. */
+export async function runAndReplay(
+  build: typeof thisBuild,
+  file: string,
+  tasks: number,
+): Promise<{ runMs: number; replayMs: number; runCpuMs: number; replayCpuMs: number; published: number }> {
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const rt = await build.createRuntime({ logger: silentLogger, record: file });
   let published = 0;
   rt.bus.on('*').subscribe(() => published++);
@@ -42,10 +47,14 @@ export async function runAndReplay(build: typeof thisBuild, file: string, tasks:
   }
   await rt.shutdown();
   const runMs = elapsedMs(start);
+  const runCpu = process.cpuUsage(cpu);
   const replayStart = process.hrtime.bigint();
+  const replayCpuStart = process.cpuUsage();
   const replay = await build.replayRuntime(file, { logger: silentLogger });
   const report = await replay.finished;
-  return { runMs, replayMs: elapsedMs(replayStart), published: report.tasks };
+  const replayMs = elapsedMs(replayStart);
+  const cpuMs = ({ user, system }: NodeJS.CpuUsage): number => (user + system) / 1000;
+  return { runMs, replayMs, runCpuMs: cpuMs(runCpu), replayCpuMs: cpuMs(process.cpuUsage(replayCpuStart)), published: report.tasks };
 }
 
 export async function recordReplay(): Promise<Row[]> {

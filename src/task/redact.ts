@@ -36,8 +36,12 @@ function parsesAsJson(text: string): boolean {
   }
 }
 
-/** What every key `secretKey` matches contains, tested on JSON text (where keys are written as they are, these letters unescaped). */
-const mayHoldSecretKey = /api[_-]?key|secret|password|passwd|authorization|credential|token/i;
+/**
+ * What JSON text holding a key `secretKey` matches contains: the key's end, its closing quote and
+ * the colon after it (JSON.stringify writes no space there, and escapes none of these letters).
+ * A string value cannot end like that: its quotes inside are escaped. Tested with `mayHoldShape`.
+ */
+const mayHoldSecretKeyOrShape = new RegExp(`${mayHoldShape.source}|(?:api[_-]?key|secret|password|passwd|authorization|credentials?|token)":`, 'i');
 
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -129,15 +133,15 @@ export class Redactor {
   }
 
   /**
-   * Whether redacting the JSON data `json` was written from (by `value`, `unknown` or `task`) would
-   * leave it as it is, told from the JSON text alone, without walking the data: true when the text
-   * holds no form of a configured secret as JSON.stringify escapes it inside a string, nothing a
-   * well-known key's shape starts with, and no word a secret-looking key ends with. False is not a
-   * finding, only a reason to redact the data.
+   * Whether redacting the data `json` was written from (by JSON.stringify, or as canonical JSON:
+   * no spaces) with `value`, `unknown` or `task` would leave it as it is, told from the text alone,
+   * without walking the data: true when the text holds no form of a configured secret as
+   * JSON.stringify escapes it inside a string, nothing a well-known key's shape starts with, and no
+   * secret-looking key. False is not a finding, only a reason to redact the data.
    */
   leaves(json: string): boolean {
     const forms = this.#jsonForms;
-    return forms !== undefined && !mayHoldShape.test(json) && !mayHoldSecretKey.test(json) && !forms.some((form) => json.includes(form));
+    return forms !== undefined && !mayHoldSecretKeyOrShape.test(json) && !forms.some((form) => json.includes(form));
   }
 
   /** Whether `text` carries a configured secret in any of its forms. */
