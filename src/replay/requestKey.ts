@@ -12,6 +12,23 @@ export interface RequestKey {
   readonly messages: readonly string[];
 }
 
+/** A request's digest text (its head and messages) and the hash of it so far. */
+interface HashedRequest {
+  readonly head: string;
+  readonly messages: readonly string[];
+  readonly hash: Hash;
+}
+
+/** Requests whose hashes are kept for the next request of their turn to go on from. */
+const recentRequests = 8;
+
+/** Whether `texts` starts with every one of `start`, in order. */
+function startsWith(texts: readonly string[], start: readonly string[]): boolean {
+  if (start.length > texts.length) return false;
+  for (let i = 0; i < start.length; i++) if (texts[i] !== start[i]) return false;
+  return true;
+}
+
 /**
  * Makes the key of each model request: the digest of its model name, its tool definitions and its
  * messages, redacted by the runtime's redactor, so a run and its replay (where a secret reads
@@ -23,11 +40,11 @@ export class RequestKeys {
   readonly #messages = new WeakMap<object, string>();
   readonly #tools = new WeakMap<readonly ToolDefinition[], RequestKey['tools']>();
   /**
-   * By the last message of a request: the request's digest text up to that message (its head and
-   * messages), and the hash of that text so far. The next request of a turn sends those messages
-   * again and a few more: its digest goes on from there.
+   * The latest requests' digest texts (their head and messages) and the hash of each so far, the
+   * most recent last: the next request of a turn sends one of them again and a few messages more,
+   * and its digest goes on from there. A few, for the turns of agents running side by side.
    */
-  readonly #hashed = new WeakMap<object, { readonly head: string; readonly messages: readonly string[]; readonly hash: Hash }>();
+  readonly #recent: HashedRequest[] = [];
 
   constructor(redactor: Redactor) {
     this.#redactor = redactor;
@@ -44,29 +61,23 @@ export class RequestKeys {
       }
       return text;
     });
-    return { digest: this.#digest(`${JSON.stringify(model)}\n${tools.digest}\n`, request.messages, messages), model, tools, messages };
+    return { digest: this.#digest(`${JSON.stringify(model)}\n${tools.digest}\n`, messages), model, tools, messages };
   }
 
-  /** The SHA-256 of `head` and `messages` one a line, hashing only what follows the longest earlier request of the same head it starts with. */
-  #digest(head: string, sent: readonly object[], messages: readonly string[]): string {
-    let hash: Hash | undefined;
-    let from = 0;
-    // The request before in a turn ends a message or two earlier (the reply and the tool results).
-    for (let last = messages.length - 1; last >= Math.max(messages.length - 4, 0) && hash === undefined; last--) {
-      const earlier = this.#hashed.get(sent[last] as object);
-      if (earlier !== undefined && earlier.head === head && earlier.messages.length === last + 1 && earlier.messages.every((text, i) => text === messages[i])) {
-        hash = earlier.hash.copy();
-        from = last + 1;
-      }
+  /** The SHA-256 of `head` and `messages` one a line, hashing only what follows the longest recent request it starts with. */
+  #digest(head: string, messages: readonly string[]): string {
+    let earlier: HashedRequest | undefined;
+    for (const recent of this.#recent) {
+      if (recent.head === head && recent.messages.length >= (earlier?.messages.length ?? 0) && startsWith(messages, recent.messages)) earlier = recent;
     }
-    hash ??= createHash('sha256').update(head);
-    const lastSent = sent[messages.length - 1];
-    if (lastSent !== undefined && from < messages.length) {
-      const rest = messages.slice(from).join('\n');
-      hash.update(from === 0 ? rest : `\n${rest}`);
-      this.#hashed.set(lastSent, { head, messages, hash: hash.copy() });
-    }
-    return hash.digest('hex');
+    // The request it goes on from is done with: its hash goes on as this one's.
+    if (earlier !== undefined) this.#recent.splice(this.#recent.indexOf(earlier), 1);
+    const from = earlier?.messages.length ?? 0;
+    const hash = earlier?.hash ?? createHash('sha256').update(head);
+    if (from < messages.length) hash.update(`${from === 0 ? '' : '\n'}${messages.slice(from).join('\n')}`);
+    this.#recent.push({ head, messages, hash });
+    if (this.#recent.length > recentRequests) this.#recent.shift();
+    return hash.copy().digest('hex');
   }
 
   #toolsOf(definitions: readonly ToolDefinition[]): RequestKey['tools'] {
