@@ -9,6 +9,7 @@ import { defineTool } from '../../src/tools/index.js';
 import { rejectedCode } from '../support/runtimeFixture.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 import { processArgs } from '../support/cliProcess.js';
+import { runUntilKilled } from '../support/killedWriter.js';
 
 const tempDir = tempDirsAfterEach('troupe-recording-');
 
@@ -143,5 +144,15 @@ describe('a recording whose process exits without shutting the runtime down', ()
       .map((line) => JSON.parse(line) as { k: string; task?: { id: string; status: string } })
       .filter((record) => record.k === 'task');
     expect(tasks.at(-1)?.task).toMatchObject({ id: answerId, status: 'completed' });
+  });
+
+  it('killed outright (kill -9), leaves every line before its last readable, with no gap', async () => {
+    const file = join(await tempDir(), 'killed.jsonl');
+    await runUntilKilled('test/replay/exitingRecorder.ts', [file, 'forever'], { acks: 20, jitterMs: 3 });
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('\u0000');
+    const lines = text.split('\n').slice(0, -1);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });
