@@ -235,10 +235,10 @@ export class RunRecorder implements RunTape, RunTap {
     // Nothing to stop while recording.
   }
 
-  /** Ends the recording: the last readings, the `end` line; resolves once the file is written out and closed. */
-  closed(): Promise<void> {
+  /** Ends the recording: the last readings, the `end` line, the file closed. */
+  closed(): void {
     this.#watching?.unsubscribe();
     this.#record({ k: 'end', tasks: this.#tasks });
-    return this.#writer.close();
+    this.#writer.close();
   }
 }

@@ -17,6 +17,6 @@ export interface RunTap {
   started(bus: EventBus, tools: ToolRegistry): void;
   /** The program began the runtime's shutdown. */
   shuttingDown(): void;
-  /** The runtime has closed everything it opened; resolves once the tap has closed what it opened (a recording's file, written out). */
-  closed(): Promise<void> | void;
+  /** The runtime has closed everything it opened. */
+  closed(): void;
 }

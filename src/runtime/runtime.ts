@@ -378,7 +378,7 @@ export class Runtime {
     this.#parts.approvals.close();
     this.#parts.measurements.close();
     await closeRuntimeParts({ mcp: this.#mcp, memory: this.#parts.memory, bus: this.bus, artifacts: this.#parts.artifacts, journal: this.#parts.journal });
-    await this.#parts.tap?.closed();
+    this.#parts.tap?.closed();
   }
 
   #requireOpen(): void {
@@ -390,8 +390,8 @@ export class Runtime {
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   if (options.record === undefined) return Runtime.create(options);
   const recording = startRecording({ ...options, record: options.record });
-  return Runtime.create(recording.options, { tap: recording.recorder }).catch(async (error: unknown) => {
-    await recording.recorder.closed();
+  return Runtime.create(recording.options, { tap: recording.recorder }).catch((error: unknown) => {
+    recording.recorder.closed();
     throw error;
   });
 }
