@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RecordingWriter } from '../../src/replay/recordingWriter.js';
-import { recordingFormatVersion } from '../../src/replay/recordingFormat.js';
+import { type RecordingHeader, recordingFormatVersion } from '../../src/replay/recordingFormat.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
 
 const tempDir = tempDirsAfterEach('troupe-recording-writer-');
-const header = { k: 'header', format: 'troupe-recording', version: recordingFormatVersion, models: [], settings: {} } as const;
+const header: RecordingHeader = { k: 'header', format: 'troupe-recording', version: recordingFormatVersion, models: [], settings: {} };
 
 describe('the recording writer', () => {
   it('writes every line in order, a batch at a time, all out once closed', async () => {
