@@ -44,6 +44,8 @@ export class RunRecorder implements RunTape, RunTap {
   #watching: Subscription | undefined;
   /** Each model request message written so far (canonical JSON) and its number: bounded as the recording is. */
   readonly #messageRefs = new Map<string, number>();
+  /** The latest request's messages and their numbers, by place. */
+  #lastRefs: { readonly messages: readonly string[]; readonly refs: readonly number[] } = { messages: [], refs: [] };
 
   constructor(
     settings: RecordSettings,
@@ -95,6 +97,14 @@ export class RunRecorder implements RunTape, RunTap {
     return ref;
   }
 
+  /** The numbers of a request's messages: those it sends again where the request before sent them keep theirs, the others are looked up. */
+  #messageRefsOf(messages: readonly string[]): number[] {
+    const last = this.#lastRefs;
+    const refs = messages.map((message, i) => (last.messages[i] === message ? (last.refs[i] as number) : this.#messageRef(message)));
+    this.#lastRefs = { messages, refs };
+    return refs;
+  }
+
   /** Refuses work that could not be recorded: the recording is full. */
   #requireRoom(): void {
     if (this.#writer.full) {
@@ -140,7 +150,7 @@ export class RunRecorder implements RunTape, RunTap {
       redactor: this.#redactor,
       requireRoom: () => this.#requireRoom(),
       line: (text: string) => this.#line(text),
-      messageRef: (message: string) => this.#messageRef(message),
+      messageRefs: (messages: readonly string[]) => this.#messageRefsOf(messages),
     };
     return new RecordingModel(model, sink);
   }

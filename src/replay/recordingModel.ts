@@ -11,8 +11,8 @@ export interface ModelRecordSink {
   /** Throws `recording_limit` once the recording is full: a call that could not be recorded is not made. */
   requireRoom(): void;
   line(text: string): void;
-  /** The number of a message (canonical JSON, redacted) in the recording, its `msg` line written the first time. */
-  messageRef(message: string): number;
+  /** The number of each message (canonical JSON, redacted) in the recording, its `msg` line written the first time. */
+  messageRefs(messages: readonly string[]): number[];
 }
 
 /** A delta as recorded: the text a model wrote, redacted. */
@@ -72,7 +72,7 @@ export class RecordingModel implements ModelClient {
             ? ''
             : `,"error":${JSON.stringify({ code: options.signal?.aborted === true ? 'aborted' : errorCodeOf(failure), message: sink.redactor.text(describeError(failure)) })}`;
         sink.line(
-          `{"k":"model","digest":"${key.digest}","request":${storedRequestJson(key, (message) => sink.messageRef(message))},"deltas":${JSON.stringify(deltas)}${error}}`,
+          `{"k":"model","digest":"${key.digest}","request":${storedRequestJson(key, sink.messageRefs(key.messages))},"deltas":${JSON.stringify(deltas)}${error}}`,
         );
       };
       try {

@@ -22,6 +22,13 @@ interface HashedRequest {
 /** Requests whose hashes are kept for the next request of their turn to go on from. */
 const recentRequests = 8;
 
+/** Whether two messages have the same fields, each the same value (a nested object the same object: messages are not changed once made). */
+function sameFields(message: object, other: object): boolean {
+  const keys = Object.keys(message);
+  if (keys.length !== Object.keys(other).length) return false;
+  return keys.every((key) => Object.hasOwn(other, key) && (message as Record<string, unknown>)[key] === (other as Record<string, unknown>)[key]);
+}
+
 /** Whether `texts` starts with every one of `start`, in order. */
 function startsWith(texts: readonly string[], start: readonly string[]): boolean {
   if (start.length > texts.length) return false;
@@ -45,6 +52,8 @@ export class RequestKeys {
    * and its digest goes on from there. A few, for the turns of agents running side by side.
    */
   readonly #recent: HashedRequest[] = [];
+  /** The latest request's messages and their texts, by place: a message made again alike (a system message rebuilt for every request) takes its text. */
+  #last: { readonly sent: readonly object[]; readonly texts: readonly string[] } = { sent: [], texts: [] };
 
   constructor(redactor: Redactor) {
     this.#redactor = redactor;
@@ -53,14 +62,18 @@ export class RequestKeys {
   key(request: ChatRequest, clientName: string): RequestKey {
     const model = request.model ?? clientName;
     const tools = this.#toolsOf(request.tools);
-    const messages = request.messages.map((message) => {
+    const last = this.#last;
+    const messages = request.messages.map((message, i) => {
       let text = this.#messages.get(message);
       if (text === undefined) {
-        text = redactedCanonicalJson(message, this.#redactor, 'value');
+        const before = last.sent[i];
+        const alike = before !== undefined && sameFields(message, before) ? last.texts[i] : undefined;
+        text = alike ?? redactedCanonicalJson(message, this.#redactor, 'value');
         this.#messages.set(message, text);
       }
       return text;
     });
+    this.#last = { sent: [...request.messages], texts: messages };
     return { digest: this.#digest(`${JSON.stringify(model)}\n${tools.digest}\n`, messages), model, tools, messages };
   }
 
@@ -92,8 +105,8 @@ export class RequestKeys {
 
 /**
  * The key as stored in a `model` record (JSON text), built from its canonical parts without parsing
- * them again: each message as the number `messageRef` gives it (which writes a message the first time).
+ * them again: each message as its number in the recording (`refs`, one a message).
  */
-export function storedRequestJson(key: RequestKey, messageRef: (message: string) => number): string {
-  return `{"model":${JSON.stringify(key.model)},"tools":${JSON.stringify(key.tools)},"messages":[${key.messages.map(messageRef).join(',')}]}`;
+export function storedRequestJson(key: RequestKey, refs: readonly number[]): string {
+  return `{"model":${JSON.stringify(key.model)},"tools":${JSON.stringify(key.tools)},"messages":[${refs.join(',')}]}`;
 }

@@ -3,6 +3,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { canonicalJson, digestOf } from '../../src/replay/canonical.js';
+import { defaultRecordingMaxBytes, readRecording } from '../../src/replay/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { createRuntime, replayRuntime } from '../../src/runtime/index.js';
 import { defineTool } from '../../src/tools/index.js';
@@ -68,6 +70,12 @@ describe('a recording', () => {
     expect(requests.flatMap((request) => request.messages).every((message) => typeof message === 'number')).toBe(true);
     const written = lines.filter((line) => line.startsWith('{"k":"msg"'));
     expect(written).toHaveLength(new Set(requests.flatMap((request) => request.messages)).size);
+    // Each request as read back, its messages by their numbers, has the digest it was recorded under.
+    for (const record of readRecording(file, { maxBytes: defaultRecordingMaxBytes }).records) {
+      if (record.k !== 'model') continue;
+      const { model, tools, messages } = record.request;
+      expect(digestOf(`${JSON.stringify(model)}\n${tools.digest}\n${messages.map(canonicalJson).join('\n')}`)).toBe(record.digest);
+    }
 
     const old = join(dir, 'version1.jsonl');
     writeFileSync(old, asVersion1(lines).join('\n'));

@@ -4,9 +4,9 @@ import type { ChatMessage, ChatRequest } from '../../src/llm/index.js';
 import { RequestKeys } from '../../src/replay/requestKey.js';
 import { Redactor } from '../../src/task/index.js';
 
-/** A request's digest as recordings define it: the SHA-256 of its model, its tools' digest and its messages, one a line. */
-function definedDigest(request: ChatRequest, keys: RequestKeys): string {
-  const { model, tools, messages } = keys.key(request, 'client');
+/** A request's digest as recordings define it: the SHA-256 of its model, its tools' digest and its messages (each made canonical afresh), one a line. */
+function definedDigest(request: ChatRequest): string {
+  const { model, tools, messages } = new RequestKeys(new Redactor(['hunter2-configured'])).key(request, 'client');
   return createHash('sha256')
     .update(`${JSON.stringify(model)}\n${tools.digest}\n${messages.join('\n')}`)
     .digest('hex');
@@ -30,7 +30,11 @@ describe('the key of a model request', () => {
       { messages: [other, ask], tools: [] },
       { messages: [system, ask, reply, result], tools: [], model: 'another' },
       { messages: [system, ask, reply], tools: [] },
+      // The system message made again for each request, alike, then not.
+      { messages: [{ ...system }, ask, reply], tools: [] },
+      { messages: [{ ...system, content: 'be long' }, ask, reply], tools: [] },
+      { messages: [{ ...system, content: 'be long' }, { ...ask }, reply, result], tools: [] },
     ];
-    for (const request of requests) expect(keys.key(request, 'client').digest).toBe(definedDigest(request, keys));
+    for (const request of requests) expect(keys.key(request, 'client').digest).toBe(definedDigest(request));
   });
 });
