@@ -4,6 +4,8 @@
  * the machine's mood of the moment, so a difference between them is far steadier than between
  * separate processes.
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ChatRequest } from '../../src/index.js';
 import { elapsedMs, median } from './measure.js';
 import { CALLS, openingOf } from './reactLoop.js';
@@ -72,6 +74,14 @@ export function wholeArgument(script: string, text: string | undefined, fallback
   const value = Number(text);
   if (!Number.isInteger(value) || value < least) throw new Error(`${script}: expected an integer ≥ ${least}, got ${text}`);
   return value;
+}
+
+/** Another checkout's build of troupe (built with tsconfig.bench.json), the A of a script's A/B. */
+export async function baselineBuild<T>(script: string, baselineDir: string): Promise<T> {
+  const entry = resolve(baselineDir, 'build/bench/src/index.js');
+  return (await import(pathToFileURL(entry).href).catch((error: unknown) => {
+    throw new Error(`${script}: cannot load the baseline build at ${entry} (${String(error)}); build it with tsc -p tsconfig.bench.json`);
+  })) as T;
 }
 
 /**

@@ -13,10 +13,8 @@
  *
  * Rounds cycle through the 6 orders of the three sides (`alternatedRounds.ts`).
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as thisBuild from '../../src/index.js';
-import { alternateRounds, handAfterTroupe, pairedMedian, roundsTable, wholeArgument } from './alternatedRounds.js';
+import { alternateRounds, baselineBuild, handAfterTroupe, pairedMedian, roundsTable, wholeArgument } from './alternatedRounds.js';
 import { type Loop, type TroupeBuild, startLoopServer, troupeLoop } from './reactLoops.js';
 
 type Side = 'A' | 'B' | 'hand';
@@ -26,10 +24,7 @@ async function main(): Promise<void> {
   if (baselineDir === undefined) throw new Error('usage: reactAB.js <baseline checkout, built with tsconfig.bench.json> [rounds=300] [warmup=150]');
   const rounds = wholeArgument('reactAB', roundsText, 300, 1);
   const warmup = wholeArgument('reactAB', warmupText, 150, 0);
-  const entry = resolve(baselineDir, 'build/bench/src/index.js');
-  const baseline = (await import(pathToFileURL(entry).href).catch((error: unknown) => {
-    throw new Error(`reactAB: cannot load the baseline build at ${entry} (${String(error)}); build it with tsc -p tsconfig.bench.json`);
-  })) as TroupeBuild;
+  const baseline = await baselineBuild<TroupeBuild>('reactAB', baselineDir);
 
   const { server, firstRequest } = await startLoopServer();
   try {

@@ -30,11 +30,15 @@ async function stepCost(dir: string): Promise<{ off: number; on: number }> {
   }
 }
 
-/** Records a run of at least `tasks` Tasks on the offline model (requirements one after another), then replays it; both timed. */
-async function runAndReplay(dir: string, tasks: number): Promise<{ runMs: number; replayMs: number; published: number }> {
-  const file = join(dir, 'run.jsonl');
+/** Records a run of at least `tasks` Tasks on the offline model (requirements one after another) by `build` to `file`, then replays it; both timed, wall and process CPU. */
+export async function runAndReplay(
+  build: typeof thisBuild,
+  file: string,
+  tasks: number,
+): Promise<{ runMs: number; replayMs: number; runCpuMs: number; replayCpuMs: number; published: number }> {
   const start = process.hrtime.bigint();
-  const rt = await thisBuild.createRuntime({ logger: silentLogger, record: file });
+  const cpu = process.cpuUsage();
+  const rt = await build.createRuntime({ logger: silentLogger, record: file });
   let published = 0;
   rt.bus.on('*').subscribe(() => published++);
   while (published < tasks) {
@@ -43,17 +47,21 @@ async function runAndReplay(dir: string, tasks: number): Promise<{ runMs: number
   }
   await rt.shutdown();
   const runMs = elapsedMs(start);
+  const runCpu = process.cpuUsage(cpu);
   const replayStart = process.hrtime.bigint();
-  const replay = await thisBuild.replayRuntime(file, { logger: silentLogger });
+  const replayCpuStart = process.cpuUsage();
+  const replay = await build.replayRuntime(file, { logger: silentLogger });
   const report = await replay.finished;
-  return { runMs, replayMs: elapsedMs(replayStart), published: report.tasks };
+  const replayMs = elapsedMs(replayStart);
+  const cpuMs = ({ user, system }: NodeJS.CpuUsage): number => (user + system) / 1000;
+  return { runMs, replayMs, runCpuMs: cpuMs(runCpu), replayCpuMs: cpuMs(process.cpuUsage(replayCpuStart)), published: report.tasks };
 }
 
 export async function recordReplay(): Promise<Row[]> {
   const dir = await mkdtemp(join(tmpdir(), 'troupe-bench-replay-'));
   try {
     const step = await stepCost(dir);
-    const run = await runAndReplay(dir, schedule.tasks);
+    const run = await runAndReplay(thisBuild, join(dir, 'run.jsonl'), schedule.tasks);
     return [
       {
         benchmark: 'ReAct step with the run recorded (per model call)',

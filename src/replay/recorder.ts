@@ -5,9 +5,9 @@ import type { Clock } from '../clock.js';
 import { TroupeError, describeError, errorCodeOf } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { ModelClient } from '../llm/index.js';
-import type { JsonValue, Redactor } from '../task/index.js';
-import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult } from '../tools/index.js';
-import { canonicalJson } from './canonical.js';
+import type { JsonValue, Redactor, Task } from '../task/index.js';
+import type { Tool, ToolContext, ToolExecution, ToolRegistry, ToolResult, WhenAbandoned } from '../tools/index.js';
+import { redactedCanonicalJson } from './canonical.js';
 import { type RecordingHeader, type RunRecord, recordingFormatVersion } from './recordingFormat.js';
 import { RecordingModel } from './recordingModel.js';
 import { RecordingWriter } from './recordingWriter.js';
@@ -44,6 +44,8 @@ export class RunRecorder implements RunTape, RunTap {
   #watching: Subscription | undefined;
   /** Each model request message written so far (canonical JSON) and its number: bounded as the recording is. */
   readonly #messageRefs = new Map<string, number>();
+  /** The latest request's messages and their numbers, by place. */
+  #lastRefs: { readonly messages: readonly string[]; readonly refs: readonly number[] } = { messages: [], refs: [] };
 
   constructor(
     settings: RecordSettings,
@@ -95,6 +97,14 @@ export class RunRecorder implements RunTape, RunTap {
     return ref;
   }
 
+  /** The numbers of a request's messages: those it sends again where the request before sent them keep theirs, the others are looked up. */
+  #messageRefsOf(messages: readonly string[]): number[] {
+    const last = this.#lastRefs;
+    const refs = messages.map((message, i) => (last.messages[i] === message ? (last.refs[i] as number) : this.#messageRef(message)));
+    this.#lastRefs = { messages, refs };
+    return refs;
+  }
+
   /** Refuses work that could not be recorded: the recording is full. */
   #requireRoom(): void {
     if (this.#writer.full) {
@@ -140,7 +150,7 @@ export class RunRecorder implements RunTape, RunTap {
       redactor: this.#redactor,
       requireRoom: () => this.#requireRoom(),
       line: (text: string) => this.#line(text),
-      messageRef: (message: string) => this.#messageRef(message),
+      messageRefs: (messages: readonly string[]) => this.#messageRefsOf(messages),
     };
     return new RecordingModel(model, sink);
   }
@@ -168,19 +178,19 @@ export class RunRecorder implements RunTape, RunTap {
   }
 
   /** How a recorded run runs its tools: those a replay runs again as they are, the others with their results recorded. */
-  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
+  readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext, whenAbandoned?: WhenAbandoned): Promise<ToolResult> => {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
     this.#requireRoom();
     const redactor = this.#redactor;
-    const recorded = { k: 'tool', tool: tool.name, args: canonicalJson(redactor.unknown(args, 64)) } as const;
+    const recorded = { k: 'tool', tool: tool.name, args: redactedCanonicalJson(args, redactor, 'arguments') } as const;
     const failure = (error: unknown): { code: string; message: string } => ({ code: errorCodeOf(error), message: redactor.text(describeError(error)) });
     // The call's end as the turn saw it: the first of the tool's answer and the turn giving up on it.
     let ended = false;
-    const { signal } = context;
-    const stopWatching = onAbort(signal, () => {
+    const watch: WhenAbandoned = whenAbandoned ?? ((listener) => onAbort(context.signal, () => listener(context.signal.reason)));
+    const stopWatching = watch((reason) => {
       if (ended) return;
       ended = true;
-      this.#record({ ...recorded, abandoned: failure(signal.reason) });
+      this.#record({ ...recorded, abandoned: failure(reason) });
     });
     const end = (record: () => RunRecord): void => {
       stopWatching();
@@ -207,7 +217,15 @@ export class RunRecorder implements RunTape, RunTap {
       return { ...definition, parameters: { ...definition.parameters }, ...(annotations === undefined ? {} : { annotations: { ...annotations } }) };
     });
     this.#record({ k: 'tools', tools: recorded });
-    this.#watching = bus.subscribe({ pattern: '*' }, (task) => this.#record({ k: 'task', n: this.#tasks++, task: this.#redactor.task(task) }), 'recording');
+    this.#watching = bus.subscribe({ pattern: '*' }, (task) => this.#recordTask(task), 'recording');
+  }
+
+  /** A Task of the log, its JSON written as it is when there is nothing in it to redact. */
+  #recordTask(task: Task): void {
+    const n = this.#tasks++;
+    const json = JSON.stringify(task);
+    if (this.#redactor.leaves(json)) this.#line(`{"k":"task","n":${n},"task":${json}}`);
+    else this.#record({ k: 'task', n, task: this.#redactor.task(task) });
   }
 
   /** The program began shutting the runtime down. */

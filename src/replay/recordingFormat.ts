@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { JsonValueSchema, TaskSchema } from '../task/index.js';
+import { type JsonValue, TaskSchema } from '../task/index.js';
+
+/**
+ * A value of a line the reader parsed with JSON.parse: JSON by construction, so it is not walked
+ * again (as `z.json()` would, for every message, delta and Task of a recording).
+ */
+const JsonValueSchema = z.custom<JsonValue>(() => true);
+
+/** A recorded Task: checked as every Task is, but its JSON values (parameters, result, metadata) taken as parsed. */
+const RecordedTaskSchema = TaskSchema.extend({
+  parameters: z.record(z.string(), JsonValueSchema),
+  result: JsonValueSchema.nullable(),
+  metadata: TaskSchema.shape.metadata.catchall(JsonValueSchema),
+});
 
 /**
  * A recording is JSON lines: a header line first, then one record a line in the order the run
@@ -117,7 +130,7 @@ export const RecordSchema = z.discriminatedUnion('k', [
   /** Something a part of the runtime chose to record (`recorder.note`), taken back by `replayer.take(kind, key)`. */
   z.object({ k: z.literal('note'), kind: z.string(), key: z.string(), value: JsonValueSchema }).strict(),
   /** A Task the bus carried, the `n`th (from 0): the Task log a replay must reproduce. */
-  z.object({ k: z.literal('task'), n: z.number().int().nonnegative(), task: TaskSchema }).strict(),
+  z.object({ k: z.literal('task'), n: z.number().int().nonnegative(), task: RecordedTaskSchema }).strict(),
   /** The program began the runtime's shutdown after `at` Tasks. */
   z.object({ k: z.literal('shutdown'), at: z.number().int().nonnegative() }).strict(),
   /** The recording stopped at its size limit: what follows it in the run was not recorded. */

@@ -11,8 +11,8 @@ export interface ModelRecordSink {
   /** Throws `recording_limit` once the recording is full: a call that could not be recorded is not made. */
   requireRoom(): void;
   line(text: string): void;
-  /** The number of a message (canonical JSON, redacted) in the recording, its `msg` line written the first time. */
-  messageRef(message: string): number;
+  /** The number of each message (canonical JSON, redacted) in the recording, its `msg` line written the first time. */
+  messageRefs(messages: readonly string[]): number[];
 }
 
 /** A delta as recorded: the text a model wrote, redacted. */
@@ -45,31 +45,69 @@ export class RecordingModel implements ModelClient {
     this.scripted = inner.scripted;
   }
 
-  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
+  chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
+    return { [Symbol.asyncIterator]: () => this.#call(request, options) };
+  }
+
+  /**
+   * One call, begun at its first `next()` (the room checked, the `ask` line written, the inner
+   * model asked) and recorded once its stream ends or fails; a consumer that stops early records
+   * nothing more. Each delta is the inner stream's own result passed on: no async generator in
+   * between, whose every yield costs several promises.
+   */
+  #call(request: ChatRequest, options: ChatOptions): AsyncIterator<ChatDelta> {
     const { sink } = this;
-    sink.requireRoom();
-    const key = sink.keys.key(request, this.name);
-    sink.line(`{"k":"ask","digest":"${key.digest}"}`);
     const deltas: ChatDelta[] = [];
-    const write = (failure?: unknown): void => {
-      const error =
-        failure === undefined
-          ? ''
-          : `,"error":${JSON.stringify({ code: options.signal?.aborted === true ? 'aborted' : errorCodeOf(failure), message: sink.redactor.text(describeError(failure)) })}`;
-      sink.line(
-        `{"k":"model","digest":"${key.digest}","request":${storedRequestJson(key, (message) => sink.messageRef(message))},"deltas":${JSON.stringify(deltas)}${error}}`,
-      );
-    };
-    try {
-      for await (const delta of this.inner.chat(request, options)) {
-        deltas.push(recordedDelta(delta, sink.redactor));
-        yield delta;
+    let inner: AsyncIterator<ChatDelta> | undefined;
+    let over = false;
+    let write = (_failure?: unknown): void => undefined;
+    const start = (): AsyncIterator<ChatDelta> => {
+      sink.requireRoom();
+      const key = sink.keys.key(request, this.name);
+      sink.line(`{"k":"ask","digest":"${key.digest}"}`);
+      write = (failure) => {
+        over = true;
+        const error =
+          failure === undefined
+            ? ''
+            : `,"error":${JSON.stringify({ code: options.signal?.aborted === true ? 'aborted' : errorCodeOf(failure), message: sink.redactor.text(describeError(failure)) })}`;
+        sink.line(
+          `{"k":"model","digest":"${key.digest}","request":${storedRequestJson(key, sink.messageRefs(key.messages))},"deltas":${JSON.stringify(deltas)}${error}}`,
+        );
+      };
+      try {
+        return this.inner.chat(request, options)[Symbol.asyncIterator]();
+      } catch (error) {
+        write(error);
+        throw error;
       }
-    } catch (error) {
+    };
+    const passOn = (result: IteratorResult<ChatDelta>): IteratorResult<ChatDelta> => {
+      if (result.done === true) write();
+      else deltas.push(recordedDelta(result.value, sink.redactor));
+      return result;
+    };
+    const failed = (error: unknown): never => {
       write(error);
       throw error;
-    }
-    write();
+    };
+    return {
+      next: () => {
+        if (over) return Promise.resolve({ done: true, value: undefined });
+        try {
+          inner ??= start();
+        } catch (error) {
+          over = true;
+          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+        return inner.next().then(passOn, failed);
+      },
+      return: async (): Promise<IteratorResult<ChatDelta>> => {
+        over = true;
+        await inner?.return?.();
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]> {

@@ -2,13 +2,35 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { TroupeError, describeError } from '../errors.js';
 import type { RecordingHeader, RunRecord } from './recordingFormat.js';
 
-/** Lines held before they are written at once; a turn of the event loop writes whatever is held. */
+/** Lines held before they are written at once, whatever the time. */
 const batchBytes = 64 * 1024;
 
 /**
- * Appends a recording's lines to its file: whole lines only, a batch at a time (at most one turn
- * of the event loop after they were made), so a crash leaves every line but the last batch's
- * readable. Past `maxBytes` it writes one `limit` line and nothing more: `full` is then true.
+ * How long a line may be held before it is written: a write per batch rather than per step of a
+ * fast loop (a step is a millisecond or less, a write to the file tens of microseconds), and at
+ * most this much of a run lost when its process is killed outright.
+ */
+const batchMs = 10;
+
+/** The writers open in this process, each written out when the process exits. */
+const openWriters = new Set<RecordingWriter>();
+let flushingAtExit = false;
+
+function flushAtExit(writer: RecordingWriter): void {
+  openWriters.add(writer);
+  if (flushingAtExit) return;
+  flushingAtExit = true;
+  process.once('exit', () => {
+    for (const each of openWriters) each.flush();
+  });
+}
+
+/**
+ * Appends a recording's lines to its file: whole lines only, a batch at a time (what was recorded
+ * over at most `batchMs`, or `batchBytes`), so a process killed outright (kill -9) leaves every
+ * line but the last batch's readable; one that exits otherwise (process.exit, an uncaught
+ * exception) writes what it holds first. Past `maxBytes` it writes one `limit` line and nothing
+ * more: `full` is then true.
  */
 export class RecordingWriter {
   readonly #fd: number;
@@ -16,7 +38,7 @@ export class RecordingWriter {
   #held: string[] = [];
   #heldBytes = 0;
   #written = 0;
-  #flushing: NodeJS.Immediate | undefined;
+  #flushing: NodeJS.Timeout | undefined;
   #full = false;
   #failure: string | undefined;
   #closed = false;
@@ -31,6 +53,7 @@ export class RecordingWriter {
     }
     this.line(JSON.stringify(header));
     this.flush();
+    flushAtExit(this);
   }
 
   /** Whether the recording reached `maxBytes`: nothing more is written. */
@@ -58,27 +81,28 @@ export class RecordingWriter {
     const size = Buffer.byteLength(text) + 1;
     if (this.bytes + size > this.#maxBytes) {
       this.#full = true;
-      this.#hold(JSON.stringify({ k: 'limit', maxBytes: this.#maxBytes } satisfies RunRecord));
+      const limit = JSON.stringify({ k: 'limit', maxBytes: this.#maxBytes } satisfies RunRecord);
+      this.#hold(limit, Buffer.byteLength(limit) + 1);
       this.flush();
       return;
     }
-    this.#hold(text);
+    this.#hold(text, size);
   }
 
-  #hold(text: string): void {
-    const line = `${text}\n`;
-    this.#held.push(line);
-    this.#heldBytes += Buffer.byteLength(line);
+  /** Holds `text` as a line of `size` bytes (its line break included). */
+  #hold(text: string, size: number): void {
+    this.#held.push(text);
+    this.#heldBytes += size;
     if (this.#heldBytes >= batchBytes) this.flush();
-    else this.#flushing ??= setImmediate(() => this.flush()).unref();
+    else this.#flushing ??= setTimeout(() => this.flush(), batchMs).unref();
   }
 
   /** Writes every held line now. */
   flush(): void {
-    if (this.#flushing !== undefined) clearImmediate(this.#flushing);
+    if (this.#flushing !== undefined) clearTimeout(this.#flushing);
     this.#flushing = undefined;
     if (this.#held.length === 0) return;
-    const text = this.#held.join('');
+    const text = `${this.#held.join('\n')}\n`;
     this.#held = [];
     this.#written += this.#heldBytes;
     this.#heldBytes = 0;
@@ -95,6 +119,7 @@ export class RecordingWriter {
     if (this.#closed) return;
     this.flush();
     this.#closed = true;
+    openWriters.delete(this);
     closeSync(this.#fd);
   }
 }

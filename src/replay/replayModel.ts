@@ -44,15 +44,40 @@ export class ReplayModel implements ModelClient {
     private readonly source: ModelReplaySource,
   ) {}
 
-  async *chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
-    const call = this.source.take(this.source.key(request, this.name));
-    if (call.error?.code === 'aborted') await untilAborted(options.signal);
-    for (const delta of call.deltas) yield delta;
-    this.source.answered(call);
-    if (call.error !== undefined) {
-      const code = ErrorCodeSchema.safeParse(call.error.code);
-      throw new TroupeError(code.success ? code.data : 'model_error', call.error.message, { context: { model: this.name, replayed: true } });
-    }
+  chat(request: ChatRequest, options: ChatOptions = {}): AsyncIterable<ChatDelta> {
+    return { [Symbol.asyncIterator]: () => this.#replayed(request, options) };
+  }
+
+  /** One call, looked up at its first `next()`; an iterator of the recorded deltas rather than an async generator, whose every yield costs several promises. */
+  #replayed(request: ChatRequest, options: ChatOptions): AsyncIterator<ChatDelta> {
+    let call: ReplayedCall | undefined;
+    let next = 0;
+    let over = false;
+    const step = async (): Promise<IteratorResult<ChatDelta>> => {
+      if (call === undefined) {
+        // Failing here (a divergence, the abort a call waits for) ends the stream.
+        over = true;
+        call = this.source.take(this.source.key(request, this.name));
+        if (call.error?.code === 'aborted') await untilAborted(options.signal);
+        over = false;
+      }
+      const delta = call.deltas[next++];
+      if (delta !== undefined) return { done: false, value: delta };
+      over = true;
+      this.source.answered(call);
+      if (call.error !== undefined) {
+        const code = ErrorCodeSchema.safeParse(call.error.code);
+        throw new TroupeError(code.success ? code.data : 'model_error', call.error.message, { context: { model: this.name, replayed: true } });
+      }
+      return { done: true, value: undefined };
+    };
+    return {
+      next: () => (over ? Promise.resolve({ done: true, value: undefined }) : step()),
+      return: () => {
+        over = true;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
   }
 
   embed(): Promise<number[][]> {

@@ -5,7 +5,7 @@ import type { IdGenerator } from '../ids.js';
 import type { ChatDelta, ChatRequest, ModelClient } from '../llm/index.js';
 import type { JsonValue, Redactor, Task } from '../task/index.js';
 import type { Tool, ToolContext, ToolExecution, ToolResult } from '../tools/index.js';
-import { canonicalJson } from './canonical.js';
+import { redactedCanonicalJson } from './canonical.js';
 import type { RecordedTool, RunRecord } from './recordingFormat.js';
 import type { Recording } from './recordingReader.js';
 import { ReplayModel, type ReplayedCall } from './replayModel.js';
@@ -242,7 +242,7 @@ export class RunReplayer implements RunTape {
   /** How a replay runs tools: a pure or society tool runs; any other gives back its recorded result, or stops the replay. */
   readonly execution: ToolExecution = (tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> => {
     if (runsAgainInReplay(tool)) return tool.execute(args, context);
-    const text = canonicalJson(this.#redactor.unknown(args, 64));
+    const text = redactedCanonicalJson(args, this.#redactor, 'arguments');
     const taken = this.#toolCalls.get(`${tool.name}\u0000${text}`)?.take();
     if (taken?.abandoned !== undefined) return this.#abandoned(taken, context.signal);
     const record = this.#reached(taken);

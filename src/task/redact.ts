@@ -36,6 +36,15 @@ function parsesAsJson(text: string): boolean {
   }
 }
 
+/**
+ * What JSON text holding a key `secretKey` matches contains: the key's end, its closing quote and
+ * the colon after it (JSON.stringify writes no space there, and escapes none of these letters).
+ * A string value cannot end like that: its quotes inside are escaped. Tested with `mayHoldShape`.
+ */
+const mayHoldSecretKeyOrShape = new RegExp(`${mayHoldShape.source}|(?:api[_-]?key|secret|password|passwd|authorization|credentials?|token)":`, 'i');
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Configured secrets shorter than this are ignored: redacting every "a" would garble everything. */
 const minSecretLength = 6;
 
@@ -72,6 +81,12 @@ export class Redactor {
   readonly #secrets: readonly string[];
   /** Every form of every secret, longest first, so a secret that contains another is replaced whole. */
   readonly #forms: readonly string[];
+  /**
+   * Every form, and each as it reads inside a JSON string (escaping is character by character, so a
+   * string holding a form holds this in its JSON); undefined when a form has a lone surrogate, which
+   * JSON.stringify escapes or not depending on what is next to it: `leaves` then never vouches.
+   */
+  readonly #jsonForms: readonly string[] | undefined;
 
   /** Throws `invalid_input` for a secret that is part of `[REDACTED]` itself. */
   constructor(secrets: readonly (string | undefined)[] = []) {
@@ -84,6 +99,9 @@ export class Redactor {
       for (const form of ofSecret) forms.add(form);
     }
     this.#forms = [...forms].sort((a, b) => b.length - a.length);
+    this.#jsonForms = this.#forms.some((form) => loneSurrogate.test(form))
+      ? undefined
+      : [...new Set(this.#forms.flatMap((form) => [form, JSON.stringify(form).slice(1, -1)]))];
   }
 
   /** A redactor of these secrets and `more` (the runtime's, plus the server's own token). */
@@ -112,6 +130,18 @@ export class Redactor {
   json(text: string): string {
     const out = this.text(text);
     return out === text || parsesAsJson(out) || !parsesAsJson(text) ? out : text;
+  }
+
+  /**
+   * Whether redacting the data `json` was written from (by JSON.stringify, or as canonical JSON:
+   * no spaces) with `value`, `unknown` or `task` would leave it as it is, told from the text alone,
+   * without walking the data: true when the text holds no form of a configured secret as
+   * JSON.stringify escapes it inside a string, nothing a well-known key's shape starts with, and no
+   * secret-looking key. False is not a finding, only a reason to redact the data.
+   */
+  leaves(json: string): boolean {
+    const forms = this.#jsonForms;
+    return forms !== undefined && !mayHoldSecretKeyOrShape.test(json) && !forms.some((form) => json.includes(form));
   }
 
   /** Whether `text` carries a configured secret in any of its forms. */

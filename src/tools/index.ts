@@ -13,7 +13,7 @@ export type {
   RoutedWork,
   WorkRequest,
 } from './societyPort.js';
-export { ToolRegistry, type ToolExecution } from './registry.js';
+export { ToolRegistry, type ToolExecution, type WhenAbandoned } from './registry.js';
 export { remoteRolesByName } from './remoteRoles.js';
 export { runToolCall } from './runToolCall.js';
 export { toolFromFunction } from './toolFromFunction.js';

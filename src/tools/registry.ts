@@ -2,8 +2,15 @@ import { TroupeError } from '../errors.js';
 import type { ToolDefinition, ToolPolicy } from '../task/index.js';
 import { type Tool, type ToolContext, type ToolResult, parametersJsonSchema } from './tool.js';
 
+/**
+ * Registers `listener` for the caller giving up on a tool call (its timeout, its caller's abort),
+ * called with why, at once if it already has; returns what cancels it. What `context.signal` tells
+ * too, without making the tool's signal, which most tools never read.
+ */
+export type WhenAbandoned = (listener: (reason: unknown) => void) => () => void;
+
 /** How a registry runs a tool's `execute`: as it is, unless a recording or a replay stands between. */
-export type ToolExecution = (tool: Tool, args: unknown, context: ToolContext) => Promise<ToolResult>;
+export type ToolExecution = (tool: Tool, args: unknown, context: ToolContext, whenAbandoned?: WhenAbandoned) => Promise<ToolResult>;
 
 /** The tools shared by a whole society (children share their parent's registry). */
 export class ToolRegistry {
@@ -50,8 +57,8 @@ export class ToolRegistry {
   }
 
   /** Runs `tool` (one of this registry's) with checked arguments, as `executeThrough` said. */
-  execute(tool: Tool, args: unknown, context: ToolContext): Promise<ToolResult> {
-    return this.#execution === undefined ? tool.execute(args, context) : this.#execution(tool, args, context);
+  execute(tool: Tool, args: unknown, context: ToolContext, whenAbandoned?: WhenAbandoned): Promise<ToolResult> {
+    return this.#execution === undefined ? tool.execute(args, context) : this.#execution(tool, args, context, whenAbandoned);
   }
 
   get(name: string): Tool | undefined {

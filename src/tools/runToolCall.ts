@@ -2,7 +2,7 @@ import { onAbort } from '../abort.js';
 import type { Clock } from '../clock.js';
 import { TroupeError, describeError } from '../errors.js';
 import { type ToolCall, type ToolPolicy, formatPath } from '../task/index.js';
-import type { ToolRegistry } from './registry.js';
+import type { ToolRegistry, WhenAbandoned } from './registry.js';
 import { type Tool, type ToolContext, type ToolResult, ToolResultSchema, errorResult } from './tool.js';
 
 export interface RunToolOptions {
@@ -56,10 +56,23 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
   let controller: AbortController | undefined;
   let abortReason: unknown;
   let aborted = false;
+  // Who watches for the call being given up without the tool's signal (a recording): told first, as the signal's first listener would be.
+  const watchers = new Set<(reason: unknown) => void>();
   const abortTool = (reason: unknown): void => {
     aborted = true;
     abortReason = reason;
+    for (const watcher of watchers) watcher(reason);
+    watchers.clear();
     controller?.abort(reason);
+  };
+  const whenAbandoned: WhenAbandoned = (listener) => {
+    if (aborted) {
+      listener(abortReason);
+      return () => undefined;
+    }
+    const entry = (reason: unknown): void => listener(reason);
+    watchers.add(entry);
+    return () => void watchers.delete(entry);
   };
   const toolSignal = (): AbortSignal => {
     if (controller === undefined) {
@@ -99,13 +112,18 @@ export function runToolCall(call: ToolCall, context: ToolContext, options: RunTo
       settle(errorResult(`${call.name} failed: ${describeError(error)}`, error instanceof TroupeError ? error.code : 'tool_error'));
     try {
       options.registry
-        .execute(tool, args, {
-          ...context,
-          toolCallId: call.id,
-          get signal() {
-            return toolSignal();
+        .execute(
+          tool,
+          args,
+          {
+            ...context,
+            toolCallId: call.id,
+            get signal() {
+              return toolSignal();
+            },
           },
-        })
+          whenAbandoned,
+        )
         .then((value) => settle(checkedResult(call.name, value)), failed);
     } catch (error) {
       failed(error);

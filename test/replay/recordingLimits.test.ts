@@ -1,12 +1,17 @@
+import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { canonicalJson, digestOf } from '../../src/replay/canonical.js';
+import { defaultRecordingMaxBytes, readRecording } from '../../src/replay/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { createRuntime, replayRuntime } from '../../src/runtime/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import { rejectedCode } from '../support/runtimeFixture.js';
 import { tempDirsAfterEach } from '../support/cleanupAfterEach.js';
+import { processArgs } from '../support/cliProcess.js';
+import { runUntilKilled } from '../support/killedWriter.js';
 
 const tempDir = tempDirsAfterEach('troupe-recording-');
 
@@ -65,6 +70,12 @@ describe('a recording', () => {
     expect(requests.flatMap((request) => request.messages).every((message) => typeof message === 'number')).toBe(true);
     const written = lines.filter((line) => line.startsWith('{"k":"msg"'));
     expect(written).toHaveLength(new Set(requests.flatMap((request) => request.messages)).size);
+    // Each request as read back, its messages by their numbers, has the digest it was recorded under.
+    for (const record of readRecording(file, { maxBytes: defaultRecordingMaxBytes }).records) {
+      if (record.k !== 'model') continue;
+      const { model, tools, messages } = record.request;
+      expect(digestOf(`${JSON.stringify(model)}\n${tools.digest}\n${messages.map(canonicalJson).join('\n')}`)).toBe(record.digest);
+    }
 
     const old = join(dir, 'version1.jsonl');
     writeFileSync(old, asVersion1(lines).join('\n'));
@@ -123,5 +134,33 @@ describe('a recording', () => {
     const other = join(dir, 'other.jsonl');
     writeFileSync(other, '{"hello":"world"}\n');
     expect(await refusal(other)).toContain('line 1 is not the header of a troupe recording');
+  });
+});
+
+describe('a recording whose process exits without shutting the runtime down', () => {
+  it('holds what the run recorded up to the exit, its last lines written as the process exits', async () => {
+    const file = join(await tempDir(), 'exited.jsonl');
+    const child = spawn(process.execPath, processArgs('test/replay/exitingRecorder.ts', [file]), { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    const [answerId, status] = stdout.trim().split(' ');
+    expect(status).toBe('completed');
+    const tasks = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { k: string; task?: { id: string; status: string } })
+      .filter((record) => record.k === 'task');
+    expect(tasks.at(-1)?.task).toMatchObject({ id: answerId, status: 'completed' });
+  });
+
+  it('killed outright (kill -9), leaves every line before its last readable, with no gap', async () => {
+    const file = join(await tempDir(), 'killed.jsonl');
+    await runUntilKilled('test/replay/exitingRecorder.ts', [file, 'forever'], { acks: 20, jitterMs: 3 });
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('\u0000');
+    const lines = text.split('\n').slice(0, -1);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/logger.js';
 import { Redactor, redactedMark, redactingLogger } from '../../src/task/index.js';
+import { secretForms } from '../../src/task/secretForms.js';
 import { loggedSeed } from '../support/loggedSeed.js';
 
 describe('redacting what troupe logs', () => {
@@ -146,5 +147,54 @@ describe('redacting JSON as written', () => {
     expect(redactor.json(written)).toBe(written);
     expect(redactor.json(JSON.stringify({ said: 'abcdefg\\' }))).toBe(`{"said":"${redactedMark}"}`);
     expect(redactor.json('plain abcdefg\\ text')).toBe(`plain ${redactedMark} text`);
+  });
+});
+
+describe('telling from JSON that there is nothing to redact', () => {
+  const unit = fc.constantFrom('a', 'b', ' ', '"', '\\', 'é', '😀', '/', '\n');
+  const secretArb = fc.string({ unit, minLength: 8, maxLength: 12 }).filter((s) => s.trim() === s);
+
+  it('never vouches for data whose redaction would change it (secrets in every form, shapes, secret-looking keys)', () => {
+    let vouched = 0;
+    fc.assert(
+      fc.property(secretArb, (secret) => {
+        const redactor = new Redactor([secret]);
+        // Strings holding the secret in one of its forms (as is, escaped as JSON strings up to three deep, percent-encoded), a shape, or nothing.
+        const forms = secretForms(secret, 6);
+        const text = fc.oneof(
+          fc.string({ unit, maxLength: 6 }),
+          fc
+            .tuple(
+              fc.string({ unit, maxLength: 4 }),
+              fc.constantFrom(...forms, 'sk-abcdefghijklmnopqrstu', 'Bearer abcdefghij', 'x?token=abc', 'ghp_abcdefghijklmnopqrstuv'),
+            )
+            .map(([a, b]) => a + b),
+        );
+        const key = fc.oneof(text, fc.constantFrom('apiKey', 'access_token', 'role', 'content'));
+        const data = fc.letrec((tie) => ({
+          value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.constant(null), tie('array'), tie('object')),
+          array: fc.array(tie('value'), { maxLength: 3 }),
+          object: fc.dictionary(key, tie('value'), { maxKeys: 3 }),
+        })).value;
+        fc.assert(
+          fc.property(data, (value) => {
+            if (!redactor.leaves(JSON.stringify(value))) return;
+            vouched++;
+            expect(redactor.value(value as never)).toEqual(value);
+            expect(redactor.unknown(value, 64)).toEqual(value);
+          }),
+          { numRuns: 20 },
+        );
+      }),
+      loggedSeed('leaves'),
+    );
+    expect(vouched).toBeGreaterThan(100);
+  });
+
+  it('vouches for the common Task with nothing to hide, and not for one with a secret in a result', () => {
+    const redactor = new Redactor(['hunter2-configured']);
+    expect(redactor.leaves(JSON.stringify({ role: 'tool', content: '{"n":3}' }))).toBe(true);
+    expect(redactor.leaves(JSON.stringify({ result: 'the key is hunter2-configured' }))).toBe(false);
+    expect(redactor.leaves(JSON.stringify({ result: JSON.stringify({ said: 'hunter2-configured' }) }))).toBe(false);
   });
 });
