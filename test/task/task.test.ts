@@ -324,11 +324,8 @@ const actionArb = fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLeng
 function withoutNegativeZero(value: JsonValue): JsonValue {
   if (typeof value === 'number') return Object.is(value, -0) ? 0 : value;
   if (Array.isArray(value)) return value.map(withoutNegativeZero);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, JsonValue> = {};
-    for (const [key, inner] of Object.entries(value)) out[key] = withoutNegativeZero(inner);
-    return out;
-  }
+  // Made with fromEntries: a key `__proto__` (fast-check makes them) stays an own key, as JSON.parse keeps it, rather than setting the prototype.
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withoutNegativeZero(inner)]));
   return value;
 }
 const jsonArb = fc.jsonValue({ maxDepth: 3 }).map((value) => withoutNegativeZero(value as JsonValue));
