@@ -33,13 +33,20 @@ class CountingEmbedder implements Embedder {
   }
 }
 
-/** `at`'s graph of root opened with node vectors kept in its index dir; every vector made before it resolves. */
-async function opened(at: FactPlace) {
+/** `at`'s graph of root opened with node vectors kept in its index dir, saved however few unless `minSaved` says (null: its default); every vector made before it resolves. */
+async function opened(at: FactPlace, minSaved: number | null = 0) {
   const memory = await openGraphMemory({ db: at.db, ownerId: 'root' });
   const embedder = new CountingEmbedder();
   const logger = new MemoryLogger();
   const file = nodeVectorFileOf(at.indexDir, 'root', embedder);
-  const vectors = new NodeVectors({ embedder, params: indexParams(embedder.dimension, limitsOf({})), logger, file, owner: 'root' });
+  const vectors = new NodeVectors({
+    embedder,
+    params: indexParams(embedder.dimension, limitsOf({})),
+    logger,
+    file,
+    owner: 'root',
+    ...(minSaved === null ? {} : { minSaved }),
+  });
   const retrieval = new GraphRetrieval(memory, vectors);
   await retrieval.ready();
   return { memory, embedder, logger, retrieval, file };
@@ -87,7 +94,7 @@ describe("a graph's node vectors across a reopening", () => {
         ids: randomIds,
         logger: new MemoryLogger(),
         limits: undefined,
-        vectors: { embedder, params: indexParams(embedder.dimension, limitsOf({})) },
+        vectors: { embedder, params: indexParams(embedder.dimension, limitsOf({})), minSaved: 0 },
       });
     const hub = hubOn(at);
     await notes(await hub.of('root'), 'Kubernetes deployment of the ledger', 'Lunch order for Friday');
@@ -98,6 +105,16 @@ describe("a graph's node vectors across a reopening", () => {
     await reopened.ready();
     expect(embedder.embedded).toBe(2);
     expect(await nearestByVector(reopened, 'Lunch order for Friday')).toHaveLength(2);
+  });
+
+  itWithHnswlib('are not saved while they are fewer than minSaved (32 by default): the next opening makes them again', async () => {
+    const at = await place();
+    const first = await opened(at, null);
+    await notes(first.memory, 'Kubernetes deployment of the ledger', 'Lunch order for Friday');
+    await first.retrieval.ready();
+    await first.retrieval.close();
+    await expect(stat(first.file)).rejects.toThrow(/ENOENT/);
+    expect((await opened(await reopenEnv(at), null)).embedder.embedded).toBe(2);
   });
 
   itWithHnswlib('are made anew from a damaged file, with a log line saying why', async () => {

@@ -23,7 +23,7 @@ export interface GraphHubDeps {
   readonly logger: Logger;
   readonly limits: GraphLimitOptions | undefined;
   /** What makes the nodes' vectors (the agents' L4 embedder) and how their index is built (L4's); null: nodes have none. */
-  readonly vectors: { readonly embedder: Embedder; readonly params: Omit<IndexParams, 'dimension'> } | null;
+  readonly vectors: { readonly embedder: Embedder; readonly params: Omit<IndexParams, 'dimension'>; readonly minSaved?: number } | null;
 }
 
 /**

@@ -30,7 +30,11 @@ export interface NodeVectorsOptions {
   readonly file?: string | null;
   /** Whose graph, for the log. */
   readonly owner?: string;
+  /** Fewer vectors than this are not saved (32 by default): making them again at the next opening costs less than writing the file. */
+  readonly minSaved?: number;
 }
+
+const defaultMinSaved = 32;
 
 /** Ends a rebuild of the index that the graph's closing overtook. */
 const closedMidway = new Error('the graph closed');
@@ -56,6 +60,7 @@ export class NodeVectors {
   readonly #logger: Logger;
   readonly #file: string | null;
   readonly #owner: string | undefined;
+  readonly #minSaved: number;
   readonly #vectors = new GroupedVectors();
   readonly #labels = new Map<string, number>();
   readonly #ids = new Map<number, string>();
@@ -78,6 +83,7 @@ export class NodeVectors {
     this.#logger = options.logger;
     this.#file = options.file ?? null;
     this.#owner = options.owner;
+    this.#minSaved = options.minSaved ?? defaultMinSaved;
   }
 
   /** Nodes whose vector is not made yet. */
@@ -142,7 +148,7 @@ export class NodeVectors {
     this.#waiting.clear();
     await this.ready();
     const index = this.#index;
-    if (this.#file === null || !(index instanceof HnswIndex) || this.#changes === this.#savedChanges) return;
+    if (this.#file === null || !(index instanceof HnswIndex) || this.#changes === this.#savedChanges || this.#labels.size < this.#minSaved) return;
     const labels = [...this.#labels].map(([id, label]): SavedLabel => [label, id, textDigest(this.#texts.get(id) ?? ''), this.#vectors.groupOf(label) ?? '']);
     try {
       await saveNodeVectors(index, this.#file, this.#embedder, this.#nextLabel, labels);
