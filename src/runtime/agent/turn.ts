@@ -17,6 +17,7 @@ import { ThinkingStream, observe } from './thinkingStream.js';
 import { passApproval } from './approvalGate.js';
 import { type PauseHooks, StepApprovals } from './stepPause.js';
 import { TurnBudget } from './turnBudget.js';
+import { timeBudgetSpent, tokenBudgetSpent, unknownModel } from './turnStops.js';
 import { answerToSend, modelReply, modelRequest, startTurn, toolCallToRun, toolResultToKeep } from './interceptors/turnHooks.js';
 import { TurnTrace } from './turnTrace.js';
 
@@ -106,30 +107,6 @@ async function think(agent: Agent, turn: TurnState, input: TurnInput, step: numb
   }
   turn.thinking = thinking;
   return importance === undefined ? { kind: 'answer', text } : { kind: 'answer', text, importance };
-}
-
-/** The agent's settings name a model the runtime was not given (`createRuntime({ models })`): its turns fail, saying which. */
-function unknownModel(agent: Agent): TroupeError {
-  const name = agent.settings.settings.model ?? '';
-  return new TroupeError('model_error', `agent ${agent.id} uses the model "${name}", which this runtime was not given (createRuntime({ models }))`, {
-    context: { agentId: agent.id },
-  });
-}
-
-/** A turn's model calls used more tokens than `maxTaskTokens`: the turn ends, its reply unused. */
-function tokenBudgetSpent(agent: Agent, task: Task, tokens: number): TroupeError {
-  const max = agent.settings.limits.maxTaskTokens;
-  return new TroupeError('token_budget', `turn stopped: task ${task.id} used ${tokens} tokens, past its budget of ${max} (maxTaskTokens)`, {
-    context: { agentId: agent.id, taskId: task.id, tokens, max },
-  });
-}
-
-/** A turn outlived `maxTaskMs` on the runtime's clock: the turn ends, whatever it was doing aborted. */
-function timeBudgetSpent(agent: Agent, task: Task): TroupeError {
-  const max = agent.settings.limits.maxTaskMs;
-  return new TroupeError('time_budget', `turn stopped: task ${task.id} ran past its budget of ${max} ms (maxTaskMs)`, {
-    context: { agentId: agent.id, taskId: task.id, max },
-  });
 }
 
 /**
