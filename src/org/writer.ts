@@ -29,7 +29,8 @@ interface Pending {
   readonly stage: () => Staged<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-  readonly onCommitted: (() => void) | undefined;
+  /** Called once (see run), then cleared: a retried write commits twice. */
+  onCommitted: (() => void) | undefined;
   /** Everything requested before this write has settled. */
   readonly before: Promise<unknown>;
 }
@@ -58,14 +59,11 @@ function stage(pending: Pending, logger: Logger, fault: WriteFault | undefined):
   }
 }
 
-/** The writes whose `onCommitted` was called: a retried write commits twice, and is told once. */
-const toldWrites = new WeakSet<Pending>();
-
-/** Tells the write's `onCommitted`; what it throws is the caller's, not a failure of the write. */
+/** Tells the write's `onCommitted`, once; what it throws is the caller's, not a failure of the write. */
 function told(pending: Pending, logger: Logger): void {
   const onCommitted = pending.onCommitted;
-  if (onCommitted === undefined || toldWrites.has(pending)) return;
-  toldWrites.add(pending);
+  if (onCommitted === undefined) return;
+  pending.onCommitted = undefined;
   try {
     onCommitted();
   } catch (error) {
